@@ -1,0 +1,77 @@
+"""The ``ascendcraft`` command line. Every user error is rendered once here (exit 2)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from . import __version__
+from .errors import AscendcraftError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ascendcraft", description="PyTorch operators to verified AscendC kernels "
+                                "through a tile DSL.")
+    p.add_argument("--version", action="version", version=f"ascendcraft {__version__}")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser("check", help="parse, check and interpret a DSL kernel, compare it with the op's PyTorch "
+                       "reference", description="Parse, type-check and interpret a tile-DSL kernel and compare it "
+                       "with the PyTorch reference of an op file (MultiKernelBench/KernelBench format).")
+    c.add_argument("kernel", help="the tile DSL kernel (.dsl)")
+    c.add_argument("--op", required=True, help="the op file: class Model(nn.Module), get_inputs(), "
+                   "get_init_inputs()")
+    c.add_argument("--trials", type=int, default=3, help="random trials (default 3, at least 1)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the first trial (trial t uses seed+t)")
+    c.add_argument("--chip", default="910B2", help="chip profile for capacity checks and core count "
+                   "(910B1 910B2 910B3 910B4 310P3)")
+    c.add_argument("--max-bytes", type=int, default=64 << 20,
+                   help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
+    c.add_argument("--full-shapes", action="store_true", help="always verify at the op's real shapes")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+def _cmd_check(args) -> int:
+    from .errors import UserError
+    from .pipeline import check_kernel
+    if args.trials < 1:
+        raise UserError("--trials must be at least 1")
+    result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
+                          max_bytes=args.max_bytes, full_shapes=args.full_shapes)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        print(result.summary())
+    return 0 if result.passed else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        _parser().print_help()
+        return 2
+    try:
+        return {"check": _cmd_check}[args.command](args)
+    except AscendcraftError as err:
+        if args.debug:
+            raise
+        print(str(err), file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # a bug in ascendcraft, not the user's fault
+        if args.debug:
+            raise
+        print(f"internal error: {type(err).__name__}: {err}\n  = hint: rerun with --debug for the traceback "
+              "and report it", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

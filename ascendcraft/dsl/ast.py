@@ -1,0 +1,256 @@
+"""IR of the tile DSL: frozen dataclasses whose source span is excluded from equality.
+
+One tree serves every level: the program an LLM or a person writes, and the
+lower-level programs the lowering passes produce.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ..errors import SourceFile, Span
+
+
+def _span():
+    return field(default=None, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------- types
+Dim = Union[str, int]
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A tensor: ``gm f32[B, N]``. ``space`` is the memory space (gm for kernel parameters)."""
+
+    dtype: str
+    shape: tuple[Dim, ...]
+    space: str = "gm"
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    """A scalar attribute: ``eps: f32``."""
+
+    dtype: str
+    span: Span | None = _span()
+
+
+Type = Union[TensorType, ScalarType]
+
+
+# ---------------------------------------------------------------- expressions
+@dataclass(frozen=True)
+class Name:
+    id: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Int:
+    value: int
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Float:
+    value: float
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Str:
+    value: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Tuple:
+    items: tuple["Expr", ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Unary:
+    """``-x`` (op "-") or ``~x`` (op "~")."""
+
+    op: str
+    operand: "Expr"
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Binary:
+    """Arithmetic, bitwise and comparison operators: + - * / // % ** & | < <= > >= == !=."""
+
+    op: str
+    lhs: "Expr"
+    rhs: "Expr"
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Keyword:
+    name: str
+    value: "Expr"
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    """A builtin call ``func(args..., name=value...)``; ops are resolved through the op table."""
+
+    func: str
+    args: tuple["Expr", ...]
+    kwargs: tuple[Keyword, ...] = ()
+    span: Span | None = _span()
+
+    def kwarg(self, name: str) -> "Expr | None":
+        for k in self.kwargs:
+            if k.name == name:
+                return k.value
+        return None
+
+
+@dataclass(frozen=True)
+class Slice:
+    """``start:stop`` inside a subscript; either bound may be omitted. Bounds clamp to [0, dim]."""
+
+    start: "Expr | None"
+    stop: "Expr | None"
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Index:
+    """``base[s0, s1, ...]`` where each subscript is an expression (drops the axis) or a Slice."""
+
+    base: "Expr"
+    subscripts: tuple["Expr | Slice", ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Load:
+    """``load(x[...], pad=v, space=l1)``: copy a GM region into a new on-chip tile.
+
+    Without ``pad`` the region is clamped to the tensor; with ``pad`` it keeps its
+    full extent and positions outside the tensor read ``pad``.
+    """
+
+    src: "Expr"
+    pad: "Expr | None" = None
+    space: str = "ub"
+    span: Span | None = _span()
+
+
+Expr = Union[Name, Int, Float, Str, Tuple, Unary, Binary, Call, Index, Load]
+
+
+# ---------------------------------------------------------------- statements
+@dataclass(frozen=True)
+class Assign:
+    target: str
+    value: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Const:
+    """``const T = 4096``: a compile-time integer or float."""
+
+    name: str
+    value: Expr
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """``scratch part: f32[CORES]``: a GM workspace tensor private to the kernel."""
+
+    name: str
+    type: TensorType
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Store:
+    """``store(y[...], v)`` writes a tile to GM; ``atomic_add(y[...], v)`` accumulates (accumulate=True)."""
+
+    dst: Expr
+    value: Expr
+    accumulate: bool = False
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class For:
+    """``for j in range(start, stop, step):``, a sequential loop on one core."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple["Stmt", ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class ParallelFor:
+    """``for i, j in parallel(M, N):``, iterations spread over the AI cores (a phase of the kernel)."""
+
+    vars: tuple[str, ...]
+    extents: tuple[Expr, ...]
+    body: tuple["Stmt", ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Pass:
+    span: Span | None = _span()
+
+
+Stmt = Union[Assign, Const, Scratch, Store, For, ParallelFor, Pass]
+
+
+# ---------------------------------------------------------------- kernel
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: Type
+    default: Expr | None = None
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    inputs: tuple[Param, ...]
+    outputs: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    span: Span | None = _span()
+    source: SourceFile | None = field(default=None, compare=False, repr=False)
+
+    def param(self, name: str) -> Param | None:
+        for p in self.inputs + self.outputs:
+            if p.name == name:
+                return p
+        return None
+
+
+DTYPES = ("f16", "bf16", "f32", "i8", "i16", "i32", "i64", "u8", "bool")
+MEMORY_SPACES = ("gm", "ub", "l1", "l0c")
+
+
+def walk(node):
+    """Yield ``node`` and every IR node below it, depth first, in source order."""
+    yield node
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name in ("span", "source"):
+            continue
+        value = getattr(node, name)
+        items = value if isinstance(value, tuple) else (value,)
+        for item in items:
+            if hasattr(item, "__dataclass_fields__"):
+                yield from walk(item)

@@ -1,0 +1,750 @@
+"""Static checker: names, types, shapes, memory spaces, scalar vs tile use, and the
+on-chip footprint of every statement against the chip's buffers.
+
+It runs with concrete bindings (symbolic dims bound from the actual inputs), so
+every shape is a tuple of integers; slice extents are upper bounds (tails may be
+shorter at run time, where the interpreter checks exact shapes).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from .. import dtypes as D
+from ..chips import Chip
+from ..errors import DSLError
+from . import ast as A
+from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, RESERVED, ROUND_MODES, UNARY_OPERATORS
+from .types import TDType, TGM, TRegion, TScalar, TStr, TTile, TTuple
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Concrete values for a kernel's symbolic dims and scalar attributes."""
+
+    dims: dict
+    attrs: dict
+
+
+@dataclass
+class CheckedKernel:
+    kernel: A.Kernel
+    binding: Binding
+    chip: Chip
+    cores: int                       # cores a parallel loop spreads over
+    uses_cube: bool
+    params: dict                     # name -> TGM | TScalar
+    scratch: dict                    # name -> TGM
+    expr_types: dict = field(repr=False)    # id(expr) -> type
+    dead_after: dict = field(repr=False)    # id(stmt) -> names dead after it
+    peak: dict = field(default_factory=dict)  # space -> (bytes, stmt span, [(name, type)])
+
+
+def _err(msg, node, hint=None, kind="type error"):
+    return DSLError(msg, getattr(node, "span", None), kind=kind, hint=hint)
+
+
+def _suggest(name, candidates):
+    close = difflib.get_close_matches(name, sorted(candidates), n=1)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def _broadcast(shapes, node):
+    rank = max(len(s) for s in shapes)
+    out = []
+    for axis in range(rank):
+        dims = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            text = " and ".join("[" + ", ".join(map(str, s)) + "]" for s in shapes)
+            raise _err(f"shapes {text} do not broadcast (axis {axis - rank}: {sorted(dims)})", node,
+                       hint="operands need equal extents, or extent 1 on the axis to broadcast",
+                       kind="shape error")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+class _Linear:
+    """Index arithmetic as ``const + sum(coef * var)``, to bound slice extents like j:j+T."""
+
+    @staticmethod
+    def of(e, env) -> dict | None:
+        if isinstance(e, A.Int):
+            return {"": e.value}
+        if isinstance(e, A.Name):
+            t = env.get(e.id)
+            if isinstance(t, TScalar) and t.is_int and isinstance(t.value, int):
+                return {"": t.value}
+            return {e.id: 1, "": 0}
+        if isinstance(e, A.Binary) and e.op in "+-":
+            a, b = _Linear.of(e.lhs, env), _Linear.of(e.rhs, env)
+            if a is None or b is None:
+                return None
+            sign = 1 if e.op == "+" else -1
+            out = dict(a)
+            for k, v in b.items():
+                out[k] = out.get(k, 0) + sign * v
+            return out
+        if isinstance(e, A.Binary) and e.op == "*":
+            a, b = _Linear.of(e.lhs, env), _Linear.of(e.rhs, env)
+            if a is None or b is None:
+                return None
+            if set(a) == {""}:
+                a, b = b, a
+            if set(b) == {""}:
+                return {k: v * b[""] for k, v in a.items()}
+        return None
+
+    @staticmethod
+    def difference(stop, start, env) -> int | None:
+        a, b = _Linear.of(stop, env), _Linear.of(start, env)
+        if a is None or b is None:
+            return None
+        diff = dict(a)
+        for k, v in b.items():
+            diff[k] = diff.get(k, 0) - v
+        if all(v == 0 for k, v in diff.items() if k):
+            return diff.get("", 0)
+        return None
+
+
+class Checker:
+    def __init__(self, kernel: A.Kernel, binding: Binding, chip: Chip):
+        self.kernel, self.binding, self.chip = kernel, binding, chip
+        self.expr_types: dict[int, object] = {}
+        self.uses_cube = any(isinstance(n, A.Call) and n.func == "matmul" for n in A.walk(kernel))
+        self.cores = chip.aic_cores if self.uses_cube else chip.aiv_cores
+        self.env: dict[str, object] = {}
+        self.fixed: set[str] = set()     # names that cannot be reassigned
+        self.params: dict[str, object] = {}
+        self.scratch: dict[str, TGM] = {}
+
+    # ------------------------------------------------------------ entry
+    def run(self) -> CheckedKernel:
+        k = self.kernel
+        for name, value in self.binding.dims.items():
+            self.env[name] = TScalar("int", int(value))
+        self.env["CORES"] = TScalar("int", self.cores)
+        seen = set()
+        for role, params in (("input", k.inputs), ("output", k.outputs)):
+            for p in params:
+                if p.name in seen:
+                    raise _err(f"parameter {p.name!r} is declared twice", p)
+                if p.name in RESERVED:
+                    raise _err(f"{p.name!r} is a reserved name", p, hint="rename the parameter")
+                seen.add(p.name)
+                t = self._param_type(p, role)
+                self.params[p.name] = t
+                self.env[p.name] = t
+                self.fixed.add(p.name)
+        self.fixed |= set(self.binding.dims) | {"CORES"}
+        self._block(k.body, depth=0, in_parallel=False)
+        dead_after, peak = _footprint(self)
+        return CheckedKernel(k, self.binding, self.chip, self.cores, self.uses_cube, self.params, self.scratch,
+                             self.expr_types, dead_after, peak)
+
+    def _dims(self, t: A.TensorType, node) -> tuple[int, ...]:
+        out = []
+        for d in t.shape:
+            if isinstance(d, int):
+                out.append(d)
+                continue
+            v = self.env.get(d)
+            if not (isinstance(v, TScalar) and isinstance(v.value, int)):
+                raise _err(f"dim {d!r} has no value", node, hint="symbolic dims are bound from the op's input and "
+                           "output shapes; scratch shapes may use those dims, constants and CORES")
+            out.append(v.value)
+        return tuple(out)
+
+    def _param_type(self, p: A.Param, role: str):
+        t = p.type
+        if t.dtype not in D.ALL:
+            raise _err(f"unknown dtype {t.dtype!r}", t, hint=f"dtypes: {', '.join(D.ALL)}")
+        if isinstance(t, A.ScalarType):
+            if role == "output":
+                raise _err("outputs are GM tensors, not scalars", p, hint="declare it as gm f32[] for one value")
+            if p.name not in self.binding.attrs:
+                raise _err(f"scalar attribute {p.name!r} has no value", p,
+                           hint="name it like the op's __init__ argument, or give a default: eps: f32 = 1e-5")
+            return TScalar(t.dtype, self.binding.attrs[p.name])
+        if t.space != "gm":
+            raise _err(f"kernel parameters live in gm, not {t.space}", t)
+        if p.default is not None:
+            raise _err("only scalar attributes can have defaults", p.default)
+        return TGM(p.name, t.dtype, self._dims(t, p), role)
+
+    # ------------------------------------------------------------ statements
+    def _block(self, stmts, depth, in_parallel):
+        for s in stmts:
+            self._stmt(s, depth, in_parallel)
+
+    def _define(self, name, t, node):
+        if name in self.fixed or name in RESERVED:
+            what = "a reserved name" if name in RESERVED else "a parameter, dim, constant or loop variable"
+            raise _err(f"cannot assign to {name!r}: it is {what}", node, hint="use a new name")
+        self.env[name] = t
+
+    def _stmt(self, s, depth, in_parallel):
+        if isinstance(s, A.Pass):
+            return
+        if isinstance(s, A.Const):
+            t = self.expr(s.value)
+            if not (isinstance(t, TScalar) and t.value is not None):
+                raise _err("a const needs a value known before the kernel runs", s.value)
+            self._define(s.name, TScalar("int" if t.is_int else t.dtype, t.value), s)
+            self.fixed.add(s.name)
+            return
+        if isinstance(s, A.Scratch):
+            if depth:
+                raise _err("scratch buffers are declared at the top of the kernel body", s)
+            if s.type.dtype not in D.ALL:
+                raise _err(f"unknown dtype {s.type.dtype!r}", s.type)
+            g = TGM(s.name, s.type.dtype, self._dims(s.type, s), "scratch")
+            self._define(s.name, g, s)
+            self.fixed.add(s.name)
+            self.scratch[s.name] = g
+            return
+        if isinstance(s, A.Assign):
+            t = self.expr(s.value)
+            if isinstance(t, (TGM, TRegion)):
+                raise _err(f"{t.describe()} cannot be assigned; copy it on chip with load(...)", s.value,
+                           hint=f"{s.target} = load(...)")
+            if not isinstance(t, (TScalar, TTile)):
+                raise _err(f"cannot assign a {t.describe()}", s.value)
+            if in_parallel and s.target in self._outer_vars:
+                raise _err(f"{s.target!r} is defined outside this parallel loop and reassigned inside it; "
+                           "iterations run on different cores and cannot share it", s,
+                           hint="keep per-iteration values inside the loop; combine results through GM "
+                                "(store to a scratch buffer, then reduce it after the loop)")
+            self._define(s.target, t, s)
+            return
+        if isinstance(s, A.Store):
+            self._store(s)
+            return
+        if isinstance(s, A.For):
+            self._for(s, depth, in_parallel)
+            return
+        if isinstance(s, A.ParallelFor):
+            self._parallel(s, depth)
+            return
+        raise _err(f"checker: unknown statement {type(s).__name__}", s, kind="internal error")
+
+    def _int_scalar(self, e, what):
+        t = self.expr(e)
+        if not (isinstance(t, TScalar) and t.is_int):
+            hint = None
+            if isinstance(t, TTile):
+                hint = "tile values live on chip and cannot drive loops or indices; use loop variables, dims and consts"
+            raise _err(f"{what} must be an integer scalar, got {t.describe()}", e, hint=hint)
+        return t
+
+    def _for(self, s: A.For, depth, in_parallel):
+        for e, what in ((s.start, "range start"), (s.stop, "range stop"), (s.step, "range step")):
+            self._int_scalar(e, what)
+        step = self.expr_types[id(s.step)]
+        if step.value == 0:
+            raise _err("range step cannot be 0", s.step)
+        if s.var in self.fixed:
+            raise _err(f"loop variable {s.var!r} shadows a parameter, dim, constant or outer loop variable", s)
+        self.env[s.var] = TScalar("int")
+        self.fixed.add(s.var)
+        # Loop-carried values: re-check the body until the types of the names it assigns are stable.
+        for _ in range(4):
+            before = {n: t for n, t in self.env.items()}
+            self._block(s.body, depth + 1, in_parallel)
+            changed = False
+            for n, t in list(self.env.items()):
+                if n in before and before[n] != t:
+                    joined = self._join(before[n], t, n, s)
+                    changed |= joined != before[n]
+                    self.env[n] = joined
+            if not changed:
+                break
+        self.fixed.discard(s.var)
+
+    def _join(self, a, b, name, node):
+        if a == b:
+            return a
+        if isinstance(a, TScalar) and isinstance(b, TScalar):
+            if a.dtype == b.dtype:
+                return TScalar(a.dtype)
+            if {a.dtype, b.dtype} <= {"int", "float"} or a.dtype in ("int", "float", "bool") \
+                    or b.dtype in ("int", "float", "bool"):
+                strong = b.dtype if a.dtype in ("int", "float", "bool") else a.dtype
+                return TScalar(strong if strong not in ("int", "float") else "float")
+        if isinstance(a, (TScalar, TTile)) and isinstance(b, (TScalar, TTile)):
+            ta = a if isinstance(a, TTile) else None
+            tb = b if isinstance(b, TTile) else None
+            if ta and tb and ta.dtype == tb.dtype and ta.space == tb.space and len(ta.shape) == len(tb.shape):
+                return TTile(ta.dtype, tuple(max(x, y) for x, y in zip(ta.shape, tb.shape)), ta.space)
+            tile, scalar = (ta, b) if ta and not tb else (tb, a) if tb and not ta else (None, None)
+            if tile is not None and scalar.dtype in ("int", "float", tile.dtype) and \
+                    (scalar.dtype != "float" or tile.dtype in D.FLOATS):
+                return tile
+        raise _err(f"{name!r} changes type inside this loop: {a.describe()} before, {b.describe()} after", node,
+                   hint="a value carried across iterations keeps one dtype and shape; initialise it with "
+                        "zeros((...), dtype) or full(...) before the loop")
+
+    def _parallel(self, s: A.ParallelFor, depth):
+        if depth:
+            raise _err("parallel loops are phases of the kernel and must be at the top of its body", s,
+                       hint="nest range(...) loops inside a parallel loop, not the other way round")
+        for e in s.extents:
+            self._int_scalar(e, "parallel extent")
+        saved = dict(self.env)
+        self._outer_vars = {n for n, t in saved.items() if isinstance(t, (TScalar, TTile)) and n not in self.fixed}
+        for v in s.vars:
+            if v in self.env:
+                raise _err(f"loop variable {v!r} shadows an existing name", s)
+            self.env[v] = TScalar("int")
+            self.fixed.add(v)
+        self._block(s.body, depth + 1, True)
+        for v in s.vars:
+            self.fixed.discard(v)
+        # Values computed inside a phase are per core: they do not survive it.
+        self.env = {n: t for n, t in self.env.items() if n in saved}
+        self._outer_vars = set()
+
+    _outer_vars: set = set()
+
+    def _store(self, s: A.Store):
+        dst = self.expr(s.dst)
+        if isinstance(dst, TGM):
+            dst = TRegion(dst, dst.shape)
+        if not isinstance(dst, TRegion):
+            raise _err(f"store writes to a GM tensor region such as y[i, :], not a {dst.describe()}", s.dst)
+        if dst.gm.role == "input":
+            raise _err(f"{dst.gm.name} is an input; kernels write only outputs and scratch buffers", s.dst)
+        v = self.expr(s.value)
+        if isinstance(v, TScalar):
+            self._scalar_fits(v, dst.gm.dtype, s.value)
+            return
+        if not isinstance(v, TTile):
+            raise _err(f"store needs a tile or scalar value, got {v.describe()}", s.value)
+        if v.space == "l1":
+            raise _err("l1 tiles feed the cube; store a ub or l0c tile", s.value)
+        if v.dtype != dst.gm.dtype:
+            raise _err(f"storing a {v.dtype} tile into {dst.gm.name} ({dst.gm.dtype})", s.value,
+                       hint=f"cast(value, {dst.gm.dtype}) first")
+        if s.accumulate and v.dtype not in ("f16", "f32", "i32", "bf16", "i16", "i8"):
+            raise _err(f"atomic_add does not support {v.dtype}", s)
+        # A value may be longer than a clamped region (the part past the tensor's end is dropped);
+        # exact extents are checked at run time.
+        if len(v.shape) > len(dst.shape) or any(a < b and a != 1 for a, b in
+                                                zip(v.shape[::-1], dst.shape[::-1])):
+            raise _err(f"value {v.describe()} does not fit region [{', '.join(map(str, dst.shape))}]", s,
+                       kind="shape error", hint="the value must have the region's shape (or broadcast to it)")
+
+    def _scalar_fits(self, t: TScalar, dtype, node):
+        if t.dtype == "bool" and dtype != "bool":
+            raise _err(f"a bool scalar cannot become {dtype}", node)
+        if t.is_float and dtype not in D.FLOATS:
+            raise _err(f"a float scalar cannot become {dtype} implicitly", node, hint=f"use cast(..., {dtype})")
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e):
+        t = self._expr(e)
+        self.expr_types[id(e)] = t
+        return t
+
+    def _expr(self, e):
+        if isinstance(e, A.Int):
+            return TScalar("int", e.value)
+        if isinstance(e, A.Float):
+            return TScalar("float", e.value)
+        if isinstance(e, A.Str):
+            return TStr(e.value)
+        if isinstance(e, A.Tuple):
+            return TTuple(tuple(self.expr(i) for i in e.items))
+        if isinstance(e, A.Name):
+            return self._name(e)
+        if isinstance(e, A.Unary):
+            return self._apply(OPS[UNARY_OPERATORS[e.op]], [e.operand], e)
+        if isinstance(e, A.Binary):
+            return self._binary(e)
+        if isinstance(e, A.Index):
+            return self._index(e)
+        if isinstance(e, A.Load):
+            return self._load(e)
+        if isinstance(e, A.Call):
+            return self._call(e)
+        if isinstance(e, A.Slice):
+            raise _err("a slice a:b is only valid inside [...]", e)
+        raise _err(f"checker: unknown expression {type(e).__name__}", e, kind="internal error")
+
+    def _name(self, e: A.Name):
+        if e.id in self.env:
+            return self.env[e.id]
+        if e.id in CONSTANT_NAMES:
+            v = CONSTANT_NAMES[e.id]
+            return TScalar("bool" if isinstance(v, bool) else "float", v)
+        if e.id in D.ALL:
+            return TDType(e.id)
+        if e.id in OPS:
+            raise _err(f"{e.id} is an op; call it: {e.id}(...)", e)
+        raise _err(f"name {e.id!r} is not defined", e, hint=_suggest(e.id, set(self.env) | set(CONSTANT_NAMES)))
+
+    def _binary(self, e: A.Binary):
+        op = OPS[BINARY_OPERATORS[e.op]]
+        a, b = self.expr(e.lhs), self.expr(e.rhs)
+        if isinstance(a, TScalar) and isinstance(b, TScalar) and e.op in ("+", "-", "*", "//", "%") \
+                and a.is_int and b.is_int:
+            value = None
+            if isinstance(a.value, int) and isinstance(b.value, int):
+                if e.op in ("//", "%") and b.value == 0:
+                    raise _err("integer division by zero", e)
+                value = {"+": a.value + b.value, "-": a.value - b.value, "*": a.value * b.value,
+                         "//": a.value // b.value if b.value else 0, "%": a.value % b.value if b.value else 0}[e.op]
+            strong = a.dtype if a.dtype != "int" else b.dtype
+            return TScalar(strong, value)
+        if e.op == "**":
+            if not isinstance(b, TScalar):
+                raise _err("the exponent of ** must be a scalar", e.rhs)
+        return self._apply(op, [e.lhs, e.rhs], e, types=[a, b])
+
+    def _apply(self, op, args, node, types=None):
+        types = types or [self.expr(a) for a in args]
+        tiles = [t for t in types if isinstance(t, TTile)]
+        for a, t in zip(args, types):
+            if isinstance(t, (TGM, TRegion)):
+                raise _err(f"{op.name} needs on-chip values; {t.describe()} is in GM", a,
+                           hint="load(...) it into a tile first")
+            if not isinstance(t, (TScalar, TTile)):
+                raise _err(f"{op.name} cannot take a {t.describe()}", a)
+        if not tiles:
+            return self._scalar_op(op, types, node)
+        spaces = {t.space for t in tiles}
+        if spaces == {"l0c"} and op.name == "add" and len(tiles) == 2:
+            pass  # cube accumulation: c = c + matmul(a, b)
+        elif spaces != {"ub"}:
+            raise _err(f"{op.name} runs on the vector unit, which reads ub tiles only "
+                       f"(got {', '.join(sorted(spaces))})", node,
+                       hint="l1 tiles feed matmul; l0c results are stored to GM or accumulated with +")
+        dtypes = {t.dtype for t in tiles}
+        if len(dtypes) > 1:
+            raise _err(f"{op.name} mixes {' and '.join(sorted(dtypes))} tiles", node,
+                       hint="cast(x, dtype) one operand so both have the same dtype")
+        dtype = dtypes.pop()
+        for a, t in zip(args, types):
+            if isinstance(t, TScalar):
+                self._scalar_fits(t, dtype, a)
+        if dtype not in op.dtypes:
+            allowed = "float" if op.dtypes <= D.FLOATS else "/".join(sorted(op.dtypes))
+            raise _err(f"{op.name} needs {allowed} operands, got {dtype}", node,
+                       hint="cast(x, f32) first" if allowed == "float" else None)
+        shape = _broadcast([t.shape for t in tiles], node)
+        return TTile(op.result or dtype, shape, tiles[0].space)
+
+    def _scalar_op(self, op, types, node):
+        kinds = {t.dtype for t in types}
+        strong = [k for k in kinds if k not in ("int", "float", "bool")]
+        if len(set(strong)) > 1:
+            raise _err(f"{op.name} mixes scalar types {', '.join(sorted(strong))}", node)
+        if strong:
+            dtype = strong[0]
+        elif "float" in kinds or op.name in ("div", "pow") or op.dtypes <= D.FLOATS:
+            dtype = "float"
+        elif "int" in kinds:
+            dtype = "int"
+        else:
+            dtype = "bool"
+        value = None
+        if all(t.value is not None for t in types) and op.numpy is not None:
+            import numpy as np
+            with np.errstate(all="ignore"):
+                value = op.numpy(*[np.float64(t.value) if dtype == "float" else t.value for t in types])
+            value = value.item() if hasattr(value, "item") else value
+        return TScalar(op.result or dtype, value)
+
+    def _index(self, e: A.Index):
+        base = self.expr(e.base)
+        if isinstance(base, TGM):
+            shape = base.shape
+        elif isinstance(base, TTile):
+            shape = base.shape
+        else:
+            raise _err(f"cannot index a {base.describe()}", e.base)
+        if len(e.subscripts) > len(shape):
+            raise _err(f"{len(e.subscripts)} subscripts for a rank-{len(shape)} value", e, kind="shape error")
+        out = []
+        for axis, sub in enumerate(e.subscripts):
+            dim = shape[axis]
+            if isinstance(sub, A.Slice):
+                for b in (sub.start, sub.stop):
+                    if b is not None:
+                        self._int_scalar(b, "a slice bound")
+                out.append(self._extent(sub, dim))
+            else:
+                t = self._int_scalar(sub, "an index")
+                if isinstance(t.value, int) and not 0 <= t.value < dim:
+                    raise _err(f"index {t.value} is out of range for an axis of extent {dim}", sub,
+                               kind="shape error")
+        out += list(shape[len(e.subscripts):])
+        if isinstance(base, TGM):
+            return TRegion(base, tuple(out))
+        return TTile(base.dtype, tuple(out), base.space)
+
+    def _extent(self, sub: A.Slice, dim: int) -> int:
+        start = self.expr_types.get(id(sub.start)) if sub.start is not None else TScalar("int", 0)
+        stop = self.expr_types.get(id(sub.stop)) if sub.stop is not None else TScalar("int", dim)
+        if isinstance(start.value, int) and isinstance(stop.value, int):
+            lo, hi = min(max(start.value, 0), dim), min(max(stop.value, 0), dim)
+            return max(hi - lo, 0)
+        if sub.start is not None and sub.stop is not None:
+            diff = _Linear.difference(sub.stop, sub.start, self.env)
+            if diff is not None:
+                return max(min(diff, dim), 0)
+        return dim
+
+    def _load(self, e: A.Load):
+        src = self.expr(e.src)
+        if isinstance(src, TGM):
+            src = TRegion(src, src.shape)
+        if not isinstance(src, TRegion):
+            raise _err(f"load copies a GM region such as x[i, :] on chip, not a {src.describe()}", e.src)
+        shape = src.shape
+        if e.pad is not None:
+            pad = self.expr(e.pad)
+            if not isinstance(pad, TScalar):
+                raise _err("pad must be a scalar", e.pad)
+            self._scalar_fits(pad, src.gm.dtype, e.pad)
+            shape = self._padded_shape(e.src, src)
+        return TTile(src.gm.dtype, shape, e.space)
+
+    def _padded_shape(self, index, region: TRegion):
+        """With pad=..., a slice keeps its full extent even where it leaves the tensor."""
+        if not isinstance(index, A.Index):
+            return region.shape
+        out, subs = [], index.subscripts
+        for axis, sub in enumerate(subs):
+            if isinstance(sub, A.Slice):
+                if sub.start is None or sub.stop is None:
+                    out.append(region.gm.shape[axis])
+                    continue
+                diff = _Linear.difference(sub.stop, sub.start, self.env)
+                if diff is None:
+                    raise _err("with pad=..., each slice needs a constant length such as i-1:i+T+1", sub)
+                out.append(max(diff, 0))
+        out += list(region.gm.shape[len(subs):])
+        return tuple(out)
+
+    # ------------------------------------------------------------ calls
+    def _kw_const(self, call: A.Call, name, default):
+        e = call.kwarg(name)
+        if e is None:
+            return default
+        t = self.expr(e)
+        if isinstance(t, TTuple):
+            if not all(isinstance(i, TScalar) and isinstance(i.value, int) for i in t.items):
+                raise _err(f"{name}= needs constant integers", e)
+            return tuple(i.value for i in t.items)
+        if isinstance(t, TStr):
+            return t.value
+        if not (isinstance(t, TScalar) and t.value is not None):
+            raise _err(f"{name}= needs a constant", e)
+        return t.value
+
+    def _call(self, e: A.Call):
+        if e.func in ("store", "atomic_add"):
+            raise _err(f"{e.func}(...) is a statement; it has no value", e)
+        if e.func in ("range", "parallel"):
+            raise _err(f"{e.func}(...) is only valid in a for loop header", e)
+        op = OPS.get(e.func)
+        if op is None:
+            raise _err(f"unknown function {e.func!r}", e, hint=_suggest(e.func, set(OPS) | {"load"}))
+        allowed = set(op.kwargs)
+        for k in e.kwargs:
+            if k.name not in allowed:
+                raise _err(f"{e.func} has no keyword argument {k.name!r}", k,
+                           hint=f"keywords of {e.func}: {', '.join(sorted(allowed)) or 'none'}")
+        if len(e.args) != op.nargs and not (op.kind == "reduce" and len(e.args) == 1):
+            hint = None
+            if op.name in ("max", "min") and len(e.args) == 2:
+                hint = f"{op.name}(x) reduces; use {op.name}imum(a, b) for the element-wise {op.name}"
+            raise _err(f"{e.func} takes {op.nargs} positional argument(s), got {len(e.args)}", e, hint=hint)
+        if op.kind == "elementwise":
+            return self._apply(op, list(e.args), e)
+        return getattr(self, f"_{op.kind}")(op, e)
+
+    def _tile_arg(self, e, opname, space="ub"):
+        t = self.expr(e)
+        if isinstance(t, (TGM, TRegion)):
+            raise _err(f"{opname} needs an on-chip tile; {t.describe()} is in GM", e, hint="load(...) it first")
+        if not isinstance(t, TTile):
+            raise _err(f"{opname} needs a tile, got {t.describe()}", e)
+        if space and t.space != space:
+            raise _err(f"{opname} needs a {space} tile, got {t.describe()}", e)
+        return t
+
+    def _axis(self, e, axis, rank):
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise _err("axis must be an integer", e)
+        if not -rank <= axis < rank:
+            raise _err(f"axis {axis} is out of range for a rank-{rank} tile", e, kind="shape error")
+        return axis % rank
+
+    def _reduce(self, op, e):
+        t = self._tile_arg(e.args[0], op.name)
+        if t.dtype not in op.dtypes:
+            raise _err(f"{op.name} needs a {'float' if op.dtypes <= D.FLOATS else 'numeric'} tile, got {t.dtype}", e)
+        axis = self._kw_const(e, "axis", None)
+        keep = self._kw_const(e, "keepdims", False)
+        if axis is None:
+            return TTile(t.dtype, (1,) * len(t.shape) if keep else (), t.space)
+        if not t.shape:
+            raise _err(f"{op.name} with an axis needs a tile of rank >= 1", e)
+        ax = self._axis(e, axis, len(t.shape))
+        shape = tuple(1 if i == ax else d for i, d in enumerate(t.shape)) if keep else \
+            tuple(d for i, d in enumerate(t.shape) if i != ax)
+        return TTile(t.dtype, shape, t.space)
+
+    def _scan(self, op, e):
+        t = self._tile_arg(e.args[0], op.name)
+        if t.dtype not in op.dtypes:
+            raise _err(f"{op.name} needs a numeric tile, got {t.dtype}", e)
+        if not t.shape:
+            raise _err(f"{op.name} needs a tile of rank >= 1", e)
+        self._axis(e, self._kw_const(e, "axis", -1), len(t.shape))
+        for kw in ("reverse", "exclusive"):
+            if not isinstance(self._kw_const(e, kw, False), bool):
+                raise _err(f"{kw}= must be True or False", e)
+        return t
+
+    def window_params(self, e, rank):
+        """(kernel, stride, padding, dilation) tuples for a window op over the trailing axes."""
+        kernel = self._kw_const(e, "kernel", None)
+        if kernel is None:
+            raise _err(f"{e.func} needs kernel=(k, ...)", e)
+        kernel = (kernel,) if isinstance(kernel, int) else kernel
+        n = len(kernel)
+        if not 1 <= n <= rank:
+            raise _err(f"kernel has {n} axes but the tile has rank {rank}", e, kind="shape error")
+
+        def expand(name, default):
+            v = self._kw_const(e, name, default)
+            v = (v,) * n if isinstance(v, int) else v
+            if len(v) != n or not all(isinstance(x, int) for x in v):
+                raise _err(f"{name}= needs {n} integer(s)", e)
+            return v
+        stride = expand("stride", kernel)
+        padding, dilation = expand("padding", 0), expand("dilation", 1)
+        if any(k < 1 for k in kernel) or any(s < 1 for s in stride) or any(d < 1 for d in dilation) \
+                or any(p < 0 for p in padding):
+            raise _err("kernel, stride and dilation must be >= 1 and padding >= 0", e)
+        return kernel, stride, padding, dilation
+
+    def _window(self, op, e):
+        t = self._tile_arg(e.args[0], op.name)
+        if t.dtype not in op.dtypes:
+            raise _err(f"{op.name} does not support {t.dtype}", e)
+        kernel, stride, padding, dilation = self.window_params(e, len(t.shape))
+        lead = t.shape[:len(t.shape) - len(kernel)]
+        out = []
+        for size, k, s, p, d in zip(t.shape[len(lead):], kernel, stride, padding, dilation):
+            n = (size + 2 * p - d * (k - 1) - 1) // s + 1
+            if n < 1:
+                raise _err(f"window of {k} (dilation {d}, padding {p}) does not fit an axis of {size}", e,
+                           kind="shape error")
+            out.append(n)
+        return TTile(t.dtype, lead + tuple(out), t.space)
+
+    def _matmul(self, op, e):
+        a = self._tile_arg(e.args[0], "matmul", space="l1")
+        b = self._tile_arg(e.args[1], "matmul", space="l1")
+        if len(a.shape) != 2 or len(b.shape) != 2:
+            raise _err("matmul multiplies 2-D tiles", e, kind="shape error")
+        if a.dtype != b.dtype or a.dtype not in op.dtypes:
+            raise _err(f"matmul needs two f16, bf16, f32 or i8 tiles of one dtype, got {a.dtype} and {b.dtype}", e)
+        ta, tb = self._kw_const(e, "transpose_a", False), self._kw_const(e, "transpose_b", False)
+        m, k = a.shape[::-1] if ta else a.shape
+        k2, n = b.shape[::-1] if tb else b.shape
+        if k != k2:
+            raise _err(f"matmul inner extents differ: {k} and {k2}", e, kind="shape error")
+        for t, space in ((a, "l0a"), (b, "l0b")):
+            if t.nbytes > self.chip.capacity(space):
+                raise _err(f"a matmul operand of {t.nbytes:,} bytes does not fit {space.upper()} "
+                           f"({self.chip.capacity(space):,} bytes on {self.chip.name})", e, kind="memory error",
+                           hint="use smaller cube tiles (e.g. 128x64 f16)")
+        return TTile("i32" if a.dtype == "i8" else "f32", (m, n), "l0c")
+
+    def _cast(self, op, e):
+        x = self.expr(e.args[0])
+        target = self.expr(e.args[1])
+        if not isinstance(target, TDType):
+            raise _err(f"cast(x, dtype): the second argument must be a dtype ({', '.join(D.ALL)})", e.args[1])
+        mode = self._kw_const(e, "round", None)
+        if mode is not None and mode not in ROUND_MODES:
+            raise _err(f"unknown rounding mode {mode!r}", e, hint=f"one of: {', '.join(ROUND_MODES)}")
+        if isinstance(x, TScalar):
+            return TScalar(target.name, None)
+        if not isinstance(x, TTile) or x.space != "ub":
+            raise _err(f"cast needs a ub tile or a scalar, got {x.describe()}", e.args[0])
+        return TTile(target.name, x.shape, x.space)
+
+    def _select(self, op, e):
+        mask, a, b = (self.expr(x) for x in e.args)
+        if not ((isinstance(mask, TTile) or isinstance(mask, TScalar)) and mask.dtype == "bool"):
+            raise _err(f"where(mask, a, b) needs a bool mask, got {mask.describe()}", e.args[0],
+                       hint="build masks with comparisons such as x > 0")
+        if not (isinstance(a, TTile) or isinstance(b, TTile)):
+            if isinstance(mask, TTile):
+                raise _err("where(mask, a, b) with two scalar branches: make one branch a tile, "
+                           "e.g. full((T,), a, f32)", e)
+            return self._scalar_op(op, [a, b], e)
+        value = self._apply(op, [e.args[1], e.args[2]], e, types=[a, b])
+        if isinstance(mask, TTile):
+            if mask.space != "ub":
+                raise _err("the mask must be a ub tile", e.args[0])
+            shape = _broadcast([mask.shape, value.shape], e)
+            return TTile(value.dtype, shape, "ub")
+        return value
+
+    def _shape_arg(self, e):
+        t = self.expr(e)
+        if isinstance(t, TScalar) and isinstance(t.value, int):
+            return (t.value,)
+        if isinstance(t, TTuple) and all(isinstance(i, TScalar) and isinstance(i.value, int) for i in t.items):
+            return tuple(i.value for i in t.items)
+        raise _err("a tile shape is a tuple of constant integers, e.g. (T,) or (R, C) or () for one value", e)
+
+    def _construct(self, op, e):
+        if op.name == "iota":
+            n = self._shape_arg(e.args[0])
+            if len(n) != 1:
+                raise _err("iota(n, dtype) makes a 1-D tile", e)
+            dt = self.expr(e.args[1])
+        elif op.name == "zeros":
+            n = self._shape_arg(e.args[0])
+            dt = self.expr(e.args[1])
+        else:
+            n = self._shape_arg(e.args[0])
+            v = self.expr(e.args[1])
+            dt = self.expr(e.args[2])
+            if not isinstance(v, TScalar):
+                raise _err("full(shape, value, dtype): value must be a scalar", e.args[1])
+            if isinstance(dt, TDType):
+                self._scalar_fits(v, dt.name, e.args[1])
+        if not isinstance(dt, TDType):
+            raise _err(f"{op.name}: the dtype argument must be one of {', '.join(D.ALL)}", e)
+        if any(d < 0 for d in n):
+            raise _err("tile extents cannot be negative", e, kind="shape error")
+        return TTile(dt.name, n, "ub")
+
+    def _scalar(self, op, e):
+        a = self._int_scalar(e.args[0], f"{op.name}'s first argument")
+        b = self._int_scalar(e.args[1], f"{op.name}'s second argument")
+        if b.value == 0:
+            raise _err("cdiv by zero", e)
+        v = -(-a.value // b.value) if isinstance(a.value, int) and isinstance(b.value, int) else None
+        return TScalar("int", v)
+
+
+def check(kernel: A.Kernel, binding: Binding, chip: Chip) -> CheckedKernel:
+    """Check a kernel under concrete bindings. Raises DSLError with the kernel's source attached."""
+    try:
+        return Checker(kernel, binding, chip).run()
+    except DSLError as err:
+        raise err.located(kernel.source) from None
+
+
+from .footprint import footprint as _footprint  # noqa: E402  (footprint needs Checker types)

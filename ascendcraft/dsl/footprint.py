@@ -1,0 +1,155 @@
+"""Liveness and on-chip footprint of a checked kernel.
+
+For every statement: which variables die after it (the interpreter frees them, so
+its run-time accounting matches), and the bytes live in each on-chip space while it
+runs: live variables plus the temporaries of its expressions, evaluated in order
+with each operand freed once its consumer is done.
+"""
+from __future__ import annotations
+
+from ..errors import DSLError
+from . import ast as A
+from .types import TTile
+
+SPACES = ("ub", "l1", "l0c")
+
+
+def names_used(node) -> set[str]:
+    if node is None:
+        return set()
+    return {n.id for n in A.walk(node) if isinstance(n, A.Name)}
+
+
+def _defs(s) -> set[str]:
+    if isinstance(s, (A.Assign,)):
+        return {s.target}
+    if isinstance(s, (A.Const, A.Scratch)):
+        return {s.name}
+    if isinstance(s, A.For):
+        return {s.var} | set().union(*(_defs(b) for b in s.body))
+    if isinstance(s, A.ParallelFor):
+        return set(s.vars) | set().union(*(_defs(b) for b in s.body))
+    return set()
+
+
+def _uses(s) -> set[str]:
+    if isinstance(s, A.Assign):
+        return names_used(s.value)
+    if isinstance(s, A.Const):
+        return names_used(s.value)
+    if isinstance(s, A.Store):
+        return names_used(s.dst) | names_used(s.value)
+    if isinstance(s, A.For):
+        return names_used(s.start) | names_used(s.stop) | names_used(s.step) | \
+            set().union(*(_uses(b) for b in s.body))
+    if isinstance(s, A.ParallelFor):
+        return set().union(*(names_used(e) for e in s.extents)) | set().union(*(_uses(b) for b in s.body))
+    return set()
+
+
+class _Analysis:
+    def __init__(self, checker):
+        self.c = checker
+        self.types = checker.expr_types
+        self.dead_after: dict[int, frozenset] = {}
+        self.var_bytes = {sp: {} for sp in SPACES}
+        for node in A.walk(checker.kernel):
+            if isinstance(node, A.Assign):
+                t = self.types.get(id(node.value))
+                if isinstance(t, TTile):
+                    d = self.var_bytes[t.space]
+                    d[node.target] = max(d.get(node.target, 0), t.nbytes)
+        self.peak = {sp: (0, None, ()) for sp in SPACES}
+
+    # ---- liveness
+    def block(self, stmts, live_out: set) -> set:
+        live = set(live_out)
+        for s in reversed(stmts):
+            live = self.stmt(s, live)
+        return live
+
+    def stmt(self, s, live_out: set) -> set:
+        if isinstance(s, (A.For, A.ParallelFor)):
+            carried: set = set()
+            for _ in range(len(_defs(s)) + 2):
+                body_in = self.block(s.body, live_out | carried)
+                if body_in <= carried:
+                    break
+                carried |= body_in
+            if isinstance(s, A.For):
+                head, loop_vars = names_used(s.start) | names_used(s.stop) | names_used(s.step), {s.var}
+            else:
+                head, loop_vars = set().union(*(names_used(e) for e in s.extents)), set(s.vars)
+            # Conservative: what is live after the loop is live before it (the loop may run zero times).
+            live_in = (live_out | carried | head) - loop_vars
+        else:
+            live_in = (live_out - _defs(s)) | _uses(s)
+            self._measure(s, live_in, live_out)
+        self.dead_after[id(s)] = frozenset((live_in | _defs(s)) - live_out)
+        return live_in
+
+    # ---- footprint
+    def _result(self, e, space) -> int:
+        t = self.types.get(id(e))
+        if isinstance(t, TTile) and t.space == space and not isinstance(e, A.Name):
+            return t.nbytes
+        return 0
+
+    def _children(self, e):
+        if isinstance(e, A.Binary):
+            return [e.lhs, e.rhs]
+        if isinstance(e, A.Unary):
+            return [e.operand]
+        if isinstance(e, A.Call):
+            return list(e.args) + [k.value for k in e.kwargs]
+        if isinstance(e, A.Index):
+            return [e.base] + [x for s in e.subscripts for x in ((s.start, s.stop) if isinstance(s, A.Slice)
+                                                                  else (s,)) if x is not None]
+        if isinstance(e, A.Load):
+            return [e.src] + ([e.pad] if e.pad is not None else [])
+        if isinstance(e, A.Tuple):
+            return list(e.items)
+        return []
+
+    def temp_peak(self, e, space) -> int:
+        if e is None:
+            return 0
+        held, peak = 0, 0
+        for child in self._children(e):
+            peak = max(peak, held + self.temp_peak(child, space))
+            held += self._result(child, space)
+        return max(peak, held + self._result(e, space))
+
+    def _measure(self, s, live_in, live_out):
+        exprs = [s.value] if isinstance(s, (A.Assign, A.Const)) else [s.dst, s.value] if isinstance(s, A.Store) \
+            else []
+        for space in SPACES:
+            held = {v: self.var_bytes[space][v] for v in (live_in | live_out) - _defs(s)
+                    if v in self.var_bytes[space]}
+            temps, total = 0, 0
+            for e in exprs:
+                total = max(total, temps + self.temp_peak(e, space))
+                temps += self._result(e, space)
+            size = sum(held.values()) + total
+            if size > self.peak[space][0]:
+                self.peak[space] = (size, s, tuple(sorted(held.items(), key=lambda kv: -kv[1])))
+
+
+def footprint(checker):
+    """(dead_after, peak) for a checker that has typed the whole kernel; raises on overflow."""
+    an = _Analysis(checker)
+    an.block(checker.kernel.body, set())
+    chip = checker.chip
+    for space in SPACES:
+        size, stmt, held = an.peak[space]
+        cap = chip.capacity(space)
+        if size > cap:
+            live = ", ".join(f"{n} ({b:,} B)" for n, b in held[:6]) or "none"
+            raise DSLError(
+                f"on-chip footprint of {size:,} bytes exceeds the {cap:,}-byte {space.upper()} of {chip.name} "
+                f"(live tiles: {live}; the rest are temporaries of this statement)",
+                getattr(stmt, "span", None), kind="memory error",
+                hint="use smaller tiles, e.g. for j in range(0, N, T) with a smaller T, and process long rows "
+                     "in several passes")
+    peak = {sp: (an.peak[sp][0], getattr(an.peak[sp][1], "span", None), an.peak[sp][2]) for sp in SPACES}
+    return an.dead_after, peak

@@ -1,0 +1,140 @@
+"""The op table: every builtin of the tile DSL, shared by the checker, the NumPy
+interpreter and (later) the AscendC emitter, so they cannot drift apart.
+
+Each op has a *kind* that fixes how arguments are typed and evaluated:
+
+* ``elementwise`` — tiles and scalars broadcast NumPy-style; operands share one dtype
+  (scalars take the tile's dtype); the result has that dtype, or ``bool`` for comparisons.
+* ``reduce`` (axis=None|int, keepdims), ``scan`` (axis, reverse, exclusive),
+  ``window`` (kernel, stride, padding, dilation over the trailing axes), ``matmul``,
+  ``cast``, ``select`` (where), ``construct`` (zeros/full/iota), ``scalar`` (integer helpers).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import dtypes as D
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    kind: str
+    nargs: int                      # positional arguments
+    dtypes: frozenset[str]          # accepted operand dtypes
+    numpy: Callable | None          # implementation on NumPy arrays in the compute dtype
+    doc: str
+    kwargs: dict = field(default_factory=dict)   # keyword -> default
+    result: str | None = None       # fixed result dtype ("bool" for comparisons), else operand dtype
+
+
+def _torch_erf(a: np.ndarray) -> np.ndarray:
+    import torch  # numpy has no erf; torch is a dependency anyway
+    return torch.special.erf(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32))).numpy()
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def _pow(a, b):
+    return np.power(a, b)
+
+
+_F, _N, _I = D.FLOATS, D.NUMERIC, D.INTS
+_B = frozenset({"bool"})
+_ALL = frozenset(D.ALL)
+
+_UNARY = [
+    ("neg", _N, np.negative, "-x"),
+    ("abs", _N, np.abs, "|x|"),
+    ("exp", _F, np.exp, "e**x"),
+    ("log", _F, np.log, "natural logarithm"),
+    ("sqrt", _F, np.sqrt, "square root"),
+    ("rsqrt", _F, lambda a: 1.0 / np.sqrt(a), "1/sqrt(x)"),
+    ("reciprocal", _F, lambda a: 1.0 / a, "1/x"),
+    ("relu", _N, lambda a: np.maximum(a, np.zeros((), a.dtype)), "max(x, 0)"),
+    ("tanh", _F, np.tanh, "hyperbolic tangent"),
+    ("sigmoid", _F, _sigmoid, "1/(1+e**-x)"),
+    ("erf", _F, _torch_erf, "error function (for gelu: 0.5*x*(1+erf(x/sqrt(2))))"),
+    ("floor", _F, np.floor, "round down to an integer value"),
+    ("ceil", _F, np.ceil, "round up to an integer value"),
+    ("not", _B | _I, np.invert, "~x: logical not (bool) or bitwise not (int)"),
+]
+_BINARY = [
+    ("add", _N, np.add, "x + y"),
+    ("sub", _N, np.subtract, "x - y"),
+    ("mul", _N, np.multiply, "x * y"),
+    ("div", _F, np.true_divide, "x / y (float)"),
+    ("floordiv", _I, np.floor_divide, "x // y (integer)"),
+    ("mod", _I, np.mod, "x % y (integer)"),
+    ("pow", _F, _pow, "x ** y"),
+    ("minimum", _N, np.minimum, "element-wise min"),
+    ("maximum", _N, np.maximum, "element-wise max"),
+    ("and", _B | _I, np.bitwise_and, "x & y: logical and (bool) or bitwise and (int)"),
+    ("or", _B | _I, np.bitwise_or, "x | y: logical or (bool) or bitwise or (int)"),
+]
+_COMPARE = [
+    ("lt", np.less, "x < y"), ("le", np.less_equal, "x <= y"), ("gt", np.greater, "x > y"),
+    ("ge", np.greater_equal, "x >= y"), ("eq", np.equal, "x == y"), ("ne", np.not_equal, "x != y"),
+]
+
+OPS: dict[str, OpDef] = {}
+for _name, _dt, _fn, _doc in _UNARY:
+    OPS[_name] = OpDef(_name, "elementwise", 1, _dt, _fn, _doc)
+for _name, _dt, _fn, _doc in _BINARY:
+    OPS[_name] = OpDef(_name, "elementwise", 2, _dt, _fn, _doc)
+for _name, _fn, _doc in _COMPARE:
+    OPS[_name] = OpDef(_name, "elementwise", 2, _ALL, _fn, _doc, result="bool")
+OPS["clamp"] = OpDef("clamp", "elementwise", 3, _N, lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+                     "clamp(x, lo, hi) = minimum(maximum(x, lo), hi)")
+
+_REDUCE_KW = {"axis": None, "keepdims": False}
+OPS["sum"] = OpDef("sum", "reduce", 1, _N, np.sum, "sum along an axis (all axes if none)", dict(_REDUCE_KW))
+OPS["max"] = OpDef("max", "reduce", 1, _N, np.max, "max along an axis", dict(_REDUCE_KW))
+OPS["min"] = OpDef("min", "reduce", 1, _N, np.min, "min along an axis", dict(_REDUCE_KW))
+OPS["mean"] = OpDef("mean", "reduce", 1, _F, np.sum, "mean along an axis (float)", dict(_REDUCE_KW))
+OPS["prod"] = OpDef("prod", "reduce", 1, _N, np.prod, "product along an axis", dict(_REDUCE_KW))
+
+_SCAN_KW = {"axis": -1, "reverse": False, "exclusive": False}
+OPS["cumsum"] = OpDef("cumsum", "scan", 1, _N, np.cumsum, "running sum along an axis", dict(_SCAN_KW))
+OPS["cumprod"] = OpDef("cumprod", "scan", 1, _N, np.cumprod, "running product along an axis", dict(_SCAN_KW))
+
+_WINDOW_KW = {"kernel": None, "stride": None, "padding": 0, "dilation": 1}
+OPS["window_max"] = OpDef("window_max", "window", 1, _N, np.max,
+                          "max over sliding windows of the trailing axes (max pooling)", dict(_WINDOW_KW))
+OPS["window_avg"] = OpDef("window_avg", "window", 1, _F, np.sum,
+                          "average over sliding windows, padding counted (avg pooling)", dict(_WINDOW_KW))
+
+OPS["matmul"] = OpDef("matmul", "matmul", 2, frozenset({"f16", "bf16", "f32", "i8"}), None,
+                      "cube matrix product of two l1 tiles into an l0c tile (f32, or i32 for i8)",
+                      {"transpose_a": False, "transpose_b": False})
+OPS["cast"] = OpDef("cast", "cast", 2, _ALL, None,
+                    "cast(x, dtype, round=...): float->int truncates, narrowing floats round to nearest even",
+                    {"round": None})
+OPS["where"] = OpDef("where", "select", 3, _ALL, np.where, "where(mask, a, b): a where mask else b")
+OPS["zeros"] = OpDef("zeros", "construct", 2, _ALL, None, "zeros(shape, dtype): a new tile of zeros")
+OPS["full"] = OpDef("full", "construct", 3, _ALL, None, "full(shape, value, dtype): a new tile filled with value")
+OPS["iota"] = OpDef("iota", "construct", 2, _N, None, "iota(n, dtype, start=0): [start, start+1, ...]",
+                    {"start": 0})
+OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division of integer scalars")
+
+BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod",
+                    "**": "pow", "&": "and", "|": "or", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+                    "==": "eq", "!=": "ne"}
+UNARY_OPERATORS = {"-": "neg", "~": "not"}
+
+ROUND_MODES = ("rint", "floor", "ceil", "round", "trunc")
+
+# Names that are not ops but mean something in expressions.
+CONSTANT_NAMES = {"inf": float("inf"), "nan": float("nan"), "True": True, "False": False}
+STATEMENT_FUNCS = ("load", "store", "atomic_add", "range", "parallel")
+RESERVED = set(OPS) | set(D.ALL) | set(CONSTANT_NAMES) | set(STATEMENT_FUNCS) | {"CORES", "ub", "l1", "l0c", "gm"}
+
+
+def apply_round(a: np.ndarray, mode: str) -> np.ndarray:
+    return {"rint": np.rint, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+            "round": lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5)}[mode](a)

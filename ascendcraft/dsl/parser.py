@@ -1,0 +1,342 @@
+"""Parse tile DSL text into the IR (ascendcraft.dsl.ast)."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.indenter import DedentError, Indenter
+
+from dsl_grammar import grammar_text
+
+from ..errors import DSLError, SourceFile, Span
+from . import ast as A
+
+
+class TileIndenter(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 4
+
+
+@lru_cache(maxsize=None)
+def _parser() -> Lark:
+    return Lark(grammar_text(), parser="lalr", postlex=TileIndenter(), propagate_positions=True,
+                maybe_placeholders=True, cache=True)
+
+
+def _span(meta) -> Span | None:
+    if getattr(meta, "empty", True):
+        return None
+    return Span(meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tok_span(tok: Token) -> Span:
+    return Span(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + len(tok))
+
+
+_STATEMENT_CALLS = {"store": False, "atomic_add": True}
+
+
+@v_args(inline=True, meta=True)
+class _ToIR(Transformer):
+    # ---- kernel and types
+    def kernel(self, m, name, inputs, outputs, body):
+        return A.Kernel(str(name), tuple(inputs or ()), tuple(outputs), body, _span(m))
+
+    @v_args(inline=False, meta=False)
+    def params(self, items):
+        return tuple(items)
+
+    def param(self, m, name, ty, default):
+        return A.Param(str(name), ty, default, _span(m))
+
+    def spaced_tensor_type(self, m, space, dtype, shape):
+        return A.TensorType(str(dtype), shape, str(space), _span(m))
+
+    def tensor_type(self, m, dtype, shape):
+        return A.TensorType(str(dtype), shape, "gm", _span(m))
+
+    def scalar_type(self, m, dtype):
+        return A.ScalarType(str(dtype), _span(m))
+
+    @v_args(inline=False, meta=False)
+    def shape(self, dims):
+        return tuple(d for d in dims if d is not None)
+
+    def dim_name(self, m, tok):
+        return str(tok)
+
+    def dim_int(self, m, tok):
+        return int(tok)
+
+    # ---- statements
+    @v_args(inline=False, meta=False)
+    def suite(self, stmts):
+        return tuple(stmts)
+
+    def assign(self, m, name, value):
+        return A.Assign(str(name), value, _span(m))
+
+    def const_stmt(self, m, name, value):
+        return A.Const(str(name), value, _span(m))
+
+    def scratch_stmt(self, m, name, ty):
+        if not isinstance(ty, A.TensorType):
+            raise DSLError("a scratch buffer needs a tensor type such as f32[N]", ty.span, kind="syntax error")
+        return A.Scratch(str(name), ty, _span(m))
+
+    def pass_stmt(self, m):
+        return A.Pass(_span(m))
+
+    def expr_stmt(self, m, expr):
+        if isinstance(expr, A.Call) and expr.func in _STATEMENT_CALLS:
+            if len(expr.args) != 2 or expr.kwargs:
+                raise DSLError(f"{expr.func} takes exactly two arguments: {expr.func}(dst[...], value)",
+                               expr.span, kind="syntax error")
+            return A.Store(expr.args[0], expr.args[1], _STATEMENT_CALLS[expr.func], _span(m))
+        raise DSLError("this expression is computed and then thrown away", _span(m), kind="syntax error",
+                       hint="assign it (name = expr) or write it to GM with store(dst[...], value)")
+
+    @v_args(inline=False, meta=False)
+    def loop_vars(self, toks):
+        return tuple((str(t), t) for t in toks)
+
+    def for_stmt(self, m, loop_vars, it, body):
+        names = tuple(n for n, _ in loop_vars)
+        if not isinstance(it, A.Call) or it.func not in ("range", "parallel") or it.kwargs:
+            raise DSLError("a for loop iterates over range(...) or parallel(...)",
+                           getattr(it, "span", None) or _span(m), kind="syntax error")
+        if it.func == "parallel":
+            if len(it.args) != len(names) or not names:
+                raise DSLError(f"parallel(...) needs one extent per loop variable: {len(names)} variable(s), "
+                               f"{len(it.args)} extent(s)", it.span, kind="syntax error")
+            return A.ParallelFor(names, tuple(it.args), body, _span(m))
+        if len(names) != 1:
+            raise DSLError("range(...) loops take exactly one loop variable", _tok_span(loop_vars[1][1]),
+                           kind="syntax error")
+        args = it.args
+        if not 1 <= len(args) <= 3:
+            raise DSLError("range takes 1 to 3 arguments: range(stop), range(start, stop), range(start, stop, step)",
+                           it.span, kind="syntax error")
+        if len(args) == 1:
+            start, stop, step = A.Int(0), args[0], A.Int(1)
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], A.Int(1)
+        else:
+            start, stop, step = args
+        return A.For(names[0], start, stop, step, body, _span(m))
+
+    # ---- expressions
+    def compare(self, m, lhs, op, rhs):
+        return A.Binary(str(op), lhs, rhs, _span(m))
+
+    def _bin(op):  # noqa: N805 - helper building one method per operator
+        def method(self, m, lhs, rhs):
+            return A.Binary(op, lhs, rhs, _span(m))
+        return method
+
+    or_, and_, add, sub = _bin("|"), _bin("&"), _bin("+"), _bin("-")
+    mul, div, floordiv, mod, pow = _bin("*"), _bin("/"), _bin("//"), _bin("%"), _bin("**")
+
+    def neg(self, m, operand):
+        # Fold the sign into numeric literals so that `axis=-1` is the integer -1.
+        if isinstance(operand, A.Int) and operand.value >= 0:
+            return A.Int(-operand.value, _span(m))
+        if isinstance(operand, A.Float) and not str(operand.value).startswith("-"):
+            return A.Float(-operand.value, _span(m))
+        return A.Unary("-", operand, _span(m))
+
+    def invert(self, m, operand):
+        return A.Unary("~", operand, _span(m))
+
+    def index(self, m, base, *subs):
+        return A.Index(base, tuple(subs), _span(m))
+
+    def slice(self, m, start, stop):
+        return A.Slice(start, stop, _span(m))
+
+    def name(self, m, tok):
+        return A.Name(str(tok), _span(m))
+
+    def int(self, m, tok):
+        return A.Int(int(tok), _span(m))
+
+    def float(self, m, tok):
+        return A.Float(float(tok), _span(m))
+
+    def string(self, m, tok):
+        return A.Str(str(tok)[1:-1], _span(m))
+
+    def tuple(self, m, *items):
+        return A.Tuple(tuple(i for i in items if i is not None), _span(m))
+
+    def kwarg(self, m, name, value):
+        return A.Keyword(str(name), value, _span(m))
+
+    def call(self, m, func, *args):
+        args = [a for a in args if a is not None]
+        positional, keywords = [], []
+        for a in args:
+            if isinstance(a, A.Keyword):
+                if any(k.name == a.name for k in keywords):
+                    raise DSLError(f"keyword argument {a.name!r} given twice", a.span, kind="syntax error")
+                keywords.append(a)
+            elif keywords:
+                raise DSLError("positional argument after a keyword argument", a.span, kind="syntax error")
+            else:
+                positional.append(a)
+        if str(func) == "load":
+            return self._load(m, positional, keywords)
+        return A.Call(str(func), tuple(positional), tuple(keywords), _span(m))
+
+    def _load(self, m, positional, keywords):
+        if len(positional) != 1:
+            raise DSLError("load takes one GM region: load(x[...]), with optional pad=value and space=l1",
+                           _span(m), kind="syntax error")
+        pad, space = None, "ub"
+        for k in keywords:
+            if k.name == "pad":
+                pad = k.value
+            elif k.name == "space" and isinstance(k.value, A.Name) and k.value.id in ("ub", "l1"):
+                space = k.value.id
+            elif k.name == "space":
+                raise DSLError("load(..., space=...) must be ub or l1", k.value.span, kind="syntax error")
+            else:
+                raise DSLError(f"load has no keyword argument {k.name!r}", k.span, kind="syntax error",
+                               expected=("pad", "space"))
+        return A.Load(positional[0], pad, space, _span(m))
+
+    def start(self, m, *items):
+        return items[-1]
+
+    def __default__(self, data, children, meta):
+        raise NotImplementedError(f"parser: no IR for grammar rule {data!r}")
+
+
+_TOKEN_NAMES = {
+    "_NL": "end of line", "_INDENT": "indented block", "_DEDENT": "end of block", "NAME": "name",
+    "INT": "integer", "FLOAT": "number", "STRING": "string", "CMP_OP": "comparison",
+}
+_OPEN, _CLOSE = "([", ")]"
+
+
+def _describe(token_type: str) -> str:
+    if token_type in _TOKEN_NAMES:
+        return _TOKEN_NAMES[token_type]
+    for term in _parser().terminals:
+        if term.name == token_type:
+            return repr(term.pattern.value) if term.pattern.type == "str" else token_type.lower()
+    return token_type.lower()
+
+
+def _unclosed_bracket(text: str, upto_line: int) -> Span | None:
+    """The last bracket still open at the end of line ``upto_line`` (ignoring comments and strings)."""
+    stack: list[tuple[int, int]] = []
+    for n, line in enumerate(text.splitlines()[:upto_line], start=1):
+        line = re.sub(r"#.*", "", re.sub(r"\"[^\"]*\"|'[^']*'", "", line))
+        for c, ch in enumerate(line, start=1):
+            if ch in _OPEN:
+                stack.append((n, c))
+            elif ch in _CLOSE and stack:
+                stack.pop()
+    return Span(stack[-1][0], stack[-1][1], stack[-1][0], stack[-1][1] + 1) if stack else None
+
+
+def _syntax_error(err: UnexpectedInput, source: SourceFile) -> DSLError:
+    line, col = max(err.line, 1), max(err.column, 1)
+    hint = None
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type in ("_INDENT", "_DEDENT", "$END", "_NL"):
+            open_at = _unclosed_bracket(source.text, line if tok.type != "$END" else 10**9)
+            if open_at is not None:
+                ch = source.line(open_at.line)[open_at.column - 1]
+                return DSLError(f"{ch!r} was never closed", open_at, kind="syntax error", source=source)
+        if tok.type == "$END":
+            what, line, col = "unexpected end of file", max(len(source.text.splitlines()), 1), 1
+        elif tok.type in ("_INDENT", "_DEDENT"):
+            what = "unexpected indentation"
+            # The token borrows the newline's position; the indented line starts where that newline ends.
+            if tok.end_line and tok.end_column:
+                line, col = tok.end_line, tok.end_column
+        elif tok.type == "_NL":
+            what = "unexpected end of line"
+        else:
+            what = f"unexpected {tok.value!r}"
+        if tok.type == "NAME" and tok.value in ("and", "or", "not"):
+            hint = "use & | ~ for element-wise logic, with parentheses around comparisons"
+        elif tok.type == "NAME" and tok.value in ("if", "while", "def", "return", "else", "elif"):
+            hint = f"'{tok.value}' is not part of the tile DSL; see docs/dsl.md"
+        expected = tuple(sorted({_describe(t) for t in err.expected}))
+        if len(expected) > 8:
+            expected = ()
+        width = len(str(tok.value)) if tok.type not in ("_NL", "_INDENT", "_DEDENT", "$END") else 1
+        span = Span(line, col, line, col + max(width, 1))
+        return DSLError(what, span, kind="syntax error", source=source, expected=expected, hint=hint)
+    if isinstance(err, UnexpectedCharacters):
+        ch = source.line(line)[col - 1:col] or "?"
+        return DSLError(f"unexpected character {ch!r}", Span(line, col, line, col + 1), kind="syntax error",
+                        source=source)
+    n = max(len(source.text.splitlines()), 1)
+    return DSLError("unexpected end of file", Span(n, 1, n, 2), kind="syntax error", source=source)
+
+
+def _bad_dedent(source: SourceFile) -> DSLError:
+    """The first line whose indentation matches no enclosing block (lark's DedentError has no position)."""
+    stack, depth = [0], 0
+    for n, line in enumerate(source.text.splitlines(), start=1):
+        code = re.sub(r"#.*", "", line)
+        if code.strip() and depth == 0:
+            width = len(code.expandtabs(TileIndenter.tab_len)) - len(code.expandtabs(TileIndenter.tab_len).lstrip())
+            if width > stack[-1]:
+                stack.append(width)
+            else:
+                while width < stack[-1]:
+                    stack.pop()
+                if width != stack[-1]:
+                    return DSLError(f"this line is indented to column {width + 1}, which matches no enclosing "
+                                    f"block (expected column {stack[-1] + 1})", Span(n, 1, n, width + 1),
+                                    kind="syntax error", source=source)
+        depth = max(depth + sum(code.count(c) for c in _OPEN) - sum(code.count(c) for c in _CLOSE), 0)
+    return DSLError("inconsistent indentation", None, kind="syntax error", source=source)
+
+
+def parse(text: str, filename: str = "<kernel>") -> A.Kernel:
+    """Parse one kernel. Raises DSLError (kind "syntax error") with a location on bad input."""
+    source = SourceFile(filename, text)
+    normalized = text.replace("\r\n", "\n")
+    if not normalized.endswith("\n"):
+        normalized += "\n"  # the final _NL lets the indenter close every block (LLM output often lacks it)
+    try:
+        tree = _parser().parse(normalized)
+        kernel = _ToIR().transform(tree)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, source) from None
+    except DedentError:
+        raise _bad_dedent(source) from None
+    except VisitError as err:
+        if isinstance(err.orig_exc, DSLError):
+            raise err.orig_exc.located(source) from None
+        raise
+    except DSLError as err:
+        raise err.located(source) from None
+    return A.Kernel(kernel.name, kernel.inputs, kernel.outputs, kernel.body, kernel.span, source)
+
+
+def parse_file(path) -> A.Kernel:
+    from pathlib import Path
+
+    from ..errors import UserError
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise UserError(f"no such kernel file: {p}", hint="check the path") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UserError(f"cannot read kernel file {p}: {err}") from None
+    return parse(text, str(p))

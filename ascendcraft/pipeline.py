@@ -1,0 +1,87 @@
+"""The stages every command shares: parse a kernel, bind it to an op, check it at the
+op's real shapes, and verify it with the interpreter at verification shapes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .binding import Plan, bind, gm_arrays
+from .chips import DEFAULT_CHIP, load_chip
+from .dsl import ast as A
+from .dsl.checker import CheckedKernel, check
+from .dsl.interpreter import interpret
+from .dsl.parser import parse, parse_file
+
+
+@dataclass
+class CheckResult:
+    kernel: A.Kernel
+    task: object
+    real: CheckedKernel          # static check at the op's real shapes (footprint, types)
+    checked: CheckedKernel       # the kernel as verified (reduced shapes when the real ones are too big)
+    shapes: object               # ascendcraft.task.TaskShapes used for verification
+    report: object               # ascendcraft.verify.VerifyReport
+
+    @property
+    def passed(self) -> bool:
+        return self.report.passed
+
+    def to_json(self) -> dict:
+        ub, _, _ = self.real.peak["ub"]
+        return {
+            "kernel": self.kernel.name,
+            "source": self.kernel.source.name if self.kernel.source else None,
+            "op": str(self.task.path),
+            "chip": self.real.chip.name,
+            "cores": self.real.cores,
+            "passed": self.passed,
+            "real_shapes": {"ub_peak_bytes": ub, "ub_bytes": self.real.chip.ub_bytes,
+                            "dims": self.real.binding.dims},
+            "verification": self.report.to_json(),
+        }
+
+    def summary(self) -> str:
+        ub = self.real.peak["ub"][0]
+        head = (f"{'PASS' if self.passed else 'FAIL'}  kernel {self.kernel.name} vs {Path(self.task.path).name} "
+                f"on {self.real.chip.name} ({self.real.cores} cores); UB peak at real shapes "
+                f"{ub:,} / {self.real.chip.ub_bytes:,} bytes")
+        return head + "\n" + self.report.summary()
+
+
+def load_kernel(kernel) -> A.Kernel:
+    """A kernel from a path, DSL text, or an already parsed Kernel."""
+    if isinstance(kernel, A.Kernel):
+        return kernel
+    if isinstance(kernel, Path) or (isinstance(kernel, str) and "\n" not in kernel and kernel.endswith(".dsl")):
+        return parse_file(kernel)
+    return parse(str(kernel))
+
+
+def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict):
+    """A verification runner that executes the kernel with the NumPy interpreter."""
+    def run(inputs, outputs):
+        interpret(checked, gm_arrays(plan, inputs, outputs, parameters))
+    return run
+
+
+def check_kernel(kernel, op, *, trials: int = 3, seed: int = 0, chip: str = DEFAULT_CHIP,
+                 max_bytes: int = 64 << 20, full_shapes: bool = False) -> CheckResult:
+    """Parse, bind, check (at real and verification shapes) and verify a kernel against an op."""
+    from .task import load_task
+    from .verify import verify
+
+    k = load_kernel(kernel)
+    task = op if hasattr(op, "real") else load_task(op)
+    chip_profile = load_chip(chip)
+    real_binding, _ = bind(k, task.real)
+    real = check(k, real_binding, chip_profile)
+    shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
+    binding, plan = bind(k, shapes)
+    checked = real if binding == real_binding else check(k, binding, chip_profile)
+    params = {}
+    if plan.parameters:
+        from .verify import to_numpy
+        values = shapes.parameter_values()
+        params = {name: to_numpy(values[name])[0] for name in plan.parameters}
+    report = verify(interpreter_runner(checked, plan, params), shapes, trials=trials, seed=seed)
+    return CheckResult(k, task, real, checked, shapes, report)
