@@ -728,7 +728,15 @@ class Checker:
             raise _err(f"{op.name}: the dtype argument must be one of {', '.join(D.ALL)}", e)
         if any(d < 0 for d in n):
             raise _err("tile extents cannot be negative", e, kind="shape error")
-        return TTile(dt.name, n, "ub")
+        space = "ub"
+        if e.kwarg("space") is not None:
+            s = e.kwarg("space")
+            if not (isinstance(s, A.Name) and s.id in ("ub", "l0c")):
+                raise _err("zeros(..., space=...) must be ub or l0c (a cube accumulator)", s)
+            space = s.id
+            if space == "l0c" and dt.name not in ("f32", "i32"):
+                raise _err("an l0c accumulator holds f32 (or i32 for i8 inputs)", e)
+        return TTile(dt.name, n, space)
 
     def _scalar(self, op, e):
         a = self._int_scalar(e.args[0], f"{op.name}'s first argument")

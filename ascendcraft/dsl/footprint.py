@@ -60,6 +60,7 @@ class _Analysis:
                     d = self.var_bytes[t.space]
                     d[node.target] = max(d.get(node.target, 0), t.nbytes)
         self.peak = {sp: (0, None, ()) for sp in SPACES}
+        self.over = {sp: [] for sp in SPACES}   # statements over capacity, reported first in source order
 
     # ---- liveness
     def block(self, stmts, live_out: set) -> set:
@@ -131,8 +132,11 @@ class _Analysis:
                 total = max(total, temps + self.temp_peak(e, space))
                 temps += self._result(e, space)
             size = sum(held.values()) + total
+            record = (size, s, tuple(sorted(held.items(), key=lambda kv: -kv[1])))
             if size > self.peak[space][0]:
-                self.peak[space] = (size, s, tuple(sorted(held.items(), key=lambda kv: -kv[1])))
+                self.peak[space] = record
+            if size > self.c.chip.capacity(space):
+                self.over[space].append(record)
 
 
 def footprint(checker):
@@ -141,13 +145,15 @@ def footprint(checker):
     an.block(checker.kernel.body, set())
     chip = checker.chip
     for space in SPACES:
-        size, stmt, held = an.peak[space]
         cap = chip.capacity(space)
-        if size > cap:
+        if an.over[space]:
+            size, stmt, held = min(an.over[space], key=lambda r: (r[1].span.line, r[1].span.column)
+                                   if r[1].span else (0, 0))
             live = ", ".join(f"{n} ({b:,} B)" for n, b in held[:6]) or "none"
+            own = size - sum(b for _, b in held)
             raise DSLError(
-                f"on-chip footprint of {size:,} bytes exceeds the {cap:,}-byte {space.upper()} of {chip.name} "
-                f"(live tiles: {live}; the rest are temporaries of this statement)",
+                f"on-chip footprint of {size:,} bytes exceeds the {cap:,}-byte {space.upper()} of {chip.name}: "
+                f"{own:,} B of tiles made by this statement, plus live tiles: {live}",
                 getattr(stmt, "span", None), kind="memory error",
                 hint="use smaller tiles, e.g. for j in range(0, N, T) with a smaller T, and process long rows "
                      "in several passes")

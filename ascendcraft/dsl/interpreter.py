@@ -8,6 +8,8 @@ reported as races.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import dtypes as D
@@ -16,7 +18,12 @@ from . import ast as A
 from .checker import CheckedKernel
 from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS, apply_round
 
-_ATOMIC = -2
+_ATOMIC = 127  # writer mark for atomic_add (cores are marked core + 1; 0 = unwritten this phase)
+_SPACES = ("ub", "l1", "l0c")
+_SPACE_INDEX = {s: i for i, s in enumerate(_SPACES)}
+_SCALAR_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
+               "%": operator.mod, "**": operator.pow, "&": operator.and_, "|": operator.or_, "<": operator.lt,
+               "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 
 
 class Tile:
@@ -29,7 +36,8 @@ class Tile:
 
     @property
     def nbytes(self) -> int:
-        return self.data.size * D.ITEMSIZE[self.dtype]
+        n = self.data.nbytes
+        return n >> 1 if self.dtype == "bf16" else n  # bf16 is held in float32
 
     def __repr__(self):
         return f"Tile({self.dtype}{list(self.data.shape)}, {self.space})"
@@ -83,12 +91,12 @@ class Interpreter:
         self.chip = checked.chip
         self.cores = cores or checked.cores
         self.check_races = check_races and self.cores > 1
-        self.capacity = {sp: self.chip.capacity(sp) for sp in ("ub", "l1", "l0c")}
+        self.capacity = [self.chip.capacity(sp) for sp in _SPACES]
         self.dead_after = checked.dead_after
         self.core = 0
         self.in_phase = False
-        self.temps = {"ub": 0, "l1": 0, "l0c": 0}
-        self.live = {"ub": 0, "l1": 0, "l0c": 0}
+        self.temps = [0, 0, 0]
+        self.live = [0, 0, 0]
         self.stmt = None
         self._dispatch = {
             A.Name: self._name, A.Int: self._literal, A.Float: self._literal, A.Str: self._literal,
@@ -143,16 +151,14 @@ class Interpreter:
             for name in dead.get(id(s), ()):
                 env.pop(name, None)
 
-    def _live_bytes(self, skip=None):
-        live = {"ub": 0, "l1": 0, "l0c": 0}
-        for name, v in self.env.items():
-            if name != skip and type(v) is Tile:
-                live[v.space] += v.nbytes
-        return live
-
     def _begin(self, skip=None):
-        self.live = self._live_bytes(skip)
-        self.temps = {"ub": 0, "l1": 0, "l0c": 0}
+        """Start a statement: bytes held by live tiles (except the one being replaced), no temporaries."""
+        live = [0, 0, 0]
+        for name, v in self.env.items():
+            if type(v) is Tile and name != skip:
+                live[_SPACE_INDEX[v.space]] += v.nbytes
+        self.live = live
+        self.temps = [0, 0, 0]
 
     def _assign(self, s: A.Assign):
         self._begin(s.target)
@@ -212,17 +218,20 @@ class Interpreter:
             g.data[index] = data
 
     def _claim(self, g: GMTensor, index, atomic, node):
+        """Record who wrote each GM element in this phase: 0 nobody, core + 1, or _ATOMIC."""
         if g.writers is None:
-            g.writers = np.full(g.data.shape, -1, np.int8)
+            g.writers = np.zeros(g.data.shape, np.int8)
         w = g.writers[index]
-        mark = _ATOMIC if atomic else self.core
-        if np.any((w != -1) & (w != mark)):
-            other = int(w[(w != -1) & (w != mark)].flat[0])
-            who = "an atomic_add" if other == _ATOMIC else f"core {other}"
-            raise _fail(f"race: core {self.core} writes elements of {g.name} that {who} wrote in the same "
-                        "parallel phase", node, kind="race",
-                        hint="each parallel iteration must write its own part of the output; combine partial "
-                             "results with atomic_add or in a later phase")
+        mark = _ATOMIC if atomic else self.core + 1
+        if w.any():  # fast path above: nothing written here yet in this phase
+            clash = (w != 0) & (w != mark)
+            if clash.any():
+                other = int(w[clash].flat[0])
+                who = "an atomic_add" if other == _ATOMIC else f"core {other - 1}"
+                raise _fail(f"race: core {self.core} writes elements of {g.name} that {who} wrote in the same "
+                            "parallel phase", node, kind="race",
+                            hint="each parallel iteration must write its own part of the output; combine partial "
+                                 "results with atomic_add or in a later phase")
         g.writers[index] = mark
 
     def _for(self, s: A.For):
@@ -238,7 +247,7 @@ class Interpreter:
         total = int(np.prod(extents)) if extents else 0
         for g in self.gm.values():
             if g.writers is not None:
-                g.writers.fill(-1)
+                g.writers.fill(0)
         q, r = divmod(total, self.cores)
         outer = dict(self.env)
         self.in_phase = True
@@ -260,27 +269,32 @@ class Interpreter:
 
     # ------------------------------------------------------------ expressions
     def eval(self, e):
+        t = type(e)
+        if t is A.Name:
+            return self._lookup(e)
+        if t is A.Int or t is A.Float or t is A.Str:
+            return e.value
         temps = self.temps
-        before = dict(temps)
-        v = self._dispatch[type(e)](e)
-        if type(v) is Tile and type(e) is not A.Name:
-            sp = v.space
+        b0, b1, b2 = temps
+        v = self._dispatch[t](e)
+        if type(v) is Tile:
+            i = _SPACE_INDEX[v.space]
             size = v.nbytes
-            if temps[sp] + size + self.live[sp] > self.capacity[sp]:
-                self._overflow(sp, temps[sp] + size + self.live[sp], e)
-            for k in temps:
-                temps[k] = before[k]
-            temps[sp] += size
+            # children's results are still held (in temps) while this result is produced
+            if temps[i] + size + self.live[i] > self.capacity[i]:
+                self._overflow(v.space, temps[i] + size + self.live[i], e)
+            temps[0], temps[1], temps[2] = b0, b1, b2
+            temps[i] += size
         else:
-            for k in temps:
-                temps[k] = before[k]
+            temps[0], temps[1], temps[2] = b0, b1, b2
         return v
 
     def _overflow(self, space, size, e):
         names = sorted(((n, v.nbytes) for n, v in self.env.items() if type(v) is Tile and v.space == space),
                        key=lambda kv: -kv[1])[:6]
         live = ", ".join(f"{n} ({b:,} B)" for n, b in names) or "none"
-        raise _fail(f"{space.upper()} overflow at run time: {size:,} bytes needed, {self.capacity[space]:,} "
+        cap = self.capacity[_SPACE_INDEX[space]]
+        raise _fail(f"{space.upper()} overflow at run time: {size:,} bytes needed, {cap:,} "
                     f"available on {self.chip.name} (live tiles: {live})", self.stmt, kind="memory error",
                     hint="use smaller tiles")
 
@@ -351,7 +365,7 @@ class Interpreter:
         index, full, inner = _clamp_slices(e.src.subscripts, g.data.shape, self.eval_scalar, e, padded)
         if self.check_races and self.in_phase and g.writers is not None:
             w = g.writers[index]
-            if np.any((w != -1) & (w != self.core)):
+            if w.any() and np.any((w != 0) & (w != self.core + 1)):
                 raise _fail(f"race: core {self.core} reads elements of {g.name} written by another core in the "
                             "same parallel phase", e, kind="race",
                             hint="results of other cores are visible after the parallel loop ends")
@@ -474,7 +488,8 @@ class Interpreter:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if op.name == "zeros":
             dtype = self.eval(e.args[1])
-            return Tile(np.zeros(shape, D.NUMPY[dtype]), dtype)
+            space = e.kwarg("space").id if e.kwarg("space") is not None else "ub"
+            return Tile(np.zeros(shape, D.NUMPY[dtype]), dtype, space)
         if op.name == "full":
             value, dtype = self.eval(e.args[1]), self.eval(e.args[2])
             return Tile(D.quantize(np.full(shape, value, D.NUMPY[dtype]), dtype), dtype)
@@ -501,13 +516,19 @@ def _window_params(interp, e, rank):
 
 
 def _scalar_binary(op, a, b, node):
-    if op in ("//", "%") and isinstance(a, int) and isinstance(b, int) and b == 0:
-        raise _fail("integer division by zero", node)
-    if op == "/" and b == 0:
-        return float("inf") if a > 0 else float("-inf") if a < 0 else float("nan")
-    fn = OPS[BINARY_OPERATORS[op]].numpy
-    r = fn(np.float64(a) if isinstance(a, float) else a, np.float64(b) if isinstance(b, float) else b)
-    return r.item() if hasattr(r, "item") else r
+    """Scalar arithmetic on the scalar unit: exact integers, double-precision floats."""
+    if op == "/":
+        if b == 0:
+            return float("inf") if a > 0 else float("-inf") if a < 0 else float("nan")
+        return a / b
+    if op in ("//", "%") and b == 0:
+        if isinstance(a, int) and isinstance(b, int):
+            raise _fail("integer division by zero", node)
+        return float("nan")
+    try:
+        return _SCALAR_OPS[op](a, b)
+    except OverflowError:
+        return float("inf")
 
 
 def _cast_array(a: np.ndarray, src: str, dst: str, mode):
@@ -519,10 +540,9 @@ def _cast_array(a: np.ndarray, src: str, dst: str, mode):
         return D.quantize(a.astype(np.float32) if dst == "bf16" else a, dst)
     # to an integer type
     if src in D.FLOATS:
-        a = apply_round(a, mode or "trunc")
+        a = apply_round(a.astype(np.float64), mode or "trunc")  # float64: int32 limits are exact there
         info = np.iinfo(D.NUMPY[dst])
-        a = np.nan_to_num(a, nan=0.0, posinf=info.max, neginf=info.min)
-        a = np.clip(a, info.min, info.max)
+        a = np.clip(np.nan_to_num(a, nan=0.0, posinf=info.max, neginf=info.min), info.min, info.max)
     return a.astype(D.NUMPY[dst])
 
 

@@ -116,7 +116,9 @@ OPS["cast"] = OpDef("cast", "cast", 2, _ALL, None,
                     "cast(x, dtype, round=...): float->int truncates, narrowing floats round to nearest even",
                     {"round": None})
 OPS["where"] = OpDef("where", "select", 3, _ALL, np.where, "where(mask, a, b): a where mask else b")
-OPS["zeros"] = OpDef("zeros", "construct", 2, _ALL, None, "zeros(shape, dtype): a new tile of zeros")
+OPS["zeros"] = OpDef("zeros", "construct", 2, _ALL, None,
+                     "zeros(shape, dtype, space=ub): a new tile of zeros (space=l0c: a cube accumulator)",
+                     {"space": None})
 OPS["full"] = OpDef("full", "construct", 3, _ALL, None, "full(shape, value, dtype): a new tile filled with value")
 OPS["iota"] = OpDef("iota", "construct", 2, _N, None, "iota(n, dtype, start=0): [start, start+1, ...]",
                     {"start": 0})

@@ -252,11 +252,13 @@ def _syntax_error(err: UnexpectedInput, source: SourceFile) -> DSLError:
     hint = None
     if isinstance(err, UnexpectedToken):
         tok = err.token
-        if tok.type in ("_INDENT", "_DEDENT", "$END", "_NL"):
-            open_at = _unclosed_bracket(source.text, line if tok.type != "$END" else 10**9)
-            if open_at is not None:
-                ch = source.line(open_at.line)[open_at.column - 1]
-                return DSLError(f"{ch!r} was never closed", open_at, kind="syntax error", source=source)
+        # A bracket left open on an earlier line swallows the newlines after it, so the parser only
+        # notices later: report the bracket instead.
+        at_line_end = tok.type in ("_INDENT", "_DEDENT", "$END", "_NL")
+        open_at = _unclosed_bracket(source.text, line if tok.type != "$END" else 10**9)
+        if open_at is not None and (at_line_end or open_at.line < line):
+            ch = source.line(open_at.line)[open_at.column - 1]
+            return DSLError(f"{ch!r} was never closed", open_at, kind="syntax error", source=source)
         if tok.type == "$END":
             what, line, col = "unexpected end of file", max(len(source.text.splitlines()), 1), 1
         elif tok.type in ("_INDENT", "_DEDENT"):

@@ -1,0 +1,112 @@
+"""Checker: each rule rejects with a located, explained error; valid kernels give footprints."""
+import pytest
+
+from ascendcraft.chips import load_chip
+from ascendcraft.dsl.checker import Binding, check
+from ascendcraft.dsl.parser import parse
+from ascendcraft.errors import DSLError
+
+CHIP = load_chip("910B2")
+
+
+def run_check(body, dims=None, attrs=None, sig="x: gm f32[R, N]) -> (y: gm f32[R, N]"):
+    text = f"kernel k({sig}):\n" + body
+    return check(parse(text, "k.dsl"), Binding(dims or {"R": 53, "N": 1000}, attrs or {}), CHIP)
+
+
+def rejects(body, fragment, line=None, **kw):
+    with pytest.raises(DSLError) as info:
+        run_check(body, **kw)
+    assert fragment in str(info.value), str(info.value)
+    if line is not None:
+        assert info.value.span.line == line, str(info.value)
+    return info.value
+
+
+def test_over_ub_kernel_rejected_with_line_and_bytes():
+    err = rejects("    for r in parallel(R):\n        t = load(x[r, :])\n        store(y[r, :], exp(t) * t)\n",
+                  "exceeds the 196,608-byte UB of 910B2", line=3, dims={"R": 4, "N": 65536})
+    assert err.kind == "memory error"
+    assert "footprint of 262,144 bytes" in str(err)  # the first statement over budget: one row of 64K f32
+    assert "262,144 B of tiles made by this statement, plus live tiles: none" in str(err)
+
+
+def test_over_ub_reports_live_tiles():
+    err = rejects("    t = load(x[0, 0:30000])\n    u = load(x[1, 0:30000])\n    store(y[0, 0:30000], t + u)\n",
+                  "exceeds the 196,608-byte UB", line=3, dims={"R": 4, "N": 65536})
+    assert "footprint of 240,000 bytes" in str(err)
+    assert "120,000 B of tiles made by this statement, plus live tiles: t (120,000 B)" in str(err)
+
+
+def test_footprint_of_a_tiled_kernel_is_reported():
+    ck = run_check("    for r in parallel(R):\n        for j in range(0, N, 4096):\n"
+                   "            t = load(x[r, j:j + 4096])\n            store(y[r, j:j + 4096], exp(t) * t)\n",
+                   dims={"R": 4, "N": 65536})
+    size, span, live = ck.peak["ub"]
+    assert size == 3 * 4096 * 4 and span.line == 5
+    assert ck.cores == 48 and not ck.uses_cube
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("    t = exp(x)\n", "exp needs on-chip values; GM input x"),
+    ("    t = x[0, :]\n", "cannot be assigned; copy it on chip with load"),
+    ("    store(x[0, :], 1.0)\n", "x is an input"),
+    ("    t = load(x[0, :])\n    store(y[0, :], cast(t, f16))\n", "storing a f16 tile into y (f32)"),
+    ("    t = load(x[0, :])\n    u = load(x[t, :])\n", "an index must be an integer scalar"),
+    ("    t = load(x[0, :])\n    u = t + cast(t, i32)\n", "add mixes f32 and i32 tiles"),
+    ("    t = cast(load(x[0, :]), i32)\n    u = exp(t)\n", "exp needs float operands, got i32"),
+    ("    t = cast(load(x[0, :]), i32)\n    u = t * 0.5\n", "a float scalar cannot become i32"),
+    ("    t = load(x[0, 0:10])\n    u = t + load(x[0, 0:20])\n", "shapes [10] and [20] do not broadcast"),
+    ("    t = lod(x[0, :])\n", "unknown function 'lod'"),
+    ("    t = load(x[0, :])\n    u = max(t, t)\n", "use maximum(a, b)"),
+    ("    t = load(x[0, :])\n    u = sum(t, axis=2)\n", "axis 2 is out of range"),
+    ("    t = load(x[0, :])\n    u = sum(t, axes=1)\n", "sum has no keyword argument 'axes'"),
+    ("    t = load(x[99, :])\n", "index 99 is out of range"),
+    ("    for i in range(0, N, 0):\n        pass\n", "range step cannot be 0"),
+    ("    for i in parallel(R):\n        for j in parallel(N):\n            pass\n", "must be at the top"),
+    ("    s = 0.0\n    for i in parallel(R):\n        s = s + 1.0\n", "reassigned inside it"),
+    ("    for i in parallel(R):\n        t = load(x[i, :])\n    store(y[0, :], t)\n", "name 't' is not defined"),
+    ("    t = load(x[0, :])\n    for j in range(3):\n        t = cast(t, f16)\n", "changes type inside this loop"),
+    ("    N = 3\n", "cannot assign to 'N'"),
+    ("    const T = load(x[0, :])\n", "a const needs a value known before the kernel runs"),
+    ("    t = load(x[0, :])\n    u = where(t, t, 0.0)\n", "needs a bool mask"),
+    ("    t = load(x[0:4, :], space=l1)\n    u = exp(t)\n", "reads ub tiles only"),
+    ("    t = load(x[0:4, 0:4])\n    u = matmul(t, t)\n", "matmul needs a l1 tile"),
+    ("    t = exp(1.0) + foo\n", "name 'foo' is not defined"),
+])
+def test_rule_violations(body, fragment):
+    rejects(body, fragment)
+
+
+def test_undefined_name_suggests_a_close_one():
+    rejects("    total = 0.0\n    u = totl + 1.0\n", "did you mean 'total'?")
+
+
+def test_scalar_attribute_needs_a_value():
+    rejects("    pass\n", "scalar attribute 'alpha' has no value",
+            sig="x: gm f32[R, N], alpha: f32) -> (y: gm f32[R, N]")
+
+
+def test_matmul_rules():
+    sig = "a: gm f16[M, K], b: gm f16[K, N]) -> (c: gm f32[M, N]"
+    ck = run_check("    for i in parallel(cdiv(M, 64)):\n"
+                   "        acc = zeros((64, 64), f32)\n"
+                   "        p = load(a[i * 64:i * 64 + 64, 0:64], space=l1)\n"
+                   "        q = load(b[0:64, 0:64], space=l1)\n"
+                   "        c0 = matmul(p, q)\n"
+                   "        store(c[i * 64:i * 64 + 64, 0:64], c0)\n",
+                   dims={"M": 256, "K": 64, "N": 64}, sig=sig)
+    assert ck.uses_cube and ck.cores == 24
+    rejects("    p = load(a[0:256, 0:256], space=l1)\n    c0 = matmul(p, p)\n", "does not fit L0A",
+            dims={"M": 256, "K": 256, "N": 64}, sig=sig)
+    rejects("    p = load(a[0:16, 0:16], space=l1)\n    q = load(b[0:8, 0:16], space=l1)\n"
+            "    c0 = matmul(p, q)\n", "inner extents differ", dims={"M": 16, "K": 16, "N": 16}, sig=sig)
+    rejects("    p = load(a[0:16, 0:16], space=l1)\n    c0 = exp(matmul(p, p))\n", "reads ub tiles only",
+            dims={"M": 16, "K": 16, "N": 16}, sig=sig)
+
+
+def test_binding_errors_point_at_the_declaration():
+    with pytest.raises(DSLError) as info:
+        check(parse("kernel k(x: gm f32[R, Q]) -> (y: gm f32[R, Q]):\n    pass\n", "k.dsl"),
+              Binding({"R": 2}, {}), CHIP)
+    assert "dim 'Q' has no value" in str(info.value)
