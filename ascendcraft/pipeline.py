@@ -27,7 +27,6 @@ class CheckResult:
         return self.report.passed
 
     def to_json(self) -> dict:
-        ub, _, _ = self.real.peak["ub"]
         return {
             "kernel": self.kernel.name,
             "source": self.kernel.source.name if self.kernel.source else None,
@@ -35,16 +34,18 @@ class CheckResult:
             "chip": self.real.chip.name,
             "cores": self.real.cores,
             "passed": self.passed,
-            "real_shapes": {"ub_peak_bytes": ub, "ub_bytes": self.real.chip.ub_bytes,
-                            "dims": self.real.binding.dims},
+            "real_shapes": {"dims": self.real.binding.dims,
+                            "peak_bytes": {sp: self.real.peak[sp][0] for sp in ("ub", "l1", "l0c")},
+                            "capacity_bytes": {sp: self.real.chip.capacity(sp) for sp in ("ub", "l1", "l0c")}},
             "verification": self.report.to_json(),
         }
 
     def summary(self) -> str:
-        ub = self.real.peak["ub"][0]
+        chip = self.real.chip
+        peaks = [f"{sp.upper()} {self.real.peak[sp][0]:,} / {chip.capacity(sp):,}"
+                 for sp in ("ub", "l1", "l0c") if sp == "ub" or self.real.peak[sp][0]]
         head = (f"{'PASS' if self.passed else 'FAIL'}  kernel {self.kernel.name} vs {Path(self.task.path).name} "
-                f"on {self.real.chip.name} ({self.real.cores} cores); UB peak at real shapes "
-                f"{ub:,} / {self.real.chip.ub_bytes:,} bytes")
+                f"on {chip.name} ({self.real.cores} cores); on-chip peak at real shapes: {', '.join(peaks)} bytes")
         return head + "\n" + self.report.summary()
 
 

@@ -66,7 +66,7 @@ def test_json_output(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["passed"] is True and data["chip"] == "910B2" and data["cores"] == 48
     assert data["real_shapes"]["dims"] == {"B": 6, "N": 70000}
-    assert 0 < data["real_shapes"]["ub_peak_bytes"] <= 196608
+    assert 0 < data["real_shapes"]["peak_bytes"]["ub"] <= data["real_shapes"]["capacity_bytes"]["ub"] == 196608
 
 
 def test_debug_shows_the_traceback():

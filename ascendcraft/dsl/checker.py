@@ -713,6 +713,13 @@ class Checker:
             if len(n) != 1:
                 raise _err("iota(n, dtype) makes a 1-D tile", e)
             dt = self.expr(e.args[1])
+            start = e.kwarg("start")
+            if start is not None:
+                st = self.expr(start)
+                if not isinstance(st, TScalar) or st.dtype == "bool":
+                    raise _err(f"iota(..., start=...) needs a scalar, got {st.describe()}", start)
+                if isinstance(dt, TDType):
+                    self._scalar_fits(st, dt.name, start)
         elif op.name == "zeros":
             n = self._shape_arg(e.args[0])
             dt = self.expr(e.args[1])

@@ -47,6 +47,15 @@ def _uses(s) -> set[str]:
     return set()
 
 
+def _is_cube_accumulate(e, types) -> bool:
+    """``acc + matmul(a, b)`` (either order) on l0c tiles."""
+    if not (isinstance(e, A.Binary) and e.op == "+"):
+        return False
+    t = types.get(id(e))
+    return isinstance(t, TTile) and t.space == "l0c" and any(
+        isinstance(x, A.Call) and x.func == "matmul" for x in (e.lhs, e.rhs))
+
+
 class _Analysis:
     def __init__(self, checker):
         self.c = checker
@@ -115,6 +124,8 @@ class _Analysis:
     def temp_peak(self, e, space) -> int:
         if e is None:
             return 0
+        if space == "l0c" and _is_cube_accumulate(e, self.types):
+            return self._result(e, space)  # Mmad accumulates into the accumulator's own buffer
         held, peak = 0, 0
         for child in self._children(e):
             peak = max(peak, held + self.temp_peak(child, space))

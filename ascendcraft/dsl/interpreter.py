@@ -331,6 +331,11 @@ class Interpreter:
         a, b = self.eval(e.lhs), self.eval(e.rhs)
         if type(a) is not Tile and type(b) is not Tile:
             return _scalar_binary(e.op, a, b, e)
+        if e.op == "+" and type(a) is Tile and a.space == "l0c":
+            # acc + matmul(...): Mmad accumulates in place, so the product holds no L0C of its own
+            product = b if isinstance(e.rhs, A.Call) else a if isinstance(e.lhs, A.Call) else None
+            if product is not None:
+                self.temps[_SPACE_INDEX["l0c"]] -= product.nbytes
         return self._elementwise(OPS[BINARY_OPERATORS[e.op]], [a, b])
 
     def _elementwise(self, op, values):

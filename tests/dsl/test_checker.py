@@ -73,6 +73,9 @@ def test_footprint_of_a_tiled_kernel_is_reported():
     ("    t = load(x[0:4, :], space=l1)\n    u = exp(t)\n", "reads ub tiles only"),
     ("    t = load(x[0:4, 0:4])\n    u = matmul(t, t)\n", "matmul needs a l1 tile"),
     ("    t = exp(1.0) + foo\n", "name 'foo' is not defined"),
+    ("    t = load(x[0, :])\n    u = iota(8, i32, start=t)\n", "start=...) needs a scalar"),
+    ("    u = iota(8, i32, start=0.5)\n", "a float scalar cannot become i32"),
+    ("    u = iota(8, i32, start=q)\n", "name 'q' is not defined"),
 ])
 def test_rule_violations(body, fragment):
     rejects(body, fragment)
@@ -110,3 +113,17 @@ def test_binding_errors_point_at_the_declaration():
         check(parse("kernel k(x: gm f32[R, Q]) -> (y: gm f32[R, Q]):\n    pass\n", "k.dsl"),
               Binding({"R": 2}, {}), CHIP)
     assert "dim 'Q' has no value" in str(info.value)
+
+
+def test_cube_accumulation_is_in_place():
+    sig = "a: gm f16[M, K], b: gm f16[K, N]) -> (c: gm f32[M, N]"
+    ck = run_check("    for i in parallel(2):\n"
+                   "        acc = zeros((128, 128), f32, space=l0c)\n"
+                   "        for k in range(0, K, 64):\n"
+                   "            p = load(a[0:128, k:k + 64], pad=0.0, space=l1)\n"
+                   "            q = load(b[k:k + 64, 0:128], pad=0.0, space=l1)\n"
+                   "            acc = acc + matmul(p, q)\n"
+                   "        store(c[0:128, 0:128], acc)\n",
+                   dims={"M": 128, "K": 256, "N": 128}, sig=sig)
+    assert ck.peak["l0c"][0] == 128 * 128 * 4      # one accumulator, not accumulator + product
+    assert ck.peak["l1"][0] == 2 * 128 * 64 * 2     # both operands live while the product is formed
