@@ -5,6 +5,10 @@ every op), one NumPy call per tile operation. Parallel loops run each core's sha
 of the iterations; on-chip capacity is enforced with the exact (tail-clamped) tile
 sizes, and cores writing or reading each other's GM results within one phase are
 reported as races.
+
+The IR is compiled once into nested Python closures (one per node), so running a
+tile loop costs a few function calls per operation rather than a tree walk; a node
+with no rule fails when the kernel is compiled, before anything runs.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from .. import dtypes as D
 from ..errors import DSLError, InterpreterError
 from . import ast as A
 from .checker import CheckedKernel
+from .types import TScalar, TStr, TTile, TTuple
 from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS, apply_round
 
 _ATOMIC = 127  # writer mark for atomic_add (cores are marked core + 1; 0 = unwritten this phase)
@@ -54,34 +59,12 @@ def _fail(msg, node=None, hint=None, kind="runtime error"):
     return InterpreterError(msg, getattr(node, "span", None), kind=kind, hint=hint)
 
 
-def _clamp_slices(subs, shape, env_eval, node, padded=False):
-    """NumPy index for GM/tile subscripts (slices clamp to [0, dim]); with padded=True also
-    return the full (unclamped) extents and where the clamped part sits inside them."""
-    index, full, inner = [], [], []
-    for axis, sub in enumerate(subs):
-        dim = shape[axis]
-        if isinstance(sub, A.Slice):
-            start = 0 if sub.start is None else env_eval(sub.start)
-            stop = dim if sub.stop is None else env_eval(sub.stop)
-            lo, hi = min(max(start, 0), dim), min(max(stop, 0), dim)
-            hi = max(hi, lo)
-            index.append(slice(lo, hi))
-            if padded:
-                ext = max(stop - start, 0)
-                off = lo - start
-                full.append(ext)
-                inner.append(slice(min(max(off, 0), ext), min(max(off, 0) + (hi - lo), ext)))
-        else:
-            i = env_eval(sub)
-            if not 0 <= i < dim:
-                raise _fail(f"index {i} is out of range for an axis of extent {dim}", sub, kind="index error")
-            index.append(i)
-    for axis in range(len(subs), len(shape)):
-        index.append(slice(0, shape[axis]))
-        if padded:
-            full.append(shape[axis])
-            inner.append(slice(0, shape[axis]))
-    return tuple(index), tuple(full), tuple(inner)
+
+def _fail(msg, node=None, hint=None, kind="runtime error"):
+    return InterpreterError(msg, getattr(node, "span", None), kind=kind, hint=hint)
+
+
+_MISSING = object()
 
 
 class Interpreter:
@@ -92,28 +75,30 @@ class Interpreter:
         self.cores = cores or checked.cores
         self.check_races = check_races and self.cores > 1
         self.capacity = [self.chip.capacity(sp) for sp in _SPACES]
-        self.dead_after = checked.dead_after
+        self.types = checked.expr_types
         self.core = 0
         self.in_phase = False
         self.temps = [0, 0, 0]
         self.live = [0, 0, 0]
         self.stmt = None
-        self._dispatch = {
-            A.Name: self._name, A.Int: self._literal, A.Float: self._literal, A.Str: self._literal,
-            A.Tuple: self._tuple, A.Unary: self._unary, A.Binary: self._binary, A.Call: self._call,
-            A.Index: self._index, A.Load: self._load,
-        }
-        self._exec = {
-            A.Assign: self._assign, A.Const: self._const, A.Scratch: self._scratch_stmt, A.Store: self._store,
-            A.For: self._for, A.ParallelFor: self._parallel, A.Pass: lambda s: None,
-        }
+        self.fixed: dict[str, object] = {}
+        self.gm: dict[str, GMTensor] = {}
+        self.locals = {n.target for n in A.walk(checked.kernel) if isinstance(n, A.Assign)} | \
+            {n.var for n in A.walk(checked.kernel) if isinstance(n, A.For)} | \
+            {v for n in A.walk(checked.kernel) if isinstance(n, A.ParallelFor) for v in n.vars}
+        try:
+            self.code = self._block(checked.kernel.body)
+        except DSLError as err:
+            raise err.located(checked.kernel.source) from None
 
     # ------------------------------------------------------------ entry
     def run(self, gm: dict[str, np.ndarray]) -> None:
         """Run the kernel on GM arrays given by parameter name; outputs are written in place."""
-        self.fixed: dict[str, object] = dict(self.ck.binding.dims)
-        self.fixed["CORES"] = self.cores
-        self.gm: dict[str, GMTensor] = {}
+        fixed = self.fixed
+        fixed.clear()
+        fixed.update(self.ck.binding.dims)
+        fixed["CORES"] = self.cores
+        self.gm = {}
         for p in self.kernel.inputs + self.kernel.outputs:
             t = self.ck.params[p.name]
             if hasattr(t, "role"):
@@ -122,100 +107,173 @@ class Interpreter:
                 arr = gm[p.name]
                 if tuple(arr.shape) != t.shape:
                     raise _fail(f"{p.name} has shape {tuple(arr.shape)}, the kernel was checked for {t.shape}",
-                                p, kind="binding error")
+                                p, kind="binding error").located(self.kernel.source)
                 g = GMTensor(p.name, arr, t.dtype, t.role)
                 self.gm[p.name] = g
-                self.fixed[p.name] = g
+                fixed[p.name] = g
             else:
-                self.fixed[p.name] = t.value
-        self.env: dict[str, object] = {}
+                fixed[p.name] = t.value
         try:
             with np.errstate(all="ignore"):
-                self._block(self.kernel.body)
+                self.code({})
         except DSLError as err:
             raise err.located(self.kernel.source) from None
 
     # ------------------------------------------------------------ statements
     def _block(self, stmts):
-        env, dead = self.env, self.dead_after
+        compiled = {A.Assign: self._assign, A.Const: self._const, A.Scratch: self._scratch_stmt,
+                    A.Store: self._store, A.For: self._for, A.ParallelFor: self._parallel,
+                    A.Pass: lambda s: (lambda env: None)}
+        items = []
         for s in stmts:
-            self.stmt = s
-            try:
-                self._exec[type(s)](s)
-            except DSLError as err:
-                if err.span is None:
-                    err.span = s.span
-                raise
-            except (ValueError, TypeError, IndexError) as err:
-                raise _fail(f"{type(err).__name__} while running this statement: {err}", s) from None
-            for name in dead.get(id(s), ()):
-                env.pop(name, None)
+            rule = compiled.get(type(s))
+            if rule is None:
+                raise _fail(f"interpreter: no rule for statement {type(s).__name__}", s, kind="internal error")
+            items.append((rule(s), tuple(self.ck.dead_after.get(id(s), ())), s))
+        items = tuple(items)
 
-    def _begin(self, skip=None):
+        def run_block(env):
+            for fn, dead, s in items:
+                self.stmt = s
+                try:
+                    fn(env)
+                except DSLError as err:
+                    if err.span is None:
+                        err.span = s.span
+                    raise
+                except (ValueError, TypeError, IndexError, KeyError) as err:
+                    raise _fail(f"{type(err).__name__} while running this statement: {err}", s) from None
+                for name in dead:
+                    env.pop(name, None)
+        return run_block
+
+    def _begin(self, env, skip=None):
         """Start a statement: bytes held by live tiles (except the one being replaced), no temporaries."""
         live = [0, 0, 0]
-        for name, v in self.env.items():
+        for name, v in env.items():
             if type(v) is Tile and name != skip:
                 live[_SPACE_INDEX[v.space]] += v.nbytes
         self.live = live
         self.temps = [0, 0, 0]
 
     def _assign(self, s: A.Assign):
-        self._begin(s.target)
-        self.env[s.target] = self.eval(s.value)
+        value, target, begin = self.expr(s.value), s.target, self._begin
+
+        def run(env):
+            begin(env, target)
+            env[target] = value(env)
+        return run
 
     def _const(self, s: A.Const):
-        self.fixed[s.name] = self.eval(s.value)
+        value, name, fixed = self.expr(s.value), s.name, self.fixed
+
+        def run(env):
+            fixed[name] = value(env)
+        return run
 
     def _scratch_stmt(self, s: A.Scratch):
         t = self.ck.scratch[s.name]
-        if t.dtype in D.FLOATS:
-            data = np.full(t.shape, np.nan, D.NUMPY[t.dtype])
-        else:
-            data = np.full(t.shape, D.highest(t.dtype), D.NUMPY[t.dtype])
-        g = GMTensor(s.name, data, t.dtype, "scratch")
-        self.gm[s.name] = g
-        self.fixed[s.name] = g
 
-    def _region(self, e):
-        """(GMTensor, numpy index) for a GM destination or source expression."""
+        def run(env):
+            if t.dtype in D.FLOATS:
+                data = np.full(t.shape, np.nan, D.NUMPY[t.dtype])
+            else:
+                data = np.full(t.shape, D.highest(t.dtype), D.NUMPY[t.dtype])
+            g = GMTensor(s.name, data, t.dtype, "scratch")
+            self.gm[s.name] = g
+            self.fixed[s.name] = g
+        return run
+
+    def _region(self, e, padded=False):
+        """Compile a GM or tile region: env -> (base value, numpy index[, full extents, inner index])."""
         if isinstance(e, A.Name):
-            g = self._lookup(e)
-            if not isinstance(g, GMTensor):
-                raise _fail(f"{e.id} is not a GM tensor", e)
-            return g, tuple(slice(0, d) for d in g.data.shape)
-        g = self._lookup(e.base)
-        index, _, _ = _clamp_slices(e.subscripts, g.data.shape, self.eval_scalar, e)
-        return g, index
+            base = self.expr(e)
+
+            def whole(env):
+                b = base(env)
+                shape = b.data.shape
+                idx = tuple(slice(0, d) for d in shape)
+                return (b, idx, shape, idx) if padded else (b, idx)
+            return whole
+        base = self.expr(e.base)
+        subs = []
+        for sub in e.subscripts:
+            if isinstance(sub, A.Slice):
+                subs.append((True, None if sub.start is None else self.expr(sub.start),
+                             None if sub.stop is None else self.expr(sub.stop), sub))
+            else:
+                subs.append((False, self.expr(sub), None, sub))
+        nsubs = len(subs)
+
+        def region(env):
+            b = base(env)
+            shape = b.data.shape
+            index, full, inner = [], [], []
+            for axis, (is_slice, f0, f1, node) in enumerate(subs):
+                dim = shape[axis]
+                if is_slice:
+                    start = 0 if f0 is None else f0(env)
+                    stop = dim if f1 is None else f1(env)
+                    lo = 0 if start < 0 else dim if start > dim else start
+                    hi = 0 if stop < 0 else dim if stop > dim else stop
+                    if hi < lo:
+                        hi = lo
+                    index.append(slice(lo, hi))
+                    if padded:
+                        ext = stop - start if stop > start else 0
+                        off = lo - start if lo > start else 0
+                        full.append(ext)
+                        inner.append(slice(min(off, ext), min(off + hi - lo, ext)))
+                else:
+                    i = f0(env)
+                    if not 0 <= i < dim:
+                        raise _fail(f"index {i} is out of range for an axis of extent {dim}", node,
+                                    kind="index error")
+                    index.append(i)
+            for axis in range(nsubs, len(shape)):
+                index.append(slice(0, shape[axis]))
+                if padded:
+                    full.append(shape[axis])
+                    inner.append(slice(0, shape[axis]))
+            if padded:
+                return b, tuple(index), tuple(full), tuple(inner)
+            return b, tuple(index)
+        return region
 
     def _store(self, s: A.Store):
-        self._begin()
-        g, index = self._region(s.dst)
-        value = self.eval(s.value)
-        view_shape = g.data[index].shape
-        if type(value) is Tile:
-            data = value.data
-            if data.shape != view_shape and isinstance(s.dst, A.Index):
-                # A value as long as the unclamped slice (e.g. from a padded load) keeps only its in-tensor part.
-                _, full, inner = _clamp_slices(s.dst.subscripts, g.data.shape, self.eval_scalar, s, padded=True)
-                if data.shape == full:
-                    data = data[inner]
-            if data.shape != view_shape:
-                try:
-                    data = np.broadcast_to(data, view_shape)
-                except ValueError:
-                    raise _fail(f"store: a value of shape {tuple(value.data.shape)} does not fit the region of "
-                                f"shape {tuple(view_shape)} of {g.name}", s, kind="shape error") from None
-        else:
-            data = np.full(view_shape, value, dtype=D.NUMPY[g.dtype])
-        if self.check_races and self.in_phase:
-            self._claim(g, index, s.accumulate, s)
-        if g.dtype == "bool":
-            data = data.astype(g.data.dtype)
-        if s.accumulate:
-            g.data[index] = D.quantize(g.data[index] + data, g.dtype)
-        else:
-            g.data[index] = data
+        region = self._region(s.dst)
+        padded_region = self._region(s.dst, padded=True) if isinstance(s.dst, A.Index) else None
+        value_fn, accumulate, begin = self.expr(s.value), s.accumulate, self._begin
+
+        def run(env):
+            begin(env)
+            g, index = region(env)
+            value = value_fn(env)
+            view_shape = g.data[index].shape
+            if type(value) is Tile:
+                data = value.data
+                if data.shape != view_shape and padded_region is not None:
+                    # A value as long as the unclamped slice (e.g. from a padded load) keeps its in-tensor part.
+                    _, _, full, inner = padded_region(env)
+                    if data.shape == full:
+                        data = data[inner]
+                if data.shape != view_shape:
+                    try:
+                        data = np.broadcast_to(data, view_shape)
+                    except ValueError:
+                        raise _fail(f"store: a value of shape {tuple(value.data.shape)} does not fit the region "
+                                    f"of shape {tuple(view_shape)} of {g.name}", s, kind="shape error") from None
+            else:
+                data = np.full(view_shape, value, dtype=D.NUMPY[g.dtype])
+            if self.check_races and self.in_phase:
+                self._claim(g, index, accumulate, s)
+            if g.dtype == "bool":
+                data = data.astype(g.data.dtype)
+            if accumulate:
+                g.data[index] = D.quantize(g.data[index] + data, g.dtype)
+            else:
+                g.data[index] = data
+        return run
 
     def _claim(self, g: GMTensor, index, atomic, node):
         """Record who wrote each GM element in this phase: 0 nobody, core + 1, or _ATOMIC."""
@@ -235,62 +293,86 @@ class Interpreter:
         g.writers[index] = mark
 
     def _for(self, s: A.For):
-        start, stop, step = self.eval_scalar(s.start), self.eval_scalar(s.stop), self.eval_scalar(s.step)
-        env = self.env
-        for i in range(start, stop, step):
-            env[s.var] = i
-            self._block(s.body)
-            self.env = env
+        start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
+        body, var = self._block(s.body), s.var
+
+        def run(env):
+            for i in range(start(env), stop(env), step(env)):
+                env[var] = i
+                body(env)
+        return run
 
     def _parallel(self, s: A.ParallelFor):
-        extents = [self.eval_scalar(e) for e in s.extents]
-        total = int(np.prod(extents)) if extents else 0
-        for g in self.gm.values():
-            if g.writers is not None:
-                g.writers.fill(0)
-        q, r = divmod(total, self.cores)
-        outer = dict(self.env)
-        self.in_phase = True
-        try:
-            for core in range(self.cores):
-                self.core = core
-                lo = core * q + min(core, r)
-                hi = lo + q + (1 if core < r else 0)
-                for flat in range(lo, hi):
-                    idx = np.unravel_index(flat, extents) if len(extents) > 1 else (flat,)
-                    self.env = dict(outer)
-                    for v, i in zip(s.vars, idx):
-                        self.env[v] = int(i)
-                    self._block(s.body)
-        finally:
-            self.in_phase = False
-            self.core = 0
-            self.env = outer
+        extents_fn = [self.expr(e) for e in s.extents]
+        body, names = self._block(s.body), s.vars
+
+        def run(outer):
+            extents = [f(outer) for f in extents_fn]
+            total = 1
+            for n in extents:
+                total *= n
+            total = max(total, 0)
+            for g in self.gm.values():
+                if g.writers is not None:
+                    g.writers.fill(0)
+            q, r = divmod(total, self.cores)
+            self.in_phase = True
+            try:
+                for core in range(self.cores):
+                    self.core = core
+                    lo = core * q + min(core, r)
+                    hi = lo + q + (1 if core < r else 0)
+                    for flat in range(lo, hi):
+                        env = dict(outer)
+                        if len(names) == 1:
+                            env[names[0]] = flat
+                        else:
+                            for v, i in zip(names, np.unravel_index(flat, extents)):
+                                env[v] = int(i)
+                        body(env)
+            finally:
+                self.in_phase = False
+                self.core = 0
+        return run
 
     # ------------------------------------------------------------ expressions
-    def eval(self, e):
+    def expr(self, e):
+        """Compile an expression into ``env -> value``, with on-chip accounting for tile results."""
         t = type(e)
         if t is A.Name:
-            return self._lookup(e)
+            return self._name(e)
         if t is A.Int or t is A.Float or t is A.Str:
-            return e.value
-        temps = self.temps
-        b0, b1, b2 = temps
-        v = self._dispatch[t](e)
-        if type(v) is Tile:
-            i = _SPACE_INDEX[v.space]
-            size = v.nbytes
-            # children's results are still held (in temps) while this result is produced
-            if temps[i] + size + self.live[i] > self.capacity[i]:
-                self._overflow(v.space, temps[i] + size + self.live[i], e)
-            temps[0], temps[1], temps[2] = b0, b1, b2
-            temps[i] += size
-        else:
-            temps[0], temps[1], temps[2] = b0, b1, b2
-        return v
+            value = e.value
+            return lambda env: value
+        rule = self._rules.get(t)
+        if rule is None:
+            raise _fail(f"interpreter: no rule for expression {t.__name__}", e, kind="internal error")
+        fn = rule(self, e)
+        static = self.types.get(id(e))
+        if static is not None and not isinstance(static, TTile):
+            return fn  # scalars, dtypes, tuples hold no on-chip memory
+        capacity, overflow = self.capacity, self._overflow
 
-    def _overflow(self, space, size, e):
-        names = sorted(((n, v.nbytes) for n, v in self.env.items() if type(v) is Tile and v.space == space),
+        def accounted(env):
+            temps = self.temps
+            b0, b1, b2 = temps
+            v = fn(env)
+            if type(v) is Tile:
+                i = _SPACE_INDEX[v.space]
+                size = v.nbytes
+                # children's results are still held (in temps) while this result is produced
+                need = temps[i] + size + self.live[i]
+                if need > capacity[i]:
+                    overflow(v.space, need, env)
+                temps[0], temps[1], temps[2] = b0, b1, b2
+                temps[i] += size
+            else:
+                temps[0], temps[1], temps[2] = b0, b1, b2
+            return v
+        return accounted
+
+    def _overflow(self, space, size, env):
+        names = sorted(((n, v.nbytes) for n, v in env.items() if type(v) is Tile and v.space == space),
                        key=lambda kv: -kv[1])[:6]
         live = ", ".join(f"{n} ({b:,} B)" for n, b in names) or "none"
         cap = self.capacity[_SPACE_INDEX[space]]
@@ -298,45 +380,55 @@ class Interpreter:
                     f"available on {self.chip.name} (live tiles: {live})", self.stmt, kind="memory error",
                     hint="use smaller tiles")
 
-    def eval_scalar(self, e):
-        v = self.eval(e)
-        if type(v) is Tile:
-            raise _fail("expected a scalar, got a tile", e)
-        return v
+    def _name(self, e: A.Name):
+        name = e.id
+        if name in self.locals:
+            def local(env):
+                v = env.get(name, _MISSING)
+                if v is _MISSING:
+                    v = self.fixed.get(name, _MISSING)
+                    if v is _MISSING:
+                        raise _fail(f"name {name!r} has no value here", e)
+                return v
+            return local
+        fixed = self.fixed
+        if name in CONSTANT_NAMES and name not in self.ck.params:
+            value = CONSTANT_NAMES[name]
+            return lambda env: value
+        if name in D.NUMPY:
+            return lambda env: name
 
-    def _lookup(self, e: A.Name):
-        if e.id in self.env:
-            return self.env[e.id]
-        if e.id in self.fixed:
-            return self.fixed[e.id]
-        if e.id in CONSTANT_NAMES:
-            return CONSTANT_NAMES[e.id]
-        if e.id in D.NUMPY:
-            return e.id
-        raise _fail(f"name {e.id!r} has no value here", e)
-
-    def _name(self, e):
-        return self._lookup(e)
-
-    def _literal(self, e):
-        return e.value
+        def lookup(env):
+            try:
+                return fixed[name]
+            except KeyError:
+                raise _fail(f"name {name!r} has no value here", e) from None
+        return lookup
 
     def _tuple(self, e):
-        return tuple(self.eval(i) for i in e.items)
+        items = [self.expr(i) for i in e.items]
+        return lambda env: tuple(f(env) for f in items)
 
     def _unary(self, e: A.Unary):
-        return self._elementwise(OPS[UNARY_OPERATORS[e.op]], [self.eval(e.operand)])
+        op, operand, elementwise = OPS[UNARY_OPERATORS[e.op]], self.expr(e.operand), self._elementwise
+        return lambda env: elementwise(op, [operand(env)])
 
     def _binary(self, e: A.Binary):
-        a, b = self.eval(e.lhs), self.eval(e.rhs)
-        if type(a) is not Tile and type(b) is not Tile:
-            return _scalar_binary(e.op, a, b, e)
-        if e.op == "+" and type(a) is Tile and a.space == "l0c":
-            # acc + matmul(...): Mmad accumulates in place, so the product holds no L0C of its own
-            product = b if isinstance(e.rhs, A.Call) else a if isinstance(e.lhs, A.Call) else None
-            if product is not None:
-                self.temps[_SPACE_INDEX["l0c"]] -= product.nbytes
-        return self._elementwise(OPS[BINARY_OPERATORS[e.op]], [a, b])
+        lhs, rhs, sym = self.expr(e.lhs), self.expr(e.rhs), e.op
+        op, elementwise = OPS[BINARY_OPERATORS[e.op]], self._elementwise
+        in_place = e.op == "+" and (isinstance(e.rhs, A.Call) or isinstance(e.lhs, A.Call))
+        product_is_rhs = isinstance(e.rhs, A.Call)
+        l0c = _SPACE_INDEX["l0c"]
+
+        def run(env):
+            a, b = lhs(env), rhs(env)
+            if type(a) is not Tile and type(b) is not Tile:
+                return _scalar_binary(sym, a, b, e)
+            if in_place and type(a) is Tile and a.space == "l0c":
+                # acc + matmul(...): Mmad accumulates in place, so the product holds no L0C of its own
+                self.temps[l0c] -= (b if product_is_rhs else a).nbytes
+            return elementwise(op, [a, b])
+        return run
 
     def _elementwise(self, op, values):
         tiles = [v for v in values if type(v) is Tile]
@@ -355,169 +447,199 @@ class Interpreter:
         return Tile(out, rdtype, tiles[0].space)
 
     def _index(self, e: A.Index):
-        base = self.eval(e.base)
-        if type(base) is not Tile:
-            raise _fail("only tiles can be indexed inside expressions; GM regions go through load(...)", e)
-        index, _, _ = _clamp_slices(e.subscripts, base.data.shape, self.eval_scalar, e)
-        return Tile(base.data[index], base.dtype, base.space)
+        region = self._region(e)
+
+        def run(env):
+            base, index = region(env)
+            if type(base) is not Tile:
+                raise _fail("only tiles can be indexed inside expressions; GM regions go through load(...)", e)
+            return Tile(base.data[index], base.dtype, base.space)
+        return run
 
     def _load(self, e: A.Load):
-        if isinstance(e.src, A.Name):
-            g = self._lookup(e.src)
-            return Tile(g.data.copy(), g.dtype, e.space)
-        g = self._lookup(e.src.base)
         padded = e.pad is not None
-        index, full, inner = _clamp_slices(e.src.subscripts, g.data.shape, self.eval_scalar, e, padded)
-        if self.check_races and self.in_phase and g.writers is not None:
-            w = g.writers[index]
-            if w.any() and np.any((w != 0) & (w != self.core + 1)):
-                raise _fail(f"race: core {self.core} reads elements of {g.name} written by another core in the "
-                            "same parallel phase", e, kind="race",
-                            hint="results of other cores are visible after the parallel loop ends")
-        data = g.data[index]
-        if g.dtype == "bool" and data.dtype != np.bool_:
-            data = data.astype(np.bool_)
-        if not padded:
-            return Tile(data.copy(), g.dtype, e.space)
-        pad = self.eval_scalar(e.pad)
-        out = np.full(full, pad, dtype=D.NUMPY[g.dtype])
-        out[inner] = data
-        return Tile(out, g.dtype, e.space)
+        region = self._region(e.src, padded=padded)
+        pad_fn = self.expr(e.pad) if padded else None
+        space = e.space
+
+        def run(env):
+            got = region(env)
+            g, index = got[0], got[1]
+            if self.check_races and self.in_phase and g.writers is not None:
+                w = g.writers[index]
+                if w.any() and np.any((w != 0) & (w != self.core + 1)):
+                    raise _fail(f"race: core {self.core} reads elements of {g.name} written by another core in "
+                                "the same parallel phase", e, kind="race",
+                                hint="results of other cores are visible after the parallel loop ends")
+            data = g.data[index]
+            if g.dtype == "bool" and data.dtype != np.bool_:
+                data = data.astype(np.bool_)
+            if not padded:
+                return Tile(data.copy(), g.dtype, space)
+            out = np.full(got[2], pad_fn(env), dtype=D.NUMPY[g.dtype])
+            out[got[3]] = data
+            return Tile(out, g.dtype, space)
+        return run
 
     # ------------------------------------------------------------ calls
+    def _const_kw(self, e: A.Call, name, default):
+        """A keyword argument the checker proved constant (axis, kernel, round mode, ...)."""
+        v = e.kwarg(name)
+        if v is None:
+            return default
+        t = self.types.get(id(v))
+        if isinstance(t, TTuple):
+            return tuple(i.value for i in t.items)
+        if isinstance(t, TStr):
+            return t.value
+        if isinstance(t, TScalar) and t.value is not None:
+            return t.value
+        raise _fail(f"interpreter: {name}= is not a known constant", v, kind="internal error")
+
     def _call(self, e: A.Call):
         op = OPS[e.func]
-        kind = op.kind
-        if kind == "elementwise":
-            return self._elementwise(op, [self.eval(a) for a in e.args])
-        return getattr(self, f"_k_{kind}")(op, e)
-
-    def _kw(self, e: A.Call, name, default):
-        v = e.kwarg(name)
-        return default if v is None else self.eval(v)
+        if op.kind == "elementwise":
+            args, elementwise = [self.expr(a) for a in e.args], self._elementwise
+            return lambda env: elementwise(op, [f(env) for f in args])
+        return getattr(self, f"_k_{op.kind}")(op, e)
 
     def _k_reduce(self, op, e):
-        t = self.eval(e.args[0])
-        axis, keep = self._kw(e, "axis", None), self._kw(e, "keepdims", False)
-        a = t.data
-        if op.name == "mean":
-            n = a.size if axis is None else a.shape[axis]
-            s = np.sum(a, axis=axis, keepdims=keep, dtype=a.dtype)
-            out = s / a.dtype.type(max(n, 1)) if n else np.full(s.shape, np.nan, a.dtype)
-        elif op.name in ("max", "min") and (a.size == 0):
-            ident = D.lowest(t.dtype) if op.name == "max" else D.highest(t.dtype)
-            shape = np.sum(a, axis=axis, keepdims=keep).shape
-            out = np.full(shape, ident, a.dtype)
-        elif op.name in ("max", "min"):
-            out = op.numpy(a, axis=axis, keepdims=keep)
-        else:
-            out = op.numpy(a, axis=axis, keepdims=keep, dtype=a.dtype)
-        out = np.asarray(out)
-        return Tile(D.quantize(out, t.dtype), t.dtype, t.space)
+        arg = self.expr(e.args[0])
+        axis, keep = self._const_kw(e, "axis", None), self._const_kw(e, "keepdims", False)
+        name, fn = op.name, op.numpy
+
+        def run(env):
+            t = arg(env)
+            a = t.data
+            if name == "mean":
+                n = a.size if axis is None else a.shape[axis]
+                s = np.sum(a, axis=axis, keepdims=keep, dtype=a.dtype)
+                out = s / a.dtype.type(max(n, 1)) if n else np.full(s.shape, np.nan, a.dtype)
+            elif name in ("max", "min") and a.size == 0:
+                ident = D.lowest(t.dtype) if name == "max" else D.highest(t.dtype)
+                out = np.full(np.sum(a, axis=axis, keepdims=keep).shape, ident, a.dtype)
+            elif name in ("max", "min"):
+                out = fn(a, axis=axis, keepdims=keep)
+            else:
+                out = fn(a, axis=axis, keepdims=keep, dtype=a.dtype)
+            return Tile(D.quantize(np.asarray(out), t.dtype), t.dtype, t.space)
+        return run
 
     def _k_scan(self, op, e):
-        t = self.eval(e.args[0])
-        axis = self._kw(e, "axis", -1)
-        reverse, exclusive = self._kw(e, "reverse", False), self._kw(e, "exclusive", False)
-        a = t.data
-        if reverse:
-            a = np.flip(a, axis)
-        out = op.numpy(a, axis=axis, dtype=a.dtype)
-        if t.dtype == "bf16":
-            out = D.round_bf16(out)  # hardware rounds every partial; this rounds the results (close, not bit-exact)
-        if exclusive:
-            ident = np.zeros_like(np.take(out, [0], axis=axis)) if op.name == "cumsum" else \
-                np.ones_like(np.take(out, [0], axis=axis))
-            out = np.concatenate([ident, np.take(out, range(out.shape[axis] - 1), axis=axis)], axis=axis) \
-                if out.shape[axis] else out
-        if reverse:
-            out = np.flip(out, axis)
-        return Tile(np.ascontiguousarray(out), t.dtype, t.space)
+        arg = self.expr(e.args[0])
+        axis = self._const_kw(e, "axis", -1)
+        reverse, exclusive = self._const_kw(e, "reverse", False), self._const_kw(e, "exclusive", False)
+        name, fn = op.name, op.numpy
+
+        def run(env):
+            t = arg(env)
+            a = t.data
+            if reverse:
+                a = np.flip(a, axis)
+            out = fn(a, axis=axis, dtype=a.dtype)
+            if t.dtype == "bf16":
+                out = D.round_bf16(out)  # hardware rounds every partial; this rounds the results (close, not exact)
+            if exclusive and out.shape[axis]:
+                first = np.take(out, [0], axis=axis)
+                ident = np.zeros_like(first) if name == "cumsum" else np.ones_like(first)
+                out = np.concatenate([ident, np.take(out, range(out.shape[axis] - 1), axis=axis)], axis=axis)
+            if reverse:
+                out = np.flip(out, axis)
+            return Tile(np.ascontiguousarray(out), t.dtype, t.space)
+        return run
 
     def _k_window(self, op, e):
-        t = self.eval(e.args[0])
-        a = t.data
-        kernel, stride, padding, dilation = _window_params(self, e, a.ndim)
+        arg = self.expr(e.args[0])
+        kernel = self._const_kw(e, "kernel", None)
+        kernel = (kernel,) if isinstance(kernel, int) else tuple(kernel)
         n = len(kernel)
-        axes = tuple(range(a.ndim - n, a.ndim))
-        ident = D.lowest(t.dtype) if op.name == "window_max" else 0
-        if any(padding):
-            a = np.pad(a, [(0, 0)] * (a.ndim - n) + [(p, p) for p in padding], constant_values=ident)
+
+        def expand(name, default):
+            v = self._const_kw(e, name, default)
+            return (v,) * n if isinstance(v, int) else tuple(v)
+        stride, padding, dilation = expand("stride", kernel), expand("padding", 0), expand("dilation", 1)
         extents = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation))
-        win = np.lib.stride_tricks.sliding_window_view(a, extents, axis=axes)
-        sel = (slice(None),) * (a.ndim - n) + tuple(slice(None, None, s) for s in stride) + \
-            tuple(slice(None, None, d) for d in dilation)
-        win = win[sel]
-        red_axes = tuple(range(a.ndim, a.ndim + n))
-        if op.name == "window_max":
-            out = np.max(win, axis=red_axes)
-        else:
-            count = 1
-            for k in kernel:
-                count *= k
-            out = np.sum(win, axis=red_axes, dtype=a.dtype) / a.dtype.type(count)
-        return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
+        count = int(np.prod(kernel))
+        is_max = op.name == "window_max"
+
+        def run(env):
+            t = arg(env)
+            a = t.data
+            lead = a.ndim - n
+            if any(padding):
+                ident = D.lowest(t.dtype) if is_max else 0
+                a = np.pad(a, [(0, 0)] * lead + [(p, p) for p in padding], constant_values=ident)
+            win = np.lib.stride_tricks.sliding_window_view(a, extents, axis=tuple(range(lead, a.ndim)))
+            win = win[(slice(None),) * lead + tuple(slice(None, None, s) for s in stride) +
+                      tuple(slice(None, None, d) for d in dilation)]
+            red = tuple(range(a.ndim, a.ndim + n))
+            out = np.max(win, axis=red) if is_max else np.sum(win, axis=red, dtype=a.dtype) / a.dtype.type(count)
+            return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
+        return run
 
     def _k_matmul(self, op, e):
-        a, b = self.eval(e.args[0]), self.eval(e.args[1])
-        x, y = a.data, b.data
-        if self._kw(e, "transpose_a", False):
-            x = x.T
-        if self._kw(e, "transpose_b", False):
-            y = y.T
-        if a.dtype == "i8":
-            return Tile(x.astype(np.int32) @ y.astype(np.int32), "i32", "l0c")
-        return Tile((x.astype(np.float32) @ y.astype(np.float32)).astype(np.float32), "f32", "l0c")
+        fa, fb = self.expr(e.args[0]), self.expr(e.args[1])
+        ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
+
+        def run(env):
+            a, b = fa(env), fb(env)
+            x, y = (a.data.T if ta else a.data), (b.data.T if tb else b.data)
+            if a.dtype == "i8":
+                return Tile(x.astype(np.int32) @ y.astype(np.int32), "i32", "l0c")
+            return Tile((x.astype(np.float32) @ y.astype(np.float32)).astype(np.float32), "f32", "l0c")
+        return run
 
     def _k_cast(self, op, e):
-        x = self.eval(e.args[0])
-        target = self.eval(e.args[1])
-        mode = self._kw(e, "round", None)
-        if type(x) is not Tile:
-            return _cast_scalar(x, target, mode)
-        return Tile(_cast_array(x.data, x.dtype, target, mode), target, x.space)
+        fx, target, mode = self.expr(e.args[0]), e.args[1].id, self._const_kw(e, "round", None)
+
+        def run(env):
+            x = fx(env)
+            if type(x) is not Tile:
+                return _cast_scalar(x, target, mode)
+            return Tile(_cast_array(x.data, x.dtype, target, mode), target, x.space)
+        return run
 
     def _k_select(self, op, e):
-        mask, a, b = (self.eval(x) for x in e.args)
-        tiles = [v for v in (a, b) if type(v) is Tile]
-        if not tiles:
-            return a if mask else b
-        dtype = tiles[0].dtype
-        np_t = D.NUMPY[dtype]
-        m = mask.data if type(mask) is Tile else bool(mask)
-        out = np.where(m, a.data if type(a) is Tile else np_t(a), b.data if type(b) is Tile else np_t(b))
-        return Tile(out.astype(np_t, copy=False), dtype, "ub")
+        fm, fa, fb = (self.expr(x) for x in e.args)
+
+        def run(env):
+            mask, a, b = fm(env), fa(env), fb(env)
+            tiles = [v for v in (a, b) if type(v) is Tile]
+            if not tiles:
+                return a if mask else b
+            dtype = tiles[0].dtype
+            np_t = D.NUMPY[dtype]
+            m = mask.data if type(mask) is Tile else bool(mask)
+            out = np.where(m, a.data if type(a) is Tile else np_t(a), b.data if type(b) is Tile else np_t(b))
+            return Tile(out.astype(np_t, copy=False), dtype, "ub")
+        return run
 
     def _k_construct(self, op, e):
-        shape = self.eval(e.args[0])
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = self.types[id(e)].shape          # constant: the checker computed it
+        dtype = self.types[id(e)].dtype
+        space = self.types[id(e)].space
+        np_t = D.NUMPY[dtype]
         if op.name == "zeros":
-            dtype = self.eval(e.args[1])
-            space = e.kwarg("space").id if e.kwarg("space") is not None else "ub"
-            return Tile(np.zeros(shape, D.NUMPY[dtype]), dtype, space)
+            return lambda env: Tile(np.zeros(shape, np_t), dtype, space)
         if op.name == "full":
-            value, dtype = self.eval(e.args[1]), self.eval(e.args[2])
-            return Tile(D.quantize(np.full(shape, value, D.NUMPY[dtype]), dtype), dtype)
-        dtype = self.eval(e.args[1])
-        start = self._kw(e, "start", 0)
-        return Tile(D.quantize(np.arange(start, start + shape[0]), dtype), dtype)
+            fv = self.expr(e.args[1])
+            return lambda env: Tile(D.quantize(np.full(shape, fv(env), np_t), dtype), dtype)
+        start = e.kwarg("start")
+        fs = self.expr(start) if start is not None else (lambda env: 0)
+        return lambda env: Tile(D.quantize(np.arange(fs(env), fs(env) + shape[0]), dtype), dtype)
 
     def _k_scalar(self, op, e):
-        a, b = self.eval_scalar(e.args[0]), self.eval_scalar(e.args[1])
-        if b == 0:
-            raise _fail("cdiv by zero", e)
-        return -(-a // b)
+        fa, fb = self.expr(e.args[0]), self.expr(e.args[1])
 
+        def run(env):
+            a, b = fa(env), fb(env)
+            if b == 0:
+                raise _fail("cdiv by zero", e)
+            return -(-a // b)
+        return run
 
-def _window_params(interp, e, rank):
-    kernel = interp._kw(e, "kernel", None)
-    kernel = (kernel,) if isinstance(kernel, int) else tuple(kernel)
-    n = len(kernel)
-
-    def expand(name, default):
-        v = interp._kw(e, name, default)
-        return (v,) * n if isinstance(v, int) else tuple(v)
-    return kernel, expand("stride", kernel), expand("padding", 0), expand("dilation", 1)
+    _rules = {A.Tuple: _tuple, A.Unary: _unary, A.Binary: _binary, A.Call: _call, A.Index: _index,
+              A.Load: _load}
 
 
 def _scalar_binary(op, a, b, node):

@@ -282,5 +282,6 @@ def test_unknown_node_fails_loudly():
     k = parse("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n    pass\n")
     ck = check(k, Binding({"N": 4}, {}), CHIP)
     ck.kernel = A.Kernel(k.name, k.inputs, k.outputs, (Mystery(),))
-    with pytest.raises(KeyError):
-        Interpreter(ck).run({"x": np.zeros(4, np.float32), "y": np.zeros(4, np.float32)})
+    with pytest.raises(InterpreterError) as info:   # rejected when compiled, before anything runs
+        Interpreter(ck)
+    assert info.value.kind == "internal error" and "no rule for statement Mystery" in str(info.value)
