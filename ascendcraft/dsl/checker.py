@@ -118,6 +118,7 @@ class Checker:
         self.fixed: set[str] = set()     # names that cannot be reassigned
         self.params: dict[str, object] = {}
         self.scratch: dict[str, TGM] = {}
+        self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
 
     # ------------------------------------------------------------ entry
     def run(self) -> CheckedKernel:
@@ -263,27 +264,35 @@ class Checker:
         self.fixed.discard(s.var)
 
     def _join(self, a, b, name, node):
+        """The type of a loop-carried name: its type before the loop joined with its type after the body."""
         if a == b:
             return a
+        weak = ("int", "float", "bool")
         if isinstance(a, TScalar) and isinstance(b, TScalar):
             if a.dtype == b.dtype:
                 return TScalar(a.dtype)
-            if {a.dtype, b.dtype} <= {"int", "float"} or a.dtype in ("int", "float", "bool") \
-                    or b.dtype in ("int", "float", "bool"):
-                strong = b.dtype if a.dtype in ("int", "float", "bool") else a.dtype
-                return TScalar(strong if strong not in ("int", "float") else "float")
-        if isinstance(a, (TScalar, TTile)) and isinstance(b, (TScalar, TTile)):
-            ta = a if isinstance(a, TTile) else None
-            tb = b if isinstance(b, TTile) else None
-            if ta and tb and ta.dtype == tb.dtype and ta.space == tb.space and len(ta.shape) == len(tb.shape):
-                return TTile(ta.dtype, tuple(max(x, y) for x, y in zip(ta.shape, tb.shape)), ta.space)
-            tile, scalar = (ta, b) if ta and not tb else (tb, a) if tb and not ta else (None, None)
-            if tile is not None and scalar.dtype in ("int", "float", tile.dtype) and \
-                    (scalar.dtype != "float" or tile.dtype in D.FLOATS):
-                return tile
+            if {a.dtype, b.dtype} == {"int", "float"}:
+                return TScalar("float")
+            lit, strong = (a, b) if a.dtype in weak else (b, a) if b.dtype in weak else (None, None)
+            if lit is not None and strong.dtype not in weak and self._fits(lit, strong.dtype):
+                return TScalar(strong.dtype)
+        elif isinstance(a, TTile) and isinstance(b, TTile):
+            if a.dtype == b.dtype and a.space == b.space and len(a.shape) == len(b.shape):
+                return TTile(a.dtype, tuple(max(x, y) for x, y in zip(a.shape, b.shape)), a.space)
+        elif isinstance(a, (TScalar, TTile)) and isinstance(b, (TScalar, TTile)):
+            tile, scalar = (a, b) if isinstance(a, TTile) else (b, a)
+            if scalar.dtype in weak + (tile.dtype,) and self._fits(scalar, tile.dtype):
+                return tile  # s = 0.0 before the loop, s = s + sum(t) inside: a 0-d tile
         raise _err(f"{name!r} changes type inside this loop: {a.describe()} before, {b.describe()} after", node,
                    hint="a value carried across iterations keeps one dtype and shape; initialise it with "
                         "zeros((...), dtype) or full(...) before the loop")
+
+    @staticmethod
+    def _fits(t: TScalar, dtype) -> bool:
+        """Whether scalar ``t`` converts implicitly to ``dtype`` (see _scalar_fits)."""
+        if t.dtype == "bool":
+            return dtype == "bool"
+        return not (t.is_float and dtype not in D.FLOATS)
 
     def _parallel(self, s: A.ParallelFor, depth):
         if depth:
@@ -304,8 +313,6 @@ class Checker:
         # Values computed inside a phase are per core: they do not survive it.
         self.env = {n: t for n, t in self.env.items() if n in saved}
         self._outer_vars = set()
-
-    _outer_vars: set = set()
 
     def _store(self, s: A.Store):
         dst = self.expr(s.dst)
@@ -336,10 +343,11 @@ class Checker:
                        kind="shape error", hint="the value must have the region's shape (or broadcast to it)")
 
     def _scalar_fits(self, t: TScalar, dtype, node):
-        if t.dtype == "bool" and dtype != "bool":
+        if self._fits(t, dtype):
+            return
+        if t.dtype == "bool":
             raise _err(f"a bool scalar cannot become {dtype}", node)
-        if t.is_float and dtype not in D.FLOATS:
-            raise _err(f"a float scalar cannot become {dtype} implicitly", node, hint=f"use cast(..., {dtype})")
+        raise _err(f"a float scalar cannot become {dtype} implicitly", node, hint=f"use cast(..., {dtype})")
 
     # ------------------------------------------------------------ expressions
     def expr(self, e):
