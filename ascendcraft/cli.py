@@ -34,13 +34,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _progress():
+    """Stage lines on stderr for people watching a terminal; silent when piped or captured."""
+    if not sys.stderr.isatty():
+        return None
+    return lambda msg: print(f"... {msg}", file=sys.stderr, flush=True)
+
+
 def _cmd_check(args) -> int:
     from .errors import UserError
     from .pipeline import check_kernel
     if args.trials < 1:
         raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
-                          max_bytes=args.max_bytes, full_shapes=args.full_shapes)
+                          max_bytes=args.max_bytes, full_shapes=args.full_shapes, progress=_progress())
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .binding import Plan, bind, gm_arrays
 from .chips import DEFAULT_CHIP, load_chip
@@ -66,17 +67,24 @@ def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict):
 
 
 def check_kernel(kernel, op, *, trials: int = 3, seed: int = 0, chip: str = DEFAULT_CHIP,
-                 max_bytes: int = 64 << 20, full_shapes: bool = False) -> CheckResult:
-    """Parse, bind, check (at real and verification shapes) and verify a kernel against an op."""
+                 max_bytes: int = 64 << 20, full_shapes: bool = False,
+                 progress: Callable[[str], None] | None = None) -> CheckResult:
+    """Parse, bind, check (at real and verification shapes) and verify a kernel against an op.
+
+    ``progress``, if given, receives a short line at each stage (the CLI prints them to stderr).
+    """
     from .task import load_task
     from .verify import verify
 
+    say = progress or (lambda msg: None)
     k = load_kernel(kernel)
+    say(f"loading op {op if not hasattr(op, 'real') else op.path}")
     task = op if hasattr(op, "real") else load_task(op)
     chip_profile = load_chip(chip)
     real_binding, _ = bind(k, task.real)
     real = check(k, real_binding, chip_profile)
     shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
+    say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
     binding, plan = bind(k, shapes)
     checked = real if binding == real_binding else check(k, binding, chip_profile)
     params = {}
@@ -84,5 +92,5 @@ def check_kernel(kernel, op, *, trials: int = 3, seed: int = 0, chip: str = DEFA
         from .verify import to_numpy
         values = shapes.parameter_values()
         params = {name: to_numpy(values[name])[0] for name in plan.parameters}
-    report = verify(interpreter_runner(checked, plan, params), shapes, trials=trials, seed=seed)
+    report = verify(interpreter_runner(checked, plan, params), shapes, trials=trials, seed=seed, progress=say)
     return CheckResult(k, task, real, checked, shapes, report)

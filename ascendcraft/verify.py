@@ -342,7 +342,8 @@ def _finish(res: OutputResult, extra: str = "", tol: str = "exact", nonfinite: i
 
 # --------------------------------------------------------------------------- verify
 
-def verify(run: Runner, shapes: TaskShapes, *, trials: int = 3, seed: int = 0) -> VerifyReport:
+def verify(run: Runner, shapes: TaskShapes, *, trials: int = 3, seed: int = 0,
+           progress: Callable[[str], None] | None = None) -> VerifyReport:
     """Run ``run(inputs, outputs)`` for ``trials`` fresh input sets and compare with torch.
 
     ``inputs`` are NumPy arrays (GM convention) or Python scalars in forward-argument
@@ -354,6 +355,8 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = 3, seed: int = 0) -
     results: list[TrialResult] = []
     for t in range(trials):
         seed_t = seed + t
+        if progress is not None:
+            progress(f"trial {t + 1}/{trials} (seed {seed_t})")
         inputs = shapes.make_inputs(seed_t)
         np_inputs = [to_numpy(x)[0] if isinstance(x, torch.Tensor) else x for x in inputs]
         # The reference gets its own copies: a forward that modifies its inputs in place
