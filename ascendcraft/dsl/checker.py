@@ -314,12 +314,17 @@ class Checker:
         self.env = {n: t for n, t in self.env.items() if n in saved}
         self._outer_vars = set()
 
+    def _gm_region(self, e, usage) -> TRegion:
+        """The GM region an expression names (a whole tensor counts); ``usage`` says who needs it."""
+        t = self.expr(e)
+        if isinstance(t, TGM):
+            return TRegion(t, t.shape)
+        if not isinstance(t, TRegion):
+            raise _err(f"{usage} a GM region such as x[i, :], not a {t.describe()}", e)
+        return t
+
     def _store(self, s: A.Store):
-        dst = self.expr(s.dst)
-        if isinstance(dst, TGM):
-            dst = TRegion(dst, dst.shape)
-        if not isinstance(dst, TRegion):
-            raise _err(f"store writes to a GM tensor region such as y[i, :], not a {dst.describe()}", s.dst)
+        dst = self._gm_region(s.dst, "store writes to")
         if dst.gm.role == "input":
             raise _err(f"{dst.gm.name} is an input; kernels write only outputs and scratch buffers", s.dst)
         v = self.expr(s.value)
@@ -505,11 +510,7 @@ class Checker:
         return dim
 
     def _load(self, e: A.Load):
-        src = self.expr(e.src)
-        if isinstance(src, TGM):
-            src = TRegion(src, src.shape)
-        if not isinstance(src, TRegion):
-            raise _err(f"load copies a GM region such as x[i, :] on chip, not a {src.describe()}", e.src)
+        src = self._gm_region(e.src, "load copies on chip")
         shape = src.shape
         if e.pad is not None:
             pad = self.expr(e.pad)
