@@ -1,0 +1,342 @@
+// ascendcraft AscendC CPU simulator: the executable's main().  Included at the end of the
+// translation unit the runner generates, after the kernel and its launcher
+// `asc_sim_launch(uint8_t** gm, const asc_sim::ScalarArg* sc)`.
+#pragma once
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace asc_sim {
+
+
+struct TilingFiller {
+    std::map<std::string, std::string>* vals = nullptr;
+    std::set<std::string> used;
+    std::string prefix;
+    const uint8_t* base = nullptr;
+    FILE* layout = nullptr;
+    int fields = 0;
+    template <class F> void scalar(const char* n, F& f) {
+        std::string key = prefix + n;
+        ++fields;
+        if (layout)
+            std::fprintf(layout, "T\t%s\t%s\t%ld\t%zu\n", key.c_str(), is_floating_v<F> ? "float" : "int",
+                         static_cast<long>(reinterpret_cast<const uint8_t*>(&f) - base), sizeof(F));
+        auto it = vals->find(key);
+        if (it == vals->end()) return;
+        used.insert(key);
+        if (is_floating_v<F>) f = static_cast<F>(std::strtod(it->second.c_str(), nullptr));
+        else f = static_cast<F>(std::strtoll(it->second.c_str(), nullptr, 0));
+    }
+    template <class F> void array(const char* n, F* f, int len) {
+        std::string key = prefix + n;
+        ++fields;
+        if (layout)
+            std::fprintf(layout, "T\t%s\t%s[%d]\t%ld\t%zu\n", key.c_str(), is_floating_v<F> ? "float" : "int", len,
+                         static_cast<long>(reinterpret_cast<const uint8_t*>(f) - base), sizeof(F));
+        auto it = vals->find(key);
+        if (it == vals->end()) return;
+        used.insert(key);
+        std::stringstream ss(it->second);
+        std::string item;
+        int i = 0;
+        while (std::getline(ss, item, ',') && i < len) {
+            if (is_floating_v<F>) f[i++] = static_cast<F>(std::strtod(item.c_str(), nullptr));
+            else f[i++] = static_cast<F>(std::strtoll(item.c_str(), nullptr, 0));
+        }
+    }
+    template <class St> void nested(const char* n, St& st) {
+        std::string saved = prefix;
+        prefix += std::string(n) + ".";
+        st.asc_visit_all(*this);
+        prefix = saved;
+    }
+};
+
+inline int g_report_fd = 2;
+inline volatile sig_atomic_t g_in_handler = 0;
+
+inline void crash_handler(int sig) {
+    if (g_in_handler) _exit(128 + sig);
+    g_in_handler = 1;
+    char buf[1024];
+    const State& s = S();
+    const char* what = sig == SIGSEGV ? "SIGSEGV (segmentation fault)" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
+                     : sig == SIGABRT ? "SIGABRT (abort)" : sig == SIGALRM ? "SIGALRM (time limit)" : sig == SIGTERM ? "SIGTERM (time limit)" : "signal";
+    std::string f = loc_file(s.cur_loc);
+    int n = std::snprintf(buf, sizeof buf, "C\t%s\t%lld\t%s\t%s\t%d\n", what, static_cast<long long>(s.block_idx),
+                          s.cur_api ? s.cur_api : "", f.c_str(), s.cur_loc.line);
+    if (n > 0) {
+        ssize_t w = write(g_report_fd, buf, static_cast<size_t>(n));
+        (void)w;
+    }
+    _exit(128 + sig);
+}
+
+inline uint8_t* gm_alloc_guarded(uint64_t bytes) {
+    const uint64_t page = 4096;
+    uint64_t data = (std::max<uint64_t>(bytes, 1) + page - 1) / page * page;
+    void* p = mmap(nullptr, data + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    uint8_t* base = static_cast<uint8_t*>(p);
+    mprotect(base + data, page, PROT_NONE);  // a write/read past the end faults
+    return base + data - bytes;
+}
+
+struct GmArg {
+    int index;
+    std::string name, in, out;
+    uint64_t bytes;
+    uint8_t* ptr = nullptr;
+};
+
+inline bool read_file(const std::string& path, uint8_t* dst, uint64_t bytes) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    uint64_t got = std::fread(dst, 1, bytes, f);
+    std::fclose(f);
+    return got == bytes;
+}
+inline bool write_file(const std::string& path, const uint8_t* src, uint64_t bytes) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return false;
+    uint64_t put = std::fwrite(src, 1, bytes, f);
+    std::fclose(f);
+    return put == bytes;
+}
+
+inline void set_cfg(Config& c, const std::string& k, const std::string& v) {
+    double d = std::strtod(v.c_str(), nullptr);
+    if (k == "chip") c.chip = v;
+    else if (k == "ub_bytes") c.ub_bytes = static_cast<uint32_t>(d);
+    else if (k == "l1_bytes") c.l1_bytes = static_cast<uint32_t>(d);
+    else if (k == "l0a_bytes") c.l0a_bytes = static_cast<uint32_t>(d);
+    else if (k == "l0b_bytes") c.l0b_bytes = static_cast<uint32_t>(d);
+    else if (k == "l0c_bytes") c.l0c_bytes = static_cast<uint32_t>(d);
+    else if (k == "freq_mhz") c.freq_mhz = d;
+    else if (k == "hbm_gbps") c.hbm_gbps = d;
+    else if (k == "mte2_bpc") c.mte2_bpc = d;
+    else if (k == "mte3_bpc") c.mte3_bpc = d;
+    else if (k == "l1_l0a_bpc") c.l1_l0a_bpc = d;
+    else if (k == "l1_l0b_bpc") c.l1_l0b_bpc = d;
+    else if (k == "l0c_out_bpc") c.l0c_out_bpc = d;
+    else if (k == "vec_bpc") c.vec_bpc = d;
+    else if (k == "cube_macs") c.cube_macs = d;
+    else if (k == "cores") c.cores = static_cast<int>(d);
+    else if (k == "max_buf_per_pos") c.max_buf_per_pos = static_cast<int>(d);
+    else if (k == "max_buffers") c.max_buffers = static_cast<int>(d);
+    else if (k == "data_copy_pad") c.data_copy_pad = d != 0;
+    else if (k == "bf16") c.bf16 = d != 0;
+    else if (k == "issue_cycles") c.issue_cycles = d;
+    else if (k == "mte_overhead") c.mte_overhead = d;
+    else if (k == "vec_overhead") c.vec_overhead = d;
+    else if (k == "scalar_ub_cycles") c.scalar_ub_cycles = d;
+    else if (k == "scalar_gm_cycles") c.scalar_gm_cycles = d;
+    else if (k == "transcendental_cpr") c.transcendental_cpr = d;
+    else if (k == "cube_overhead") c.cube_overhead = d;
+    else if (k == "gm_latency") c.gm_latency = d;
+    else if (k == "l2_bpc") c.l2_bpc = d;
+    else if (k == "cost_only") c.cost_only = d != 0;
+    else if (k == "lenient") c.lenient = d != 0;
+    else if (k == "block_dim") c.block_dim = static_cast<int64_t>(d);
+    else if (k == "tiling_key") c.tiling_key = static_cast<uint64_t>(d);
+}
+
+}  // namespace asc_sim
+
+#ifndef ASC_SIM_NUM_ARGS
+#define ASC_SIM_NUM_ARGS 0
+#endif
+
+int main(int argc, char** argv) {
+    using namespace asc_sim;
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s job.txt\n", argv[0]);
+        return 2;
+    }
+    State& s = S();
+    std::ifstream job(argv[1]);
+    std::string line, report_path;
+    std::vector<GmArg> gms;
+    std::vector<ScalarArg> scalars(ASC_SIM_NUM_ARGS + 1);
+    std::map<std::string, std::string> tvals;
+    int tiling_index = -1, ws_index = -1;
+    uint64_t ws_bytes = 0;
+    unsigned timeout = 0;
+    while (std::getline(job, line)) {
+        std::istringstream ls(line);
+        std::string kind;
+        ls >> kind;
+        if (kind == "cfg") {
+            std::string k, v;
+            ls >> k >> v;
+            set_cfg(s.cfg, k, v);
+        } else if (kind == "report") {
+            ls >> report_path;
+        } else if (kind == "timeout") {
+            ls >> timeout;
+        } else if (kind == "kernel_file") {
+            ls >> s.kernel_file;
+        } else if (kind == "gm") {
+            GmArg g;
+            ls >> g.index >> g.name >> g.bytes >> g.in >> g.out;
+            gms.push_back(g);
+        } else if (kind == "scalar") {
+            int idx;
+            std::string t, v;
+            ls >> idx >> t >> v;
+            if (idx >= 0 && idx < static_cast<int>(scalars.size())) {
+                scalars[idx].f = std::strtod(v.c_str(), nullptr);
+                scalars[idx].i = t == "f" ? static_cast<int64_t>(scalars[idx].f) : std::strtoll(v.c_str(), nullptr, 0);
+            }
+        } else if (kind == "workspace") {
+            ls >> ws_index >> ws_bytes;
+        } else if (kind == "tiling") {
+            ls >> tiling_index;
+        } else if (kind == "tfield") {
+            std::string k, v;
+            ls >> k >> v;
+            tvals[k] = v;
+        }
+    }
+    s.report = report_path.empty() ? stderr : std::fopen(report_path.c_str(), "a");
+    if (!s.report) s.report = stderr;
+    g_report_fd = fileno(s.report);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGALRM, SIGTERM, SIGILL}) std::signal(sig, crash_handler);
+    if (timeout) alarm(timeout);
+
+    std::vector<uint8_t*> ptrs(ASC_SIM_NUM_ARGS + 1, nullptr);
+    uintptr_t fake = 0x100000000000ull;
+    auto place = [&](int index, const std::string& name, uint64_t bytes, bool real) -> uint8_t* {
+        uint8_t* p;
+        if (real) {
+            p = gm_alloc_guarded(bytes);
+            if (!p) {
+                std::fprintf(s.report, "X\tcannot allocate %llu bytes of GM for '%s'\n",
+                             static_cast<unsigned long long>(bytes), name.c_str());
+                std::exit(3);
+            }
+        } else {
+            p = reinterpret_cast<uint8_t*>(fake);
+            fake += ((bytes + 4095) / 4096 + 16) * 4096;
+        }
+        if (index >= 0 && index < static_cast<int>(ptrs.size())) ptrs[index] = p;
+        s.gm.push_back(GmRegion{reinterpret_cast<uintptr_t>(p), bytes, name});
+        return p;
+    };
+    const bool real = !s.cfg.cost_only;
+    for (GmArg& g : gms) {
+        g.ptr = place(g.index, g.name, g.bytes, real);
+        if (real && g.in != "-" && !read_file(g.in, g.ptr, g.bytes)) {
+            std::fprintf(s.report, "X\tcannot read input file for '%s'\n", g.name.c_str());
+            return 3;
+        }
+    }
+    if (ws_index >= 0) {
+        uint8_t* w = place(ws_index, "workspace", ws_bytes + AscendC::ASC_SIM_SYS_WORKSPACE, real);
+        s.sys_workspace = w;
+    }
+    std::vector<uint8_t> tiling_bytes;
+#ifdef ASC_SIM_HAS_TILING
+    {
+        ASC_SIM_DEFAULT_TILING td{};
+        TilingFiller filler;
+        filler.vals = &tvals;
+        filler.base = reinterpret_cast<const uint8_t*>(&td);
+        filler.layout = s.report;
+        td.asc_visit_all(filler);
+        for (auto& kv : tvals)
+            if (!filler.used.count(kv.first))
+                std::fprintf(s.report, "D\terror\ttiling-field\tGET_TILING_DATA\t\t0\t-1\tthe tiling dict has '%s' but the "
+                             "tiling struct %s has no such field\n", kv.first.c_str(), td.asc_type_name());
+        tiling_bytes.resize(sizeof(td));
+        std::memcpy(tiling_bytes.data(), &td, sizeof(td));
+    }
+#endif
+    if (tiling_index >= 0) {
+        uint64_t tb = std::max<uint64_t>(tiling_bytes.size(), 8);
+        uint8_t* t = place(tiling_index, "tiling", tb, true);
+        std::memset(t, 0, tb);
+        if (!tiling_bytes.empty()) std::memcpy(t, tiling_bytes.data(), tiling_bytes.size());
+    }
+    std::fflush(s.report);
+
+    int64_t nblocks = std::max<int64_t>(s.cfg.block_dim, 1);
+    std::vector<CoreStats> block_stats(static_cast<size_t>(nblocks));
+    std::vector<char> block_failed(static_cast<size_t>(nblocks), 0);
+    State* main_state = &s;
+    // Runs block b on the calling thread's simulator state.
+    auto run_block = [&](int64_t b) {
+        State& st = S();
+        if (&st != main_state) {
+            st.cfg = main_state->cfg;
+            st.gm = main_state->gm;
+            st.report = main_state->report;
+            st.sys_workspace = main_state->sys_workspace;
+            st.kernel_file = main_state->kernel_file;
+        }
+        reset_core(b);
+        try {
+            asc_sim_launch(ptrs.data(), scalars.data());
+            for (int e = 0; e < 64; ++e)
+                for (int id = 0; id < 8; ++id)
+                    if (st.flag_pending[e][id] > 0)
+                        warn("sync-unpaired", "SetFlag", Loc{"", 0},
+                             fmt("a SetFlag (event %d, id %d) was never matched by a WaitFlag before kernel end", e, id));
+        } catch (const Abort&) {
+            block_failed[static_cast<size_t>(b)] = 1;
+        } catch (const std::exception& ex) {
+            emit_diag("error", "exception", st.cur_api, st.cur_loc, std::string("C++ exception: ") + ex.what());
+            block_failed[static_cast<size_t>(b)] = 1;
+        }
+        if (block_failed[static_cast<size_t>(b)] && g_barrier.active) {
+            std::lock_guard<std::mutex> lock(g_barrier.mu);
+            g_barrier.broken = true;  // release blocks waiting in SyncAll
+            g_barrier.cv.notify_all();
+        }
+        st.stats.end = std::max(st.stats.end, st.stats.busy[static_cast<int>(Pipe::HBM)]);
+        block_stats[static_cast<size_t>(b)] = st.stats;
+    };
+    bool failed = false;
+#ifdef ASC_SIM_THREADS
+    // The kernel calls SyncAll: every block runs on its own thread so the barrier can be honoured.
+    if (nblocks > 1024) {
+        std::fprintf(s.report, "X\tkernels that call SyncAll are limited to 1024 blocks in the simulator\n");
+        return 3;
+    }
+    g_barrier.active = true;
+    g_barrier.total = nblocks;
+    {
+        std::vector<std::thread> threads;
+        for (int64_t b = 0; b < nblocks; ++b) threads.emplace_back(run_block, b);
+        for (std::thread& t : threads) t.join();
+    }
+    for (char f : block_failed) failed = failed || f;
+#else
+    for (int64_t b = 0; b < nblocks && !failed; ++b) {
+        run_block(b);
+        failed = block_failed[static_cast<size_t>(b)] != 0;
+        if (failed) nblocks = b + 1;
+    }
+#endif
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const CoreStats& cs = block_stats[static_cast<size_t>(b)];
+        std::fprintf(s.report, "K\t%lld\t%.1f", static_cast<long long>(b), cs.end);
+        for (int p = 0; p < 8; ++p) std::fprintf(s.report, "\t%.1f", cs.busy[p]);
+        std::fprintf(s.report, "\t%llu\t%llu\t%llu\t%llu\t%llu\n", static_cast<unsigned long long>(cs.gm_read),
+                     static_cast<unsigned long long>(cs.gm_write), static_cast<unsigned long long>(cs.n_instr),
+                     static_cast<unsigned long long>(cs.vec_elems), static_cast<unsigned long long>(cs.cube_macs));
+    }
+    if (real)
+        for (GmArg& g : gms)
+            if (g.out != "-") write_file(g.out, g.ptr, g.bytes);
+    std::fprintf(s.report, "E\t%s\n", failed ? "fail" : "ok");
+    std::fflush(s.report);
+    return failed ? 1 : 0;
+}

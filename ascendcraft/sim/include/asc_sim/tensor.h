@@ -1,0 +1,714 @@
+// ascendcraft AscendC CPU simulator: positions, tensors, TPipe/TQue/TBuf, events, system vars.
+#pragma once
+#include "core.h"
+
+enum pipe_t { PIPE_S = 0, PIPE_V = 1, PIPE_M = 2, PIPE_MTE1 = 3, PIPE_MTE2 = 4, PIPE_MTE3 = 5, PIPE_ALL = 6, PIPE_V2 = 7,
+              PIPE_FIX = 10 };
+enum event_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+
+namespace AscendC {
+
+enum class TPosition : uint8_t {
+    GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM,
+    C2PIPE2GM, C2PIPE2LOCAL, MAX
+};
+using QuePosition = TPosition;
+
+inline const char* PositionName(TPosition p) {
+    switch (p) {
+        case TPosition::GM: return "GM";
+        case TPosition::A1: return "A1";
+        case TPosition::A2: return "A2";
+        case TPosition::B1: return "B1";
+        case TPosition::B2: return "B2";
+        case TPosition::C1: return "C1";
+        case TPosition::C2: return "C2";
+        case TPosition::CO1: return "CO1";
+        case TPosition::CO2: return "CO2";
+        case TPosition::VECIN: return "VECIN";
+        case TPosition::VECOUT: return "VECOUT";
+        case TPosition::VECCALC: return "VECCALC";
+        case TPosition::SPM: return "SPM";
+        case TPosition::TSCM: return "TSCM";
+        default: return "?";
+    }
+}
+inline int PositionSpace(TPosition p) {
+    switch (p) {
+        case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return asc_sim::SP_L1;
+        case TPosition::A2: return asc_sim::SP_L0A;
+        case TPosition::B2: return asc_sim::SP_L0B;
+        case TPosition::CO1: return asc_sim::SP_L0C;
+        case TPosition::C2: return asc_sim::SP_BT;
+        default: return asc_sim::SP_UB;
+    }
+}
+
+// ---------------------------------------------------------------- pipes and events
+// (global, as the compiler builtins are, and visible in AscendC)
+using ::pipe_t;
+using ::PIPE_S; using ::PIPE_V; using ::PIPE_M; using ::PIPE_MTE1; using ::PIPE_MTE2; using ::PIPE_MTE3;
+using ::PIPE_ALL; using ::PIPE_V2; using ::PIPE_FIX;
+using ::event_t;
+using ::EVENT_ID0; using ::EVENT_ID1; using ::EVENT_ID2; using ::EVENT_ID3; using ::EVENT_ID4; using ::EVENT_ID5;
+using ::EVENT_ID6; using ::EVENT_ID7;
+using TEventID = int8_t;
+
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+    MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
+    MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX
+};
+
+}  // namespace AscendC
+
+namespace asc_sim {
+inline int pipe_index(AscendC::pipe_t p) {
+    switch (p) {
+        case AscendC::PIPE_S: return static_cast<int>(Pipe::S);
+        case AscendC::PIPE_V: case AscendC::PIPE_V2: return static_cast<int>(Pipe::V);
+        case AscendC::PIPE_M: return static_cast<int>(Pipe::M);
+        case AscendC::PIPE_MTE1: return static_cast<int>(Pipe::MTE1);
+        case AscendC::PIPE_MTE2: return static_cast<int>(Pipe::MTE2);
+        case AscendC::PIPE_MTE3: return static_cast<int>(Pipe::MTE3);
+        case AscendC::PIPE_FIX: return static_cast<int>(Pipe::FIX);
+        default: return -1;
+    }
+}
+// (source pipe, destination pipe) of a HardEvent, from its SRC_DST name.
+inline std::pair<int, int> event_pipes(AscendC::HardEvent e) {
+    using H = AscendC::HardEvent;
+    const int s = 0, v = 1, m = 2, m1 = 3, m2 = 4, m3 = 5, f = 6;
+    switch (e) {
+        case H::MTE2_MTE1: return {m2, m1}; case H::MTE1_MTE2: return {m1, m2}; case H::MTE1_M: return {m1, m};
+        case H::M_MTE1: return {m, m1}; case H::MTE2_V: return {m2, v}; case H::V_MTE2: return {v, m2};
+        case H::MTE3_V: return {m3, v}; case H::V_MTE3: return {v, m3}; case H::M_V: return {m, v};
+        case H::V_M: return {v, m}; case H::V_V: return {v, v}; case H::MTE3_MTE1: return {m3, m1};
+        case H::MTE1_MTE3: return {m1, m3}; case H::MTE1_V: return {m1, v}; case H::MTE2_M: return {m2, m};
+        case H::M_MTE2: return {m, m2}; case H::V_MTE1: return {v, m1}; case H::M_FIX: return {m, f};
+        case H::FIX_M: return {f, m}; case H::MTE3_MTE2: return {m3, m2}; case H::MTE2_MTE3: return {m2, m3};
+        case H::S_V: return {s, v}; case H::V_S: return {v, s}; case H::S_MTE2: return {s, m2};
+        case H::MTE2_S: return {m2, s}; case H::S_MTE3: return {s, m3}; case H::MTE3_S: return {m3, s};
+        case H::MTE2_FIX: return {m2, f}; case H::FIX_MTE2: return {f, m2}; case H::FIX_S: return {f, s};
+        case H::M_S: return {m, s}; case H::FIX_MTE3: return {f, m3}; case H::MTE1_FIX: return {m1, f};
+        case H::FIX_MTE1: return {f, m1}; case H::FIX_FIX: return {f, f}; default: return {s, s};
+    }
+}
+}  // namespace asc_sim
+
+namespace AscendC {
+
+template <typename T> class GlobalTensor;
+
+// ---------------------------------------------------------------- LocalTensor
+template <typename T> class LocalTensor {
+public:
+    using PrimType = T;
+    int32_t sp_ = -1;
+    uint32_t addr_ = 0;   // byte address inside its on-chip space
+    uint32_t size_ = 0;   // elements
+    int32_t buf_ = -1;    // buffer slot (cost dependencies, use-after-free)
+    uint32_t gen_ = 0;
+    TPosition pos_ = TPosition::VECCALC;
+
+    LocalTensor() = default;
+    T* ptr() const { return reinterpret_cast<T*>(asc_sim::S().spaces[sp_].mem.data() + addr_); }
+    bool valid() const { return sp_ >= 0; }
+    LocalTensor operator[](uint32_t offset) const {
+        LocalTensor r = *this;
+        if (offset > size_) {
+            asc_sim::fail("tensor-overflow", "LocalTensor::operator[]", asc_sim::S().cur_loc,
+                          asc_sim::fmt("offset %u is past the end of a LocalTensor of %u elements (after the API "
+                                       "call at this line)", offset, size_));
+        }
+        r.addr_ += static_cast<uint32_t>(offset * sizeof(T));
+        r.size_ -= offset;
+        return r;
+    }
+    T GetValue(uint32_t index, ASC_LOC_PARAM) const;
+    template <typename S> void SetValue(uint32_t index, S value, ASC_LOC_PARAM) const;
+    T& operator()(uint32_t index, ASC_LOC_PARAM) const;
+    uint32_t GetSize() const { return size_; }
+    uint32_t GetLength() const { return static_cast<uint32_t>(size_ * sizeof(T)); }
+    void SetSize(uint32_t size) { size_ = size; }
+    int32_t GetPosition() const { return static_cast<int32_t>(pos_); }
+    uint64_t GetPhyAddr() const { return addr_; }
+    uint64_t GetPhyAddr(uint32_t offset) const { return addr_ + offset * sizeof(T); }
+    template <typename U> LocalTensor<U> ReinterpretCast() const {
+        LocalTensor<U> r;
+        r.sp_ = sp_;
+        r.addr_ = addr_;
+        r.size_ = static_cast<uint32_t>(static_cast<uint64_t>(size_) * sizeof(T) / sizeof(U));
+        r.buf_ = buf_;
+        r.gen_ = gen_;
+        r.pos_ = pos_;
+        return r;
+    }
+};
+
+// ---------------------------------------------------------------- GlobalTensor
+template <typename T> class GlobalTensor {
+public:
+    using PrimType = T;
+    T* addr_ = nullptr;
+    uint64_t size_ = 0;
+    GlobalTensor() = default;
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { addr_ = buffer; size_ = bufferSize; }
+    void SetGlobalBuffer(__gm__ T* buffer) { addr_ = buffer; size_ = 0; }
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor r = *this;
+        r.addr_ = addr_ + offset;
+        r.size_ = size_ > offset ? size_ - offset : 0;
+        return r;
+    }
+    T GetValue(uint64_t offset, ASC_LOC_PARAM) const {
+        asc_sim::enter("GlobalTensor::GetValue", asc_loc_);
+        asc_sim::gm_check("GlobalTensor::GetValue", asc_loc_, addr_ + offset, sizeof(T), "reads");
+        asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_gm_cycles, -1, -1);
+        asc_sim::S().stats.gm_read += sizeof(T);
+        if (asc_sim::S().cfg.cost_only) return T();
+        return addr_[offset];
+    }
+    template <typename S> void SetValue(uint64_t offset, S value, ASC_LOC_PARAM) const {
+        asc_sim::enter("GlobalTensor::SetValue", asc_loc_);
+        asc_sim::gm_check("GlobalTensor::SetValue", asc_loc_, addr_ + offset, sizeof(T), "writes");
+        asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_gm_cycles, -1, -1);
+        asc_sim::S().stats.gm_write += sizeof(T);
+        if (!asc_sim::S().cfg.cost_only) addr_[offset] = static_cast<T>(value);
+    }
+    T& operator()(uint64_t offset) const { return addr_[offset]; }
+    uint64_t GetSize() const { return size_; }
+    __gm__ T* GetPhyAddr() const { return addr_; }
+    __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
+    void SetL2CacheHint(int) {}
+};
+
+}  // namespace AscendC
+
+namespace asc_sim {
+
+// Validate a LocalTensor operand of an API call.  `elems` is how many elements the call
+// touches from the tensor's start; `align` is the start-address alignment it needs.
+template <typename T>
+inline void use_local(const char* api, const Loc& loc, const char* name, const AscendC::LocalTensor<T>& t,
+                      uint64_t elems, bool write, uint32_t align = 32) {
+    State& s = S();
+    if (!t.valid())
+        fail("invalid-tensor", api, loc,
+             fmt("%s: operand %s is a LocalTensor that was never obtained from AllocTensor/DeQue/Get", api, name));
+    if (t.buf_ >= 0) {
+        const Buffer& b = s.bufs[t.buf_];
+        if (b.state == BUF_FREE || b.gen != t.gen_)
+            fail("use-after-free", api, loc,
+                 fmt("%s: operand %s (%s address 0x%x) belongs to a queue buffer that was released by FreeTensor "
+                     "(allocated at line %d)", api, name, space_name(t.sp_), t.addr_, b.alloc_loc.line));
+    }
+    if (elems > t.size_)
+        fail("tensor-overflow", api, loc,
+             fmt("%s: operand %s needs %llu elements of %s but the LocalTensor holds only %u", api, name,
+                 static_cast<unsigned long long>(elems), type_name<T>(), t.size_));
+    if (align > 1 && t.addr_ % align != 0)
+        fail("ub-align", api, loc,
+             fmt("%s: operand %s starts at %s address 0x%x, which is not %u-byte aligned (offset of %u bytes)", api,
+                 name, space_name(t.sp_), t.addr_, align, t.addr_ % align));
+    if (!write) check_written(api, loc, name, t.sp_, t.addr_, elems * sizeof(T), sizeof(T));
+}
+template <typename T> inline void wrote(const AscendC::LocalTensor<T>& t, uint64_t elems) {
+    mark_written(t.sp_, t.addr_, elems * sizeof(T));
+}
+
+inline void reset_core(int64_t block_idx) {
+    State& s = S();
+    const Config& c = s.cfg;
+    s.block_idx = block_idx;
+    uint32_t caps[SP_COUNT] = {c.ub_bytes, c.l1_bytes, c.l0a_bytes, c.l0b_bytes, c.l0c_bytes, c.bt_bytes, c.fb_bytes};
+    for (int i = 0; i < SP_COUNT; ++i) {
+        Space& sp = s.spaces[i];
+        sp.cap = caps[i];
+        sp.used = 0;
+        if (sp.mem.size() != caps[i]) {
+            sp.mem.assign(caps[i], 0xff);
+            sp.shadow.assign(caps[i], 0);
+        } else if (!c.cost_only) {
+            std::memset(sp.mem.data(), 0xff, caps[i]);  // garbage: NaN for float/half
+            std::memset(sp.shadow.data(), 0, caps[i]);
+        }
+    }
+    s.bufs.clear();
+    s.queues.clear();
+    s.live_pipes = 0;
+    s.cur_pipe = nullptr;
+    std::memset(s.pos_buffers, 0, sizeof s.pos_buffers);
+    s.total_buffers = 0;
+    s.mask_counter = false;
+    s.mask_hi = s.mask_lo = ~0ull;
+    s.atomic_add = false;
+    for (double& p : s.pipe_free) p = 0;
+    s.issue = 0;
+    std::memset(s.flag_time, 0, sizeof s.flag_time);
+    std::memset(s.flag_pending, 0, sizeof s.flag_pending);
+    s.stats = CoreStats{};
+    s.aborting = false;
+    s.cur_api = "";
+}
+
+}  // namespace asc_sim
+
+namespace AscendC {
+
+template <typename T> T LocalTensor<T>::GetValue(uint32_t index, asc_sim::Loc asc_loc_) const {
+    asc_sim::enter("LocalTensor::GetValue", asc_loc_);
+    asc_sim::use_local("LocalTensor::GetValue", asc_loc_, "tensor", *this, 0, false, 1);
+    if (index >= size_)
+        asc_sim::fail("tensor-overflow", "LocalTensor::GetValue", asc_loc_,
+                      asc_sim::fmt("index %u is outside the LocalTensor of %u elements", index, size_));
+    asc_sim::check_written("LocalTensor::GetValue", asc_loc_, "tensor", sp_, addr_ + index * sizeof(T), sizeof(T),
+                           sizeof(T));
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, -1);
+    return ptr()[index];
+}
+template <typename T> template <typename S>
+void LocalTensor<T>::SetValue(uint32_t index, S value, asc_sim::Loc asc_loc_) const {
+    asc_sim::enter("LocalTensor::SetValue", asc_loc_);
+    asc_sim::use_local("LocalTensor::SetValue", asc_loc_, "tensor", *this, 0, true, 1);
+    if (index >= size_)
+        asc_sim::fail("tensor-overflow", "LocalTensor::SetValue", asc_loc_,
+                      asc_sim::fmt("index %u is outside the LocalTensor of %u elements", index, size_));
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, -1, buf_);
+    ptr()[index] = static_cast<T>(value);
+    asc_sim::mark_written(sp_, addr_ + index * sizeof(T), sizeof(T));
+}
+template <typename T> T& LocalTensor<T>::operator()(uint32_t index, asc_sim::Loc asc_loc_) const {
+    asc_sim::enter("LocalTensor::operator()", asc_loc_);
+    asc_sim::use_local("LocalTensor::operator()", asc_loc_, "tensor", *this, 0, true, 1);
+    if (index >= size_)
+        asc_sim::fail("tensor-overflow", "LocalTensor::operator()", asc_loc_,
+                      asc_sim::fmt("index %u is outside the LocalTensor of %u elements", index, size_));
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, buf_);
+    asc_sim::mark_written(sp_, addr_ + index * sizeof(T), sizeof(T));  // may be read or written: no uninit check
+    return ptr()[index];
+}
+
+// ---------------------------------------------------------------- queues
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind {
+public:
+    int qid_ = -1;
+    static constexpr TPosition srcPosition = src;
+    static constexpr TPosition dstPosition = dst;
+    static constexpr int32_t depthValue = depth;
+
+    asc_sim::QueueState& q(const char* api, const asc_sim::Loc& loc) {
+        if (qid_ < 0)
+            asc_sim::fail("queue-uninit", api, loc,
+                          asc_sim::fmt("%s on a TQue<%s> that was never given buffers with TPipe::InitBuffer", api,
+                                       PositionName(src)));
+        return asc_sim::S().queues[qid_];
+    }
+
+    template <typename T> LocalTensor<T> AllocTensor(ASC_LOC_PARAM) {
+        const char* api = "TQue::AllocTensor";
+        asc_sim::enter(api, asc_loc_);
+        asc_sim::QueueState& qs = q(api, asc_loc_);
+        asc_sim::State& s = asc_sim::S();
+        const int nslots = static_cast<int>(qs.slots.size());
+        for (int k = 0; k < nslots; ++k) {  // buffers are handed out round-robin, as on hardware
+            int b = qs.slots[(qs.cursor + k) % nslots];
+            asc_sim::Buffer& bf = s.bufs[b];
+            if (bf.state == asc_sim::BUF_FREE) {
+                qs.cursor = (qs.cursor + k + 1) % nslots;
+                bf.state = asc_sim::BUF_ALLOC;
+                bf.alloc_loc = asc_loc_;
+                asc_sim::mark_unwritten(bf.space, bf.addr, bf.len);  // contents are undefined
+                LocalTensor<T> t;
+                t.sp_ = bf.space;
+                t.addr_ = bf.addr;
+                t.size_ = static_cast<uint32_t>(bf.len / sizeof(T));
+                t.buf_ = b;
+                t.gen_ = bf.gen;
+                t.pos_ = src;
+                return t;
+            }
+        }
+        std::string held;
+        for (int b : qs.slots) held += asc_sim::fmt(" line %d;", s.bufs[b].alloc_loc.line);
+        asc_sim::fail("alloc-no-buffer", api, asc_loc_,
+                      asc_sim::fmt("AllocTensor<%s>() on a TQue<%s> with %d buffer(s) (InitBuffer at line %d): every "
+                                   "buffer is still in use (allocated at%s); FreeTensor one first (on the NPU this "
+                                   "blocks forever)",
+                                   asc_sim::type_name<T>(), PositionName(src), qs.num, qs.init_loc.line,
+                                   held.c_str()));
+    }
+    template <typename T> void AllocTensor(LocalTensor<T>& t, ASC_LOC_PARAM) { t = AllocTensor<T>(asc_loc_); }
+
+    template <typename T> bool EnQue(const LocalTensor<T>& t, ASC_LOC_PARAM) {
+        const char* api = "TQue::EnQue";
+        asc_sim::enter(api, asc_loc_);
+        asc_sim::QueueState& qs = q(api, asc_loc_);
+        asc_sim::use_local(api, asc_loc_, "tensor", t, 0, true, 1);
+        asc_sim::State& s = asc_sim::S();
+        if (t.buf_ < 0)
+            asc_sim::fail("enque-foreign", api, asc_loc_, "EnQue of a tensor that was not allocated from a queue");
+        if (qs.depth > 0 && static_cast<int>(qs.fifo.size()) >= qs.depth)
+            asc_sim::fail("enque-full", api, asc_loc_,
+                          asc_sim::fmt("EnQue on a TQue<%s, depth=%d> that already holds %d tensor(s): more than "
+                                       "'depth' EnQue calls without a DeQue",
+                                       PositionName(src), qs.depth, static_cast<int>(qs.fifo.size())));
+        s.bufs[t.buf_].state = asc_sim::BUF_ENQUEUED;
+        qs.fifo.push_back(t.buf_);
+        return true;
+    }
+    template <typename T> LocalTensor<T> DeQue(ASC_LOC_PARAM) {
+        const char* api = "TQue::DeQue";
+        asc_sim::enter(api, asc_loc_);
+        asc_sim::QueueState& qs = q(api, asc_loc_);
+        asc_sim::State& s = asc_sim::S();
+        if (qs.fifo.empty())
+            asc_sim::fail("deque-empty", api, asc_loc_,
+                          asc_sim::fmt("DeQue<%s>() on an empty TQue<%s> (InitBuffer at line %d): nothing was "
+                                       "EnQue'd (on the NPU this waits forever)",
+                                       asc_sim::type_name<T>(), PositionName(src), qs.init_loc.line));
+        int b = qs.fifo.front();
+        qs.fifo.pop_front();
+        asc_sim::Buffer& bf = s.bufs[b];
+        bf.state = asc_sim::BUF_DEQUEUED;
+        LocalTensor<T> t;
+        t.sp_ = bf.space;
+        t.addr_ = bf.addr;
+        t.size_ = static_cast<uint32_t>(bf.len / sizeof(T));
+        t.buf_ = b;
+        t.gen_ = bf.gen;
+        t.pos_ = dst;
+        return t;
+    }
+    template <typename T> void DeQue(LocalTensor<T>& t, ASC_LOC_PARAM) { t = DeQue<T>(asc_loc_); }
+
+    template <typename T> void FreeTensor(LocalTensor<T>& t, ASC_LOC_PARAM) {
+        const char* api = "TQue::FreeTensor";
+        asc_sim::enter(api, asc_loc_);
+        asc_sim::QueueState& qs = q(api, asc_loc_);
+        asc_sim::State& s = asc_sim::S();
+        if (t.buf_ < 0 || std::find(qs.slots.begin(), qs.slots.end(), t.buf_) == qs.slots.end())
+            asc_sim::fail("free-foreign", api, asc_loc_,
+                          "FreeTensor of a tensor that does not belong to this queue");
+        asc_sim::Buffer& bf = s.bufs[t.buf_];
+        if (bf.state == asc_sim::BUF_FREE || bf.gen != t.gen_)
+            asc_sim::fail("use-after-free", api, asc_loc_,
+                          asc_sim::fmt("FreeTensor of a tensor that was already freed (allocated at line %d)",
+                                       bf.alloc_loc.line));
+        if (bf.state == asc_sim::BUF_ENQUEUED) {
+            auto it = std::find(qs.fifo.begin(), qs.fifo.end(), t.buf_);
+            if (it != qs.fifo.end()) qs.fifo.erase(it);
+        }
+        bf.state = asc_sim::BUF_FREE;
+        bf.gen++;
+    }
+    bool VacantInQue() { return qid_ >= 0 && static_cast<int>(asc_sim::S().queues[qid_].fifo.size()) < depth; }
+    bool HasTensorInQue() { return qid_ >= 0 && !asc_sim::S().queues[qid_].fifo.empty(); }
+    int32_t GetTensorCountInQue() { return qid_ >= 0 ? static_cast<int32_t>(asc_sim::S().queues[qid_].fifo.size()) : 0; }
+    bool HasIdleBuffer() {
+        if (qid_ < 0) return false;
+        for (int b : asc_sim::S().queues[qid_].slots)
+            if (asc_sim::S().bufs[b].state == asc_sim::BUF_FREE) return true;
+        return false;
+    }
+    void FreeAllEvent() {}
+};
+
+template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::LCM> class TBuf {
+public:
+    int bid_ = -1;
+    asc_sim::Buffer& b(const char* api, const asc_sim::Loc& loc) {
+        if (bid_ < 0)
+            asc_sim::fail("queue-uninit", api, loc,
+                          asc_sim::fmt("%s on a TBuf<%s> that was never given memory with TPipe::InitBuffer", api,
+                                       PositionName(pos)));
+        return asc_sim::S().bufs[bid_];
+    }
+    template <typename T> LocalTensor<T> Get(ASC_LOC_PARAM) {
+        asc_sim::enter("TBuf::Get", asc_loc_);
+        asc_sim::Buffer& bf = b("TBuf::Get", asc_loc_);
+        return make<T>(bf.addr, static_cast<uint32_t>(bf.len / sizeof(T)));
+    }
+    template <typename T> LocalTensor<T> Get(uint32_t len, ASC_LOC_PARAM) {
+        asc_sim::enter("TBuf::Get", asc_loc_);
+        asc_sim::Buffer& bf = b("TBuf::Get", asc_loc_);
+        if (static_cast<uint64_t>(len) * sizeof(T) > bf.len)
+            asc_sim::fail("tbuf-range", "TBuf::Get", asc_loc_,
+                          asc_sim::fmt("Get<%s>(%u) asks for %llu bytes from a TBuf of %u bytes",
+                                       asc_sim::type_name<T>(), len,
+                                       static_cast<unsigned long long>(len * sizeof(T)), bf.len));
+        return make<T>(bf.addr, len);
+    }
+    template <typename T> LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset, ASC_LOC_PARAM) {
+        asc_sim::enter("TBuf::GetWithOffset", asc_loc_);
+        asc_sim::Buffer& bf = b("TBuf::GetWithOffset", asc_loc_);
+        if (static_cast<uint64_t>(bufOffset) + static_cast<uint64_t>(size) * sizeof(T) > bf.len)
+            asc_sim::fail("tbuf-range", "TBuf::GetWithOffset", asc_loc_,
+                          asc_sim::fmt("GetWithOffset<%s>(%u, %u) ends at byte %llu of a TBuf of %u bytes",
+                                       asc_sim::type_name<T>(), size, bufOffset,
+                                       static_cast<unsigned long long>(bufOffset + size * sizeof(T)), bf.len));
+        if (bufOffset % 32 != 0)
+            asc_sim::fail("ub-align", "TBuf::GetWithOffset", asc_loc_,
+                          asc_sim::fmt("GetWithOffset bufOffset %u is not a multiple of 32 bytes", bufOffset));
+        return make<T>(bf.addr + bufOffset, size);
+    }
+    template <typename T> LocalTensor<T> make(uint32_t addr, uint32_t size) {
+        LocalTensor<T> t;
+        t.sp_ = asc_sim::S().bufs[bid_].space;
+        t.addr_ = addr;
+        t.size_ = size;
+        t.buf_ = bid_;
+        t.gen_ = asc_sim::S().bufs[bid_].gen;
+        t.pos_ = pos;
+        return t;
+    }
+};
+
+// ---------------------------------------------------------------- TPipe
+class TPipe {
+public:
+    explicit TPipe(ASC_LOC_PARAM) {
+        asc_sim::State& s = asc_sim::S();
+        asc_sim::enter("TPipe::TPipe", asc_loc_);
+        if (s.live_pipes > 0)
+            asc_sim::fail("second-tpipe", "TPipe::TPipe", asc_loc_,
+                          "a second TPipe was constructed while another is alive: only one TPipe may exist at a "
+                          "time (on the NPU this can hang)");
+        s.live_pipes++;
+        s.cur_pipe = this;
+        loc_ = asc_loc_;
+    }
+    TPipe(const TPipe&) = delete;
+    TPipe& operator=(const TPipe&) = delete;
+    ~TPipe() noexcept(false) {
+        asc_sim::State& s = asc_sim::S();
+        s.live_pipes--;
+        if (s.cur_pipe == this) s.cur_pipe = nullptr;
+        if (!s.aborting && !destroyed_) check_freed(loc_);
+        destroyed_ = true;
+    }
+    void Init() {}
+    void Reset() {}
+    void Destroy() {
+        if (!asc_sim::S().aborting && !destroyed_) check_freed(loc_);
+        destroyed_ = true;
+    }
+
+    template <class Q> bool InitBuffer(Q& que, uint8_t num, uint32_t len, ASC_LOC_PARAM) {
+        const char* api = "TPipe::InitBuffer";
+        asc_sim::enter(api, asc_loc_);
+        asc_sim::State& s = asc_sim::S();
+        constexpr TPosition pos = Q::srcPosition;
+        int pi = static_cast<int>(pos);
+        if (num == 0 || len == 0)
+            asc_sim::fail("initbuffer-args", api, asc_loc_,
+                          asc_sim::fmt("InitBuffer(TQue<%s>, num=%u, len=%u): num and len must be positive",
+                                       PositionName(pos), num, len));
+        if (s.pos_buffers[pi] + num > s.cfg.max_buf_per_pos)
+            asc_sim::fail("buffers-per-position", api, asc_loc_,
+                          asc_sim::fmt("InitBuffer(TQue<%s>, num=%u, len=%u): %d buffers would be live on position "
+                                       "%s; at most %d per position on %s (one hardware event ID each)",
+                                       PositionName(pos), num, len, s.pos_buffers[pi] + num, PositionName(pos),
+                                       s.cfg.max_buf_per_pos, s.cfg.chip.c_str()));
+        s.pos_buffers[pi] += num;
+        s.queues.emplace_back();
+        int qid = static_cast<int>(s.queues.size()) - 1;
+        asc_sim::QueueState& qs = s.queues[qid];
+        qs.pos = pi;
+        qs.depth = Q::depthValue;
+        qs.num = num;
+        qs.init_loc = asc_loc_;
+        qs.inited = true;
+        uint32_t alen = (len + 31u) / 32u * 32u;
+        qs.len = alen;
+        for (int i = 0; i < num; ++i) {
+            int b = alloc_space(api, asc_loc_, PositionSpace(pos), pos, alen, num, len);
+            s.bufs[b].queue = qid;
+            s.queues[qid].slots.push_back(b);
+        }
+        que.qid_ = qid;
+        return true;
+    }
+    template <TPosition pos> bool InitBuffer(TBuf<pos>& buf, uint32_t len, ASC_LOC_PARAM) {
+        const char* api = "TPipe::InitBuffer";
+        asc_sim::enter(api, asc_loc_);
+        if (len == 0)
+            asc_sim::fail("initbuffer-args", api, asc_loc_, "InitBuffer(TBuf, len=0): len must be positive");
+        uint32_t alen = (len + 31u) / 32u * 32u;
+        int b = alloc_space(api, asc_loc_, PositionSpace(pos), pos, alen, 1, len);
+        asc_sim::S().bufs[b].state = asc_sim::BUF_TBUF;
+        buf.bid_ = b;
+        return true;
+    }
+    template <HardEvent evt> TEventID AllocEventID() { return static_cast<TEventID>(next_event_[static_cast<int>(evt)]++ % 6); }
+    template <HardEvent evt> void ReleaseEventID(TEventID) {}
+    template <HardEvent evt> TEventID FetchEventID() { return 0; }
+    TEventID FetchEventID(HardEvent) { return 0; }
+    // Matmul and other libraries reserve UB through the pipe; the simulator only tracks it.
+    asc_sim::Loc loc_{"", 0};
+
+private:
+    bool destroyed_ = false;
+    int next_event_[64] = {0};
+
+    int alloc_space(const char* api, const asc_sim::Loc& loc, int sp, TPosition pos, uint32_t alen, int num,
+                    uint32_t len) {
+        asc_sim::State& s = asc_sim::S();
+        asc_sim::Space& space = s.spaces[sp];
+        if (s.total_buffers + 1 > s.cfg.max_buffers)
+            asc_sim::fail("max-buffers", api, loc,
+                          asc_sim::fmt("InitBuffer(%s, num=%d, len=%u): the kernel would use more than %d buffers in "
+                                       "total", PositionName(pos), num, len, s.cfg.max_buffers));
+        if (static_cast<uint64_t>(space.used) + alen > space.cap) {
+            const char* rule = sp == asc_sim::SP_UB ? "ub-capacity" : (sp == asc_sim::SP_L1 ? "l1-capacity" : "l0-capacity");
+            asc_sim::fail(rule, api, loc,
+                          asc_sim::fmt("InitBuffer(%s, num=%d, len=%u): %s capacity exceeded: %u bytes are already "
+                                       "allocated and a %u-byte buffer does not fit in the %u bytes of %s on %s",
+                                       PositionName(pos), num, len, asc_sim::space_name(sp), space.used, alen,
+                                       space.cap, asc_sim::space_name(sp), s.cfg.chip.c_str()));
+        }
+        s.total_buffers++;
+        asc_sim::Buffer bf;
+        bf.space = sp;
+        bf.pos = static_cast<int>(pos);
+        bf.addr = space.used;
+        bf.len = alen;
+        space.used += alen;
+        s.bufs.push_back(bf);
+        return static_cast<int>(s.bufs.size()) - 1;
+    }
+    void check_freed(const asc_sim::Loc& loc) {
+        asc_sim::State& s = asc_sim::S();
+        for (size_t qi = 0; qi < s.queues.size(); ++qi) {
+            const asc_sim::QueueState& qs = s.queues[qi];
+            for (int b : qs.slots) {
+                const asc_sim::Buffer& bf = s.bufs[b];
+                if (bf.state == asc_sim::BUF_ALLOC || bf.state == asc_sim::BUF_ENQUEUED ||
+                    bf.state == asc_sim::BUF_DEQUEUED) {
+                    const char* st = bf.state == asc_sim::BUF_ENQUEUED ? "still EnQue'd (never DeQue'd)"
+                                                                         : "never released with FreeTensor";
+                    asc_sim::fail("not-freed", "TPipe::~TPipe", bf.alloc_loc,
+                                  asc_sim::fmt("at kernel end (TPipe at line %d destroyed) a tensor of TQue<%s> "
+                                               "(InitBuffer at line %d) allocated at line %d is %s",
+                                               loc.line, PositionName(static_cast<TPosition>(qs.pos)),
+                                               qs.init_loc.line, bf.alloc_loc.line, st));
+                }
+            }
+        }
+    }
+};
+
+inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(asc_sim::S().cur_pipe); }
+
+// ---------------------------------------------------------------- sync
+template <HardEvent evt> inline void SetFlag(int32_t eventID, ASC_LOC_PARAM) {
+    asc_sim::State& s = asc_sim::S();
+    asc_sim::enter("SetFlag", asc_loc_);
+    int e = static_cast<int>(evt), id = eventID & 7;
+    auto pp = asc_sim::event_pipes(evt);
+    s.flag_time[e][id] = std::max(s.pipe_free[pp.first], s.issue);
+    s.flag_pending[e][id]++;
+}
+template <HardEvent evt> inline void WaitFlag(int32_t eventID, ASC_LOC_PARAM) {
+    asc_sim::State& s = asc_sim::S();
+    asc_sim::enter("WaitFlag", asc_loc_);
+    int e = static_cast<int>(evt), id = eventID & 7;
+    auto pp = asc_sim::event_pipes(evt);
+    if (s.flag_pending[e][id] <= 0)
+        asc_sim::fail("sync-unpaired", "WaitFlag", asc_loc_,
+                      asc_sim::fmt("WaitFlag(event %d, id %d) with no matching SetFlag before it: on the NPU the "
+                                   "pipe waits forever", e, eventID));
+    s.flag_pending[e][id]--;
+    if (pp.second == static_cast<int>(asc_sim::Pipe::S))
+        s.issue = std::max(s.issue, s.flag_time[e][id]);
+    else
+        s.pipe_free[pp.second] = std::max(s.pipe_free[pp.second], s.flag_time[e][id]);
+}
+template <pipe_t pipe> inline void PipeBarrier() {
+    asc_sim::State& s = asc_sim::S();
+    if (pipe == PIPE_ALL) {
+        double t = s.issue;
+        for (int i = 0; i < 7; ++i) t = std::max(t, s.pipe_free[i]);
+        for (int i = 0; i < 7; ++i) s.pipe_free[i] = t;
+        s.issue = t;
+    }
+}
+inline void pipe_barrier(pipe_t p) {
+    if (p == PIPE_ALL) PipeBarrier<PIPE_ALL>();
+}
+template <pipe_t src, pipe_t dst> class TQueSync {
+public:
+    void SetFlag(TEventID id) { set_[id & 7]++; }
+    void WaitFlag(TEventID id) { if (set_[id & 7] > 0) set_[id & 7]--; }
+private:
+    int set_[8] = {0};
+};
+
+// ---------------------------------------------------------------- system variables
+inline int64_t GetBlockIdx() { return asc_sim::S().block_idx; }
+inline int64_t GetBlockNum() { return asc_sim::S().cfg.block_dim; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetTaskRation() { return 1; }
+inline int64_t GetTaskRatio() { return 1; }
+inline void SetSysWorkspace(GM_ADDR workspace) { asc_sim::S().sys_workspace = workspace; }
+inline GM_ADDR GetSysWorkSpacePtr() { return asc_sim::S().sys_workspace; }
+constexpr uint32_t ASC_SIM_SYS_WORKSPACE = 16u * 1024u * 1024u;
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace == nullptr ? nullptr : workspace + ASC_SIM_SYS_WORKSPACE; }
+template <typename T> inline void SetAtomicAdd() { asc_sim::S().atomic_add = true; }
+inline void SetAtomicNone() { asc_sim::S().atomic_add = false; }
+inline int64_t GetSystemCycle() { return static_cast<int64_t>(asc_sim::S().issue); }
+template <bool isAIVOnly = true> inline void SyncAll(ASC_LOC_PARAM) {
+    asc_sim::State& s = asc_sim::S();
+    asc_sim::enter("SyncAll", asc_loc_);
+    asc_sim::BlockBarrier& b = asc_sim::g_barrier;
+    if (!b.active) {
+        asc_sim::warn("unsupported", "SyncAll", asc_loc_,
+                      "SyncAll outside threaded mode: blocks run one after another, the barrier is not modelled");
+        return;
+    }
+    double now = s.issue;
+    for (int i = 0; i < 7; ++i) now = std::max(now, s.pipe_free[i]);
+    std::unique_lock<std::mutex> lock(b.mu);
+    int64_t gen = b.generation;
+    b.max_time = std::max(b.max_time, now);
+    if (++b.arrived == b.total) {
+        b.arrived = 0;
+        b.generation++;
+        b.release_time = b.max_time;
+        b.max_time = 0;
+        b.cv.notify_all();
+    } else {
+        b.cv.wait(lock, [&] { return b.generation != gen || b.broken; });
+    }
+    if (b.broken) {
+        s.aborting = true;
+        throw asc_sim::Abort{};
+    }
+    // every core resumes when the last one arrives
+    for (int i = 0; i < 7; ++i) s.pipe_free[i] = b.release_time;
+    s.issue = b.release_time;
+}
+
+// ---------------------------------------------------------------- debugging output
+template <typename... Args> inline void printf(const char* fmt, Args... args) { std::printf(fmt, args...); }
+template <typename... Args> inline void PRINTF(const char* fmt, Args... args) { std::printf(fmt, args...); }
+template <typename T> inline void DumpTensor(const LocalTensor<T>& t, uint32_t desc, uint32_t size) {
+    std::printf("DumpTensor desc=%u addr=0x%x:", desc, t.addr_);
+    for (uint32_t i = 0; i < size && i < t.size_; ++i) std::printf(" %g", static_cast<double>(static_cast<float>(t.ptr()[i])));
+    std::printf("\n");
+}
+template <typename T> inline void DumpTensor(const GlobalTensor<T>& t, uint32_t desc, uint32_t size) {
+    std::printf("DumpTensor desc=%u (GM):", desc);
+    if (!asc_sim::S().cfg.cost_only)
+        for (uint32_t i = 0; i < size; ++i) std::printf(" %g", static_cast<double>(static_cast<float>(t.addr_[i])));
+    std::printf("\n");
+}
+inline void Trap() { asc_sim::fail("trap", "Trap", asc_sim::S().cur_loc, "the kernel called Trap()"); }
+
+}  // namespace AscendC
+
+inline int64_t get_block_idx() { return AscendC::GetBlockIdx(); }
+inline int64_t get_block_num() { return AscendC::GetBlockNum(); }
+#define TILING_KEY_IS(k) (asc_sim::S().cfg.tiling_key == static_cast<uint64_t>(k))

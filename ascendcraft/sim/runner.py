@@ -1,0 +1,437 @@
+"""Build AscendC kernels against the simulator headers and run them in a child process.
+
+``build_kernel`` compiles the kernel source (plus an optional tiling header) with g++ into
+an executable cached by content hash; ``run_kernel`` writes the GM arrays, scalars and
+tiling values to a job directory, runs the executable with a time and memory limit, and
+reads back the outputs, the diagnostics and the per-core cost timeline.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..chips import DEFAULT_CHIP, load_chip
+from ..errors import UserError
+from .cost import CoreCost, CostReport, PIPES, aggregate, chip_config
+from .signature import Param, parse_signature, registered_tiling_struct, strip_comments
+
+PKG_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = PKG_DIR / "include"
+HARNESS = PKG_DIR / "harness.h"
+DEFAULT_CXXFLAGS = ("-std=c++17", "-O1", "-Wall", "-fno-strict-aliasing", "-g0", "-pthread")
+BUILD_FORMAT = "1"
+
+
+class SimBuildError(UserError):
+    """The kernel does not compile against the simulator headers."""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error" | "warning"
+    rule: str
+    api: str
+    message: str
+    line: int | None
+    file: str | None = None
+    block: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file or 'kernel'}:{self.line}: " if self.line else ""
+        core = f" [block {self.block}]" if self.block is not None and self.block >= 0 else ""
+        api = "" if self.message.startswith(self.api) else f"{self.api}: "
+        return f"{where}{self.severity}: [{self.rule}] {api}{self.message}{core}"
+
+
+@dataclass(frozen=True)
+class GmSpec:
+    """A GM argument given by shape and dtype only (for cost-only runs: nothing is allocated)."""
+
+    shape: tuple[int, ...]
+    dtype: Any
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+def gm(shape, dtype) -> GmSpec:
+    return GmSpec(tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,))), np.dtype(dtype))
+
+
+@dataclass
+class KernelArtifact:
+    kernel_name: str
+    exe: Path
+    key: str
+    params: list[Param]
+    chip: str
+    lenient: bool
+    tiling_struct: str | None
+    warnings: list[str]
+    source_name: str = "kernel.cpp"
+    build_seconds: float = 0.0
+    cached: bool = False
+
+
+@dataclass
+class SimResult:
+    ok: bool
+    outputs: list[Any]
+    diagnostics: list[Diagnostic]
+    cost: CostReport | None
+    crash: str | None
+    returncode: int
+    log: str = ""
+    tiling_layout: list[dict] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    def report(self) -> str:
+        lines = [str(d) for d in self.diagnostics]
+        if self.crash:
+            lines.append(f"crash: {self.crash}")
+        if self.cost:
+            lines.append(self.cost.summary())
+        return "\n".join(lines) if lines else "ok"
+
+
+# ----------------------------------------------------------------------------- build
+def cache_dir() -> Path:
+    root = os.environ.get("ASCENDCRAFT_CACHE_DIR")
+    base = Path(root) / "sim" if root else Path.home() / ".cache" / "ascendcraft" / "sim"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def _library_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted(INCLUDE_DIR.rglob("*")) + [HARNESS]:
+        if p.is_file():
+            h.update(str(p.relative_to(PKG_DIR)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+_LIB_DIGEST: str | None = None
+
+
+def _launcher(kernel_name: str, params: list[Param]) -> str:
+    args = []
+    for i, p in enumerate(params):
+        if p.kind == "scalar":
+            field_ = "f" if p.is_float else "i"
+            ctype = p.ctype.replace("const ", "").replace("&", "").strip()
+            args.append(f"static_cast<{ctype}>(sc[{i}].{field_})")
+        else:
+            args.append(f"reinterpret_cast<{p.ctype}>(gm[{i}])")
+    body = ", ".join(args)
+    return (f"static void asc_sim_launch(uint8_t** gm, const asc_sim::ScalarArg* sc) {{\n"
+            f"    (void)gm; (void)sc;\n    {kernel_name}({body});\n}}\n")
+
+
+def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = None,
+                 tiling_struct: str | None = None, chip: str = DEFAULT_CHIP, lenient: bool = False,
+                 extra_sources: dict[str, str] | None = None,
+                 cxxflags: tuple[str, ...] = DEFAULT_CXXFLAGS) -> KernelArtifact:
+    """Compile ``source`` (an AscendC kernel) into a cached simulator executable."""
+    global _LIB_DIGEST
+    import time
+
+    load_chip(chip)  # validates the name
+    params = parse_signature(source, kernel_name)
+    if tiling_header is not None and tiling_struct is None:
+        tiling_struct = registered_tiling_struct(tiling_header)
+        if tiling_struct is None:
+            raise UserError("the tiling header defines no tiling struct",
+                            hint="use BEGIN_TILING_DATA_DEF(Name) ... END_TILING_DATA_DEF or pass tiling_struct")
+    if _LIB_DIGEST is None:
+        _LIB_DIGEST = _library_digest()
+    h = hashlib.sha256()
+    for part in (BUILD_FORMAT, _LIB_DIGEST, source, kernel_name, tiling_header or "", tiling_struct or "",
+                 json.dumps(sorted((extra_sources or {}).items())), " ".join(cxxflags)):
+        h.update(part.encode())
+        h.update(b"\0")
+    key = h.hexdigest()[:24]
+    out_dir = cache_dir() / key
+    meta_path = out_dir / "meta.json"
+    exe = out_dir / "kernel.bin"
+    if meta_path.exists() and exe.exists():
+        meta = json.loads(meta_path.read_text())
+        return KernelArtifact(kernel_name, exe, key, params, chip, lenient, tiling_struct, meta["warnings"],
+                              build_seconds=meta.get("build_seconds", 0.0), cached=True)
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=cache_dir()))
+    try:
+        (tmp / "kernel.cpp").write_text(source)
+        for name, text in (extra_sources or {}).items():
+            target = tmp / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        tu = [f"#define ASC_SIM_NUM_ARGS {len(params)}"]
+        if re.search(r"\bSyncAll\b", strip_comments(source)):
+            tu.append("#define ASC_SIM_THREADS 1")  # one thread per block so SyncAll is a real barrier
+        if tiling_header is not None:
+            (tmp / "asc_sim_tiling_header.h").write_text(tiling_header)
+            tu += ["#define ASC_SIM_HAS_TILING 1", "#define ASC_SIM_DEFAULT_TILING asc_sim_tiling_ns::Default"]
+        tu.append('#include "kernel_operator.h"')
+        if tiling_header is not None:
+            tu += ['#include "asc_sim_tiling_header.h"',
+                   f"namespace asc_sim_tiling_ns {{ using namespace optiling; using Default = {tiling_struct}; }}"]
+        tu.append('#include "kernel.cpp"')
+        tu_text = "\n".join(tu) + "\n"
+        tu_text += _launcher(kernel_name, params)
+        tu_text += f'#include "{HARNESS}"\n'
+        (tmp / "main.cpp").write_text(tu_text)
+        cmd = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", "-o", "kernel.bin"]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        elapsed = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise SimBuildError(f"kernel {kernel_name} does not compile against the AscendC simulator headers:\n"
+                                + _trim_compiler_output(proc.stderr))
+        warnings = [w for w in proc.stderr.splitlines() if "warning:" in w]
+        (tmp / "build.log").write_text(proc.stderr)
+        (tmp / "meta.json").write_text(json.dumps({"warnings": warnings, "build_seconds": elapsed,
+                                                   "kernel_name": kernel_name}))
+        try:
+            tmp.rename(out_dir)
+        except OSError:  # another process built it first
+            shutil.rmtree(tmp, ignore_errors=True)
+        return KernelArtifact(kernel_name, exe, key, params, chip, lenient, tiling_struct, warnings,
+                              build_seconds=elapsed)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _trim_compiler_output(text: str, limit: int = 60) -> str:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    errs = [ln for ln in lines if "error" in ln]
+    keep = errs[:limit] if errs else lines[:limit]
+    return "\n".join(keep)
+
+
+# ----------------------------------------------------------------------------- run
+_BF16_NAMES = ("bfloat16", "bf16", "bfloat16_t")
+
+
+def _to_bf16_bits(a: np.ndarray) -> np.ndarray:
+    x = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
+    rounded = ((x + 0x7FFF + ((x >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(a.astype(np.float32))
+    rounded[nan] = 0x7FC0
+    return rounded
+
+
+def _from_bf16_bits(b: np.ndarray) -> np.ndarray:
+    return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+def _preexec(memory_limit_mb: int):
+    def fn():
+        os.setsid()
+        limit = int(memory_limit_mb) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return fn
+
+
+def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
+               cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
+               chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
+               tiling_key: int = 0, dtypes: dict | None = None) -> SimResult:
+    """Run a built kernel on ``block_dim`` blocks.
+
+    ``args`` follow the kernel's parameter order: NumPy arrays (or :func:`gm` specs in
+    cost-only mode) for GM pointers, Python numbers for scalars.  ``workspace``/``tiling``
+    parameters of custom-operator kernels are filled by the runner; pass ``None`` for them
+    or leave them out.  ``dtypes`` maps a parameter name or index to ``"bfloat16"`` for
+    GM_ADDR parameters that hold bf16 data (given as float32 arrays of bf16-exact values).
+    """
+    chip_obj = load_chip(chip or art.chip)
+    if block_dim < 1 or block_dim > 65535:
+        raise UserError(f"block_dim={block_dim} must be in [1, 65535]")
+    params = art.params
+    filled = [p for p in params if p.kind in ("workspace", "tiling")]
+    if len(args) == len(params):
+        values = list(args)
+    elif len(args) == len(params) - len(filled):
+        it = iter(args)
+        values = [None if p.kind in ("workspace", "tiling") else next(it) for p in params]
+    else:
+        names = ", ".join(f"{p.name}:{p.kind}" for p in params)
+        raise UserError(f"{art.kernel_name} takes {len(params)} parameters ({names}); got {len(args)} arguments")
+    if tiling is not None and art.tiling_struct is None:
+        raise UserError("tiling values given but the kernel was built without a tiling header")
+    bf16_params = set()
+    for k, v in (dtypes or {}).items():
+        if str(v) in _BF16_NAMES:
+            bf16_params.add(k)
+    for i, p in enumerate(params):
+        et = p.elem_type
+        if et and any(n == et for n in _BF16_NAMES):
+            bf16_params.add(i)
+
+    run_dir = Path(tempfile.mkdtemp(prefix="ascendcraft-sim-run.", dir=_run_root()))
+    try:
+        job = []
+        cfg = chip_config(chip_obj)
+        cfg.update(cost_only=int(cost_only), lenient=int(art.lenient if lenient is None else lenient),
+                   block_dim=block_dim, tiling_key=tiling_key)
+        job += [f"cfg {k} {v}" for k, v in cfg.items()]
+        report = run_dir / "report.tsv"
+        job.append(f"report {report}")
+        job.append(f"timeout {max(1, int(timeout_s + 0.999))}")
+        out_specs: list[tuple[int, Path, np.dtype, tuple, bool] | None] = []
+        for i, (p, v) in enumerate(zip(params, values)):
+            if p.kind == "workspace":
+                job.append(f"workspace {i} {int(workspace_bytes)}")
+                out_specs.append(None)
+            elif p.kind == "tiling":
+                job.append(f"tiling {i}")
+                out_specs.append(None)
+            elif p.kind == "scalar":
+                if not isinstance(v, (int, float, np.integer, np.floating, bool)):
+                    raise UserError(f"parameter {p.name} ({p.ctype}) is a scalar; got {type(v).__name__}")
+                job.append(f"scalar {i} {'f' if p.is_float else 'i'} {repr(float(v)) if p.is_float else int(v)}")
+                out_specs.append(None)
+            else:
+                is_bf16 = i in bf16_params or p.name in bf16_params
+                if isinstance(v, GmSpec):
+                    if not cost_only:
+                        raise UserError(f"parameter {p.name}: a gm() shape spec needs cost_only=True; pass an array")
+                    nbytes = v.nbytes // 2 if (is_bf16 and v.dtype == np.float32) else v.nbytes
+                    job.append(f"gm {i} {p.name} {nbytes} - -")
+                    out_specs.append(None)
+                    continue
+                if not isinstance(v, np.ndarray):
+                    raise UserError(f"parameter {p.name} ({p.ctype}) is a GM pointer; pass a NumPy array")
+                if cost_only:
+                    nbytes = v.size * 2 if is_bf16 else v.nbytes
+                    job.append(f"gm {i} {p.name} {nbytes} - -")
+                    out_specs.append(None)
+                    continue
+                if is_bf16:
+                    raw = _to_bf16_bits(v)
+                elif v.dtype == np.bool_:
+                    raw = np.ascontiguousarray(v).view(np.uint8)
+                else:
+                    raw = np.ascontiguousarray(v)
+                fin, fout = run_dir / f"in{i}.bin", run_dir / f"out{i}.bin"
+                raw.tofile(fin)
+                job.append(f"gm {i} {p.name} {raw.nbytes} {fin} {fout}")
+                out_specs.append((i, fout, raw.dtype, v.shape, is_bf16))
+        for k, val in (tiling or {}).items():
+            job += _tiling_lines(k, val)
+        (run_dir / "job.txt").write_text("\n".join(job) + "\n")
+
+        timed_out = False
+        try:
+            proc = subprocess.Popen([str(art.exe), str(run_dir / "job.txt")], stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, preexec_fn=_preexec(memory_limit_mb), cwd=run_dir)
+            try:
+                out, _ = proc.communicate(timeout=timeout_s + 5)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                os.killpg(proc.pid, signal.SIGKILL)
+                out, _ = proc.communicate()
+        except OSError as e:
+            raise UserError(f"cannot run the simulator executable: {e}") from e
+        log = out.decode(errors="replace") if out else ""
+        return _collect(art, report, proc.returncode, log, timed_out, out_specs, values, chip_obj, block_dim,
+                        cost_only)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _run_root() -> str:
+    """Job directories live in RAM (/dev/shm) when possible: GM arrays pass through files."""
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        return shm
+    return str(cache_dir())
+
+
+def _tiling_lines(key: str, val) -> list[str]:
+    if isinstance(val, dict):
+        out = []
+        for k2, v2 in val.items():
+            out += _tiling_lines(f"{key}.{k2}", v2)
+        return out
+    if isinstance(val, (list, tuple, np.ndarray)):
+        return [f"tfield {key} " + ",".join(repr(float(x)) if isinstance(x, float) else str(int(x)) for x in val)]
+    if isinstance(val, (float, np.floating)):
+        return [f"tfield {key} {float(val)!r}"]
+    return [f"tfield {key} {int(val)}"]
+
+
+def _collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, values, chip_obj, block_dim,
+             cost_only) -> SimResult:
+    diags: list[Diagnostic] = []
+    crash = None
+    cores: list[CoreCost] = []
+    layout = []
+    harness_error = None
+    text = report.read_text(errors="replace") if report.exists() else ""
+    for line in text.splitlines():
+        f = line.split("\t")
+        if f[0] == "D" and len(f) >= 8:
+            diags.append(Diagnostic(f[1], f[2], f[3], "\t".join(f[7:]), int(f[5]) or None, f[4] or None,
+                                    int(f[6])))
+        elif f[0] == "C" and len(f) >= 6:
+            where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
+            crash = f"{f[1]} in block {f[2]}{where}"
+        elif f[0] == "K" and len(f) >= 16:
+            busy = {p: float(x) for p, x in zip(PIPES, f[3:11])}
+            cores.append(CoreCost(int(f[1]), float(f[2]), busy, int(f[11]), int(f[12]), int(f[13]), int(f[14]),
+                                  int(f[15])))
+        elif f[0] == "T" and len(f) >= 5:
+            layout.append({"name": f[1], "type": f[2], "offset": int(f[3]), "size": int(f[4])})
+        elif f[0] == "X":
+            harness_error = "\t".join(f[1:])
+    if timed_out and crash is None:
+        crash = "time limit exceeded (the kernel hangs or is too slow); killed"
+    elif crash is None and rc not in (0, 1):
+        if rc < 0:
+            crash = f"killed by signal {-rc} ({signal.Signals(-rc).name})"
+        elif harness_error:
+            crash = harness_error
+        else:
+            crash = f"exit status {rc}" + (" (out of memory?)" if "bad_alloc" in log else "")
+    if crash and crash.startswith("SIGALRM"):
+        crash = "time limit exceeded (the kernel hangs or is too slow): " + crash
+    outputs: list[Any] = []
+    if not cost_only:
+        for spec, v in zip(out_specs, values):
+            if spec is None:
+                outputs.append(v)
+                continue
+            _, path, dtype, shape, is_bf16 = spec
+            if path.exists():
+                arr = np.fromfile(path, dtype=dtype).reshape(shape)
+                outputs.append(_from_bf16_bits(arr) if is_bf16 else (arr.view(np.bool_) if v.dtype == np.bool_ else arr))
+            else:
+                outputs.append(None)
+    cost = aggregate(sorted(cores, key=lambda c: c.block), chip_obj, block_dim) if cores else None
+    ok = rc == 0 and crash is None and not any(d.severity == "error" for d in diags)
+    return SimResult(ok=ok, outputs=outputs, diagnostics=diags, cost=cost, crash=crash, returncode=rc, log=log,
+                     tiling_layout=layout)

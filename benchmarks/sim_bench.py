@@ -1,0 +1,150 @@
+"""Benchmarks of the AscendC CPU simulator (ascendcraft.sim).
+
+  python3 benchmarks/sim_bench.py            # full run (about a minute)
+  python3 benchmarks/sim_bench.py --quick    # smaller elementwise size
+
+Measures: simulator throughput on a double-buffered elementwise Add next to NumPy doing
+the same math; cold (empty cache) and warm (cached) build time; wall time of the cost-only
+run of ReLU on a 4096 x 393216 fp32 tensor on 910B2, and its modelled numbers.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ascendcraft.sim import build_kernel, gm, run_kernel  # noqa: E402
+
+KERNELS = ROOT / "tests" / "sim" / "kernels"
+
+
+def _src(name: str) -> str:
+    return (KERNELS / name).read_text()
+
+
+def _best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def bench_build() -> dict:
+    src = "#define DTYPE_X float\n" + _src("add_custom.cpp")
+    hdr = _src("add_custom_tiling.h")
+    with tempfile.TemporaryDirectory() as d:
+        old = os.environ.get("ASCENDCRAFT_CACHE_DIR")
+        os.environ["ASCENDCRAFT_CACHE_DIR"] = d
+        try:
+            t0 = time.perf_counter()
+            build_kernel(src, "add_custom", tiling_header=hdr)
+            cold = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            art = build_kernel(src, "add_custom", tiling_header=hdr)
+            warm = time.perf_counter() - t0
+            assert art.cached
+        finally:
+            if old is None:
+                os.environ.pop("ASCENDCRAFT_CACHE_DIR", None)
+            else:
+                os.environ["ASCENDCRAFT_CACHE_DIR"] = old
+    return {"cold_build_s": cold, "warm_build_s": warm}
+
+
+def bench_elementwise(n_per_block: int, blocks: int = 48, repeat: int = 3) -> dict:
+    art = build_kernel("#define DTYPE_X float\n" + _src("add_custom.cpp"), "add_custom",
+                       tiling_header=_src("add_custom_tiling.h"))
+    n = n_per_block * blocks
+    tile = 8192
+    tile_num = n_per_block // (2 * tile)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    z = np.empty(n, np.float32)
+    res = {}
+
+    def sim():
+        r = run_kernel(art, [x, y, z], tiling={"totalLength": n, "tileNum": tile_num}, block_dim=blocks)
+        assert r.ok, r.report()
+        res["r"] = r
+
+    t_sim = _best(sim, repeat)
+    assert np.array_equal(res["r"].outputs[2], x + y)
+    t_np = _best(lambda: np.add(x, y, out=z), repeat * 3)
+    return {"elements": n, "sim_s": t_sim, "numpy_s": t_np, "sim_melem_per_s": n / t_sim / 1e6,
+            "numpy_melem_per_s": n / t_np / 1e6, "slowdown_vs_numpy": t_sim / t_np,
+            "modelled_us": res["r"].cost.time_us}
+
+
+def bench_cost_only(repeat: int = 3) -> dict:
+    art = build_kernel(_src("relu_direct.cpp"), "relu_kernel<float>")
+    rows, cols, blocks = 4096, 393216, 48
+    n = rows * cols
+    out = {}
+
+    def run():
+        r = run_kernel(art, [gm(n, np.float32), gm(n, np.float32), n, n // blocks, 8192], block_dim=blocks,
+                       cost_only=True)
+        assert r.ok, r.report()
+        out["r"] = r
+
+    t = _best(run, repeat)
+    c = out["r"].cost
+    return {"shape": [rows, cols], "cost_only_s": t, "modelled_us": c.time_us, "hbm_roofline_us": c.hbm_roofline_us,
+            "ratio_to_roofline": c.time_us / c.hbm_roofline_us, "bound": c.bound,
+            "instructions": sum(p.instructions for p in c.per_core)}
+
+
+def bench_double_buffer() -> dict:
+    out = {}
+    for bn in (1, 2):
+        src = f"#define BUFFER_NUM {bn}\n#define DTYPE_X float\n" + _src("add_custom.cpp")
+        art = build_kernel(src, "add_custom", tiling_header=_src("add_custom_tiling.h"))
+        for tile in (1024, 8192):
+            n = 48 * tile * 128
+            r = run_kernel(art, [gm(n, np.float32)] * 3, tiling={"totalLength": n, "tileNum": 128 // bn},
+                           block_dim=48, cost_only=True)
+            out[f"BUFFER_NUM={bn}, {tile * 4 // 1024} KB tiles, {n:,} floats per tensor"] = r.cost.time_us
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    results = {
+        "build": bench_build(),
+        "elementwise_add": bench_elementwise(1 << 17 if args.quick else 1 << 20),
+        "cost_only_relu": bench_cost_only(),
+        "double_buffer_modelled_us": bench_double_buffer(),
+    }
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    b, e, c = results["build"], results["elementwise_add"], results["cost_only_relu"]
+    print(f"build: cold {b['cold_build_s']:.2f} s, warm (cached) {b['warm_build_s'] * 1e3:.1f} ms")
+    print(f"elementwise add fp32, {e['elements']:,} elements on 48 blocks: simulator {e['sim_s']:.3f} s "
+          f"({e['sim_melem_per_s']:.0f} M elem/s), NumPy {e['numpy_s'] * 1e3:.2f} ms "
+          f"({e['numpy_melem_per_s']:.0f} M elem/s); simulator/NumPy = {e['slowdown_vs_numpy']:.0f}x")
+    print(f"cost-only ReLU 4096x393216 fp32 on 910B2: {c['cost_only_s']:.3f} s wall, modelled {c['modelled_us']:.1f} us "
+          f"vs HBM roofline {c['hbm_roofline_us']:.1f} us (x{c['ratio_to_roofline']:.3f}), {c['bound']}-bound, "
+          f"{c['instructions']:,} instructions")
+    for k, v in results["double_buffer_modelled_us"].items():
+        print(f"modelled double-buffering, add on 48 blocks, {k}: {v:.1f} us")
+    print(f"(times: best of repeats; python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs)")
+
+
+if __name__ == "__main__":
+    main()
