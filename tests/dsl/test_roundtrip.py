@@ -14,6 +14,9 @@ from ascendcraft.dsl.parser import parse
 from ascendcraft.dsl.printer import print_kernel
 from ascendcraft.errors import DSLError
 
+# Hypothesis warns when it builds the repr of the (large, recursive) IR strategies; only noise.
+pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCES = sorted(glob.glob(os.path.join(ROOT, "tests", "dsl", "kernels", "*.dsl")) +
                  glob.glob(os.path.join(ROOT, "examples", "*", "*", "*.dsl")))
