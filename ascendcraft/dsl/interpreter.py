@@ -475,7 +475,9 @@ class Interpreter:
             if g.dtype == "bool" and data.dtype != np.bool_:
                 data = data.astype(np.bool_)
             if not padded:
-                return Tile(data.copy(), g.dtype, space)
+                # Inputs are never written while a kernel runs (the checker forbids it), so a view of
+                # them is as good as a copy; outputs and scratch may change later and are copied.
+                return Tile(data if g.role == "input" else data.copy(), g.dtype, space)
             out = np.full(got[2], pad_fn(env), dtype=D.NUMPY[g.dtype])
             out[got[3]] = data
             return Tile(out, g.dtype, space)
