@@ -449,6 +449,13 @@ class Checker:
         return TTile(op.result or dtype, shape, tiles[0].space)
 
     def _scalar_op(self, op, types, node):
+        allowed = {k for k, group in (("bool", {"bool"}), ("float", D.FLOATS), ("int", D.INTS)) if op.dtypes & group}
+        if op.name in ("div", "floordiv", "mod", "pow"):
+            allowed |= {"int", "float"}  # scalar arithmetic follows Python here
+        for t in types:
+            kind = "bool" if t.dtype == "bool" else "float" if t.is_float else "int"
+            if kind not in allowed:
+                raise _err(f"{op.name} cannot take a {kind} scalar", node)
         kinds = {t.dtype for t in types}
         strong = [k for k in kinds if k not in ("int", "float", "bool")]
         if len(set(strong)) > 1:

@@ -297,7 +297,10 @@ class Interpreter:
         body, var = self._block(s.body), s.var
 
         def run(env):
-            for i in range(start(env), stop(env), step(env)):
+            st = step(env)
+            if st == 0:
+                raise _fail("range step is 0 at run time", s.step, hint="steps come from constants or dims > 0")
+            for i in range(start(env), stop(env), st):
                 env[var] = i
                 body(env)
         return run
@@ -438,7 +441,13 @@ class Interpreter:
         dtype = tiles[0].dtype
         np_t = D.NUMPY[dtype]
         args = [v.data if type(v) is Tile else np_t(v) for v in values]
-        out = op.numpy(*args)
+        try:
+            out = op.numpy(*args)
+        except ValueError:
+            shapes = " and ".join(str(list(t.data.shape)) for t in tiles)
+            raise _fail(f"{op.name}: tiles of shapes {shapes} do not broadcast at run time", kind="shape error",
+                        hint="slices of different lengths (often a tail tile or a slice bound typo) meet here") \
+                from None
         rdtype = op.result or dtype
         if rdtype == "bf16":
             out = D.round_bf16(out)
@@ -503,7 +512,15 @@ class Interpreter:
         if op.kind == "elementwise":
             args, elementwise = [self.expr(a) for a in e.args], self._elementwise
             return lambda env: elementwise(op, [f(env) for f in args])
-        return getattr(self, f"_k_{op.kind}")(op, e)
+        fn = getattr(self, f"_k_{op.kind}")(op, e)
+
+        def guarded(env):
+            try:
+                return fn(env)
+            except ValueError as err:  # NumPy refusing operand shapes that only the run time sees
+                raise _fail(f"{op.name}: operands do not fit at run time ({err})", e, kind="shape error") \
+                    from None
+        return guarded
 
     def _k_reduce(self, op, e):
         arg = self.expr(e.args[0])
@@ -571,6 +588,12 @@ class Interpreter:
             if any(padding):
                 ident = D.lowest(t.dtype) if is_max else 0
                 a = np.pad(a, [(0, 0)] * lead + [(p, p) for p in padding], constant_values=ident)
+            for size, ext in zip(a.shape[lead:], extents):
+                if size < ext:
+                    raise _fail(f"{op.name}: a window spanning {ext} elements does not fit a tile axis of {size} "
+                                "at run time", e, kind="shape error",
+                                hint="a tail tile is shorter than the window; load halos with pad=... so tiles "
+                                     "keep their full length")
             win = np.lib.stride_tricks.sliding_window_view(a, extents, axis=tuple(range(lead, a.ndim)))
             win = win[(slice(None),) * lead + tuple(slice(None, None, s) for s in stride) +
                       tuple(slice(None, None, d) for d in dilation)]
@@ -586,6 +609,10 @@ class Interpreter:
         def run(env):
             a, b = fa(env), fb(env)
             x, y = (a.data.T if ta else a.data), (b.data.T if tb else b.data)
+            if x.shape[1] != y.shape[0]:
+                raise _fail(f"matmul: inner extents differ at run time: {list(x.shape)} x {list(y.shape)}", e,
+                            kind="shape error", hint="tail tiles of the two operands have different lengths; "
+                            "load cube operands with pad=0.0 so they keep their full size")
             if a.dtype == "i8":
                 return Tile(x.astype(np.int32) @ y.astype(np.int32), "i32", "l0c")
             return Tile((x.astype(np.float32) @ y.astype(np.float32)).astype(np.float32), "f32", "l0c")

@@ -76,6 +76,8 @@ def test_footprint_of_a_tiled_kernel_is_reported():
     ("    t = load(x[0, :])\n    u = iota(8, i32, start=t)\n", "start=...) needs a scalar"),
     ("    u = iota(8, i32, start=0.5)\n", "a float scalar cannot become i32"),
     ("    u = iota(8, i32, start=q)\n", "name 'q' is not defined"),
+    ("    m = -True\n", "neg cannot take a bool scalar"),
+    ("    m = ~1.5\n", "not cannot take a float scalar"),
 ])
 def test_rule_violations(body, fragment):
     rejects(body, fragment)

@@ -285,3 +285,17 @@ def test_unknown_node_fails_loudly():
     with pytest.raises(InterpreterError) as info:   # rejected when compiled, before anything runs
         Interpreter(ck)
     assert info.value.kind == "internal error" and "no rule for statement Mystery" in str(info.value)
+
+
+def test_run_time_shape_mismatch_is_a_shape_error():
+    # j:j + j has no constant length, so only the run time sees [7, 0] meet [7, 7].
+    src = """kernel k(p: gm f32[B, N]) -> (y: gm f32[B, N]):
+    for j in range(0, N, 7):
+        d = load(p[0:7, j:j + j]) - load(p[0:7, j:j + 7])
+        store(y[0:7, j:j + 7], d)
+"""
+    with pytest.raises(InterpreterError) as info:
+        run(src, {"B": 7, "N": 7}, {"p": np.ones((7, 7), np.float32)})
+    err = info.value
+    assert err.kind == "shape error" and err.span.line == 3
+    assert "sub: tiles of shapes [7, 0] and [7, 7] do not broadcast at run time" in str(err)
