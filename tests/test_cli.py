@@ -78,3 +78,12 @@ def test_console_entry_point_runs():
     r = subprocess.run([sys.executable, "-m", "ascendcraft", "check", kernel("softmax_syntax.dsl"), "--op", OP],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "was never closed" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_output_piped_into_a_reader_that_stops_is_not_an_error():
+    # `true` exits without reading, long before the check prints: the write hits a closed pipe.
+    cmd = f"{sys.executable} -m ascendcraft check {kernel('softmax.dsl')} --op {OP} --trials 1 | true"
+    r = subprocess.run(["bash", "-c", cmd + "; echo rc=${PIPESTATUS[0]}"], capture_output=True, text=True,
+                       timeout=120)
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert "rc=0" in r.stdout
