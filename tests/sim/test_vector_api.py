@@ -81,6 +81,8 @@ def _ref(op, a, b):
     if op == 30: return a * sig(a)
     if op == 31: return a * sig(f(np.sqrt(8 / np.pi)) * (a + f(0.044715) * a ** 3))
     if op == 32: return a * sig(f(1.5) * a)
+    if op == 33: return a * b + b
+    if op == 34: return b + a * a
     raise AssertionError(op)
 
 
@@ -94,7 +96,7 @@ def _trunc_to_half(a):
     return bits.view(np.float16).astype(np.float32)
 
 
-@pytest.mark.parametrize("op", range(33))
+@pytest.mark.parametrize("op", range(35))
 def test_vector_op_matches_numpy(art, op):
     a, b = _inputs()
     res = run_kernel(art, [a, b, np.full(N, np.nan, np.float32), op, N], block_dim=1)
@@ -103,4 +105,4 @@ def test_vector_op_matches_numpy(art, op):
     if op in (21, 25):  # index words are compared as raw bits
         np.testing.assert_array_equal(res.outputs[2].view(np.uint32), ref.view(np.uint32))
         return
-    np.testing.assert_allclose(res.outputs[2], ref, rtol=2e-6 if op < 28 else 1e-5, atol=1e-6)
+    np.testing.assert_allclose(res.outputs[2], ref, rtol=2e-6 if op < 28 or op > 32 else 1e-5, atol=1e-6)

@@ -91,6 +91,8 @@ extern "C" __global__ __aicore__ void vec_ops(GM_ADDR a, GM_ADDR b, GM_ADDR out,
         case 30: Silu(o, x, n); break;
         case 31: Gelu(o, x, n); break;
         case 32: Swish(o, x, n, 1.5f); break;
+        case 33: DataCopy(o, y, n); FusedMulAdd(o, x, y, cnt); break;  // x * o + y
+        case 34: DataCopy(o, y, n); MulAddDst(o, x, x, cnt); break;    // o + x * x
         default: break;
     }
     DataCopy(oGm, o, n);

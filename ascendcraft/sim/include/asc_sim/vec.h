@@ -268,6 +268,25 @@ inline void vun_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<T
 
 template <typename T> inline float fv(T v) { return static_cast<float>(v); }
 
+// The shared body of the level-2 ops that read dst as a third operand: dst = f(src0, src1, dst)
+// (FusedMulAdd, MulAddDst). dst is read, so it must hold data already.
+template <typename T, typename U, typename F>
+inline void vmuladd(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& dst,
+                    const AscendC::LocalTensor<U>& src0, const AscendC::LocalTensor<U>& src1, int32_t count, F f) {
+    enter(api, loc);
+    check_dtype<T>(api, loc, DT_FLOAT);
+    check_count(api, loc, count);
+    level2_epilogue();
+    if (count == 0) return;
+    use_local(api, loc, "src0", src0, count, false);
+    use_local(api, loc, "src1", src1, count, false);
+    use_local(api, loc, "dst", dst, count, false);
+    vec_schedule(static_cast<uint64_t>(count) * sizeof(T), 1, src0.buf_, src1.buf_, dst.buf_, count);
+    if (S().cfg.cost_only) return;
+    for (int32_t i = 0; i < count; ++i)
+        dst.ptr()[i] = static_cast<T>(f(fv(src0.ptr()[i]), fv(src1.ptr()[i]), fv(dst.ptr()[i])));
+}
+
 }  // namespace asc_sim
 
 namespace AscendC {
@@ -323,37 +342,15 @@ template <> inline void Mul<int32_t>(const LocalTensor<int32_t>& dst, const Loca
 template <typename T>
 inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                         const int32_t& count, ASC_LOC_PARAM) {
-    const char* api = "FusedMulAdd";
-    asc_sim::enter(api, asc_loc_);
-    asc_sim::check_dtype<T>(api, asc_loc_, asc_sim::DT_FLOAT);
-    asc_sim::check_count(api, asc_loc_, count);
-    asc_sim::level2_epilogue();
-    if (count == 0) return;
-    asc_sim::use_local(api, asc_loc_, "src0", src0, count, false);
-    asc_sim::use_local(api, asc_loc_, "src1", src1, count, false);
-    asc_sim::use_local(api, asc_loc_, "dst", dst, count, false);
-    asc_sim::vec_schedule(count * sizeof(T), 1, src0.buf_, src1.buf_, dst.buf_, count);
-    if (asc_sim::S().cfg.cost_only) return;
-    for (int32_t i = 0; i < count; ++i)
-        dst.ptr()[i] = static_cast<T>(asc_sim::fv(src0.ptr()[i]) * asc_sim::fv(dst.ptr()[i]) + asc_sim::fv(src1.ptr()[i]));
+    asc_sim::vmuladd("FusedMulAdd", asc_loc_, dst, src0, src1, count,
+                     [](auto a, auto b, auto d) { return a * d + b; });
 }
 // dst += src0 * src1
 template <typename T, typename U>
 inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                       const int32_t& count, ASC_LOC_PARAM) {
-    const char* api = "MulAddDst";
-    asc_sim::enter(api, asc_loc_);
-    asc_sim::check_dtype<T>(api, asc_loc_, asc_sim::DT_FLOAT);
-    asc_sim::check_count(api, asc_loc_, count);
-    asc_sim::level2_epilogue();
-    if (count == 0) return;
-    asc_sim::use_local(api, asc_loc_, "src0", src0, count, false);
-    asc_sim::use_local(api, asc_loc_, "src1", src1, count, false);
-    asc_sim::use_local(api, asc_loc_, "dst", dst, count, false);
-    asc_sim::vec_schedule(count * sizeof(T), 1, src0.buf_, src1.buf_, dst.buf_, count);
-    if (asc_sim::S().cfg.cost_only) return;
-    for (int32_t i = 0; i < count; ++i)
-        dst.ptr()[i] = static_cast<T>(asc_sim::fv(dst.ptr()[i]) + asc_sim::fv(src0.ptr()[i]) * asc_sim::fv(src1.ptr()[i]));
+    asc_sim::vmuladd("MulAddDst", asc_loc_, dst, src0, src1, count,
+                     [](auto a, auto b, auto d) { return d + a * b; });
 }
 
 #define ASC_SIM_UNARY(NAME, DTS, CPR, EXPR)                                                                           \
