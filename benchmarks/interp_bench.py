@@ -11,12 +11,12 @@ Prints the best of --repeat runs for each and the ratio interpreter / numpy.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 from ascendcraft.chips import load_chip
 from ascendcraft.dsl import Binding, check, interpret, parse
+from timing import best  # benchmarks/timing.py (the script's own folder)
 
 ELEMENTWISE = """kernel ew(x: gm f32[N]) -> (y: gm f32[N]):
     const T = 16384
@@ -47,15 +47,6 @@ SOFTMAX = """kernel softmax(x: gm f32[B, N]) -> (y: gm f32[B, N]):
         for j in range(0, N, T):
             store(y[b, j:j + T], exp(load(x[b, j:j + T]) - m) / s)
 """
-
-
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main():

@@ -23,21 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ascendcraft.sim import build_kernel, gm, run_kernel  # noqa: E402
+from timing import best  # noqa: E402  benchmarks/timing.py (the script's own folder)
 
 KERNELS = ROOT / "tests" / "sim" / "kernels"
 
 
 def _src(name: str) -> str:
     return (KERNELS / name).read_text()
-
-
-def _best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def bench_build() -> dict:
@@ -79,9 +71,9 @@ def bench_elementwise(n_per_block: int, blocks: int = 48, repeat: int = 3) -> di
         assert r.ok, r.report()
         res["r"] = r
 
-    t_sim = _best(sim, repeat)
+    t_sim = best(sim, repeat)
     assert np.array_equal(res["r"].outputs[2], x + y)
-    t_np = _best(lambda: np.add(x, y, out=z), repeat * 3)
+    t_np = best(lambda: np.add(x, y, out=z), repeat * 3)
     return {"elements": n, "sim_s": t_sim, "numpy_s": t_np, "sim_melem_per_s": n / t_sim / 1e6,
             "numpy_melem_per_s": n / t_np / 1e6, "slowdown_vs_numpy": t_sim / t_np,
             "modelled_us": res["r"].cost.time_us}
@@ -99,7 +91,7 @@ def bench_cost_only(repeat: int = 3) -> dict:
         assert r.ok, r.report()
         out["r"] = r
 
-    t = _best(run, repeat)
+    t = best(run, repeat)
     c = out["r"].cost
     return {"shape": [rows, cols], "cost_only_s": t, "modelled_us": c.time_us, "hbm_roofline_us": c.hbm_roofline_us,
             "ratio_to_roofline": c.time_us / c.hbm_roofline_us, "bound": c.bound,
