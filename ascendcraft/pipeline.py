@@ -54,7 +54,7 @@ def load_kernel(kernel) -> A.Kernel:
     """A kernel from a path, DSL text, or an already parsed Kernel."""
     if isinstance(kernel, A.Kernel):
         return kernel
-    if isinstance(kernel, Path) or (isinstance(kernel, str) and "\n" not in kernel and kernel.endswith(".dsl")):
+    if isinstance(kernel, Path) or "\n" not in str(kernel):  # kernel text always spans several lines
         return parse_file(kernel)
     return parse(str(kernel))
 

@@ -40,10 +40,6 @@ def _sigmoid(a):
     return 1.0 / (1.0 + np.exp(-a))
 
 
-def _pow(a, b):
-    return np.power(a, b)
-
-
 _F, _N, _I = D.FLOATS, D.NUMERIC, D.INTS
 _B = frozenset({"bool"})
 _ALL = frozenset(D.ALL)
@@ -71,7 +67,7 @@ _BINARY = [
     ("div", _F, np.true_divide, "x / y (float)"),
     ("floordiv", _I, np.floor_divide, "x // y (integer)"),
     ("mod", _I, np.mod, "x % y (integer)"),
-    ("pow", _F, _pow, "x ** y"),
+    ("pow", _F, np.power, "x ** y"),
     ("minimum", _N, np.minimum, "element-wise min"),
     ("maximum", _N, np.maximum, "element-wise max"),
     ("and", _B | _I, np.bitwise_and, "x & y: logical and (bool) or bitwise and (int)"),

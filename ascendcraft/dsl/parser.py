@@ -142,6 +142,7 @@ class _ToIR(Transformer):
 
     or_, and_, add, sub = _bin("|"), _bin("&"), _bin("+"), _bin("-")
     mul, div, floordiv, mod, pow = _bin("*"), _bin("/"), _bin("//"), _bin("%"), _bin("**")
+    del _bin
 
     def neg(self, m, operand):
         # Fold the sign into numeric literals so that `axis=-1` is the integer -1.
