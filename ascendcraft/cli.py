@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
     c.add_argument("--full-shapes", action="store_true", help="always verify at the op's real shapes")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    from .llm import command as gen_command   # no litellm import here: it is imported on first use
+    gen_command.add_parser(sub)
     return p
 
 
@@ -63,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         _parser().print_help()
         return 2
     try:
-        return {"check": _cmd_check}[args.command](args)
+        from .llm import command as gen_command
+        return {"check": _cmd_check, "gen": gen_command.run}[args.command](args)
     except AscendcraftError as err:
         if args.debug:
             raise

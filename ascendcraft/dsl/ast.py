@@ -142,6 +142,7 @@ class Load:
     src: "Expr"
     pad: "Expr | None" = None
     space: str = "ub"
+    out: str | None = None          # lowered forms: the queue or buffer the tile is copied into
     span: Span | None = _span()
 
 
@@ -211,7 +212,29 @@ class Pass:
     span: Span | None = _span()
 
 
-Stmt = Union[Assign, Const, Scratch, Store, For, ParallelFor, Pass]
+@dataclass(frozen=True)
+class Buffer:
+    """Lowered forms: ``buffer qx: vecin f32[8192] * 2``, an on-chip buffer of the AscendC pipe.
+
+    ``type.space`` is the queue position (vecin, vecout: a TQue with ``depth`` slots) or
+    veccalc (a TBuf). Tiles are placed in it with ``out=qx`` on a load or an op.
+    """
+
+    name: str
+    type: TensorType
+    depth: int = 1
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Free:
+    """Lowered forms: ``free(t)`` releases the queue slot holding tile ``t`` (FreeTensor)."""
+
+    name: str
+    span: Span | None = _span()
+
+
+Stmt = Union[Assign, Const, Scratch, Store, For, ParallelFor, Pass, Buffer, Free]
 
 
 # ---------------------------------------------------------------- kernel
@@ -241,6 +264,7 @@ class Kernel:
 
 DTYPES = ("f16", "bf16", "f32", "i8", "i16", "i32", "i64", "u8", "bool")
 MEMORY_SPACES = ("gm", "ub", "l1", "l0c")
+BUFFER_POSITIONS = ("vecin", "vecout", "veccalc")   # AscendC TPosition of a UB buffer
 
 
 def walk(node):

@@ -14,7 +14,7 @@ from .. import dtypes as D
 from ..chips import Chip
 from ..errors import DSLError
 from . import ast as A
-from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, RESERVED, ROUND_MODES, UNARY_OPERATORS
+from .ops import API_COMPARE_MODES, BINARY_OPERATORS, CONSTANT_NAMES, OPS, RESERVED, ROUND_MODES, UNARY_OPERATORS
 from .types import TDType, TGM, TRegion, TScalar, TStr, TTile, TTuple
 
 
@@ -38,6 +38,7 @@ class CheckedKernel:
     expr_types: dict = field(repr=False)    # id(expr) -> type
     dead_after: dict = field(repr=False)    # id(stmt) -> names dead after it
     peak: dict = field(default_factory=dict)  # space -> (bytes, stmt span, [(name, type)])
+    buffers: dict = field(default_factory=dict)  # lowered forms: name -> A.Buffer
 
 
 def _err(msg, node, hint=None, kind="type error"):
@@ -119,6 +120,7 @@ class Checker:
         self.params: dict[str, object] = {}
         self.scratch: dict[str, TGM] = {}
         self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
+        self.buffers: dict[str, A.Buffer] = {}
 
     # ------------------------------------------------------------ entry
     def run(self) -> CheckedKernel:
@@ -141,8 +143,10 @@ class Checker:
         self.fixed |= set(self.binding.dims) | {"CORES"}
         self._block(k.body, depth=0, in_parallel=False)
         dead_after, peak = _footprint(self)
+        if self.buffers:
+            self._check_buffer_budget()
         return CheckedKernel(k, self.binding, self.chip, self.cores, self.uses_cube, self.params, self.scratch,
-                             self.expr_types, dead_after, peak)
+                             self.expr_types, dead_after, peak, self.buffers)
 
     def _dims(self, t: A.TensorType, node) -> tuple[int, ...]:
         out = []
@@ -205,6 +209,14 @@ class Checker:
             self.fixed.add(s.name)
             self.scratch[s.name] = g
             return
+        if isinstance(s, A.Buffer):
+            self._buffer(s, depth)
+            return
+        if isinstance(s, A.Free):
+            t = self.env.get(s.name)
+            if not isinstance(t, TTile):
+                raise _err(f"free({s.name}): {s.name!r} is not a tile", s)
+            return
         if isinstance(s, A.Assign):
             t = self.expr(s.value)
             if isinstance(t, (TGM, TRegion)):
@@ -229,6 +241,136 @@ class Checker:
             self._parallel(s, depth)
             return
         raise _err(f"checker: unknown statement {type(s).__name__}", s, kind="internal error")
+
+    # ------------------------------------------------------------ lowered forms: buffers
+    def _buffer(self, s: A.Buffer, depth):
+        if depth:
+            raise _err("buffers are declared at the top of the kernel body", s)
+        if s.type.dtype not in D.ALL:
+            raise _err(f"unknown dtype {s.type.dtype!r}", s.type)
+        if s.name in self.buffers or s.name in self.env:
+            raise _err(f"{s.name!r} is already defined", s)
+        queue = s.type.space in ("vecin", "vecout")
+        if not 1 <= s.depth <= (8 if queue else 1):
+            raise _err(f"buffer depth {s.depth}: queues hold 1 to 8 slots, veccalc buffers 1", s)
+        self._dims(s.type, s)
+        self.buffers[s.name] = s
+        self.fixed.add(s.name)
+
+    def buffer_bytes(self, b: A.Buffer) -> int:
+        """UB bytes of a buffer: each slot rounded up to 32 bytes (TPipe::InitBuffer does the same)."""
+        n = D.ITEMSIZE[b.type.dtype]
+        for d in self._dims(b.type, b):
+            n *= d
+        return -(-n // 32) * 32 * b.depth
+
+    def _check_buffer_budget(self):
+        """ascendc_api.md 1.3: at most 64 buffers, 8 allocated per position; their sum fits the UB."""
+        total = sum(self.buffer_bytes(b) for b in self.buffers.values())
+        cap = self.chip.capacity("ub")
+        last = list(self.buffers.values())[-1]
+        if total > cap:
+            raise _err(f"buffers take {total:,} bytes of UB; {self.chip.name} has {cap:,}", last,
+                       kind="memory error", hint="smaller tiles, or reuse buffers for values that are not live "
+                       "at the same time")
+        if sum(b.depth for b in self.buffers.values()) > 64:
+            raise _err("more than 64 buffers in one kernel (AscendC limit)", last, kind="memory error")
+        for pos in ("vecin", "vecout"):
+            n = sum(b.depth for b in self.buffers.values() if b.type.space == pos)
+            if n > 8:
+                raise _err(f"{n} {pos} buffers: at most 8 per position can be allocated at once", last,
+                           kind="memory error", hint="fewer queues or a smaller depth")
+
+    def _placed(self, out: str | None, t: TTile, node):
+        """``out=b``: the tile must fit buffer b (same dtype, enough elements)."""
+        if out is None:
+            if self.buffers and isinstance(t, TTile) and t.space == "ub":
+                raise _err("in a kernel with buffers every ub tile needs out=<buffer>", node)
+            return t
+        b = self.buffers.get(out)
+        if b is None:
+            raise _err(f"out={out}: no buffer named {out!r}", node, hint=_suggest(out, set(self.buffers)))
+        if not isinstance(t, TTile):
+            raise _err(f"out={out}: only tiles are placed in buffers, this is a {t.describe()}", node)
+        if b.type.dtype != t.dtype:
+            raise _err(f"out={out}: a {t.dtype} tile in a {b.type.dtype} buffer", node)
+        need = 1
+        for d in t.shape:
+            need *= d
+        have = 1
+        for d in self._dims(b.type, b):
+            have *= d
+        if need > have:
+            raise _err(f"out={out}: the tile has {need} elements, the buffer {have}", node, kind="memory error")
+        return t
+
+    def _api(self, op, e: A.Call):
+        form, args = op.form, e.args
+        types = [self.expr(a) for a in args]
+        out = e.kwarg("out")
+        if out is not None and not isinstance(out, A.Name):
+            raise _err("out= names a buffer", out)
+
+        def tile(i, what="a ub tile"):
+            t = types[i]
+            if not (isinstance(t, TTile) and t.space == "ub"):
+                raise _err(f"{op.name}: argument {i + 1} must be {what}, got {t.describe()}", args[i])
+            return t
+
+        def dtype_ok(t, node):
+            if t.dtype not in op.dtypes:
+                raise _err(f"{op.name} does not support {t.dtype}", node)
+
+        def scalar(i, dtype):
+            t = types[i]
+            if not isinstance(t, TScalar):
+                raise _err(f"{op.name}: argument {i + 1} must be a scalar, got {t.describe()}", args[i])
+            self._scalar_fits(t, dtype, args[i])
+
+        if form == "getvalue":
+            t = tile(0)
+            return TScalar(t.dtype)
+        if form == "duplicate":
+            shape = self._shape_arg(args[0])
+            dt = types[2]
+            if not isinstance(dt, TDType):
+                raise _err("Duplicate(shape, value, dtype): the third argument is a dtype", args[2])
+            scalar(1, dt.name)
+            result = TTile(dt.name, shape)
+        elif form == "cast":
+            t = tile(0)
+            if not isinstance(types[1], TDType):
+                raise _err("Cast(x, dtype): the second argument is a dtype", args[1])
+            result = TTile(types[1].name, t.shape)
+        elif form == "select":
+            m, a = tile(0, "a bool mask tile"), tile(1)
+            dtype_ok(a, args[1])
+            if m.dtype != "bool" or m.shape != a.shape:
+                raise _err(f"{op.name}: the mask must be a bool tile of the value's shape", args[0])
+            if isinstance(types[2], TScalar):
+                scalar(2, a.dtype)
+            elif tile(2).dtype != a.dtype or types[2].shape != a.shape:
+                raise _err(f"{op.name}: both values need one dtype and shape", e)
+            result = a
+        else:
+            a = tile(0)
+            dtype_ok(a, args[0])
+            if form == "reduce":
+                return TScalar(a.dtype)
+            if form in ("unary", "copy"):
+                result = a
+            elif form == "scalar" or (form == "compare" and op.name == "CompareScalar"):
+                scalar(1, a.dtype)
+                result = TTile(op.result or a.dtype, a.shape)
+            else:  # binary, Compare: two tiles of one shape (the API does not broadcast)
+                b = tile(1)
+                if b.dtype != a.dtype or b.shape != a.shape:
+                    raise _err(f"{op.name} needs two tiles of one dtype and shape, got {a.describe()} and "
+                               f"{b.describe()}", e, kind="shape error")
+                result = TTile(op.result or a.dtype, a.shape)
+            if form == "compare" and self._kw_const(e, "mode", None) not in API_COMPARE_MODES:
+                raise _err(f"{op.name}(..., mode=...) is one of {', '.join(API_COMPARE_MODES)}", e)
+        return self._placed(out.id if out is not None else None, result, e)
 
     def _int_scalar(self, e, what):
         t = self.expr(e)
@@ -525,7 +667,8 @@ class Checker:
                 raise _err("pad must be a scalar", e.pad)
             self._scalar_fits(pad, src.gm.dtype, e.pad)
             shape = self._padded_shape(e.src, src)
-        return TTile(src.gm.dtype, shape, e.space)
+        t = TTile(src.gm.dtype, shape, e.space)
+        return self._placed(e.out, t, e) if e.space == "ub" else t
 
     def _padded_shape(self, index, region: TRegion):
         """With pad=..., a slice keeps its full extent even where it leaves the tensor."""
@@ -580,6 +723,8 @@ class Checker:
             raise _err(f"{e.func} takes {op.nargs} positional argument(s), got {len(e.args)}", e, hint=hint)
         if op.kind == "elementwise":
             return self._apply(op, list(e.args), e)
+        if op.kind == "api":
+            return self._api(op, e)
         return getattr(self, f"_{op.kind}")(op, e)
 
     def _tile_arg(self, e, opname, space="ub"):

@@ -44,6 +44,8 @@ def _uses(s) -> set[str]:
             set().union(*(_uses(b) for b in s.body))
     if isinstance(s, A.ParallelFor):
         return set().union(*(names_used(e) for e in s.extents)) | set().union(*(_uses(b) for b in s.body))
+    if isinstance(s, A.Free):
+        return {s.name}
     return set()
 
 

@@ -34,10 +34,11 @@ _SCALAR_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": op
 class Tile:
     """An on-chip value: a NumPy array (bf16 held as float32), its DSL dtype and memory space."""
 
-    __slots__ = ("data", "dtype", "space")
+    __slots__ = ("data", "dtype", "space", "home")
 
     def __init__(self, data: np.ndarray, dtype: str, space: str = "ub"):
         self.data, self.dtype, self.space = data, dtype, space
+        self.home = None   # lowered forms: (buffer state, slot, stamp) of the buffer slot holding it
 
     @property
     def nbytes(self) -> int:
@@ -46,6 +47,37 @@ class Tile:
 
     def __repr__(self):
         return f"Tile({self.dtype}{list(self.data.shape)}, {self.space})"
+
+
+class BufferState:
+    """Run-time state of a declared buffer: which value each slot holds and which slots are allocated."""
+
+    __slots__ = ("decl", "queue", "stamps", "in_use", "next")
+
+    def __init__(self, decl: A.Buffer):
+        self.decl = decl
+        self.queue = decl.type.space in ("vecin", "vecout")
+        self.stamps = [0] * decl.depth
+        self.in_use = [False] * decl.depth
+        self.next = 0
+
+    def place(self, tile: "Tile", node) -> "Tile":
+        """Put a new value in the next free slot (AllocTensor); older values there become invalid."""
+        slot = 0
+        if self.queue:
+            for k in range(len(self.stamps)):
+                cand = (self.next + k) % len(self.stamps)
+                if not self.in_use[cand]:
+                    slot = cand
+                    break
+            else:
+                raise _fail(f"queue {self.decl.name}: all {len(self.stamps)} slots are allocated; a value must be "
+                            "freed (free(t)) before the next one is placed", node, kind="lowering error")
+            self.in_use[slot] = True
+            self.next = (slot + 1) % len(self.stamps)
+        self.stamps[slot] += 1
+        tile.home = (self, slot, self.stamps[slot])
+        return tile
 
 
 class GMTensor:
@@ -83,6 +115,10 @@ class Interpreter:
         self.stmt = None
         self.fixed: dict[str, object] = {}
         self.gm: dict[str, GMTensor] = {}
+        self.buffers: dict[str, BufferState] = {}
+        self.lowered = bool(checked.buffers)
+        if self.lowered:  # the checker proved the declared buffers fit; tiles live inside them
+            self.capacity = [1 << 62] * len(_SPACES)
         self.locals = {n.target for n in A.walk(checked.kernel) if isinstance(n, A.Assign)} | \
             {n.var for n in A.walk(checked.kernel) if isinstance(n, A.For)} | \
             {v for n in A.walk(checked.kernel) if isinstance(n, A.ParallelFor) for v in n.vars}
@@ -99,6 +135,7 @@ class Interpreter:
         fixed.update(self.ck.binding.dims)
         fixed["CORES"] = self.cores
         self.gm = {}
+        self.buffers.clear()
         for p in self.kernel.inputs + self.kernel.outputs:
             t = self.ck.params[p.name]
             if hasattr(t, "role"):
@@ -123,7 +160,7 @@ class Interpreter:
     def _block(self, stmts):
         compiled = {A.Assign: self._assign, A.Const: self._const, A.Scratch: self._scratch_stmt,
                     A.Store: self._store, A.For: self._for, A.ParallelFor: self._parallel,
-                    A.Pass: lambda s: (lambda env: None)}
+                    A.Pass: lambda s: (lambda env: None), A.Buffer: self._buffer_stmt, A.Free: self._free}
         items = []
         for s in stmts:
             rule = compiled.get(type(s))
@@ -182,6 +219,33 @@ class Interpreter:
             g = GMTensor(s.name, data, t.dtype, "scratch")
             self.gm[s.name] = g
             self.fixed[s.name] = g
+        return run
+
+    def _buffer_stmt(self, s: A.Buffer):
+        def run(env):
+            self.buffers[s.name] = BufferState(s)
+        return run
+
+    def _free(self, s: A.Free):
+        value = self._name(A.Name(s.name, s.span))
+
+        def run(env):
+            t = value(env)
+            if t.home is None or not t.home[0].queue:
+                raise _fail(f"free({s.name}): {s.name} is not in a queue", s, kind="lowering error")
+            state, slot, _ = t.home
+            state.in_use[slot] = False
+            state.stamps[slot] += 1   # the slot's value is gone: a later read of it is an error
+        return run
+
+    def _place(self, out: str | None, fn, node):
+        """``out=b``: the value produced by ``fn`` occupies buffer b (lowered forms)."""
+        if out is None:
+            return fn
+        buffers = self.buffers
+
+        def run(env):
+            return buffers[out].place(fn(env), node)
         return run
 
     def _region(self, e, padded=False):
@@ -393,7 +457,18 @@ class Interpreter:
                     if v is _MISSING:
                         raise _fail(f"name {name!r} has no value here", e)
                 return v
-            return local
+            if not self.lowered:
+                return local
+
+            def placed(env):
+                v = local(env)
+                if type(v) is Tile and v.home is not None and v.home[0].stamps[v.home[1]] != v.home[2]:
+                    state = v.home[0]
+                    raise _fail(f"{name} is read after its buffer {state.decl.name} (slot {v.home[1]}) was "
+                                "reused or freed", e, kind="lowering error",
+                                hint="two values that are live at the same time share a buffer")
+                return v
+            return placed
         fixed = self.fixed
         if name in CONSTANT_NAMES and name not in self.ck.params:
             value = CONSTANT_NAMES[name]
@@ -466,6 +541,9 @@ class Interpreter:
         return run
 
     def _load(self, e: A.Load):
+        return self._place(e.out, self._load_value(e), e)
+
+    def _load_value(self, e: A.Load):
         padded = e.pad is not None
         region = self._region(e.src, padded=padded)
         pad_fn = self.expr(e.pad) if padded else None
@@ -512,6 +590,9 @@ class Interpreter:
         if op.kind == "elementwise":
             args, elementwise = [self.expr(a) for a in e.args], self._elementwise
             return lambda env: elementwise(op, [f(env) for f in args])
+        if op.kind == "api":
+            out = e.kwarg("out")
+            return self._place(out.id if out is not None else None, self._k_api(op, e), e)
         fn = getattr(self, f"_k_{op.kind}")(op, e)
 
         def guarded(env):
@@ -656,6 +737,45 @@ class Interpreter:
         start = e.kwarg("start")
         fs = self.expr(start) if start is not None else (lambda env: 0)
         return lambda env: Tile(D.quantize(np.arange(fs(env), fs(env) + shape[0]), dtype), dtype)
+
+    def _k_api(self, op, e):
+        """API-level ops: the meaning of the v1 op they implement, on fresh arrays."""
+        args = [self.expr(a) for a in e.args]
+        form = op.form
+        if form == "getvalue":
+            def getvalue(env):
+                t = args[0](env)
+                if t.data.size != 1:
+                    raise _fail(f"GetValue needs a tile of one element, got {list(t.data.shape)}", e)
+                return t.data.reshape(()).item()
+            return getvalue
+        if form == "copy":
+            return lambda env: (lambda t: Tile(t.data.copy(), t.dtype, t.space))(args[0](env))
+        if form == "reduce":
+            fn = OPS[op.of].numpy
+
+            def reduce(env):
+                t = args[0](env)
+                if t.data.size == 0:
+                    raise _fail(f"{op.name} of an empty tile", e)
+                acc = fn(t.data.astype(np.float32) if t.dtype == "f16" else t.data)
+                return float(D.quantize(np.asarray(acc, dtype=D.NUMPY[t.dtype]), t.dtype))
+            return reduce
+        if form == "duplicate":
+            shape, dtype = self.types[id(e)].shape, self.types[id(e)].dtype
+            fv = args[1]
+            return lambda env: Tile(D.quantize(np.full(shape, fv(env), D.NUMPY[dtype]), dtype), dtype)
+        if form == "cast":
+            target, mode = e.args[1].id, self._const_kw(e, "round", None)
+            return lambda env: (lambda x: Tile(_cast_array(x.data, x.dtype, target, mode), target))(args[0](env))
+        if form == "compare":
+            cmp = OPS[self._const_kw(e, "mode", None)]
+            return lambda env: self._elementwise(cmp, [f(env) for f in args])
+        if form == "select":
+            sel = self._k_select(OPS["where"], e)
+            return sel
+        of = OPS[op.of]
+        return lambda env: self._elementwise(of, [f(env) for f in args])
 
     def _k_scalar(self, op, e):
         fa, fb = self.expr(e.args[0]), self.expr(e.args[1])

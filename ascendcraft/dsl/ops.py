@@ -29,6 +29,11 @@ class OpDef:
     doc: str
     kwargs: dict = field(default_factory=dict)   # keyword -> default
     result: str | None = None       # fixed result dtype ("bool" for comparisons), else operand dtype
+    # API-level ops (lowered forms) only: the operand form, the v1 op whose meaning they have,
+    # and the AscendC function the emitter calls.
+    form: str | None = None
+    of: str | None = None
+    api: str | None = None
 
 
 def _torch_erf(a: np.ndarray) -> np.ndarray:
@@ -119,6 +124,49 @@ OPS["full"] = OpDef("full", "construct", 3, _ALL, None, "full(shape, value, dtyp
 OPS["iota"] = OpDef("iota", "construct", 2, _N, None, "iota(n, dtype, start=0): [start, start+1, ...]",
                     {"start": 0})
 OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division of integer scalars")
+
+# ---------------------------------------------------------------- API-level ops (lowered forms)
+# One DSL op per AscendC call, with the meaning of a v1 op (``of``). Operand forms:
+#   unary (tile), binary (tile, tile: same shape), scalar (tile, scalar), reduce (tile -> scalar),
+#   compare (tile, tile|scalar, mode=...), select (mask, tile, tile|scalar), cast (tile, dtype),
+#   duplicate (shape, value, dtype), getvalue (tile with one element -> scalar), copy (tile).
+# Names, operand orders and dtype support: shared/research/ascendc_api.md section 3 (level-2 APIs).
+_API = [
+    ("Exp", "unary", "exp", _F), ("Ln", "unary", "log", _F), ("Abs", "unary", "abs", _F),
+    ("Sqrt", "unary", "sqrt", _F), ("Rsqrt", "unary", "rsqrt", _F), ("Reciprocal", "unary", "reciprocal", _F),
+    ("Relu", "unary", "relu", frozenset({"f16", "f32", "i32"})),
+    ("Add", "binary", "add", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Sub", "binary", "sub", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Mul", "binary", "mul", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Div", "binary", "div", _F),
+    ("Max", "binary", "maximum", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Min", "binary", "minimum", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Adds", "scalar", "add", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Muls", "scalar", "mul", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Maxs", "scalar", "maximum", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Mins", "scalar", "minimum", frozenset({"f16", "f32", "i16", "i32"})),
+    ("ReduceSum", "reduce", "sum", frozenset({"f16", "f32"})),
+    ("ReduceMax", "reduce", "max", frozenset({"f16", "f32"})),
+    ("ReduceMin", "reduce", "min", frozenset({"f16", "f32"})),
+    ("Compare", "compare", None, frozenset({"f16", "f32"})),
+    ("CompareScalar", "compare", None, frozenset({"f16", "f32"})),
+    ("Select", "select", "where", frozenset({"f16", "f32"})),
+    ("Cast", "cast", "cast", _ALL),
+    ("Duplicate", "duplicate", "full", frozenset({"f16", "f32", "i16", "i32"})),
+    ("GetValue", "getvalue", None, _ALL),
+    ("Copy", "copy", None, _ALL),
+]
+API_COMPARE_MODES = {"lt": "LT", "gt": "GT", "eq": "EQ", "le": "LE", "ge": "GE", "ne": "NE"}
+for _name, _form, _of, _dt in _API:
+    _kw = {"out": None}
+    if _form == "compare":
+        _kw["mode"] = None
+    if _form == "cast":
+        _kw["round"] = None
+    OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
+                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1}[_form],
+                       _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
+                       form=_form, of=_of, api=_name)
 
 BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod",
                     "**": "pow", "&": "and", "|": "or", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",

@@ -90,6 +90,13 @@ class _ToIR(Transformer):
             raise DSLError("a scratch buffer needs a tensor type such as f32[N]", ty.span, kind="syntax error")
         return A.Scratch(str(name), ty, _span(m))
 
+    def buffer_stmt(self, m, name, ty, depth):
+        if not isinstance(ty, A.TensorType) or ty.space not in A.BUFFER_POSITIONS:
+            raise DSLError("a buffer needs a position and a tensor type, such as vecin f32[8192]",
+                           getattr(ty, "span", None) or _span(m), kind="syntax error",
+                           expected=A.BUFFER_POSITIONS)
+        return A.Buffer(str(name), ty, int(depth) if depth is not None else 1, _span(m))
+
     def pass_stmt(self, m):
         return A.Pass(_span(m))
 
@@ -99,6 +106,10 @@ class _ToIR(Transformer):
                 raise DSLError(f"{expr.func} takes exactly two arguments: {expr.func}(dst[...], value)",
                                expr.span, kind="syntax error")
             return A.Store(expr.args[0], expr.args[1], _STATEMENT_CALLS[expr.func], _span(m))
+        if isinstance(expr, A.Call) and expr.func == "free":
+            if len(expr.args) != 1 or not isinstance(expr.args[0], A.Name) or expr.kwargs:
+                raise DSLError("free takes one tile name: free(t)", expr.span, kind="syntax error")
+            return A.Free(expr.args[0].id, _span(m))
         raise DSLError("this expression is computed and then thrown away", _span(m), kind="syntax error",
                        hint="assign it (name = expr) or write it to GM with store(dst[...], value)")
 
@@ -199,9 +210,11 @@ class _ToIR(Transformer):
         if len(positional) != 1:
             raise DSLError("load takes one GM region: load(x[...]), with optional pad=value and space=l1",
                            _span(m), kind="syntax error")
-        pad, space = None, "ub"
+        pad, space, out = None, "ub", None
         for k in keywords:
-            if k.name == "pad":
+            if k.name == "out" and isinstance(k.value, A.Name):
+                out = k.value.id
+            elif k.name == "pad":
                 pad = k.value
             elif k.name == "space" and isinstance(k.value, A.Name) and k.value.id in ("ub", "l1"):
                 space = k.value.id
@@ -210,7 +223,7 @@ class _ToIR(Transformer):
             else:
                 raise DSLError(f"load has no keyword argument {k.name!r}", k.span, kind="syntax error",
                                expected=("pad", "space"))
-        return A.Load(positional[0], pad, space, _span(m))
+        return A.Load(positional[0], pad, space, out, _span(m))
 
     def start(self, m, *items):
         return items[-1]

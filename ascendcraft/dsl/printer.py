@@ -71,6 +71,8 @@ def expr(e) -> str:
             parts.append(f"pad={expr(e.pad)}")
         if e.space != "ub":
             parts.append(f"space={e.space}")
+        if e.out is not None:
+            parts.append(f"out={e.out}")
         return f"load({', '.join(parts)})"
     raise TypeError(f"printer: unknown expression node {type(e).__name__}")
 
@@ -112,6 +114,10 @@ def stmt_lines(s, depth: int = 0) -> list[str]:
         return [f"{pad}{'atomic_add' if s.accumulate else 'store'}({expr(s.dst)}, {expr(s.value)})"]
     if isinstance(s, A.Pass):
         return [f"{pad}pass"]
+    if isinstance(s, A.Buffer):
+        return [f"{pad}buffer {s.name}: {type_text(s.type)}" + (f" * {s.depth}" if s.depth != 1 else "")]
+    if isinstance(s, A.Free):
+        return [f"{pad}free({s.name})"]
     if isinstance(s, A.For):
         head = f"{pad}for {s.var} in range({_range_args(s)}):"
         return [head] + [line for b in s.body for line in stmt_lines(b, depth + 1)]

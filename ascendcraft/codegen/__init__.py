@@ -1,0 +1,1 @@
+"""AscendC code generation: the kernel body printer and the project skeletons around it."""

@@ -1,0 +1,632 @@
+"""Print the last level of the lowering chain as an AscendC kernel (.cpp) and its KernelSpec.
+
+The input is the program after ``pipeline``: every tile op is an API-level op with a buffer
+(``out=``), loads and stores name GM regions, and parallel loops run over ``CORES``. Each
+statement becomes the AscendC calls it stands for; the op table (``ops.OPS[name].api``) gives
+the function name, so the interpreter and the emitter read one table.
+
+Layout conventions (shared with ``lowering_passes/bufferize.py``): a tile's rows are padded to
+32 bytes (``pitch``), tiles have rank 0, 1 or 2 on chip, and a compute op covers
+``(rows - 1) * pitch + cols`` elements. GM copies use ``DataCopy`` when the region is
+contiguous and a multiple of 32 bytes, ``DataCopyPad`` otherwise (tails, unaligned rows; one
+block per row with GM/UB strides); ascendc_api.md sections 2.1-2.2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import dtypes as D
+from ..dsl import ast as A
+from ..dsl.ops import API_COMPARE_MODES, OPS
+from ..dsl.types import TScalar, TTile
+from ..errors import DSLError
+from lowering_passes.bufferize import SCALAR_RESERVE
+
+from .spec import CTYPES, AttrArg, KernelSpec, TensorArg, TilingField
+
+_UB_CTYPES = dict(CTYPES, bool="uint8_t")     # masks live in UB as bytes
+_ROUND = {"rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "round": "CAST_ROUND",
+          "trunc": "CAST_TRUNC"}
+_SCALAR_UNARY = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt"}
+
+
+def _camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+
+
+@dataclass
+class _Tile:
+    ctype: str
+    dtype: str
+    rows: str     # C++ expression: number of rows (1 for rank <= 1)
+    cols: str     # C++ expression: extent of the last axis (1 for rank 0)
+    pitch: str    # C++ expression: padded row length in elements
+    home: str     # buffer or queue name
+
+    @property
+    def count(self) -> str:
+        return f"(({self.rows}) - 1) * ({self.pitch}) + ({self.cols})"
+
+
+def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> KernelSpec:
+    """The AscendC kernel and its spec for a fully lowered, checked program."""
+    return _Emitter(kernel, checked, op_name or f"{kernel.name}_custom").spec()
+
+
+class _Emitter:
+    def __init__(self, kernel: A.Kernel, checked, op_name: str):
+        self.k, self.ck, self.op_name = kernel, checked, op_name
+        self.op_type = _camel(op_name)
+        self.cls = f"Kernel{_camel(kernel.name)}"
+        self.buffers = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
+        self.scratch = {s.name: s for s in kernel.body if isinstance(s, A.Scratch)}
+        self.params = {p.name: p for p in kernel.inputs + kernel.outputs}
+        self.tiles: dict[str, _Tile] = {}
+        self.scalars: dict[str, str] = {}          # local scalar name -> C++ type
+        self.members: dict[str, str] = {}          # dims, consts, attrs -> C++ type
+        self.loop_vars: set[str] = set()
+        self.lines: list[str] = []
+        self.depth = 2
+
+    # ------------------------------------------------------------ output
+    def spec(self) -> KernelSpec:
+        inputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), p.name in self._parameters())
+                       for p in self.k.inputs if isinstance(p.type, A.TensorType))
+        outputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape)) for p in self.k.outputs)
+        attrs = tuple(AttrArg(p.name, p.type.dtype, _literal(p.default)) for p in self.k.inputs
+                      if isinstance(p.type, A.ScalarType))
+        dims = []
+        for t in inputs + outputs:
+            for axis, d in enumerate(t.shape):
+                if isinstance(d, str) and d not in [f.name for f in dims]:
+                    dims.append(TilingField(d, "int64_t", ("dim", t.name, axis)))
+        fields = tuple(dims) + tuple(TilingField(a.name, "float" if a.dtype in D.FLOATS else "int64_t",
+                                                 ("attr", a.name)) for a in attrs)
+        struct = f"{self.op_type}TilingData"
+        source = self._source(fields, struct)
+        return KernelSpec(self.op_name, self.op_type, inputs, outputs, attrs, struct, fields, source,
+                          "aiv", self._workspace_expr())
+
+    def _parameters(self) -> set:
+        return set(getattr(self.ck, "parameters", ()) or ())
+
+    def _workspace_expr(self) -> str:
+        parts = []
+        for s in self.scratch.values():
+            n = " * ".join(f"(int64_t)({d})" if isinstance(d, str) else str(d) for d in s.type.shape) or "1"
+            parts.append(f"(({n}) * {D.ITEMSIZE[s.type.dtype]} + 31) / 32 * 32")
+        return " + ".join(parts) or "0"
+
+    # ------------------------------------------------------------ C++ source
+    def _source(self, fields, struct) -> str:
+        for f in fields:
+            self.members[f.name] = "float" if f.ctype == "float" else "int64_t"
+        consts = [s for s in self.k.body if isinstance(s, A.Const)]
+        for c in consts:
+            self.members[c.name] = self._scalar_ctype(c.value)
+        self._collect_locals(self.k.body)
+        body = [s for s in self.k.body if not isinstance(s, (A.Const, A.Scratch, A.Buffer))]
+        self._phases(body)
+        gm_args = [p.name for p in self.k.inputs + self.k.outputs if isinstance(p.type, A.TensorType)]
+        init_args = ", ".join(f"GM_ADDR {n}" for n in gm_args + ["workspace", "tiling"])
+        init = [f"        GET_TILING_DATA(tilingData, tiling);"]
+        init += [f"        {f.name} = tilingData.{f.name};" for f in fields]
+        init += [f"        {c.name} = {self.scalar(c.value)};" for c in consts]
+        for n in gm_args:
+            ct = CTYPES[self.params[n].type.dtype]
+            init.append(f"        {n}Gm.SetGlobalBuffer((__gm__ {ct}*){n});")
+        offset = "0"
+        for s in self.scratch.values():
+            ct = CTYPES[s.type.dtype]
+            init.append(f"        {s.name}Gm.SetGlobalBuffer((__gm__ {ct}*)(AscendC::GetUserWorkspace(workspace) + {offset}));")
+            n = " * ".join(self._dim(d) for d in s.type.shape) or "1"
+            offset = f"{offset} + (({n}) * {D.ITEMSIZE[s.type.dtype]} + 31) / 32 * 32"
+        for b in self.buffers.values():
+            size = " * ".join(self._dim(d) for d in b.type.shape)
+            ct = _UB_CTYPES[b.type.dtype]
+            if b.type.space == "veccalc":
+                init.append(f"        pipe.InitBuffer({b.name}Buf, ({size}) * sizeof({ct}));")
+            else:
+                init.append(f"        pipe.InitBuffer({b.name}, {b.depth}, ({size}) * sizeof({ct}));")
+        init.append(f"        pipe.InitBuffer(scalarBuf, {SCALAR_RESERVE});")
+        decls = []
+        for b in self.buffers.values():
+            if b.type.space == "veccalc":
+                decls.append(f"    AscendC::TBuf<AscendC::TPosition::VECCALC> {b.name}Buf;")
+            else:
+                pos = "VECIN" if b.type.space == "vecin" else "VECOUT"
+                decls.append(f"    AscendC::TQue<AscendC::TPosition::{pos}, {b.depth}> {b.name};")
+        decls.append("    AscendC::TBuf<AscendC::TPosition::VECCALC> scalarBuf;")
+        for n in gm_args:
+            decls.append(f"    AscendC::GlobalTensor<{CTYPES[self.params[n].type.dtype]}> {n}Gm;")
+        for s in self.scratch.values():
+            decls.append(f"    AscendC::GlobalTensor<{CTYPES[s.type.dtype]}> {s.name}Gm;")
+        for name, ct in self.members.items():
+            decls.append(f"    {ct} {name} = 0;")
+        gets = [f"        AscendC::LocalTensor<{_UB_CTYPES[b.type.dtype]}> {b.name} = {b.name}Buf.Get<"
+                f"{_UB_CTYPES[b.type.dtype]}>();" for b in self.buffers.values() if b.type.space == "veccalc"]
+        gets.append("        scalarTmp = scalarBuf.Get<float>();")
+        local_decls = [f"        {ct} {n} = 0;" for n, ct in self.scalars.items()]
+        local_decls += [f"        AscendC::LocalTensor<{t}> {n};" for n, t in self._tile_decls.items()]
+        entry_args = ", ".join(f"GM_ADDR {n}" for n in gm_args + ["workspace", "tiling"])
+        call_args = ", ".join(gm_args + ["workspace", "tiling"])
+        out = [
+            f"// Generated by ascendcraft from kernel {self.k.name}: do not edit; edit the DSL and lower again.",
+            '#include "kernel_operator.h"',
+            "",
+            _HELPERS,
+            f"class {self.cls} {{",
+            "public:",
+            f"    __aicore__ inline {self.cls}() {{}}",
+            f"    __aicore__ inline void Init({init_args})",
+            "    {",
+            *init,
+            "    }",
+            "    __aicore__ inline void Process()",
+            "    {",
+            *gets,
+            *local_decls,
+            *self.lines,
+            "    }",
+            "",
+            "private:",
+            _SCALAR_METHODS,
+            "    AscendC::TPipe pipe;",
+            *decls,
+            "    AscendC::LocalTensor<float> scalarTmp;",
+            "};",
+            "",
+            f'extern "C" __global__ __aicore__ void {self.op_name}({entry_args})',
+            "{",
+            "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);",
+            f"    {self.cls} op;",
+            f"    op.Init({call_args});",
+            "    op.Process();",
+            "}",
+            "",
+        ]
+        return "\n".join(out)
+
+    def _dim(self, d) -> str:
+        return str(d) if isinstance(d, int) else "AscendC::GetBlockNum()" if d == "CORES" else d
+
+    # ------------------------------------------------------------ names and types
+    def _collect_locals(self, stmts):
+        self._tile_decls: dict[str, str] = {}
+
+        def visit(ss):
+            for s in ss:
+                if isinstance(s, A.Assign):
+                    t = self.ck.expr_types.get(id(s.value))
+                    if isinstance(t, TTile):
+                        self._tile_decls[s.target] = _UB_CTYPES[t.dtype]
+                    elif s.target not in self.loop_vars:
+                        self.scalars[s.target] = self._ctype(t)
+                elif isinstance(s, A.For):
+                    self.loop_vars.add(s.var)
+                    visit(s.body)
+                elif isinstance(s, A.ParallelFor):
+                    self.loop_vars.update(s.vars)
+                    visit(s.body)
+        visit(stmts)
+
+    def _ctype(self, t) -> str:
+        if isinstance(t, TScalar):
+            if t.dtype in ("int", "bool") or t.dtype in D.INTS:
+                return "int64_t"
+            return "half" if t.dtype == "f16" else "float"
+        if isinstance(t, TTile) and t.shape == ():
+            return "float" if t.dtype in D.FLOATS else "int64_t"
+        return "int64_t"   # synthesized index arithmetic
+
+    def _scalar_ctype(self, e) -> str:
+        return self._ctype(self.ck.expr_types.get(id(e)))
+
+    # ------------------------------------------------------------ statements
+    def emit(self, line: str):
+        self.lines.append("    " * self.depth + line)
+
+    def _phases(self, body):
+        """Top-level statements: parallel phases on every core, the rest on core 0; SyncAll between."""
+        groups: list[list] = []
+        for s in body:   # consecutive single-core statements form one group
+            if groups and not isinstance(s, A.ParallelFor) and not isinstance(groups[-1][0], A.ParallelFor):
+                groups[-1].append(s)
+            else:
+                groups.append([s])
+        for i, g in enumerate(groups):
+            if isinstance(g[0], A.ParallelFor):
+                self.emit("{")
+                self.depth += 1
+                self.emit(f"const int64_t {g[0].vars[0]} = AscendC::GetBlockIdx();")
+                self.block(g[0].body)
+            else:
+                self.emit("if (AscendC::GetBlockIdx() == 0) {")
+                self.depth += 1
+                self.block(g)
+            self.depth -= 1
+            self.emit("}")
+            if i + 1 < len(groups):
+                self.emit("AscendC::SyncAll();")
+
+    def block(self, stmts):
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s):
+        if isinstance(s, A.For):
+            step = self.scalar(s.step)
+            negative = isinstance(s.step, A.Unary) or (isinstance(s.step, A.Int) and s.step.value < 0)
+            cmp = ">" if negative else "<"
+            self.emit(f"for (int64_t {s.var} = {self.scalar(s.start)}; {s.var} {cmp} {self.scalar(s.stop)}; "
+                      f"{s.var} += {step}) {{")
+            self.depth += 1
+            self.block(s.body)
+            self.depth -= 1
+            self.emit("}")
+        elif isinstance(s, A.Assign):
+            self._assign(s)
+        elif isinstance(s, A.Store):
+            self._store(s)
+        elif isinstance(s, A.Free):
+            t = self.tiles[s.name]
+            self.emit(f"{t.home}.FreeTensor({s.name});")
+        elif isinstance(s, A.Pass):
+            pass
+        else:
+            raise _unsupported(f"statement {type(s).__name__}", s)
+
+    def _assign(self, s: A.Assign):
+        e = s.value
+        if isinstance(e, A.Load):
+            self._load(s.target, e)
+            return
+        if isinstance(e, A.Call) and e.func in OPS and OPS[e.func].kind == "api":
+            self._api(s.target, e)
+            return
+        self.emit(f"{s.target} = {self.scalar(e)};")
+
+    # ------------------------------------------------------------ GM copies
+    def _region(self, src):
+        """(gm name, offset, [(extent, gm stride)] of sliced/whole axes) of a GM region, C++ expressions."""
+        base = src.base if isinstance(src, A.Index) else src
+        name = base.id
+        decl = self.params.get(name)
+        shape = decl.type.shape if decl is not None else self.scratch[name].type.shape
+        dims = [self._dim(d) for d in shape]
+        strides = []
+        for i in range(len(dims)):
+            strides.append(" * ".join(f"({d})" for d in dims[i + 1:]) or "1")
+        subs = list(src.subscripts) if isinstance(src, A.Index) else []
+        subs += [A.Slice(None, None)] * (len(dims) - len(subs))
+        offset, axes = [], []
+        for sub, dim, stride in zip(subs, dims, strides):
+            if isinstance(sub, A.Slice):
+                lo = f"AcClamp({self.scalar(sub.start)}, {dim})" if sub.start is not None else "0"
+                hi = f"AcClamp({self.scalar(sub.stop)}, {dim})" if sub.stop is not None else f"({dim})"
+                offset.append(f"({lo}) * {stride}")
+                axes.append((f"AcMax<int64_t>({hi} - {lo}, 0)", stride))
+            else:
+                offset.append(f"({self.scalar(sub)}) * {stride}")
+        return name, " + ".join(offset) or "0", axes
+
+    def _layout(self, axes, dtype: str, static_cols: str):
+        if len(axes) > 2:
+            raise _unsupported("tiles of rank 3 or more on chip", None)
+        per_block = 32 // D.ITEMSIZE[dtype]
+        if not axes:
+            return "1", "1", str(per_block)
+        cols = axes[-1][0]
+        rows = axes[0][0] if len(axes) == 2 else "1"
+        pitch = f"AcAlignUp({static_cols}, {per_block})"
+        return rows, cols, pitch
+
+    def _copy_params(self, rows, cols, pitch, gm_row_stride, ct, to_gm: bool) -> str:
+        blocks = f"(({cols}) * sizeof({ct}) + 31) / 32"
+        ub_gap = f"(({pitch}) * sizeof({ct}) / 32 - {blocks})"
+        gm_gap = f"((({gm_row_stride}) - ({cols})) * sizeof({ct}))"
+        src, dst = (ub_gap, gm_gap) if to_gm else (gm_gap, ub_gap)
+        return (f"AscendC::DataCopyExtParams{{static_cast<uint16_t>({rows}), static_cast<uint32_t>(({cols}) * "
+                f"sizeof({ct})), static_cast<uint32_t>({src}), static_cast<uint32_t>({dst}), 0}}")
+
+    def _load(self, target: str, e: A.Load):
+        if e.pad is not None or e.space != "ub":
+            raise _unsupported("load(..., pad=...) and cube (l1) operands", e)
+        t = self.ck.expr_types[id(e)]
+        ct = _UB_CTYPES[t.dtype]
+        name, offset, axes = self._region(e.src)
+        home = e.out
+        static_cols = self._static_cols(e.src)
+        rows, cols, pitch = self._layout(axes, t.dtype, static_cols)
+        row_stride = axes[0][1] if len(axes) == 2 else cols
+        queue = self.buffers[home].type.space != "veccalc"
+        if queue:
+            self.emit(f"{target} = {home}.AllocTensor<{ct}>();")
+        else:
+            self.emit(f"{target} = {home};")
+            self._sync("V_MTE2")
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t r_ = {rows}, c_ = {cols}, off_ = {offset};")
+        self.emit(f"if ((r_ == 1 || (c_ == ({pitch}) && c_ == ({row_stride}))) && (r_ * c_ * sizeof({ct})) % 32 == 0) {{")
+        self.emit(f"    AscendC::DataCopy({target}, {name}Gm[off_], static_cast<uint32_t>(r_ * c_));")
+        self.emit("} else {")
+        params = self._copy_params("r_", "c_", pitch, row_stride, ct, to_gm=False)
+        self.emit(f"    AscendC::DataCopyPad({target}, {name}Gm[off_], {params}, "
+                  f"AscendC::DataCopyPadExtParams<{ct}>{{false, 0, 0, 0}});")
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+        if queue:
+            self.emit(f"{home}.EnQue({target});")
+            self.emit(f"{target} = {home}.DeQue<{ct}>();")
+        else:
+            self._sync("MTE2_V")
+        self.tiles[target] = _Tile(ct, t.dtype, rows, cols, pitch, home)
+        # extents are evaluated once, where the tile is made (loop variables may change later)
+        self._freeze(target)
+
+    def _freeze(self, target: str):
+        t = self.tiles[target]
+        self.emit(f"const int64_t {target}_rows = {t.rows}, {target}_cols = {t.cols}, "
+                  f"{target}_pitch = {t.pitch};")
+        t.rows, t.cols, t.pitch = f"{target}_rows", f"{target}_cols", f"{target}_pitch"
+
+    def _static_cols(self, src) -> str:
+        """The static last extent of a loaded region (what bufferize sized the buffer by)."""
+        from lowering_passes.bufferize import _difference
+        base = src.base if isinstance(src, A.Index) else src
+        decl = self.params.get(base.id)
+        shape = decl.type.shape if decl is not None else self.scratch[base.id].type.shape
+        subs = list(src.subscripts) if isinstance(src, A.Index) else []
+        if len(subs) < len(shape):
+            return self._dim(shape[-1])
+        last = subs[-1]
+        if not isinstance(last, A.Slice):
+            return "1"
+        dim = A.Name(shape[-1]) if isinstance(shape[-1], str) else A.Int(shape[-1])
+        start = last.start if last.start is not None else A.Int(0)
+        stop = last.stop if last.stop is not None else dim
+        return self.scalar(_difference(start, stop, dim))
+
+    def _sync(self, event: str):
+        self.emit(f"{{ auto e_ = static_cast<event_t>(AscendC::GetTPipePtr()->FetchEventID(AscendC::HardEvent::{event})); "
+                  f"AscendC::SetFlag<AscendC::HardEvent::{event}>(e_); "
+                  f"AscendC::WaitFlag<AscendC::HardEvent::{event}>(e_); }}")
+
+    def _store(self, s: A.Store):
+        if not isinstance(s.value, A.Name) or s.value.id not in self.tiles:
+            raise _unsupported("storing something other than a tile name", s)
+        t = self.tiles[s.value.id]
+        name, offset, axes = self._region(s.dst)
+        gm_dtype = (self.params.get(name) or self.scratch.get(name)).type.dtype
+        ct = CTYPES[gm_dtype]
+        rows = axes[0][0] if len(axes) == 2 else "1"
+        cols = axes[-1][0] if axes else "1"
+        row_stride = axes[0][1] if len(axes) == 2 else cols
+        queue = self.buffers[t.home].type.space != "veccalc"
+        v = s.value.id
+        if queue:
+            self.emit(f"{v} = {t.home}.DeQue<{t.ctype}>();")
+        else:
+            self._sync("V_MTE3")
+        if s.accumulate:
+            self.emit(f"AscendC::SetAtomicAdd<{ct}>();")
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t r_ = {rows}, c_ = {cols}, off_ = {offset};")
+        params = self._copy_params("r_", "c_", t.pitch, row_stride, ct, to_gm=True)
+        self.emit(f"AscendC::DataCopyPad({name}Gm[off_], {v}, {params});")
+        self.depth -= 1
+        self.emit("}")
+        if s.accumulate:
+            self.emit("AscendC::SetAtomicNone();")
+        if not queue:
+            self._sync("MTE3_V")
+
+    # ------------------------------------------------------------ API ops
+    def _api(self, target: str, e: A.Call):
+        op = OPS[e.func]
+        form = op.form
+        args = e.args
+        if form == "getvalue":
+            self.emit(f"{target} = {args[0].id}.GetValue(0);")
+            return
+        if form == "reduce":
+            src = self.tiles[args[0].id]
+            fn = op.api
+            self.emit("{")
+            self.depth += 1
+            self.emit(f"if ({src.rows} == 1 || {src.cols} == {src.pitch}) {{")
+            self.emit(f"    AscendC::{fn}<{src.ctype}>(rwork, {args[0].id}, rwork, static_cast<int32_t>("
+                      f"{src.rows} * {src.cols}));")
+            self.emit(f"    {target} = rwork.GetValue(0);")
+            self.emit("} else {")
+            combine = {"ReduceSum": "{t} = {t} + v_;", "ReduceMax": "{t} = v_ > {t} ? v_ : {t};",
+                       "ReduceMin": "{t} = v_ < {t} ? v_ : {t};"}[fn].format(t=target)
+            self.emit(f"    for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
+            self.emit(f"        AscendC::{fn}<{src.ctype}>(rwork, {args[0].id}[r_ * {src.pitch}], rwork, "
+                      f"static_cast<int32_t>({src.cols}));")
+            self.emit(f"        {src.ctype} v_ = rwork.GetValue(0);")
+            self.emit(f"        if (r_ == 0) {{ {target} = v_; }} else {{ {combine} }}")
+            self.emit("    }")
+            self.emit("}")
+            self.depth -= 1
+            self.emit("}")
+            return
+        t = self.ck.expr_types[id(e)]
+        out = e.kwarg("out").id
+        ct = _UB_CTYPES[t.dtype]
+        queue = self.buffers[out].type.space != "veccalc"
+        self.emit(f"{target} = {out}.AllocTensor<{ct}>();" if queue else f"{target} = {out};")
+        if form == "duplicate":
+            shape = args[0].items if isinstance(args[0], A.Tuple) else (args[0],)
+            per_block = 32 // D.ITEMSIZE[t.dtype]
+            cols = self.scalar(shape[-1]) if shape else "1"
+            rows = self.scalar(shape[0]) if len(shape) == 2 else "1"
+            tile = _Tile(ct, t.dtype, rows, cols, f"AcAlignUp({cols}, {per_block})", out)
+            self.emit(f"AscendC::Duplicate<{ct}>({target}, static_cast<{ct}>({self.scalar(args[1])}), "
+                      f"static_cast<int32_t>({tile.count}));")
+        else:
+            src = self.tiles[(args[1] if form == "select" else args[0]).id]
+            tile = _Tile(ct, t.dtype, src.rows, src.cols, src.pitch, out)
+            n = f"static_cast<int32_t>({src.count})"
+            a = [x.id if isinstance(x, A.Name) and x.id in self.tiles else None for x in args]
+            if form in ("unary",):
+                self.emit(f"AscendC::{op.api}({target}, {a[0]}, {n});")
+            elif form == "binary":
+                self.emit(f"AscendC::{op.api}({target}, {a[0]}, {a[1]}, {n});")
+            elif form == "scalar":
+                self.emit(f"AscendC::{op.api}({target}, {a[0]}, static_cast<{src.ctype}>({self.scalar(args[1])}), "
+                          f"{n});")
+            elif form == "copy":
+                self.emit(f"AscendC::DataCopy({target}, {a[0]}, static_cast<uint32_t>(AcAlignUp({src.count}, "
+                          f"{32 // D.ITEMSIZE[src.dtype]})));")
+            elif form == "cast":
+                mode = e.kwarg("round")
+                self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::"
+                          f"{self._round(src.dtype, t.dtype, mode.value if mode is not None else None)}, "
+                          f"static_cast<uint32_t>({src.count}));")
+            elif form == "compare":
+                mode = API_COMPARE_MODES[e.kwarg("mode").value]
+                per_repeat = 256 // D.ITEMSIZE[src.dtype]
+                count = f"static_cast<uint32_t>(AcAlignUp({src.count}, {per_repeat}))"
+                # Compare works on whole 256-byte repeats: fill the operands' unused tail of the last
+                # repeat (from the 32-byte block after the data) so no lane reads uninitialised UB.
+                per_block = 32 // D.ITEMSIZE[src.dtype]
+                for name in (x for x in a[:2] if x is not None):
+                    self.emit(f"{{ const int64_t n_ = {src.count}, a_ = AcAlignUp(n_, {per_block}), "
+                              f"e_ = AcAlignUp(n_, {per_repeat}); if (e_ > a_) {{ AscendC::Duplicate({name}[a_], "
+                              f"static_cast<{src.ctype}>(0), static_cast<int32_t>(e_ - a_)); }} }}")
+                if a[1] is None:
+                    self.emit(f"AscendC::CompareScalar({target}, {a[0]}, static_cast<{src.ctype}>("
+                              f"{self.scalar(args[1])}), AscendC::CMPMODE::{mode}, {count});")
+                else:
+                    self.emit(f"AscendC::Compare({target}, {a[0]}, {a[1]}, AscendC::CMPMODE::{mode}, {count});")
+            elif form == "select":
+                if a[2] is None:
+                    self.emit(f"AscendC::Select({target}, {a[0]}, {a[1]}, static_cast<{src.ctype}>("
+                              f"{self.scalar(args[2])}), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, "
+                              f"static_cast<uint32_t>({src.count}));")
+                else:
+                    self.emit(f"AscendC::Select({target}, {a[0]}, {a[1]}, {a[2]}, "
+                              f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>({src.count}));")
+            else:
+                raise _unsupported(f"API op {op.name}", e)
+        if queue:
+            self.emit(f"{out}.EnQue({target});")
+        self.tiles[target] = tile
+        self._freeze(target)
+
+    @staticmethod
+    def _round(src: str, dst: str, mode) -> str:
+        if mode is not None:
+            return _ROUND[mode]
+        if dst in D.INTS and src in D.FLOATS:
+            return "CAST_TRUNC"
+        if D.ITEMSIZE[dst] < D.ITEMSIZE[src] and dst in D.FLOATS:
+            return "CAST_RINT"
+        return "CAST_NONE"
+
+    # ------------------------------------------------------------ scalar expressions
+    def scalar(self, e) -> str:
+        t = self.ck.expr_types.get(id(e))
+        if isinstance(e, A.Int):
+            return f"{e.value}"
+        if isinstance(e, A.Float):
+            return _float(e.value, self._ctype(t) if t is not None else "float")
+        if isinstance(e, A.Name):
+            if e.id == "CORES":
+                return "AscendC::GetBlockNum()"
+            if e.id == "inf":
+                return "AC_INF"
+            if e.id in ("True", "False"):
+                return "1" if e.id == "True" else "0"
+            return e.id
+        if isinstance(e, A.Unary):
+            return f"(-{self.scalar(e.operand)})"
+        if isinstance(e, A.Binary):
+            a, b = self.scalar(e.lhs), self.scalar(e.rhs)
+            ints = self._ctype(t) == "int64_t"
+            if e.op == "//":
+                return f"AcFloorDiv({a}, {b})"
+            if e.op == "%":
+                return f"AcMod({a}, {b})"
+            if e.op == "**":
+                return f"ScalarPow({a}, {b})"
+            if e.op == "/" and ints:
+                return f"(static_cast<float>({a}) / static_cast<float>({b}))"
+            if e.op in ("+", "-", "*") and ints:
+                return f"({a} {e.op} {b})"
+            if e.op in ("+", "-", "*", "/"):
+                ct = self._ctype(t)
+                return f"(static_cast<{ct}>({a}) {e.op} static_cast<{ct}>({b}))"
+            raise _unsupported(f"scalar operator {e.op}", e)
+        if isinstance(e, A.Call):
+            args = [self.scalar(x) for x in e.args]
+            if e.func == "cdiv":
+                return f"AcCdiv({args[0]}, {args[1]})"
+            if e.func in ("minimum", "maximum"):
+                ct = self._ctype(t)
+                return f"Ac{'Min' if e.func == 'minimum' else 'Max'}<{ct}>({args[0]}, {args[1]})"
+            if e.func == "reciprocal":
+                return f"(1.0f / static_cast<float>({args[0]}))"
+            if e.func == "abs":
+                return f"AcAbs({args[0]})"
+            if e.func in _SCALAR_UNARY:
+                return f"Scalar{_SCALAR_UNARY[e.func]}({args[0]})"
+            if e.func == "cast":
+                return f"static_cast<{self._ctype(t)}>({args[0]})"
+            raise _unsupported(f"scalar function {e.func}", e)
+        raise _unsupported(f"scalar expression {type(e).__name__}", e)
+
+
+def _float(v: float, ct: str) -> str:
+    if v != v:
+        return "AC_NAN"
+    if v in (float("inf"), float("-inf")):
+        return "AC_INF" if v > 0 else "(-AC_INF)"
+    text = repr(float(v))
+    return f"static_cast<{ct}>({text}f)" if ct != "float" else f"{text}f"
+
+
+def _literal(e):
+    if e is None:
+        return None
+    if isinstance(e, (A.Int, A.Float)):
+        return e.value
+    if isinstance(e, A.Unary) and isinstance(e.operand, (A.Int, A.Float)):
+        return -e.operand.value
+    return None
+
+
+def _unsupported(what: str, node) -> DSLError:
+    return DSLError(f"emitter: {what} cannot be emitted as AscendC yet", getattr(node, "span", None),
+                    kind="lowering error", hint="see docs/lowering.md for what the emitter supports")
+
+
+_HELPERS = r"""// Integer helpers with the DSL's (Python's) floor semantics, and slice clamping.
+__aicore__ inline int64_t AcFloorDiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__aicore__ inline int64_t AcMod(int64_t a, int64_t b) { return a - AcFloorDiv(a, b) * b; }
+__aicore__ inline int64_t AcCdiv(int64_t a, int64_t b) { return -AcFloorDiv(-a, b); }
+__aicore__ inline int64_t AcAlignUp(int64_t a, int64_t b) { return AcCdiv(a, b) * b; }
+template <typename T> __aicore__ inline T AcMin(T a, T b) { return a < b ? a : b; }
+template <typename T> __aicore__ inline T AcMax(T a, T b) { return a > b ? a : b; }
+template <typename T> __aicore__ inline T AcAbs(T a) { return a < 0 ? -a : a; }
+__aicore__ inline int64_t AcClamp(int64_t v, int64_t dim) { return v < 0 ? 0 : (v > dim ? dim : v); }
+constexpr float AC_INF = __builtin_huge_valf();
+constexpr float AC_NAN = __builtin_nanf("");
+"""
+
+# Transcendental scalar math runs on the vector unit over one 32-byte block (the scalar unit
+# has no exp/log); the V<->S ordering around GetValue comes from cce-auto-sync (ascendc_api.md 2.3).
+_SCALAR_METHODS = """    __aicore__ inline float ScalarExp(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Exp(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
+    __aicore__ inline float ScalarLn(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Ln(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
+    __aicore__ inline float ScalarSqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Sqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
+    __aicore__ inline float ScalarRsqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Rsqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
+    __aicore__ inline float ScalarPow(float a, float b) { return ScalarExp(b * ScalarLn(a)); }
+"""

@@ -1,0 +1,65 @@
+"""What the emitter knows about a lowered kernel: the contract between the lowering
+passes (which produce the kernel body) and the project skeletons (tiling header, host
+tiling, launcher, CMake, bindings, MultiKernelBench exports), which only read this.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# DSL dtype -> AscendC C++ element type.
+CTYPES = {"f16": "half", "bf16": "bfloat16_t", "f32": "float", "i8": "int8_t", "i16": "int16_t",
+          "i32": "int32_t", "i64": "int64_t", "u8": "uint8_t", "bool": "bool"}
+# DSL dtype -> ge::DataType enumerator used by OpDef and aclnn.
+GE_DTYPES = {"f16": "ge::DT_FLOAT16", "bf16": "ge::DT_BF16", "f32": "ge::DT_FLOAT", "i8": "ge::DT_INT8",
+             "i16": "ge::DT_INT16", "i32": "ge::DT_INT32", "i64": "ge::DT_INT64", "u8": "ge::DT_UINT8",
+             "bool": "ge::DT_BOOL"}
+# DSL dtype -> torch dtype name.
+TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "i8": "int8", "i16": "int16",
+                "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A GM tensor of the kernel. ``shape`` holds dim names (bound from the op) or ints."""
+
+    name: str
+    dtype: str                      # DSL dtype
+    shape: tuple[str | int, ...]
+    is_parameter: bool = False      # a model parameter (state_dict entry), not a forward() argument
+
+
+@dataclass(frozen=True)
+class AttrArg:
+    """A scalar attribute (``eps: f32 = 1e-5``)."""
+
+    name: str
+    dtype: str
+    default: float | int | None
+
+
+@dataclass(frozen=True)
+class TilingField:
+    """One field of the tiling struct and where the host reads its value.
+
+    ``source`` is ``("dim", tensor_name, axis)`` for a shape extent of an input or output,
+    or ``("attr", attr_name)`` for a scalar attribute.
+    """
+
+    name: str
+    ctype: str                      # "int64_t" or "float"
+    source: tuple
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    op_name: str                    # snake_case kernel entry name, e.g. "softmax_custom"
+    op_type: str                    # CamelCase op type, e.g. "SoftmaxCustom"
+    inputs: tuple[TensorArg, ...]
+    outputs: tuple[TensorArg, ...]
+    attrs: tuple[AttrArg, ...]
+    tiling_struct: str              # e.g. "SoftmaxCustomTilingData"
+    tiling_fields: tuple[TilingField, ...]
+    kernel_source: str              # the kernel .cpp: `extern "C" __global__ __aicore__ void <op_name>(
+                                    #   GM_ADDR <inputs>..., GM_ADDR <outputs>..., GM_ADDR workspace, GM_ADDR tiling)`
+    core_type: str = "aiv"          # "aiv" (vector only) or "aic" (cube only)
+    workspace_bytes: str = "0"      # C++ expression over tiling field names: user workspace (scratch tensors)

@@ -1,0 +1,1 @@
+"""LLM generation of tile-DSL kernels (issue 5)."""

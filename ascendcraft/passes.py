@@ -1,0 +1,140 @@
+"""The pass manager: runs the lowering chain and checks every pass with the interpreter.
+
+After each pass the new program is printed and parsed again (so each level is a real DSL
+program, with its own source lines for error messages), checked at the op's real shapes
+(types, footprint, buffer budget) and at the verification shapes, and run by the
+interpreter on the same random inputs as the previous level. Its outputs must match the
+previous level's under the verification policy (per-dtype allclose plus relative L2). A
+failure names the pass and keeps both programs for inspection.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+
+from .binding import bind, gm_arrays
+from .dsl import ast as A
+from .dsl.checker import CheckedKernel, check
+from .dsl.interpreter import interpret
+from .dsl.parser import parse
+from .dsl.printer import print_kernel
+from .errors import AscendcraftError, DSLError, SourceFile
+from .verify import compare, poison_buffer, to_numpy
+
+
+class PassError(AscendcraftError):
+    """A lowering pass produced a program that is invalid or computes something else."""
+
+    kind = "lowering error"
+
+    def __init__(self, pass_name: str, message: str, *, before: str, after: str | None, hint: str | None = None):
+        super().__init__(f"pass {pass_name!r}: {message}", hint=hint)
+        self.pass_name, self.before, self.after = pass_name, before, after
+
+
+@dataclass
+class Level:
+    """One program in the chain: ``source`` is level 0, then one per pass."""
+
+    pass_name: str
+    kernel: A.Kernel
+    text: str
+    real: CheckedKernel
+    notes: list = field(default_factory=list)
+
+
+@dataclass
+class LoweringRun:
+    levels: list[Level]
+
+    @property
+    def final(self) -> Level:
+        return self.levels[-1]
+
+
+class _LevelRunner:
+    """Runs one level with the interpreter on verification-shape inputs."""
+
+    def __init__(self, kernel: A.Kernel, shapes, chip, params: dict):
+        binding, self.plan = bind(kernel, shapes)
+        self.checked = check(kernel, binding, chip)
+        self.params = params
+
+    def run(self, inputs) -> list[np.ndarray]:
+        outputs = [poison_buffer(s) for s in self._out_specs]
+        interpret(self.checked, gm_arrays(self.plan, inputs, outputs, self.params))
+        return outputs
+
+
+def _reparse(kernel: A.Kernel, pass_name: str) -> tuple[A.Kernel, str]:
+    text = print_kernel(kernel)
+    name = f"{kernel.name}.{pass_name}.dsl"
+    return parse(text, name), text
+
+
+def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3, seed: int = 0,
+               assist: Callable[[str], str] | None = None,
+               progress: Callable[[str], None] | None = None) -> LoweringRun:
+    """Run ``passes`` on a checked source kernel; raise PassError naming the first bad pass."""
+    from lowering_passes.base import PassContext
+
+    say = progress or (lambda msg: None)
+    real_binding, _ = bind(source, task.real)
+    levels = [Level("source", source, print_kernel(source), check(source, real_binding, chip))]
+    params = {}
+    out_specs = shapes.output_specs
+    _, plan = bind(source, shapes)
+    if plan.parameters:
+        values = shapes.parameter_values()
+        params = {n: to_numpy(values[n])[0] for n in plan.parameters}
+    inputs = []
+    for t in range(trials):
+        raw = shapes.make_inputs(seed + t)
+        inputs.append([to_numpy(x)[0] if isinstance(x, torch.Tensor) else x for x in raw])
+
+    def runner(k):
+        r = _LevelRunner(k, shapes, chip, params)
+        r._out_specs = out_specs
+        return r
+
+    prev_outputs = [runner(source).run(x) for x in inputs]
+    for p in passes:
+        before = levels[-1]
+        say(f"pass {p.name}")
+        ctx = PassContext(before.real, chip, assist)
+        try:
+            lowered = p.run(before.kernel, ctx)
+        except DSLError as err:
+            raise PassError(p.name, str(err.located(SourceFile(f"{before.kernel.name}.{before.pass_name}.dsl",
+                                                               before.text))),
+                            before=before.text, after=None) from None
+        try:
+            kernel, text = _reparse(lowered, p.name)
+        except DSLError as err:
+            raise PassError(p.name, f"the pass produced a program that does not parse: {err.message}",
+                            before=before.text, after=print_kernel(lowered)) from None
+        try:
+            real = check(kernel, bind(kernel, task.real)[0], chip)
+            r = runner(kernel)
+            outputs = [r.run(x) for x in inputs]
+        except DSLError as err:
+            raise PassError(p.name, f"its output program is invalid:\n{err}", before=before.text, after=text) \
+                from None
+        for t, (new, old) in enumerate(zip(outputs, prev_outputs)):
+            for i, (got, ref) in enumerate(zip(new, old)):
+                res = compare(got, torch.from_numpy(np.array(ref, copy=True)), i)
+                if not res.passed:
+                    worst = "; ".join(f"at {list(ix)} expected {e} got {g}" for ix, e, g in res.worst[:3])
+                    raise PassError(p.name, f"the program after this pass computes something else than the one "
+                                    f"before it (output {i}, trial seed {seed + t}): {res.problem}"
+                                    + (f"; {worst}" if worst else ""), before=before.text, after=text)
+        levels.append(Level(p.name, kernel, text, real, list(ctx.notes)))
+        prev_outputs = outputs
+    return LoweringRun(levels)
+
+
+def source_file(text: str, name: str) -> SourceFile:
+    return SourceFile(name, text)

@@ -1,0 +1,72 @@
+"""What every lowering pass shares: the pass interface, its context, and IR-building helpers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ascendcraft.dsl import ast as A
+
+
+@dataclass
+class PassContext:
+    """What a pass may read: the checked input program at the op's real shapes, and the chip.
+
+    ``checked.expr_types`` maps ``id(expr)`` of the *input* program's nodes to their static types.
+    """
+
+    checked: object          # ascendcraft.dsl.checker.CheckedKernel
+    chip: object             # ascendcraft.chips.Chip
+    assist: object = None    # optional LLM assist: Callable[[str], str] (prompt -> answer)
+    notes: list = field(default_factory=list)   # what the pass decided, for the report
+
+    def type_of(self, e):
+        return self.checked.expr_types.get(id(e))
+
+
+@dataclass(frozen=True)
+class LoweringPass:
+    """A named program-to-program rewrite. Subclasses set ``name`` and implement ``run``."""
+
+    name: str = "pass"
+    establishes: tuple[str, ...] = ()
+
+    def run(self, kernel: A.Kernel, ctx: PassContext) -> A.Kernel:
+        raise NotImplementedError
+
+
+class Names:
+    """Fresh names that do not collide with any name in a kernel."""
+
+    def __init__(self, kernel: A.Kernel):
+        self.taken = {getattr(n, "id", None) for n in A.walk(kernel)} | \
+            {getattr(n, "target", None) for n in A.walk(kernel)} | \
+            {getattr(n, "name", None) for n in A.walk(kernel)} | \
+            {getattr(n, "var", None) for n in A.walk(kernel)} | \
+            {v for n in A.walk(kernel) if isinstance(n, A.ParallelFor) for v in n.vars}
+        self.counts: dict[str, int] = {}
+
+    def fresh(self, stem: str) -> str:
+        while True:
+            k = self.counts.get(stem, 0)
+            self.counts[stem] = k + 1
+            name = f"{stem}{k}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+
+def name(n: str) -> A.Name:
+    return A.Name(n)
+
+
+def binary(op: str, a, b) -> A.Binary:
+    return A.Binary(op, a, b)
+
+
+def call(func: str, *args, **kwargs) -> A.Call:
+    return A.Call(func, tuple(args), tuple(A.Keyword(k, v) for k, v in kwargs.items()))
+
+
+def lit(v):
+    if isinstance(v, bool):
+        return A.Name("True" if v else "False")
+    return A.Int(v) if isinstance(v, int) else A.Float(v)

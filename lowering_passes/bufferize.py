@@ -1,0 +1,285 @@
+"""Bufferize: place every UB tile in a declared buffer, reusing buffers by liveness.
+
+Before (API-level ops)::
+
+    for j in range(0, N, T):
+        t = load(x[b, j:j + T])
+        _t0 = Adds(t, -m)
+        _t1 = Exp(_t0)
+        _s0 = ReduceSum(_t1)
+
+After::
+
+    const _n0 = cdiv(T, 64) * 64
+    buffer b0: veccalc f32[_n0]
+    buffer b1: veccalc f32[_n0]
+    buffer rwork: veccalc f32[...]          # ReduceSum's work area (ascendc_api.md 3.3)
+    ...
+        t = load(x[b, j:j + T], out=b0)
+        _t0 = Adds(t, -m, out=b1)
+        _t1 = Exp(_t0, out=b0)               # t is dead here: its buffer is reused
+        _s0 = ReduceSum(_t1)
+
+Each tile's size is a constant expression of the kernel's dims and constants (its slices'
+extents), so one lowered program serves every shape. A tile's buffer holds its rows padded to
+32 bytes and is rounded up to 256 bytes (Compare works on whole 256-byte repeats). Two tiles
+share a buffer only if their live ranges (with loops taken into account: a value used in a
+loop stays live through it, a loop-carried value through the whole loop) do not overlap; the
+assignment is a greedy colouring of the interference graph (networkx). The interpreter checks
+the result: reading a tile after its buffer received another value is an error.
+
+Establishes: every UB tile has ``out=<buffer>``; buffers fit the UB at the op's real shapes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ascendcraft import dtypes as D
+from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.ops import OPS
+from ascendcraft.dsl.types import TTile
+from ascendcraft.errors import DSLError
+
+from .base import LoweringPass, Names, binary, call
+
+BLOCK = 32        # UB rows start on 32-byte blocks
+REPEAT = 256      # one vector repeat
+SCALAR_RESERVE = 256   # UB bytes the emitter keeps for scalar exp/log/sqrt on the vector unit
+
+
+def aligned_elems(shape: tuple, dtype: str):
+    """Symbolic element count of a tile with rows padded to 32 bytes, rounded up to 256 bytes."""
+    per_block = BLOCK // D.ITEMSIZE[dtype]
+    per_repeat = REPEAT // D.ITEMSIZE[dtype]
+    if not shape:
+        return A.Int(per_repeat)
+    last = binary("*", call("cdiv", shape[-1], A.Int(per_block)), A.Int(per_block))
+    n = last
+    for d in reversed(shape[:-1]):
+        n = binary("*", d, n)
+    return binary("*", call("cdiv", n, A.Int(per_repeat)), A.Int(per_repeat))
+
+
+def tile_value(e) -> bool:
+    return isinstance(e, A.Load) and e.space == "ub" or (
+        isinstance(e, A.Call) and e.func in OPS and OPS[e.func].kind == "api"
+        and OPS[e.func].form not in ("reduce", "getvalue"))
+
+
+@dataclass(frozen=True)
+class Bufferize(LoweringPass):
+    name: str = "bufferize"
+    establishes: tuple[str, ...] = ("every ub tile lives in a declared buffer (out=...)",
+                                    "buffers are reused by liveness and fit the UB")
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        return _Bufferizer(kernel, ctx).run()
+
+
+class _Bufferizer:
+    def __init__(self, kernel, ctx):
+        self.k, self.ctx, self.names = kernel, ctx, Names(kernel)
+        self.pos = 0
+        self.defs: dict[str, list[int]] = {}
+        self.uses: dict[str, list[int]] = {}
+        self.loops: list[tuple[int, int, set, set]] = []   # (start, end, names used, names defined)
+        self.shape: dict[str, tuple] = {}                  # tile name -> symbolic extents
+        self.dtype: dict[str, str] = {}
+        self.reduced: list[str] = []                       # tiles reduced by ReduceSum/Max/Min
+
+    def run(self) -> A.Kernel:
+        self._scan(self.k.body)
+        intervals = self._intervals()
+        colour = self._colour(intervals)
+        sizes: dict[int, list] = {}
+        for n, c in colour.items():
+            sizes.setdefault(c, []).append(aligned_elems(self.shape[n], self.dtype[n]))
+        decls = []
+        buf_of_colour = {}
+        for c in sorted(sizes):
+            const = self.names.fresh("_n")
+            decls.append(A.Const(const, _maximum(sizes[c])))
+            bname = self.names.fresh("b")
+            buf_of_colour[c] = bname
+            dtype = next(self.dtype[n] for n, cc in colour.items() if cc == c)
+            decls.append(A.Buffer(bname, A.TensorType(dtype, (const,), "veccalc")))
+        decls += self._work_buffers()
+        placement = {n: buf_of_colour[c] for n, c in colour.items()}
+        body = self._place(self.k.body, placement)
+        cut = next((i for i, s in enumerate(body) if not isinstance(s, (A.Const, A.Scratch))), len(body))
+        return replace(self.k, body=tuple(body[:cut]) + tuple(decls) + tuple(body[cut:]))
+
+    # ------------------------------------------------------------ analysis
+    def _use(self, node):
+        for n in A.walk(node):
+            if isinstance(n, A.Name):
+                self.uses.setdefault(n.id, []).append(self.pos)
+
+    def _scan(self, stmts):
+        for s in stmts:
+            self.pos += 1
+            if isinstance(s, A.Assign):
+                self._use(s.value)
+                self.defs.setdefault(s.target, []).append(self.pos)
+                if tile_value(s.value):
+                    self._record_tile(s)
+                if isinstance(s.value, A.Call) and s.value.func in OPS and OPS[s.value.func].form == "reduce":
+                    self.reduced.append(s.value.args[0].id)
+            elif isinstance(s, A.Store):
+                self._use(s.dst)
+                self._use(s.value)
+            elif isinstance(s, A.Free):
+                self.uses.setdefault(s.name, []).append(self.pos)
+            elif isinstance(s, (A.For, A.ParallelFor)):
+                for e in ((s.start, s.stop, s.step) if isinstance(s, A.For) else s.extents):
+                    self._use(e)
+                start = self.pos
+                self._scan(s.body)
+                inner = [n for b in s.body for n in A.walk(b)]
+                used = {n.id for n in inner if isinstance(n, A.Name)}
+                defined = {n.target for n in inner if isinstance(n, A.Assign)}
+                self.loops.append((start, self.pos, used, defined))
+
+    def _record_tile(self, s: A.Assign):
+        t = self.ctx.type_of(s.value)
+        if not isinstance(t, TTile):
+            t = None
+        shape = self._symbolic_shape(s.value)
+        dtype = t.dtype if t is not None else None
+        if dtype is None:
+            raise DSLError(f"bufferize: no type for {s.target}", s.span, kind="lowering error")
+        old = self.shape.get(s.target)
+        if old is not None and old != shape:
+            shape = tuple(call("maximum", a, b) if a != b else a for a, b in zip(old, shape)) \
+                if len(old) == len(shape) else shape
+        self.shape[s.target] = shape
+        self.dtype[s.target] = dtype
+
+    def _symbolic_shape(self, e) -> tuple:
+        """Upper bounds of a tile's extents as expressions of dims and constants."""
+        if isinstance(e, A.Load):
+            return region_extents(e.src, self.k, self.ctx)
+        op = OPS[e.func]
+        if op.form == "duplicate":
+            shape = e.args[0]
+            return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
+        src = e.args[1] if op.form == "select" else e.args[0]
+        if isinstance(src, A.Name) and src.id in self.shape:
+            return self.shape[src.id]
+        t = self.ctx.type_of(e)
+        return tuple(A.Int(d) for d in t.shape)
+
+    def _intervals(self) -> dict[str, list[int]]:
+        iv = {}
+        for n in self.shape:
+            lo = min(self.defs[n])
+            hi = max(self.uses.get(n, [lo]) + [lo])
+            iv[n] = [lo, hi]
+        changed = True
+        while changed:  # loops can extend each other's ranges; repeat until stable
+            changed = False
+            for start, end, used, defined in self.loops:
+                for n, r in iv.items():
+                    if n not in used:
+                        continue
+                    first_def_inside = min((d for d in self.defs[n] if start <= d <= end), default=None)
+                    uses_inside = [u for u in self.uses.get(n, []) if start <= u <= end]
+                    carried = n not in defined or (first_def_inside is not None and uses_inside
+                                                   and min(uses_inside) <= first_def_inside)
+                    if carried:
+                        new = [min(r[0], start), max(r[1], end)] if n in defined else [r[0], max(r[1], end)]
+                        if new != r:
+                            iv[n] = new
+                            changed = True
+        return iv
+
+    def _colour(self, iv) -> dict[str, int]:
+        import networkx as nx
+        g = nx.Graph()
+        g.add_nodes_from(iv)
+        names = list(iv)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                # overlapping ranges interfere; a range may start where another ends (dst may alias a dying src)
+                if iv[a][0] < iv[b][1] and iv[b][0] < iv[a][1] or self.dtype[a] != self.dtype[b]:
+                    g.add_edge(a, b)
+        return nx.greedy_color(g, strategy="largest_first")
+
+    def _work_buffers(self) -> list:
+        """The ReduceSum/Max/Min work area, sized for the largest reduced tile (ascendc_api.md 3.3)."""
+        if not self.reduced:
+            return []
+        sizes = []
+        for n in self.reduced:
+            per_repeat = REPEAT // D.ITEMSIZE[self.dtype[n]]
+            per_block = BLOCK // D.ITEMSIZE[self.dtype[n]]
+            first = call("cdiv", aligned_elems(self.shape[n], self.dtype[n]), A.Int(per_repeat))
+            sizes.append(binary("+", binary("*", call("cdiv", first, A.Int(per_block)), A.Int(per_block)),
+                                A.Int(per_repeat)))
+        const = self.names.fresh("_n")
+        dtype = self.dtype[self.reduced[0]]
+        return [A.Const(const, _maximum(sizes)), A.Buffer("rwork", A.TensorType(dtype, (const,), "veccalc"))]
+
+    # ------------------------------------------------------------ rewrite
+    def _place(self, stmts, placement) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, A.Assign) and s.target in placement and tile_value(s.value):
+                out.append(replace(s, value=with_out(s.value, placement[s.target])))
+            elif isinstance(s, (A.For, A.ParallelFor)):
+                out.append(replace(s, body=tuple(self._place(s.body, placement))))
+            else:
+                out.append(s)
+        return out
+
+
+def with_out(e, buf: str):
+    if isinstance(e, A.Load):
+        return replace(e, out=buf)
+    kwargs = tuple(k for k in e.kwargs if k.name != "out") + (A.Keyword("out", A.Name(buf)),)
+    return replace(e, kwargs=kwargs)
+
+
+def _maximum(exprs: list):
+    unique = []
+    for e in exprs:
+        if e not in unique:
+            unique.append(e)
+    out = unique[0]
+    for e in unique[1:]:
+        out = call("maximum", out, e)
+    return out
+
+
+def region_extents(src, kernel, ctx) -> tuple:
+    """Extents of a GM region ``x[i, a:a + T, :]`` as expressions (integer indices drop their axis)."""
+    gm = ctx.type_of(src.base if isinstance(src, A.Index) else src)
+    param = kernel.param(gm.name)
+    dims = param.type.shape if param is not None else None
+    if dims is None:   # a scratch tensor
+        scratch = next(s for s in kernel.body if isinstance(s, A.Scratch) and s.name == gm.name)
+        dims = scratch.type.shape
+    dim_exprs = [A.Name(d) if isinstance(d, str) else A.Int(d) for d in dims]
+    if not isinstance(src, A.Index):
+        return tuple(dim_exprs)
+    out = []
+    for axis, sub in enumerate(src.subscripts):
+        if not isinstance(sub, A.Slice):
+            continue
+        start = sub.start if sub.start is not None else A.Int(0)
+        stop = sub.stop if sub.stop is not None else dim_exprs[axis]
+        out.append(_difference(start, stop, dim_exprs[axis]))
+    out += dim_exprs[len(src.subscripts):]
+    return tuple(out)
+
+
+def _difference(start, stop, dim):
+    """``stop - start`` when it is syntactically ``start + E`` (the usual ``j:j + T``), else the dim."""
+    if isinstance(stop, A.Binary) and stop.op == "+" and stop.lhs == start:
+        return stop.rhs
+    if isinstance(start, A.Int) and start.value == 0:
+        return stop
+    if isinstance(start, A.Binary) and start.op == "-" and isinstance(stop, A.Binary) and stop.op == "+" \
+            and start.lhs == stop.lhs:   # h - p : h + E + p style halos
+        return binary("+", stop.rhs, start.rhs)
+    return dim

@@ -1,0 +1,120 @@
+"""Linearize: one tile operation per statement (three-address form).
+
+Before::
+
+    s = s * exp(m - m_new) + sum(exp(t - m_new))
+    store(y[b, j:j + T], exp(load(x[b, j:j + T]) - m) * r)
+
+After::
+
+    _t0 = t - m_new
+    _t1 = exp(_t0)
+    _s0 = sum(_t1)
+    s = s * exp(m - m_new) + _s0
+    _t2 = load(x[b, j:j + T])
+    _t3 = _t2 - m
+    _t4 = exp(_t3)
+    _t5 = _t4 * r
+    store(y[b, j:j + T], _t5)
+
+Establishes: every load, tile-valued op and reduction is the whole right-hand side of its own
+assignment, and stores write a name. Scalar arithmetic stays inline: it runs on the scalar
+unit. Later passes select one AscendC call per statement.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.types import TTile
+
+from .base import LoweringPass, Names
+
+
+def _is_matmul(e) -> bool:
+    return isinstance(e, A.Call) and e.func == "matmul"
+
+
+@dataclass(frozen=True)
+class Linearize(LoweringPass):
+    name: str = "linearize"
+    establishes: tuple[str, ...] = ("one load, tile op or reduction per statement",)
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        self_ = _Linearizer(kernel, ctx)
+        return replace(kernel, body=self_.block(kernel.body))
+
+
+def is_vector(t) -> bool:
+    """A tile with at least one axis. 0-d tiles (a reduction's result) are scalar-unit values."""
+    return isinstance(t, TTile) and t.shape != ()
+
+
+def is_tile_op(e, ctx) -> bool:
+    """Does evaluating ``e`` itself need the vector unit or a copy (as opposed to scalar arithmetic)?"""
+    if isinstance(e, (A.Name, A.Int, A.Float, A.Str, A.Tuple)):
+        return False
+    if isinstance(e, A.Load) or is_vector(ctx.type_of(e)):
+        return True
+    return isinstance(e, (A.Call, A.Index)) and any(
+        is_vector(ctx.type_of(a)) for a in (e.args if isinstance(e, A.Call) else (e.base,)))
+
+
+class _Linearizer:
+    def __init__(self, kernel, ctx):
+        self.ctx, self.names = ctx, Names(kernel)
+
+    def block(self, stmts) -> tuple:
+        out = []
+        for s in stmts:
+            out += self.stmt(s)
+        return tuple(out)
+
+    def stmt(self, s) -> list:
+        if isinstance(s, A.Assign):
+            pre: list = []
+            value = self.expr(s.value, pre, top=True)
+            return pre + [replace(s, value=value)]
+        if isinstance(s, A.Store):
+            pre = []
+            value = self.expr(s.value, pre, top=False)
+            return pre + [replace(s, value=value)]
+        if isinstance(s, A.For):
+            return [replace(s, body=self.block(s.body))]
+        if isinstance(s, A.ParallelFor):
+            return [replace(s, body=self.block(s.body))]
+        return [s]
+
+    def expr(self, e, pre: list, top: bool):
+        """Rewrite ``e`` so its tile-valued parts are names; emit their computations into ``pre``.
+
+        ``top``: ``e`` is the whole right-hand side of an assignment, so it may stay an operation.
+        """
+        ctx = self.ctx
+        if not is_tile_op(e, ctx):
+            if isinstance(e, (A.Binary, A.Unary, A.Call)):
+                return self._rebuild(e, pre)
+            return e
+        rebuilt = self._rebuild(e, pre)
+        if top:
+            return rebuilt
+        stem = "_t" if isinstance(ctx.type_of(e), TTile) else "_s"
+        n = self.names.fresh(stem)
+        pre.append(A.Assign(n, rebuilt))
+        return A.Name(n)
+
+    def _rebuild(self, e, pre):
+        if isinstance(e, A.Binary):
+            if e.op == "+" and isinstance(self.ctx.type_of(e), TTile) and self.ctx.type_of(e).space == "l0c":
+                # acc + matmul(a, b) is one cube instruction (Mmad accumulating in place): keep it whole
+                return replace(e, lhs=self._rebuild(e.lhs, pre) if _is_matmul(e.lhs) else self.expr(e.lhs, pre, False),
+                               rhs=self._rebuild(e.rhs, pre) if _is_matmul(e.rhs) else self.expr(e.rhs, pre, False))
+            return replace(e, lhs=self.expr(e.lhs, pre, False), rhs=self.expr(e.rhs, pre, False))
+        if isinstance(e, A.Unary):
+            return replace(e, operand=self.expr(e.operand, pre, False))
+        if isinstance(e, A.Call):
+            args = tuple(self.expr(a, pre, False) for a in e.args)
+            return replace(e, args=args)
+        if isinstance(e, A.Index) and isinstance(self.ctx.type_of(e), TTile):
+            return replace(e, base=self.expr(e.base, pre, False))
+        return e

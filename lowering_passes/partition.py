@@ -1,0 +1,68 @@
+"""Partition: spread each parallel phase over the AI cores explicitly.
+
+Before::
+
+    for b, c in parallel(B, C):
+        body
+
+After (``CORES`` blocks; block k runs a contiguous, balanced share of the B*C iterations,
+the first ``B*C % CORES`` blocks one more than the rest)::
+
+    for core in parallel(CORES):
+        for f in range(core * (B * C // CORES) + minimum(core, B * C % CORES),
+                       (core + 1) * (B * C // CORES) + minimum(core + 1, B * C % CORES)):
+            b = f // C
+            c = f % C
+            body
+
+Establishes: every parallel loop has one variable and ``CORES`` iterations, which is what
+``GetBlockIdx()`` / ``GetBlockNum()`` mean on the hardware; the split equals the interpreter's,
+so each core touches the same GM elements as before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ascendcraft.dsl import ast as A
+
+from .base import LoweringPass, Names, binary, call, name
+
+
+@dataclass(frozen=True)
+class Partition(LoweringPass):
+    name: str = "partition"
+    establishes: tuple[str, ...] = ("parallel loops run over CORES with explicit balanced block ranges",)
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        names = Names(kernel)
+        body = tuple(self._phase(s, names) if isinstance(s, A.ParallelFor) else s for s in kernel.body)
+        return A.Kernel(kernel.name, kernel.inputs, kernel.outputs, body, kernel.span, kernel.source)
+
+    def _phase(self, s: A.ParallelFor, names: Names) -> A.ParallelFor:
+        if len(s.vars) == 1 and isinstance(s.extents[0], A.Name) and s.extents[0].id == "CORES":
+            return s  # already one iteration per core
+        total = s.extents[0]
+        for e in s.extents[1:]:
+            total = binary("*", total, e)
+        core, flat = names.fresh("core"), names.fresh("f")
+        cores = name("CORES")
+        base, rem = binary("//", total, cores), binary("%", total, cores)
+
+        def bound(k):
+            return binary("+", binary("*", k, base), call("minimum", k, rem))
+        lo = bound(name(core))
+        hi = bound(binary("+", name(core), A.Int(1)))
+        unpack = []
+        rest = name(flat)
+        for i, (var, ext) in enumerate(zip(s.vars, s.extents)):
+            inner = s.extents[i + 1:]
+            if not inner:
+                unpack.append(A.Assign(var, rest if i == 0 else binary("%", rest, ext)))
+                continue
+            stride = inner[0]
+            for e in inner[1:]:
+                stride = binary("*", stride, e)
+            q = binary("//", name(flat), stride)
+            unpack.append(A.Assign(var, q if i == 0 else binary("%", q, ext)))
+        loop = A.For(flat, lo, hi, A.Int(1), tuple(unpack) + s.body)
+        return A.ParallelFor((core,), (cores,), (loop,), s.span)

@@ -1,0 +1,176 @@
+"""Pipeline: loaded and stored tiles move through double-buffered queues.
+
+Before (every tile in a TBuf)::
+
+    for j in range(0, N, T):
+        t = load(x[b, j:j + T], out=b0)
+        _t1 = Muls(t, r, out=b1)
+        store(y[b, j:j + T], _t1)
+
+After::
+
+    buffer qin0: vecin f32[_n0] * 2
+    buffer qout0: vecout f32[_n1] * 2
+    ...
+    for j in range(0, N, T):
+        t = load(x[b, j:j + T], out=qin0)        # CopyIn: AllocTensor, DataCopy, EnQue
+        _t1 = Muls(t, r, out=qout0)             # Compute: DeQue, op, EnQue
+        free(t)                                 # FreeTensor after the last use
+        store(y[b, j:j + T], _t1)               # CopyOut: DeQue, DataCopy
+        free(_t1)
+
+With two slots per queue, the copy-in of tile j+1 overlaps the compute of tile j and the
+copy-out of tile j-1 (the queues carry the MTE2 -> V -> MTE3 dependencies). A tile qualifies
+when it is assigned once and all its uses are in the block that loads (or stores) it. Depth 2
+is used while the UB, the 8-buffers-per-position limit and the 64-buffer limit allow it, then
+depth 1, else the tile stays in its TBuf (synchronised with flags by the emitter).
+
+Establishes: CopyIn/Compute/CopyOut stages with double buffering; every queue slot is freed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ascendcraft import dtypes as D
+from ascendcraft.dsl import ast as A
+
+from .base import LoweringPass, Names
+from .bufferize import SCALAR_RESERVE, tile_value, with_out
+
+
+@dataclass(frozen=True)
+class Pipeline(LoweringPass):
+    name: str = "pipeline"
+    establishes: tuple[str, ...] = ("loads and stores go through vecin/vecout queues with double buffering",
+                                    "every queue slot is freed after its last use")
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        return _Pipeliner(kernel, ctx).run()
+
+
+class _Pipeliner:
+    def __init__(self, kernel, ctx):
+        self.k, self.ctx, self.names = kernel, ctx, Names(kernel)
+        self.buffers = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
+        self.values = const_values(kernel, ctx.checked.binding.dims, ctx.chip)
+        self.used = sum(self._bytes(b.type, b.depth) for b in self.buffers.values())
+        self.count = {"vecin": 0, "vecout": 0, "all": sum(b.depth for b in self.buffers.values())}
+        self.defs: dict[str, int] = {}
+        self.uses: dict[str, int] = {}
+        for n in A.walk(kernel):
+            if isinstance(n, A.Assign):
+                self.defs[n.target] = self.defs.get(n.target, 0) + 1
+            if isinstance(n, A.Name):
+                self.uses[n.id] = self.uses.get(n.id, 0) + 1
+        self.queues: list[A.Buffer] = []
+        # tiles placed in each TBuf: a TBuf whose only tile moves to a queue gives its bytes back
+        self.occupants: dict[str, int] = {}
+        for n in A.walk(kernel):
+            out = n.out if isinstance(n, A.Load) else n.kwarg("out").id \
+                if isinstance(n, A.Call) and n.kwarg("out") is not None else None
+            if out is not None:
+                self.occupants[out] = self.occupants.get(out, 0) + 1
+
+    def _bytes(self, t: A.TensorType, depth: int) -> int:
+        n = D.ITEMSIZE[t.dtype]
+        for d in t.shape:
+            n *= self.values[d] if isinstance(d, str) else d
+        return -(-n // 32) * 32 * depth
+
+    def run(self) -> A.Kernel:
+        body = self._block(self.k.body)
+        still_used = {n.id for s in body for n in A.walk(s) if isinstance(n, A.Name)} | \
+            {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | {"rwork"}
+        body = [s for s in body if not (isinstance(s, A.Buffer) and s.name not in still_used)]
+        cut = max(i for i, s in enumerate(body) if isinstance(s, (A.Buffer, A.Const, A.Scratch))
+                  and all(isinstance(x, (A.Buffer, A.Const, A.Scratch)) for x in body[:i + 1])) + 1
+        return replace(self.k, body=tuple(body[:cut]) + tuple(self.queues) + tuple(body[cut:]))
+
+    def _queue(self, position: str, buf: str) -> str | None:
+        """A new queue shaped like TBuf ``buf``: depth 2 if it fits, else 1, else None."""
+        decl = self.buffers[buf]
+        if self.occupants.get(buf) == 1:   # this TBuf will be unused: its bytes are free for the queue
+            self.used -= self._bytes(decl.type, decl.depth)
+            self.count["all"] -= decl.depth
+            self.occupants[buf] = 0
+        for depth in (2, 1):
+            extra = self._bytes(decl.type, depth)
+            if self.count[position] + depth <= 8 and self.count["all"] + depth <= 64 and \
+                    self.used + extra <= self.ctx.chip.capacity("ub") - SCALAR_RESERVE:
+                self.used += extra
+                self.count[position] += depth
+                self.count["all"] += depth
+                name = self.names.fresh("qin" if position == "vecin" else "qout")
+                self.queues.append(A.Buffer(name, replace(decl.type, space=position), depth))
+                return name
+        return None
+
+    def _block(self, stmts) -> list:
+        stmts = [replace(s, body=tuple(self._block(s.body))) if isinstance(s, (A.For, A.ParallelFor)) else s
+                 for s in stmts]
+        frees: dict[int, list[str]] = {}
+        out = list(stmts)
+        for i, s in enumerate(stmts):
+            if not (isinstance(s, A.Assign) and tile_value(s.value) and self.defs.get(s.target) == 1):
+                continue
+            last = self._last_use_in_block(s.target, stmts, i)
+            if last is None:
+                continue
+            stored = isinstance(stmts[last], A.Store) and isinstance(stmts[last].value, A.Name) \
+                and stmts[last].value.id == s.target
+            if isinstance(s.value, A.Load):
+                position = "vecin"
+            elif stored:
+                position = "vecout"
+            else:
+                continue
+            buf = s.value.out if isinstance(s.value, A.Load) else s.value.kwarg("out").id
+            q = self._queue(position, buf)
+            if q is None:
+                continue
+            out[i] = replace(s, value=with_out(s.value, q))
+            frees.setdefault(last, []).append(s.target)
+        result = []
+        for i, s in enumerate(out):
+            result.append(s)
+            result += [A.Free(n) for n in frees.get(i, [])]
+        return result
+
+    def _last_use_in_block(self, name: str, stmts, i: int) -> int | None:
+        """Index of the last statement of the block using ``name``, if every use is in this block."""
+        last, count = None, 0
+        for j in range(i + 1, len(stmts)):
+            k = sum(1 for n in A.walk(stmts[j]) if isinstance(n, A.Name) and n.id == name)
+            if k:
+                last, count = j, count + k
+        if last is None or count != self.uses.get(name, 0):
+            return None
+        return last
+
+
+def const_values(kernel: A.Kernel, dims: dict, chip) -> dict:
+    """Values of the kernel's top-level constants at the given dims (integer arithmetic only)."""
+    env = dict(dims)
+    env["CORES"] = chip.aiv_cores
+
+    def ev(e):
+        if isinstance(e, A.Int):
+            return e.value
+        if isinstance(e, A.Name):
+            return env[e.id]
+        if isinstance(e, A.Binary):
+            a, b = ev(e.lhs), ev(e.rhs)
+            return {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0, "%": a % b if b else 0}[e.op]
+        if isinstance(e, A.Call) and e.func in ("cdiv", "minimum", "maximum"):
+            a, b = ev(e.args[0]), ev(e.args[1])
+            return {"cdiv": -(-a // b) if b else 0, "minimum": min(a, b), "maximum": max(a, b)}[e.func]
+        if isinstance(e, A.Unary) and e.op == "-":
+            return -ev(e.operand)
+        raise KeyError(type(e).__name__)
+    for s in kernel.body:
+        if isinstance(s, A.Const):
+            try:
+                env[s.name] = ev(s.value)
+            except (KeyError, TypeError):
+                pass
+    return env

@@ -1,0 +1,270 @@
+"""Select: each tile operation becomes the AscendC vector calls that compute it.
+
+Before (three-address form)::
+
+    _t1 = exp(_t0)
+    _t2 = _t1 * r
+    _s0 = sum(_t2)
+    _t3 = 1.0 - _t2
+
+After (API-level ops; same values)::
+
+    _t1 = Exp(_t0)
+    _t2 = Muls(_t1, r)
+    _s0 = ReduceSum(_t2)
+    _a0 = Muls(_t2, -1.0)
+    _t3 = Adds(_a0, 1.0)
+
+Rules follow the level-2 API (shared/research/ascendc_api.md section 3): tile-scalar forms
+for scalars (``x - s`` is ``Adds(x, -s)``, ``x / s`` is ``Muls(x, 1 / s)``), compositions of
+basic ops for sigmoid, tanh and erf (as the research notes recommend, to avoid host tiling
+structs), reductions to a scalar, 0-d loads read with ``GetValue``, scalar stores through a
+one-element tile. Establishes: every tile op is an API op. An operation with no rule stops the
+pass with a message naming it (or, with an LLM configured, is offered to the model, whose
+answer is checked like any pass output).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.ops import BINARY_OPERATORS, UNARY_OPERATORS
+from ascendcraft.dsl.types import TScalar, TTile
+from ascendcraft.errors import DSLError
+
+from .base import LoweringPass, Names, call, lit
+from .linearize import is_vector
+
+_UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
+          "reciprocal": "Reciprocal", "relu": "Relu"}
+_BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
+_SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
+_REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
+_COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
+_FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
+# erf(|x|) = 1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) exp(-x^2), t = 1 / (1 + p |x|):
+# Abramowitz & Stegun, Handbook of Mathematical Functions, 7.1.26 (|error| <= 1.5e-7).
+_ERF_P = 0.3275911
+_ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+class NoRule(Exception):
+    """No selection rule for an operation; carries a description for the error message."""
+
+
+@dataclass(frozen=True)
+class Select(LoweringPass):
+    name: str = "select"
+    establishes: tuple[str, ...] = ("every tile operation is one AscendC API op",)
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        sel = _Selector(kernel, ctx)
+        return replace(kernel, body=sel.block(kernel.body))
+
+
+class _Selector:
+    def __init__(self, kernel, ctx):
+        self.ctx, self.names, self.kernel = ctx, Names(kernel), kernel
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts) -> tuple:
+        out = []
+        for s in stmts:
+            out += self.stmt(s)
+        return tuple(out)
+
+    def stmt(self, s) -> list:
+        if isinstance(s, (A.For, A.ParallelFor)):
+            return [replace(s, body=self.block(s.body))]
+        try:
+            if isinstance(s, A.Assign):
+                return self._assign(s)
+            if isinstance(s, A.Store):
+                return self._store(s)
+        except NoRule as why:
+            return self._no_rule(s, str(why))
+        return [s]
+
+    def _no_rule(self, s, why: str) -> list:
+        from .assist import assist_select
+        answer = assist_select(self.ctx, self.kernel, s, why)
+        if answer is not None:
+            return answer
+        raise DSLError(f"select: no AscendC selection rule for {why}", s.span, kind="lowering error",
+                       hint="rewrite the kernel with supported ops (docs/lowering.md lists them), or configure an "
+                            "LLM (--model) so the pass can ask it for a lowering")
+
+    def _scalar_like(self, e) -> bool:
+        t = self.ctx.type_of(e)
+        return isinstance(t, TScalar) or (isinstance(t, TTile) and t.shape == ())
+
+    def _store(self, s: A.Store) -> list:
+        if not self._scalar_like(s.value):
+            return [s]
+        region = self.ctx.type_of(s.dst)
+        dtype = region.gm.dtype if hasattr(region, "gm") else region.dtype
+        tmp = self.names.fresh("_v")
+        dup = call("Duplicate", A.Tuple(()), s.value, A.Name(dtype))
+        return [A.Assign(tmp, dup), replace(s, value=A.Name(tmp))]
+
+    def _assign(self, s: A.Assign) -> list:
+        e, t = s.value, self.ctx.type_of(s.value)
+        if isinstance(e, A.Load):
+            if isinstance(t, TTile) and t.shape == () and e.space == "ub":
+                tmp = self.names.fresh("_v")
+                return [A.Assign(tmp, e), A.Assign(s.target, call("GetValue", A.Name(tmp)))]
+            return [s]
+        if not self._is_vector_op(e):
+            return [s]
+        steps = self.select(e)
+        targets = [self.names.fresh("_a") for _ in steps[:-1]] + [s.target]
+        # steps name earlier results with placeholders: _prev (the one before), _step<k> (the k-th)
+        return [A.Assign(tgt, _subst(v, targets[:i])) for i, (tgt, v) in enumerate(zip(targets, steps))]
+
+    def _is_vector_op(self, e) -> bool:
+        if isinstance(e, (A.Name, A.Int, A.Float)):
+            return False
+        if is_vector(self.ctx.type_of(e)):
+            return True
+        kids = e.args if isinstance(e, A.Call) else (e.lhs, e.rhs) if isinstance(e, A.Binary) else \
+            (e.operand,) if isinstance(e, A.Unary) else ()
+        return any(is_vector(self.ctx.type_of(k)) for k in kids)
+
+    # ------------------------------------------------------------ expressions
+    def select(self, e) -> list:
+        """API calls computing ``e``, in order; later calls name the previous result ``_prev``."""
+        if isinstance(e, A.Unary):
+            return self._op(UNARY_OPERATORS[e.op], [e.operand], e)
+        if isinstance(e, A.Binary):
+            return self._op(BINARY_OPERATORS[e.op], [e.lhs, e.rhs], e)
+        if isinstance(e, A.Call):
+            return self._op(e.func, list(e.args), e)
+        raise NoRule(f"the expression {type(e).__name__}")
+
+    def _op(self, op: str, args: list, e) -> list:
+        tiles = [is_vector(self.ctx.type_of(a)) for a in args]
+        if op in _UNARY and tiles == [True]:
+            return [call(_UNARY[op], args[0])]
+        if op == "neg":
+            return [call("Muls", args[0], lit(-1.0))]
+        if op == "sigmoid":    # 1 / (1 + exp(-x))
+            return [call("Muls", args[0], lit(-1.0)), call("Exp", P), call("Adds", P, lit(1.0)),
+                    call("Reciprocal", P)]
+        if op == "tanh":       # 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf
+            return [call("Muls", args[0], lit(2.0)), call("Exp", P), call("Adds", P, lit(1.0)),
+                    call("Reciprocal", P), call("Muls", P, lit(-2.0)), call("Adds", P, lit(1.0))]
+        if op == "erf":
+            return self._erf(args[0])
+        if op in ("floor", "ceil"):
+            return [call("Cast", args[0], A.Name(self.ctx.type_of(e).dtype), round=A.Str(op))]
+        if op in _COMPARE:
+            if tiles == [True, True]:
+                return [call("Compare", args[0], args[1], mode=A.Str(op))]
+            if tiles == [True, False]:
+                return [call("CompareScalar", args[0], args[1], mode=A.Str(op))]
+            return [call("CompareScalar", args[1], args[0], mode=A.Str(_FLIP[op]))]
+        if op in _BINARY or op == "pow":
+            return self._binary(op, args, tiles, e)
+        if op == "clamp" and tiles[0] and not any(tiles[1:]):
+            return [call("Maxs", args[0], args[1]), call("Mins", P, args[2])]
+        if op == "where":
+            return self._where(args, tiles, e)
+        if op in _REDUCE and isinstance(e, A.Call) and e.kwarg("axis") is None:
+            return [call(_REDUCE[op], args[0])]
+        if op == "cast" and tiles[0]:
+            kw = {"round": e.kwarg("round")} if e.kwarg("round") is not None else {}
+            return [call("Cast", args[0], args[1], **kw)]
+        if op in ("zeros", "full"):
+            dtype = args[-1]
+            value = lit(0.0 if self.ctx.type_of(e).dtype in ("f16", "bf16", "f32") else 0) if op == "zeros" \
+                else args[1]
+            return [call("Duplicate", args[0], value, dtype)]
+        raise NoRule(f"{op}(...) on {', '.join(self._describe(a) for a in args)}")
+
+    def _describe(self, a) -> str:
+        t = self.ctx.type_of(a)
+        return t.describe() if hasattr(t, "describe") else type(a).__name__
+
+    def _binary(self, op, args, tiles, e) -> list:
+        a, b = args
+        ta, tb = (self.ctx.type_of(x) for x in args)
+        if tiles == [True, True]:
+            if ta.shape != tb.shape:
+                raise NoRule(f"{op} of tiles of shapes {list(ta.shape)} and {list(tb.shape)} (broadcasting)")
+            if op == "pow":
+                raise NoRule("pow of two tiles")
+            return [call(_BINARY[op], a, b)]
+        if op == "pow":
+            if not tiles[0]:
+                raise NoRule("a scalar raised to a tile power")
+            if isinstance(b, (A.Int, A.Float)) and float(b.value) == 2.0:
+                return [call("Mul", a, a)]
+            if isinstance(b, (A.Int, A.Float)) and float(b.value) == 0.5:
+                return [call("Sqrt", a)]
+            return [call("Ln", a), call("Muls", P, b), call("Exp", P)]   # x ** s = exp(s * ln x), x > 0
+        if tiles == [True, False]:
+            if op in _SCALAR:
+                return [call(_SCALAR[op], a, b)]
+            if op == "sub":
+                return [call("Adds", a, A.Unary("-", b))]
+            if op == "div":
+                return [call("Muls", a, A.Binary("/", lit(1.0), b))]
+        else:  # scalar op tile
+            if op in _SCALAR:
+                return [call(_SCALAR[op], b, a)]
+            if op == "sub":
+                return [call("Muls", b, lit(-1.0)), call("Adds", P, a)]
+            if op == "div":
+                return [call("Reciprocal", b), call("Muls", P, a)]
+        raise NoRule(f"{op} of {self._describe(a)} and {self._describe(b)}")
+
+    def _where(self, args, tiles, e) -> list:
+        mask, a, b = args
+        if not tiles[0]:
+            raise NoRule("where with a scalar mask")
+        dtype = A.Name(self.ctx.type_of(e).dtype)
+        if tiles[1]:
+            return [call("Select", mask, a, b)]
+        shape = A.Tuple(tuple(A.Int(d) for d in self.ctx.type_of(mask).shape))
+        if tiles[2]:   # a is a scalar: make it a tile (Select's scalar operand is the second value)
+            return [call("Duplicate", shape, a, dtype), call("Select", mask, P, b)]
+        return [call("Duplicate", shape, a, dtype), call("Select", mask, P, b)]
+
+    def _erf(self, x) -> list:
+        a1, a2, a3, a4, a5 = _ERF_A
+        ax, t = _step(0), _step(3)
+        return [
+            call("Abs", x), call("Muls", P, lit(_ERF_P)), call("Adds", P, lit(1.0)), call("Reciprocal", P),  # t
+            call("Muls", t, lit(a5)), call("Adds", P, lit(a4)), call("Mul", P, t), call("Adds", P, lit(a3)),
+            call("Mul", P, t), call("Adds", P, lit(a2)), call("Mul", P, t), call("Adds", P, lit(a1)),
+            call("Mul", P, t),                                                       # step 12: the polynomial
+            call("Mul", x, x), call("Muls", P, lit(-1.0)), call("Exp", P),           # exp(-x^2)
+            call("Mul", _step(12), P), call("Muls", P, lit(-1.0)), call("Adds", P, lit(1.0)),  # erf(|x|)
+            call("Maxs", ax, lit(1e-30)), call("Div", x, P),                         # sign(x); 0 at x = 0
+            call("Mul", _step(18), P),
+        ]
+
+
+P = A.Name("_prev")
+
+
+def _step(k: int) -> A.Name:
+    return A.Name(f"_step{k}")
+
+
+def _subst(e, earlier: list[str]):
+    """Replace the placeholders _prev and _step<k> by the names of earlier results."""
+    if isinstance(e, A.Name):
+        if e.id == "_prev":
+            return A.Name(earlier[-1])
+        if e.id.startswith("_step"):
+            return A.Name(earlier[int(e.id[5:])])
+        return e
+    if isinstance(e, A.Call):
+        return replace(e, args=tuple(_subst(a, earlier) for a in e.args),
+                       kwargs=tuple(replace(k, value=_subst(k.value, earlier)) for k in e.kwargs))
+    if isinstance(e, A.Binary):
+        return replace(e, lhs=_subst(e.lhs, earlier), rhs=_subst(e.rhs, earlier))
+    if isinstance(e, A.Unary):
+        return replace(e, operand=_subst(e.operand, earlier))
+    return e
