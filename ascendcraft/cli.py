@@ -32,6 +32,24 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--full-shapes", action="store_true", help="always verify at the op's real shapes")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    lo = sub.add_parser("lower", help="lower a checked DSL kernel to AscendC, compile it and run it on a backend",
+                        description="Check a tile-DSL kernel against an op, run the lowering passes (each "
+                        "re-checked by the interpreter), emit AscendC, build and verify it on the backend and "
+                        "model its time on the chip. Writes kernels_out/<op>/.")
+    lo.add_argument("kernel", help="the tile DSL kernel (.dsl)")
+    lo.add_argument("--op", required=True, help="the op file (MultiKernelBench format)")
+    lo.add_argument("--chip", default="910B2", help="chip profile (910B1 910B2 910B3 910B4 310P3)")
+    lo.add_argument("--backend", default="auto", choices=("auto", "sim", "npu"),
+                    help="where the AscendC kernel runs (default: npu if CANN and an NPU are present, else sim)")
+    lo.add_argument("--out", help="output directory (default kernels_out/<op file name>)")
+    lo.add_argument("--force", action="store_true", help="replace an existing output directory")
+    lo.add_argument("--trials", type=int, default=3, help="random trials per check (default 3)")
+    lo.add_argument("--seed", type=int, default=0, help="seed of the first trial")
+    lo.add_argument("--max-bytes", type=int, default=64 << 20,
+                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
+    lo.add_argument("--no-model", action="store_true", help="skip the cost model at the op's real shapes")
+    lo.add_argument("--json", action="store_true", help="print report.json instead of the summary")
+
     from .llm import command as gen_command   # no litellm import here: it is imported on first use
     gen_command.add_parser(sub)
     return p
@@ -58,6 +76,34 @@ def _cmd_check(args) -> int:
     return 0 if result.passed else 1
 
 
+def _cmd_lower(args) -> int:
+    from pathlib import Path
+
+    from .errors import UserError
+    from .lower import lower, write_failure, write_output
+    from .outdir import check_writable
+    from .passes import PassError
+    if args.trials < 1:
+        raise UserError("--trials must be at least 1")
+    out = Path(args.out) if args.out else Path("kernels_out") / Path(args.op).stem
+    check_writable(out, force=args.force)   # before any work: never overwrite a good result silently
+    try:
+        result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
+                       seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
+                       progress=_progress())
+    except PassError as err:
+        where = write_failure(err, out, force=args.force)
+        err.hint = (err.hint + "; " if err.hint else "") + f"both programs are in {where / 'passes'}"
+        raise
+    write_output(result, out, force=args.force)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, default=str))
+    else:
+        print(result.summary())
+        print(f"  wrote {out}/ (report.md, ascendc/, passes/)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
@@ -67,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         from .llm import command as gen_command
-        return {"check": _cmd_check, "gen": gen_command.run}[args.command](args)
+        return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run}[args.command](args)
     except AscendcraftError as err:
         if args.debug:
             raise

@@ -1,0 +1,123 @@
+"""The Python API: ``ascendcraft.compile`` returns a handle to a verified, compiled kernel."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .chips import DEFAULT_CHIP
+from .errors import UserError
+
+
+class CompiledKernel:
+    """A kernel lowered to AscendC, built and verified on a backend.
+
+    Call it like the op's ``forward``: ``y = k(x)`` with torch tensors or NumPy arrays (outputs
+    come back as the same kind). ``.source`` is the AscendC kernel, ``.report`` the report as a
+    dict, ``.save(dir)`` writes the kernels_out directory.
+    """
+
+    def __init__(self, lowered):
+        self.lowered = lowered
+
+    @property
+    def source(self) -> str:
+        return self.lowered.spec.kernel_source
+
+    @property
+    def report(self) -> dict:
+        return self.lowered.to_json()
+
+    @property
+    def dsl(self) -> str:
+        return self.lowered.run.levels[0].text
+
+    def save(self, directory, *, force: bool = False) -> Path:
+        from .lower import write_output
+        return write_output(self.lowered, Path(directory), force=force)
+
+    def __call__(self, *args):
+        import torch
+
+        from .binding import gm_arrays
+        from .lower import _tiling, _workspace_bytes
+        from .sim import run_kernel
+        from .verify import to_numpy
+
+        low = self.lowered
+        if low.backend != "sim" or low.artifact is None:
+            raise UserError(f"calling a kernel compiled for {low.backend} is not supported in this build",
+                            hint="compile with backend='sim'")
+        use_torch = any(isinstance(a, torch.Tensor) for a in args)
+        inputs = [to_numpy(a)[0] if isinstance(a, torch.Tensor) else a for a in args]
+        kernel = low.run.final.kernel
+        # dims come from the arrays actually passed, so one compiled kernel serves any shape
+        from .binding import bind
+        shapes = _CallShapes(low.check.shapes, [a for a in inputs if isinstance(a, np.ndarray)])
+        binding, plan = bind(kernel, shapes)
+        outputs = [np.empty(s.shape, dtype=_np_dtype(s.dtype)) for s in shapes.output_specs]
+        params = {}
+        if plan.parameters:
+            values = low.check.shapes.parameter_values()
+            params = {n: to_numpy(values[n])[0] for n in plan.parameters}
+        arrays = gm_arrays(plan, inputs, outputs, params)
+        names = [p.name for p in kernel.inputs + kernel.outputs if hasattr(p.type, "shape")]
+        cores = self._cores()
+        res = run_kernel(low.artifact, [arrays[n] for n in names], tiling=_tiling(low.spec, binding),
+                         block_dim=cores, workspace_bytes=_workspace_bytes(low.spec, binding.dims, cores),
+                         chip=low.chip)
+        if not res.ok:
+            raise UserError(f"the kernel failed on the simulator:\n{res.report()}")
+        outs = [res.outputs[names.index(n)] for n in plan.outputs]
+        if use_torch:
+            outs = [torch.from_numpy(np.ascontiguousarray(o)) for o in outs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _cores(self) -> int:
+        from .chips import load_chip
+        return load_chip(self.lowered.chip).aiv_cores
+
+
+class _CallShapes:
+    """The op's shapes with the forward inputs replaced by the arrays of a call."""
+
+    def __init__(self, base, arrays):
+        self._base, self._arrays = base, arrays
+        from .dtypes import NUMPY
+        inv = {np.dtype(v): k for k, v in NUMPY.items() if k != "bf16"}
+        specs = iter(arrays)
+        self.input_specs = tuple(_spec(next(specs), inv) if hasattr(s, "shape") else s for s in base.input_specs)
+        self.attributes = base.attributes
+        self.parameters = base.parameters
+        self.output_specs = self._outputs()
+
+    def _outputs(self):
+        """Output shapes: the op's own when the inputs have its verification shapes, else its reference's."""
+        if self.input_specs == self._base.input_specs:
+            return self._base.output_specs
+        import torch
+
+        from .task import TensorSpec
+        outs = self._base.reference([torch.from_numpy(np.array(a)) for a in self._arrays])
+        return tuple(TensorSpec.of(o, "output") for o in outs)
+
+    def __getattr__(self, name):
+        return getattr(self._base, name)
+
+
+def _spec(array, inv):
+    from .task import TensorSpec
+    return TensorSpec(tuple(array.shape), inv[np.dtype(array.dtype)])
+
+
+def _np_dtype(dtype: str):
+    from .dtypes import NUMPY
+    return NUMPY[dtype]
+
+
+def compile(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "sim", trials: int = 3, seed: int = 0,
+            max_bytes: int = 64 << 20, model_time: bool = False, progress=None) -> CompiledKernel:
+    """Check, lower, build and verify a DSL kernel (path, text or parsed) for an op file."""
+    from .lower import lower
+    return CompiledKernel(lower(kernel, op, chip=chip, backend=backend, trials=trials, seed=seed,
+                                max_bytes=max_bytes, model_time=model_time, progress=progress))

@@ -1,0 +1,275 @@
+"""``ascendcraft lower``: a checked DSL kernel through the pass chain to AscendC, run on a backend.
+
+Stages: check the kernel against the op (interpreter vs torch), run the lowering passes (each
+re-checked by the interpreter), emit the AscendC kernel and its spec, then on the backend:
+build, verify against torch on fresh inputs, and model the time at the op's real shapes.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .binding import bind, gm_arrays
+from .chips import DEFAULT_CHIP, load_chip
+from .codegen.kernel import emit_kernel
+from .errors import AscendcraftError, UserError
+from .passes import LoweringRun, PassError, run_passes
+from .pipeline import CheckResult, check_kernel, load_kernel
+
+
+def default_passes():
+    from lowering_passes.bufferize import Bufferize
+    from lowering_passes.linearize import Linearize
+    from lowering_passes.partition import Partition
+    from lowering_passes.pipeline import Pipeline
+    from lowering_passes.select import Select
+    return (Partition(), Linearize(), Select(), Bufferize(), Pipeline())
+
+
+class KernelMismatch(AscendcraftError):
+    """The kernel (as written, or as compiled) computes something else than the op. Exit code 1."""
+
+    kind = "verification failed"
+
+
+@dataclass
+class Lowered:
+    check: CheckResult
+    run: LoweringRun
+    spec: object                        # codegen.spec.KernelSpec
+    tiling_header: str
+    backend: str
+    chip: str
+    verification: object = None         # VerifyReport of the compiled kernel on the backend
+    cost: object = None                 # sim CostReport at the op's real shapes
+    floor_us: float | None = None       # HBM floor: bytes the op must move / bandwidth (+ launch)
+    timings: dict = field(default_factory=dict)
+    artifact: object = None             # the built simulator kernel (sim backend)
+
+    @property
+    def efficiency(self) -> float | None:
+        if self.cost is None or not self.floor_us:
+            return None
+        return self.floor_us / self.cost.time_us
+
+    def to_json(self) -> dict:
+        c = self.cost
+        return {
+            "kernel": self.check.kernel.name,
+            "op": str(self.check.task.path),
+            "chip": self.chip,
+            "backend": self.backend,
+            "source_check": self.check.to_json(),
+            "passes": [{"name": lv.pass_name, "checked": True, "notes": lv.notes} for lv in self.run.levels[1:]],
+            "backend_verification": self.verification.to_json() if self.verification is not None else None,
+            "modeled": None if c is None else {
+                "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
+                "bound": c.bound, "gm_bytes": c.gm_bytes, "pipe_busy_us": c.pipe_busy_us,
+                "floor_us": self.floor_us, "efficiency": self.efficiency},
+            "timings_s": self.timings,
+        }
+
+    def summary(self) -> str:
+        lines = [f"PASS  {self.check.kernel.name}: source verified, {len(self.run.levels) - 1} passes checked, "
+                 f"compiled and verified on {self.backend} ({self.chip})"]
+        if self.verification is not None:
+            lines.append("  " + self.verification.summary().splitlines()[-1])
+        if self.cost is not None:
+            eff = self.efficiency
+            lines.append(f"  modeled at real shapes: {self.cost.time_us:,.1f} us, {self.cost.bound}-bound; "
+                         f"HBM floor {self.floor_us:,.1f} us" + (f" (efficiency {eff:.0%})" if eff else ""))
+        return "\n".join(lines)
+
+
+def resolve_backend(backend: str) -> str:
+    if backend not in ("auto", "sim", "npu"):
+        raise UserError(f"unknown backend {backend!r}", hint="choose auto, sim or npu")
+    if backend == "sim":
+        return "sim"
+    try:
+        from .backends import npu
+    except ImportError:
+        npu = None
+    if backend == "npu":
+        if npu is None:
+            raise UserError("the npu backend is not available in this build", hint="use --backend sim")
+        npu.require_npu()
+        return "npu"
+    return npu.default_backend() if npu is not None else "sim"
+
+
+def lower(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = 3, seed: int = 0,
+          max_bytes: int = 64 << 20, model_time: bool = True, assist: Callable[[str], str] | None = None,
+          progress: Callable[[str], None] | None = None) -> Lowered:
+    """Check, lower, emit, build and verify ``kernel`` for ``op``. Raises on any failure."""
+    say = progress or (lambda msg: None)
+    backend = resolve_backend(backend)
+    timings = {}
+    t0 = time.perf_counter()
+    source = load_kernel(kernel)
+    checked = check_kernel(source, op, trials=trials, seed=seed, chip=chip, max_bytes=max_bytes, progress=say)
+    if not checked.passed:
+        raise KernelMismatch(f"kernel {source.name} does not match the op before lowering:\n"
+                             f"{checked.report.summary()}", hint="fix the kernel first (ascendcraft check)")
+    timings["check"] = time.perf_counter() - t0
+    chip_profile = load_chip(chip)
+    t0 = time.perf_counter()
+    run = run_passes(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
+                     chip=chip_profile, trials=trials, seed=seed, assist=assist, progress=say)
+    timings["passes"] = time.perf_counter() - t0
+    final = run.final
+    spec = emit_kernel(final.kernel, final.real)
+    from .codegen.tiling import render_tiling_header
+    header = render_tiling_header(spec)
+    result = Lowered(checked, run, spec, header, backend, chip_profile.name, timings=timings)
+    if backend == "sim":
+        _run_on_sim(result, chip_profile, trials, seed, model_time, say)
+    else:
+        from .backends import npu
+        say("building with CANN")
+        result.verification = npu.verify_on_npu(result, trials=trials, seed=seed)
+    return result
+
+
+def _tiling(spec, binding) -> dict:
+    values = {}
+    for f in spec.tiling_fields:
+        values[f.name] = binding.dims[f.name] if f.source[0] == "dim" else binding.attrs[f.source[1]]
+    return values
+
+
+def _workspace_bytes(spec, dims: dict, cores: int) -> int:
+    env = dict(dims, CORES=cores)
+    expr = spec.workspace_bytes.replace("AscendC::GetBlockNum()", "CORES").replace("(int64_t)", "")
+    return int(eval(expr, {"__builtins__": {}}, env)) if expr.strip() != "0" else 0  # our own expression
+
+
+def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
+    from .sim import build_kernel, gm, run_kernel
+    from .verify import to_numpy, verify
+
+    spec, final = result.spec, result.run.final.kernel
+    t0 = time.perf_counter()
+    say("compiling on the simulator")
+    art = build_kernel(spec.kernel_source, spec.op_name, tiling_header=result.tiling_header, chip=chip.name)
+    result.timings["build"] = time.perf_counter() - t0
+    result.artifact = art
+    gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
+    shapes = result.check.shapes
+    binding, plan = bind(final, shapes)
+    params = {}
+    if plan.parameters:
+        values = shapes.parameter_values()
+        params = {n: to_numpy(values[n])[0] for n in plan.parameters}
+    cores = chip.aiv_cores
+
+    def run(inputs, outputs):
+        arrays = gm_arrays(plan, inputs, outputs, params)
+        res = run_kernel(art, [arrays[n] for n in gm_params], tiling=_tiling(spec, binding), block_dim=cores,
+                         workspace_bytes=_workspace_bytes(spec, binding.dims, cores), chip=chip.name)
+        if not res.ok:
+            raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n{res.report()}",
+                                 hint="this is a lowering bug: report it with the kernels_out directory")
+        for out, name in zip(outputs, plan.outputs):
+            out[...] = res.outputs[gm_params.index(name)].reshape(out.shape)
+    t0 = time.perf_counter()
+    say("verifying the AscendC kernel on the simulator")
+    report = verify(run, shapes, trials=trials, seed=seed, progress=say)
+    result.timings["sim_verify"] = time.perf_counter() - t0
+    result.verification = report
+    if not report.passed:
+        raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator:\n"
+                             f"{report.summary()}", hint="this is a lowering bug: report it")
+    if not model_time:
+        return
+    t0 = time.perf_counter()
+    say("modelling time at the op's real shapes")
+    task = result.check.task
+    real_binding, real_plan = bind(final, task.real)
+    real = task.real
+    specs = dict(zip(real_plan.forward_inputs, [s for s in real.input_specs if hasattr(s, "shape")]))
+    for key, spec_ in real.parameters.items():
+        specs[key.replace(".", "_")] = spec_
+    specs.update(zip(real_plan.outputs, real.output_specs or ()))
+    from .dtypes import NUMPY
+    args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
+    res = run_kernel(art, args, tiling=_tiling(spec, real_binding), block_dim=cores, cost_only=True,
+                     workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
+                     timeout_s=600)
+    result.timings["cost_model"] = time.perf_counter() - t0
+    if res.ok and res.cost is not None:
+        result.cost = res.cost
+        moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
+        result.floor_us = moved / (chip.hbm_gbps * 1e3) + chip.launch_overhead_us
+
+
+def write_output(result: Lowered, out: Path, *, force: bool = False) -> Path:
+    """kernels_out/<op>/: the DSL, every pass's program, the AscendC project, report.json and report.md."""
+    from .outdir import atomic_output_dir
+    with atomic_output_dir(out, force=force) as d:
+        (d / "kernel.dsl").write_text(result.run.levels[0].text)
+        write_levels(d / "passes", result.run)
+        src = d / "ascendc"
+        src.mkdir()
+        (src / f"{result.spec.op_name}.cpp").write_text(result.spec.kernel_source)
+        (src / f"{result.spec.op_name}_tiling.h").write_text(result.tiling_header)
+        try:
+            from .codegen.project import write_project
+        except ImportError:
+            write_project = None
+        if write_project is not None:
+            write_project(result.spec, d / "project")
+        (d / "report.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
+        (d / "report.md").write_text(report_markdown(result))
+    return out
+
+
+def write_levels(directory: Path, run: LoweringRun, failed: PassError | None = None):
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, lv in enumerate(run.levels if run is not None else []):
+        (directory / f"{i:02d}_{lv.pass_name}.dsl").write_text(lv.text)
+    if failed is not None:
+        (directory / f"failed_{failed.pass_name}.before.dsl").write_text(failed.before)
+        if failed.after is not None:
+            (directory / f"failed_{failed.pass_name}.after.dsl").write_text(failed.after)
+
+
+def write_failure(err: PassError, out: Path, *, force: bool) -> Path:
+    """A failed pass leaves both programs: in ``out`` when it is free, else in ``<out>.failed``."""
+    from .outdir import atomic_output_dir
+    target = out if (force or not out.exists()) else out.with_name(out.name + ".failed")
+    with atomic_output_dir(target, force=True) as d:
+        write_levels(d / "passes", None, err)
+        (d / "report.json").write_text(json.dumps({"status": "failed", "pass": err.pass_name,
+                                                   "error": err.message}, indent=2) + "\n")
+    return target
+
+
+def report_markdown(r: Lowered) -> str:
+    c, v = r.cost, r.verification
+    lines = [f"# {r.check.kernel.name}: lowering report", "",
+             f"- op: `{r.check.task.path}`", f"- chip: {r.chip}, backend: {r.backend}", "",
+             "## Checks", "", "| stage | result |", "|---|---|",
+             f"| source vs torch (interpreter) | {'pass' if r.check.passed else 'FAIL'} |"]
+    for lv in r.run.levels[1:]:
+        lines.append(f"| pass `{lv.pass_name}` vs previous level (interpreter) | pass |")
+    if v is not None:
+        lines.append(f"| AscendC on {r.backend} vs torch | {'pass' if v.passed else 'FAIL'} |")
+    lines += ["", "Verification shapes: " + r.check.shapes.describe(), ""]
+    if v is not None:
+        lines += ["```", v.summary(), "```", ""]
+    if c is not None:
+        eff = r.efficiency
+        lines += ["## Modeled performance (real shapes, simulator cost model)", "",
+                  f"- modeled time: {c.time_us:,.1f} us ({c.bound}-bound; body {c.body_us:,.1f} us + launch "
+                  f"{c.launch_us:,.1f} us)",
+                  f"- HBM floor (each input read once, each output written once, plus launch): {r.floor_us:,.1f} us",
+                  f"- efficiency: {eff:.1%}" if eff else "- efficiency: n/a",
+                  f"- critical-core pipe busy (us): " + ", ".join(f"{k} {v_:.1f}" for k, v_ in c.pipe_busy_us.items()
+                                                              if v_ > 0), ""]
+    return "\n".join(lines)

@@ -1,0 +1,64 @@
+"""ascendcraft lower end to end on the simulator: files, report, atomic writes, the Python API."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import ascendcraft
+from ascendcraft.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+
+
+def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
+    out = tmp_path / "leaky"
+    d = EX / "activation" / "leaky_relu"
+    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(out), "--trials", "2"])
+    assert code == 0, capsys.readouterr().err
+    assert "compiled and verified on sim" in capsys.readouterr().out
+    assert (out / "kernel.dsl").read_text() == (d / "kernel.dsl").read_text() or (out / "kernel.dsl").exists()
+    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "05_pipeline.dsl"
+    src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
+    assert 'extern "C" __global__ __aicore__ void leaky_relu_custom' in src and "AscendC::Select(" in src
+    report = json.loads((out / "report.json").read_text())
+    assert report["backend"] == "sim" and report["backend_verification"]["passed"]
+    assert report["modeled"]["time_us"] > report["modeled"]["launch_us"] > 0
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no staging left behind
+
+
+def test_lower_never_overwrites_a_result_without_force(tmp_path, capsys):
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / "keep.txt").write_text("previous result")
+    d = EX / "activation" / "leaky_relu"
+    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(out)])
+    assert code == 2 and "--force" in capsys.readouterr().err
+    assert (out / "keep.txt").read_text() == "previous result"
+
+
+def test_a_failing_lowering_leaves_no_half_written_result(tmp_path, capsys):
+    out = tmp_path / "cs"
+    d = EX / "math" / "cumsum"
+    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(out), "--trials", "1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "pass 'select'" in err and "passes" in err
+    # the failure report holds both programs and nothing else
+    assert sorted(p.name for p in (out / "passes").iterdir()) == ["failed_select.before.dsl"]
+    assert json.loads((out / "report.json").read_text())["status"] == "failed"
+    assert not (out / "ascendc").exists()
+
+
+def test_compile_returns_a_callable_handle(tmp_path):
+    d = EX / "activation" / "leaky_relu"
+    k = ascendcraft.compile(d / "kernel.dsl", d / "op.py", trials=1)
+    x = torch.randn(7, 300)
+    y = k(x)
+    assert torch.allclose(y, torch.nn.functional.leaky_relu(x, 0.2), atol=1e-6)   # the op file sets 0.2
+    y2 = k(x.numpy())
+    assert isinstance(y2, np.ndarray) and np.allclose(y2, y.numpy())
+    assert "__aicore__" in k.source and k.report["backend"] == "sim"
+    saved = k.save(tmp_path / "saved")
+    assert (saved / "report.md").exists()

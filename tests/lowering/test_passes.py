@@ -1,0 +1,139 @@
+"""Before/after tests of the lowering passes, and the pass manager's checks between them."""
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from ascendcraft.chips import load_chip
+from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.parser import parse
+from ascendcraft.dsl.printer import print_kernel
+from ascendcraft.lower import default_passes
+from ascendcraft.passes import PassError, run_passes
+from ascendcraft.task import load_task
+from lowering_passes.base import LoweringPass
+from lowering_passes.partition import Partition
+
+ROOT = Path(__file__).resolve().parents[2]
+SOFTMAX = ROOT / "examples" / "activation" / "softmax"
+
+
+def _task(d):
+    return load_task(d / "op.py")
+
+
+def _lower(kernel_text, d, passes):
+    task = _task(d)
+    return run_passes(parse(kernel_text, "k.dsl"), passes, task=task, shapes=task.shapes(),
+                      chip=load_chip("910B2"), trials=2)
+
+
+def test_partition_spreads_a_two_index_phase_over_the_cores():
+    k = parse("kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+              "    for b, c in parallel(B, N):\n"
+              "        store(y[b, c], load(x[b, c]))\n")
+    out = print_kernel(Partition().run(k, None))
+    assert out == (
+        "kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+        "    for core0 in parallel(CORES):\n"
+        "        for f0 in range(core0 * (B * N // CORES) + minimum(core0, B * N % CORES), "
+        "(core0 + 1) * (B * N // CORES) + minimum(core0 + 1, B * N % CORES)):\n"
+        "            b = f0 // N\n"
+        "            c = f0 % N\n"
+        "            store(y[b, c], load(x[b, c]))\n")
+
+
+def test_every_level_of_softmax_is_checked_and_ends_in_api_ops_with_queues():
+    run = _lower((SOFTMAX / "kernel.dsl").read_text(), SOFTMAX, default_passes())
+    assert [lv.pass_name for lv in run.levels] == ["source", "partition", "linearize", "select", "bufferize",
+                                                  "pipeline"]
+    final = run.final.text
+    assert "ReduceMax(" in final and "Exp(" in final and "out=qin" in final and "free(" in final
+    assert "buffer qin0: vecin f32[" in final and "* 2" in final     # double buffered
+    # the select level computes with API ops but has no buffers yet
+    select = run.levels[3].text
+    assert "Adds(" in select and "out=" not in select
+
+
+@dataclass(frozen=True)
+class _DropOneOp(LoweringPass):
+    """A deliberately wrong pass: turns every Exp into Abs."""
+
+    name: str = "broken_select"
+
+    def run(self, kernel, ctx):
+        def fix(e):
+            if isinstance(e, A.Call):
+                return replace(e, func="Abs" if e.func == "Exp" else e.func, args=tuple(fix(a) for a in e.args))
+            return e
+
+        def stmt(s):
+            if isinstance(s, A.Assign):
+                return replace(s, value=fix(s.value))
+            if isinstance(s, (A.For, A.ParallelFor)):
+                return replace(s, body=tuple(stmt(b) for b in s.body))
+            return s
+        return replace(kernel, body=tuple(stmt(s) for s in kernel.body))
+
+
+def test_a_wrong_pass_is_caught_and_named():
+    passes = list(default_passes())
+    passes.insert(3, _DropOneOp())       # right after select
+    with pytest.raises(PassError) as info:
+        _lower((SOFTMAX / "kernel.dsl").read_text(), SOFTMAX, passes)
+    err = info.value
+    assert err.pass_name == "broken_select"
+    assert "computes something else" in err.message
+    assert "Exp(" in err.before and "Abs(" in err.after and "Exp(" not in err.after
+
+
+def test_bufferize_reuses_a_dead_tiles_buffer():
+    run = _lower((SOFTMAX / "kernel.dsl").read_text(), SOFTMAX, default_passes()[:4])
+    text = run.final.text
+    # t, _t1 = Adds(t, ...), _t2 = Exp(_t1) all live in one buffer: each dies where the next is made
+    assert text.count("buffer b") == 1 and "rwork" in text
+
+
+def test_sharing_a_buffer_between_live_tiles_is_a_run_time_error():
+    text = ("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"
+            "    buffer b0: veccalc f32[64]\n"
+            "    for core in parallel(CORES):\n"
+            "        for j in range(core * 64, minimum(N, core * 64 + 64), 64):\n"
+            "            t = load(x[j:j + 64], out=b0)\n"
+            "            u = Exp(t, out=b0)\n"
+            "            v = Add(t, u, out=b0)\n"
+            "            store(y[j:j + 64], v)\n")
+    from ascendcraft.binding import bind
+    from ascendcraft.dsl.checker import Binding, check
+    from ascendcraft.dsl.interpreter import interpret
+    from ascendcraft.errors import DSLError
+    import numpy as np
+    ck = check(parse(text, "k.dsl"), Binding({"N": 128}, {}), load_chip("910B2"))
+    with pytest.raises(DSLError, match="read after its buffer b0"):
+        interpret(ck, {"x": np.ones(128, np.float32), "y": np.zeros(128, np.float32)})
+
+
+def test_a_queue_slot_must_be_freed_before_reuse():
+    text = ("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"
+            "    buffer q: vecin f32[64] * 2\n"
+            "    buffer b: veccalc f32[64]\n"
+            "    for core in parallel(CORES):\n"
+            "        for j in range(0, N, 64):\n"
+            "            t = load(x[j:j + 64], out=q)\n"
+            "            u = Exp(t, out=b)\n"
+            "            store(y[j:j + 64], u)\n")
+    from ascendcraft.dsl.checker import Binding, check
+    from ascendcraft.dsl.interpreter import interpret
+    from ascendcraft.errors import DSLError
+    import numpy as np
+    ck = check(parse(text, "k.dsl"), Binding({"N": 256}, {}), load_chip("910B2"))
+    with pytest.raises(DSLError, match="all 2 slots are allocated"):
+        interpret(ck, {"x": np.ones(256, np.float32), "y": np.zeros(256, np.float32)}, cores=1)
+
+
+def test_an_op_without_a_selection_rule_names_the_op_and_the_line():
+    d = ROOT / "examples" / "math" / "cumsum"
+    with pytest.raises(PassError) as info:
+        _lower((d / "kernel.dsl").read_text(), d, default_passes())
+    assert info.value.pass_name == "select"
+    assert "no AscendC selection rule for cumsum" in info.value.message
