@@ -41,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--chip", default="910B2", help="chip profile (910B1 910B2 910B3 910B4 310P3)")
     lo.add_argument("--backend", default="auto", choices=("auto", "sim", "npu"),
                     help="where the AscendC kernel runs (default: npu if CANN and an NPU are present, else sim)")
-    lo.add_argument("--out", help="output directory (default kernels_out/<op file name>)")
+    lo.add_argument("--out", help="output directory (default kernels_out/<op>, the op file's name, or its "
+                    "folder's name for .../<op>/op.py)")
     lo.add_argument("--force", action="store_true", help="replace an existing output directory")
     lo.add_argument("--trials", type=int, default=3, help="random trials per check (default 3)")
     lo.add_argument("--seed", type=int, default=0, help="seed of the first trial")
@@ -85,7 +86,10 @@ def _cmd_lower(args) -> int:
     from .passes import PassError
     if args.trials < 1:
         raise UserError("--trials must be at least 1")
-    out = Path(args.out) if args.out else Path("kernels_out") / Path(args.op).stem
+    op_path = Path(args.op)
+    # kernels_out/<op>: the op file's name, or its folder's for examples/<category>/<op>/op.py
+    op_name = op_path.resolve().parent.name if op_path.stem == "op" else op_path.stem
+    out = Path(args.out) if args.out else Path("kernels_out") / op_name
     check_writable(out, force=args.force)   # before any work: never overwrite a good result silently
     try:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
