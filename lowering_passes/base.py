@@ -1,7 +1,7 @@
 """What every lowering pass shares: the pass interface, its context, and IR-building helpers."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ascendcraft.dsl import ast as A
 
@@ -31,6 +31,17 @@ class LoweringPass:
 
     def run(self, kernel: A.Kernel, ctx: PassContext) -> A.Kernel:
         raise NotImplementedError
+
+
+def rewrite_block(stmts, rewrite) -> tuple:
+    """Apply ``rewrite(stmt) -> list of stmts`` to every statement outside loops, recursing into loops."""
+    out = []
+    for s in stmts:
+        if isinstance(s, (A.For, A.ParallelFor)):
+            out.append(replace(s, body=rewrite_block(s.body, rewrite)))
+        else:
+            out += rewrite(s)
+    return tuple(out)
 
 
 class Names:

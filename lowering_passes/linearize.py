@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TTile
 
-from .base import LoweringPass, Names
+from .base import LoweringPass, Names, rewrite_block
 
 
 def _is_matmul(e) -> bool:
@@ -41,8 +41,8 @@ class Linearize(LoweringPass):
     establishes: tuple[str, ...] = ("one load, tile op or reduction per statement",)
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
-        self_ = _Linearizer(kernel, ctx)
-        return replace(kernel, body=self_.block(kernel.body))
+        lin = _Linearizer(kernel, ctx)
+        return replace(kernel, body=rewrite_block(kernel.body, lin.stmt))
 
 
 def is_vector(t) -> bool:
@@ -64,12 +64,6 @@ class _Linearizer:
     def __init__(self, kernel, ctx):
         self.ctx, self.names = ctx, Names(kernel)
 
-    def block(self, stmts) -> tuple:
-        out = []
-        for s in stmts:
-            out += self.stmt(s)
-        return tuple(out)
-
     def stmt(self, s) -> list:
         if isinstance(s, A.Assign):
             pre: list = []
@@ -79,10 +73,6 @@ class _Linearizer:
             pre = []
             value = self.expr(s.value, pre, top=False)
             return pre + [replace(s, value=value)]
-        if isinstance(s, A.For):
-            return [replace(s, body=self.block(s.body))]
-        if isinstance(s, A.ParallelFor):
-            return [replace(s, body=self.block(s.body))]
         return [s]
 
     def expr(self, e, pre: list, top: bool):

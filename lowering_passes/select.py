@@ -32,7 +32,7 @@ from ascendcraft.dsl.ops import BINARY_OPERATORS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TScalar, TTile
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, call, lit
+from .base import LoweringPass, Names, call, lit, rewrite_block
 from .linearize import is_vector
 
 _UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
@@ -59,7 +59,7 @@ class Select(LoweringPass):
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         sel = _Selector(kernel, ctx)
-        return replace(kernel, body=sel.block(kernel.body))
+        return replace(kernel, body=rewrite_block(kernel.body, sel.stmt))
 
 
 class _Selector:
@@ -67,15 +67,7 @@ class _Selector:
         self.ctx, self.names, self.kernel = ctx, Names(kernel), kernel
 
     # ------------------------------------------------------------ statements
-    def block(self, stmts) -> tuple:
-        out = []
-        for s in stmts:
-            out += self.stmt(s)
-        return tuple(out)
-
     def stmt(self, s) -> list:
-        if isinstance(s, (A.For, A.ParallelFor)):
-            return [replace(s, body=self.block(s.body))]
         try:
             if isinstance(s, A.Assign):
                 return self._assign(s)
