@@ -104,7 +104,7 @@ def _cmd_lower(args) -> int:
         print(json.dumps(result.to_json(), indent=2, default=str))
     else:
         print(result.summary())
-        print(f"  wrote {out}/ (report.md, ascendc/, passes/)")
+        print(f"  wrote {out}/ (report.md, ascendc/, passes/, project/ for CANN and MultiKernelBench)")
     return 0
 
 

@@ -144,9 +144,9 @@ def _tiling(spec, binding) -> dict:
 
 
 def _workspace_bytes(spec, dims: dict, cores: int) -> int:
-    env = dict(dims, CORES=cores)
-    expr = spec.workspace_bytes.replace("AscendC::GetBlockNum()", "CORES").replace("(int64_t)", "")
-    return int(eval(expr, {"__builtins__": {}}, env)) if expr.strip() != "0" else 0  # our own expression
+    """User workspace (scratch tensors), with the host's integer arithmetic."""
+    from .codegen.tiling import workspace_size
+    return workspace_size(spec, dims, cores)
 
 
 def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):

@@ -368,7 +368,7 @@ class _Emitter:
 
     def _freeze(self, target: str):
         t = self.tiles[target]
-        self.emit(f"const int64_t {target}_rows = {t.rows}, {target}_cols = {t.cols}, "
+        self.emit(f"[[maybe_unused]] const int64_t {target}_rows = {t.rows}, {target}_cols = {t.cols}, "
                   f"{target}_pitch = {t.pitch};")
         t.rows, t.cols, t.pitch = f"{target}_rows", f"{target}_cols", f"{target}_pitch"
 

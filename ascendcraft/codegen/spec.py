@@ -62,4 +62,5 @@ class KernelSpec:
     kernel_source: str              # the kernel .cpp: `extern "C" __global__ __aicore__ void <op_name>(
                                     #   GM_ADDR <inputs>..., GM_ADDR <outputs>..., GM_ADDR workspace, GM_ADDR tiling)`
     core_type: str = "aiv"          # "aiv" (vector only) or "aic" (cube only)
-    workspace_bytes: str = "0"      # C++ expression over tiling field names: user workspace (scratch tensors)
+    workspace_bytes: str = "0"      # C++ expression over tiling field names and CORES (the block dim,
+                                    # AscendC::GetBlockNum() in the kernel): user workspace (scratch tensors)

@@ -1,13 +1,132 @@
-"""The tiling struct of a lowered kernel, in the CANN 8.x macro style (ascendc_api.md 5.1)."""
+"""The tiling struct of a kernel: its host header and its values.
+
+The header is the CANN 8.x macro style that msopgen projects and MultiKernelBench use
+(``register/tilingdata_base.h``; api/Utils-API/Tiling数据结构注册/TilingData结构定义.md):
+
+    #include "register/tilingdata_base.h"
+    namespace optiling {
+    BEGIN_TILING_DATA_DEF(AddCustomTilingData)
+      TILING_DATA_FIELD_DEF(int64_t, n);
+    END_TILING_DATA_DEF;
+    REGISTER_TILING_DATA_CLASS(AddCustom, AddCustomTilingData)
+    }
+
+The serialized layout is the C struct layout in declaration order, and every field must be
+naturally aligned (offset % sizeof == 0). Fields are therefore declared widest first, which
+aligns every field without padding; the kernel reads fields by name, so the order is free.
+
+:func:`tiling_values` computes on the host, in Python, exactly what the generated TilingFunc
+computes in C++, so the simulator and the NPU see the same bytes.
+"""
 from __future__ import annotations
 
-from .spec import KernelSpec
+import ast
+import math
+import re
+
+from ..errors import UserError
+from .spec import KernelSpec, TilingField
+
+# Field types TILING_DATA_FIELD_DEF accepts (TilingData结构定义.md), with their sizes.
+FIELD_SIZES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
+               "int64_t": 8, "uint64_t": 8, "float": 4}
+
+# The kernel may size scratch by its core count, written ``CORES`` (the DSL's name) or as the
+# AscendC call; on the host that count is the launch's block dim.
+BLOCK_NUM_CALL = "AscendC::GetBlockNum()"
+BLOCK_NUM_NAME = re.compile(r"\bCORES\b")
+HOST_BLOCK_DIM = "blockDim"
+
+
+def ordered_fields(spec: KernelSpec) -> list[TilingField]:
+    """The fields in declaration order: widest first (stable), so each is naturally aligned."""
+    for f in spec.tiling_fields:
+        if f.ctype not in FIELD_SIZES:
+            raise UserError(f"tiling field {f.name} has type {f.ctype}, which TILING_DATA_FIELD_DEF does not accept",
+                            hint="use one of " + ", ".join(FIELD_SIZES))
+    return sorted(spec.tiling_fields, key=lambda f: -FIELD_SIZES[f.ctype])
 
 
 def render_tiling_header(spec: KernelSpec) -> str:
-    # 8-byte fields first, then 4-byte floats: every field is naturally aligned (5.1).
-    fields = sorted(spec.tiling_fields, key=lambda f: f.ctype != "int64_t")
-    body = "\n".join(f"TILING_DATA_FIELD_DEF({f.ctype}, {f.name});" for f in fields)
-    return (f'#include "register/tilingdata_base.h"\n\nnamespace optiling {{\n'
-            f"BEGIN_TILING_DATA_DEF({spec.tiling_struct})\n{body}\nEND_TILING_DATA_DEF;\n\n"
-            f"REGISTER_TILING_DATA_CLASS({spec.op_type}, {spec.tiling_struct})\n}}  // namespace optiling\n")
+    """``op_host/<op>_tiling.h``: the BEGIN_TILING_DATA_DEF header of ``spec``."""
+    from .project import render_template
+    return render_template("tiling.h.j2", spec=spec, fields=ordered_fields(spec),
+                           guard=f"{spec.op_name.upper()}_TILING_H")
+
+
+def tiling_values(spec: KernelSpec, shapes: dict[str, tuple[int, ...]],
+                  attrs: dict[str, float | int] | None = None) -> dict[str, int | float]:
+    """Every tiling field's value for concrete tensor ``shapes`` (by tensor name) and ``attrs``.
+
+    Attributes missing from ``attrs`` take the kernel's default.
+    """
+    attrs = attrs or {}
+    defaults = {a.name: a.default for a in spec.attrs}
+    tensors = {t.name: t for t in spec.inputs + spec.outputs}
+    values: dict[str, int | float] = {}
+    for f in spec.tiling_fields:
+        kind = f.source[0]
+        if kind == "dim":
+            _, tensor, axis = f.source
+            shape = shapes.get(tensor)
+            if shape is None:
+                raise UserError(f"tiling field {f.name} needs the shape of tensor {tensor}, which was not given",
+                                hint="pass shapes for: " + ", ".join(sorted(tensors)))
+            declared = tensors[tensor].shape if tensor in tensors else None
+            if declared is not None and len(declared) != len(shape):
+                raise UserError(f"tensor {tensor} is declared with rank {len(declared)} but has shape {tuple(shape)}")
+            value = shape[axis]
+        elif kind == "attr":
+            name = f.source[1]
+            value = attrs.get(name, defaults.get(name))
+            if value is None:
+                raise UserError(f"attribute {name} has no value and no default", hint=f"pass attrs={{'{name}': ...}}")
+        else:
+            raise UserError(f"tiling field {f.name} has an unknown source {f.source!r}")
+        values[f.name] = float(value) if f.ctype == "float" else int(value)
+    return values
+
+
+def host_workspace_expr(spec: KernelSpec) -> str:
+    """``spec.workspace_bytes`` as host C++: the kernel's core count becomes the launch's ``blockDim``."""
+    return BLOCK_NUM_NAME.sub(HOST_BLOCK_DIM, spec.workspace_bytes.replace(BLOCK_NUM_CALL, HOST_BLOCK_DIM))
+
+
+def workspace_size(spec: KernelSpec, values: dict[str, int | float], block_dim: int) -> int:
+    """The user workspace in bytes: ``spec.workspace_bytes`` evaluated with C++ integer semantics."""
+    expr = host_workspace_expr(spec).replace("(int64_t)", "").replace("(size_t)", "").strip()
+    env = dict(values, **{HOST_BLOCK_DIM: block_dim})
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError as e:
+        raise UserError(f"workspace expression {spec.workspace_bytes!r} is not an arithmetic expression: {e}") from None
+    return int(_eval_cpp_int(tree.body, env, spec.workspace_bytes))
+
+
+def _eval_cpp_int(node: ast.AST, env: dict, source: str):
+    """A tiny evaluator for + - * / % over names and numbers, with C++ truncating division."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise UserError(f"workspace expression {source!r} names {node.id}, which is not a tiling field")
+        return env[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _eval_cpp_int(node.operand, env, source)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp):
+        a, b = _eval_cpp_int(node.left, env, source), _eval_cpp_int(node.right, env, source)
+        op = type(node.op)
+        if op is ast.Add:
+            return a + b
+        if op is ast.Sub:
+            return a - b
+        if op is ast.Mult:
+            return a * b
+        if op in (ast.Div, ast.Mod):
+            if isinstance(a, float) or isinstance(b, float):
+                return a / b if op is ast.Div else math.fmod(a, b)
+            q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+            return q if op is ast.Div else a - q * b
+    raise UserError(f"workspace expression {source!r} uses {ast.dump(node)[:40]}..., which is not supported",
+                    hint="use + - * / % over tiling field names and integers")

@@ -23,6 +23,10 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "05_pipeline.dsl"
     src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
     assert 'extern "C" __global__ __aicore__ void leaky_relu_custom' in src and "AscendC::Select(" in src
+    project = out / "project"   # CANN project, torch_npu binding and MultiKernelBench exports
+    for rel in ("op_kernel/leaky_relu_custom.cpp", "op_host/leaky_relu_custom.cpp", "CMakeLists.txt",
+                "host/main.cpp", "mkb/direct_launch.json", "mkb/leaky_relu_custom.py"):
+        assert (project / rel).is_file(), rel
     report = json.loads((out / "report.json").read_text())
     assert report["backend"] == "sim" and report["backend_verification"]["passed"]
     assert report["modeled"]["time_us"] > report["modeled"]["launch_us"] > 0

@@ -1,0 +1,548 @@
+"""The projects around a lowered kernel: everything needed to build and run it with CANN.
+
+``write_project(spec, out_dir)`` writes, next to the kernel the lowering passes produced:
+
+* an msopgen custom-operator project (``<op>.json``, ``op_host/``, ``op_kernel/``), the form
+  MultiKernelBench's ``ascendc`` backend builds (ascendc_api.md 5.3);
+* a kernel direct-call project (``CMakeLists.txt`` over CANN's ``ascendc.cmake``, ``kernel/``,
+  ``host/main.cpp``, ``run.sh``) following the CANN 8.x kernel-launch samples (5.4);
+* a torch_npu binding (``binding/``) that launches the direct-call build on torch tensors;
+* MultiKernelBench exports (``mkb/``): the direct-launch JSON and the six-string file.
+
+None of it has run on an Ascend NPU here (docs/backends.md). Python prints the code that
+depends on the kernel (argument lists, shape reads, checks) as short lists of lines; the
+jinja2 templates in ``templates/`` hold the fixed skeletons and receive only those lines.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from ..errors import UserError
+from ..dtypes import FLOATS, ITEMSIZE
+from .spec import GE_DTYPES, KernelSpec, TensorArg
+from .tiling import FIELD_SIZES, host_workspace_expr, ordered_fields, render_tiling_header
+
+SOC_VERSION = "Ascend910B2"          # the default chip of the project (DESIGN.md 1)
+OPDEF_CONFIG = "ascend910b"          # OpDef AICore().AddConfig value for Atlas A2 (MKB prompts)
+MSOPGEN_DEVICE = "ai_core-Ascend910B2"
+
+# DSL dtype -> msopgen JSON "type" (MKB prompts/ascendc_new_model_*.py use "float").
+MSOPGEN_TYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float", "i8": "int8", "i16": "int16",
+                 "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
+# DSL dtype -> ATen scalar type constant used in the binding's dtype checks.
+ATEN_DTYPES = {"f16": "at::kHalf", "bf16": "at::kBFloat16", "f32": "at::kFloat", "i8": "at::kChar",
+               "i16": "at::kShort", "i32": "at::kInt", "i64": "at::kLong", "u8": "at::kByte", "bool": "at::kBool"}
+# What the .bin files hold (bf16: the raw 16-bit patterns, e.g. float32 bits >> 16 as uint16).
+_NUMPY_NAMES = {"f16": "float16", "bf16": "uint16 (bf16 bits)", "f32": "float32", "i8": "int8", "i16": "int16",
+                "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
+
+# Locals of the generated binding function, whose parameters are the tensor and attribute names.
+RESERVED = {"tiling", "workspace", "stream", "blockDim", "platform", "tilingHost", "tilingDevice", "workspaceBytes",
+            "workspaceDevice", "CheckTensor"}
+# C++ keywords a DSL name could plausibly be (the binding declares parameters with these names).
+CPP_KEYWORDS = {"alignas", "auto", "bool", "break", "case", "catch", "char", "class", "const", "continue", "default",
+                "delete", "do", "double", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+                "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "operator",
+                "private", "protected", "public", "register", "return", "short", "signed", "sizeof", "static",
+                "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typename", "union",
+                "unsigned", "using", "virtual", "void", "volatile", "while"}
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+# ----------------------------------------------------------------------------- templates
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("ascendcraft", "codegen/templates"), undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    env.filters["pystr"] = python_string_literal
+    return env
+
+
+def render_template(name: str, **context) -> str:
+    return _environment().get_template(name).render(**context)
+
+
+def python_string_literal(text: str) -> str:
+    """``text`` as a readable triple-quoted Python literal (backslashes and quotes escaped)."""
+    body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if body.endswith('"'):
+        body = body[:-1] + '\\"'
+    return '"""' + body + '"""'
+
+
+# ----------------------------------------------------------------------------- names
+
+@dataclass(frozen=True)
+class ProjectNames:
+    """File and symbol names derived from the spec, in one place."""
+
+    op: str          # kernel entry, snake_case: leaky_relu_custom
+    op_type: str     # LeakyReluCustom
+    struct: str      # tiling struct name
+    kernels_lib: str  # ascendc_library target
+    module: str      # Python extension module of the binding
+    launcher: str    # host executable
+
+    @classmethod
+    def of(cls, spec: KernelSpec) -> "ProjectNames":
+        op = spec.op_name
+        return cls(op, spec.op_type, spec.tiling_struct, f"{op}_kernels", f"{op}_ext", f"{op}_launcher")
+
+    @property
+    def mkb_task(self) -> str:
+        """The MultiKernelBench task name: the pipeline appends ``_custom`` itself."""
+        return self.op[: -len("_custom")] if self.op.endswith("_custom") else self.op
+
+
+# ----------------------------------------------------------------------------- shape bookkeeping
+
+@dataclass(frozen=True)
+class _DimOrigin:
+    tensor: TensorArg
+    index: int       # position among the inputs
+    axis: int
+
+
+def _check_names(spec: KernelSpec):
+    names = [t.name for t in spec.inputs + spec.outputs] + [a.name for a in spec.attrs]
+    for n in names + [spec.op_name, spec.op_type, spec.tiling_struct]:
+        if not _IDENT.match(n):
+            raise UserError(f"{n!r} is not a C++ identifier; the generated project cannot use it")
+    clash = sorted(set(names) & (RESERVED | CPP_KEYWORDS))
+    if clash:
+        raise UserError(f"tensor or attribute name(s) {', '.join(clash)} collide with C++ keywords or names the "
+                        f"generated host code declares", hint="rename them in the kernel")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise UserError(f"name(s) {', '.join(dup)} are used twice among the kernel's tensors and attributes")
+    for f in spec.tiling_fields:
+        if f.source[0] == "dim" and f.source[1] not in names:
+            raise UserError(f"tiling field {f.name} reads the shape of {f.source[1]}, which is not a kernel tensor")
+        if f.source[0] == "attr" and f.source[1] not in [a.name for a in spec.attrs]:
+            raise UserError(f"tiling field {f.name} reads attribute {f.source[1]}, which the kernel does not declare")
+
+
+def _dim_origins(spec: KernelSpec) -> dict[str, _DimOrigin]:
+    """Each symbolic dim's first occurrence among the inputs: where the host reads it."""
+    origins: dict[str, _DimOrigin] = {}
+    for i, t in enumerate(spec.inputs):
+        for axis, d in enumerate(t.shape):
+            if isinstance(d, str) and d not in origins:
+                origins[d] = _DimOrigin(t, i, axis)
+    for t in spec.outputs:
+        for d in t.shape:
+            if isinstance(d, str) and d not in origins:
+                raise UserError(f"output {t.name} has extent {d}, which no input has: the host cannot know the "
+                                f"output's shape before the kernel runs",
+                                hint="give the kernel an input (or a fixed extent) that carries it")
+    return origins
+
+
+def _tensor_index(spec: KernelSpec, name: str) -> tuple[str, int]:
+    for i, t in enumerate(spec.inputs):
+        if t.name == name:
+            return "input", i
+    for i, t in enumerate(spec.outputs):
+        if t.name == name:
+            return "output", i
+    raise UserError(f"{name} is not a tensor of kernel {spec.op_name}")
+
+
+def _attr_index(spec: KernelSpec, name: str) -> int:
+    return [a.name for a in spec.attrs].index(name)
+
+
+def _dim_symbols(spec: KernelSpec) -> list[str]:
+    seen: list[str] = []
+    for t in spec.inputs + spec.outputs:
+        for d in t.shape:
+            if isinstance(d, str) and d not in seen:
+                seen.append(d)
+    return seen
+
+
+# ----------------------------------------------------------------------------- scalar printing
+
+def _attr_kind(dtype: str) -> str:
+    return "float" if dtype in FLOATS else "bool" if dtype == "bool" else "int"
+
+
+_ATTR_CPP = {"float": "float", "int": "int64_t", "bool": "bool"}      # GetAttrPointer<T> / tiling value
+_ATTR_BINDING = {"float": "double", "int": "int64_t", "bool": "bool"}  # pybind / aclnn argument types
+
+
+def _cpp_number(value, kind: str) -> str:
+    if kind == "bool":
+        return "true" if value else "false"
+    if kind == "int":
+        return str(int(value))
+    v = float(value)
+    if math.isinf(v):
+        return ("-" if v < 0 else "") + "std::numeric_limits<double>::infinity()"
+    if math.isnan(v):
+        return "std::numeric_limits<double>::quiet_NaN()"
+    return repr(v)
+
+
+def _py_number(value, kind: str) -> str:
+    if kind == "bool":
+        return "True" if value else "False"
+    if kind == "int":
+        return str(int(value))
+    v = float(value)
+    return f"float({str(v)!r})" if not math.isfinite(v) else repr(v)
+
+
+def _json_default(value, kind: str) -> str:
+    """msopgen's ``default_value`` is a string (MKB prompts/ascendc_new_model_leaky_relu.py: "0.1")."""
+    if kind == "bool":
+        return "true" if value else "false"
+    return str(int(value)) if kind == "int" else repr(float(value))
+
+
+def _dim_literal(d) -> str:
+    return str(d) if isinstance(d, int) else f"dim_{d}"
+
+
+# ----------------------------------------------------------------------------- msopgen project
+
+def msopgen_json(spec: KernelSpec) -> list[dict]:
+    """The msopgen operator description (``msopgen gen -i <op>.json``; MKB project_json_src)."""
+    def tensor(t: TensorArg) -> dict:
+        return {"name": t.name, "param_type": "required", "format": ["ND"], "type": [MSOPGEN_TYPES[t.dtype]]}
+
+    attrs = []
+    for a in spec.attrs:
+        entry = {"name": a.name, "param_type": "required" if a.default is None else "optional",
+                 "type": _attr_kind(a.dtype)}
+        if a.default is not None:
+            entry["default_value"] = _json_default(a.default, _attr_kind(a.dtype))
+        attrs.append(entry)
+    op = {"op": spec.op_type, "language": "cpp", "input_desc": [tensor(t) for t in spec.inputs],
+          "output_desc": [tensor(t) for t in spec.outputs]}
+    if attrs:
+        op["attr"] = attrs
+    return [op]
+
+
+def _tiling_func_lines(spec: KernelSpec) -> list[str]:
+    """TilingFunc: one ``tiling.set_<field>(...)`` per field, read from the tiling context."""
+    lines = []
+    for f in ordered_fields(spec):
+        if f.source[0] == "dim":
+            role, i = _tensor_index(spec, f.source[1])
+            getter = "GetInputShape" if role == "input" else "GetOutputShape"
+            value = f"context->{getter}({i})->GetStorageShape().GetDim({f.source[2]})"
+        else:
+            a = spec.attrs[_attr_index(spec, f.source[1])]
+            kind = _attr_kind(a.dtype)
+            value = f"*context->GetAttrs()->GetAttrPointer<{_ATTR_CPP[kind]}>({_attr_index(spec, a.name)})"
+        lines.append(f"tiling.set_{f.name}(static_cast<{f.ctype}>({value}));")
+    return lines
+
+
+def _infer_shape_lines(spec: KernelSpec) -> list[str]:
+    origins = _dim_origins(spec)
+    used = sorted({origins[d].index for t in spec.outputs for d in t.shape if isinstance(d, str)})
+    lines = [f"const gert::Shape* {spec.inputs[i].name}Shape = context->GetInputShape({i});" for i in used]
+    for j, t in enumerate(spec.outputs):
+        lines.append(f"gert::Shape* {t.name}Shape = context->GetOutputShape({j});")
+        lines.append(f"{t.name}Shape->SetDimNum({len(t.shape)});")
+        for axis, d in enumerate(t.shape):
+            value = str(d) if isinstance(d, int) else f"{origins[d].tensor.name}Shape->GetDim({origins[d].axis})"
+            lines.append(f"{t.name}Shape->SetDim({axis}, {value});")
+    return lines
+
+
+def _opdef_attr_lines(spec: KernelSpec) -> list[str]:
+    lines = []
+    for a in spec.attrs:
+        kind = _attr_kind(a.dtype)
+        method = {"float": "Float", "int": "Int", "bool": "Bool"}[kind]
+        if a.default is None:
+            # [UNCONFIRMED] a REQUIRED attribute without a default value; MKB shows only OPTIONAL ones.
+            lines.append(f'this->Attr("{a.name}").AttrType(REQUIRED).{method}();')
+        else:
+            lines.append(f'this->Attr("{a.name}").AttrType(OPTIONAL).{method}({_cpp_number(a.default, kind)});')
+    return lines
+
+
+def _workspace_cpp(spec: KernelSpec, accessor: str) -> str:
+    """The user-workspace expression with every tiling field read through ``accessor``."""
+    expr = host_workspace_expr(spec)
+    for f in spec.tiling_fields:
+        expr = re.sub(rf"\b{re.escape(f.name)}\b", accessor.format(f.name), expr)
+    return expr
+
+
+def render_op_host(spec: KernelSpec) -> str:
+    names = ProjectNames.of(spec)
+    return render_template(
+        "op_host.cpp.j2", spec=spec, names=names, tiling_lines=_tiling_func_lines(spec),
+        infer_shape_lines=_infer_shape_lines(spec),
+        dtype_lines=[f"context->SetOutputDataType({j}, {GE_DTYPES[t.dtype]});" for j, t in enumerate(spec.outputs)],
+        inputs=[(t.name, GE_DTYPES[t.dtype]) for t in spec.inputs],
+        outputs=[(t.name, GE_DTYPES[t.dtype]) for t in spec.outputs],
+        attr_lines=_opdef_attr_lines(spec), core_num=_core_num(spec),
+        workspace=_workspace_cpp(spec, "tiling.get_{}()"), opdef_config=OPDEF_CONFIG)
+
+
+# ----------------------------------------------------------------------------- direct-call pieces
+
+def render_tiling_struct(spec: KernelSpec) -> str:
+    """``kernel/<op>_tiling_data.h``: the same layout as a plain struct, for the kernel and the host."""
+    names = ProjectNames.of(spec)
+    return render_template("tiling_data.h.j2", names=names, fields=ordered_fields(spec),
+                           size=sum(FIELD_SIZES[f.ctype] for f in spec.tiling_fields))
+
+
+def render_direct_kernel(spec: KernelSpec, *, inline_body: bool, launch_wrapper: bool) -> str:
+    """The kernel translation unit of a direct-call build.
+
+    ``inline_body`` pastes the kernel source (a self-contained file for MultiKernelBench);
+    otherwise it includes ``op_kernel/<op>.cpp``. ``launch_wrapper`` adds an ``extern "C"``
+    host function with the ``<<<>>>`` launch, for builds that compile the file with bisheng
+    directly instead of through ``ascendc_library`` (MKB direct launch).
+    """
+    names = ProjectNames.of(spec)
+    gm = [t.name for t in spec.inputs + spec.outputs] + ["workspace", "tiling"]
+    body = spec.kernel_source if inline_body else f'#include "../op_kernel/{names.op}.cpp"\n'
+    return render_template("kernel_direct.cpp.j2", names=names, body=body, launch_wrapper=launch_wrapper,
+                           wrapper_params=", ".join(f"GM_ADDR {n}" for n in gm), wrapper_args=", ".join(gm))
+
+
+def render_launch_header(spec: KernelSpec) -> str:
+    names = ProjectNames.of(spec)
+    gm = [t.name for t in spec.inputs + spec.outputs] + ["workspace", "tiling"]
+    return render_template("launch.h.j2", names=names, params=", ".join(f"void* {n}" for n in gm))
+
+
+def _launch_call(spec: KernelSpec, mode: str, args: list[str]) -> tuple[str, str]:
+    """(include line, launch statement) for ``mode`` "aclrtlaunch" (ascendc_library) or "wrapper"."""
+    names = ProjectNames.of(spec)
+    joined = ", ".join(args)
+    if mode == "aclrtlaunch":
+        # aclrtlaunch_<kernel>.h is generated by ascendc_library (extract_host_stub.py); it returns 0 on success.
+        return (f'#include "aclrtlaunch_{names.op}.h"',
+                f"ACLRT_LAUNCH_KERNEL({names.op})(blockDim, stream, {joined})")
+    return f'#include "{names.op}_launch.h"', f"launch_{names.op}(blockDim, stream, {joined})"
+
+
+def _core_num(spec: KernelSpec) -> str:
+    """The PlatformAscendC query for the block dim: one block per AIV, or per AIC for cube kernels."""
+    return "GetCoreNumAic" if spec.core_type == "aic" else "GetCoreNumAiv"
+
+
+def _host_field_lines(spec: KernelSpec, attr_variable: str) -> list[str]:
+    """``tiling.<field> = ...;`` for the plain struct, from the host's ``dim_<name>`` and attribute variables."""
+    lines = []
+    for f in ordered_fields(spec):
+        if f.source[0] == "dim":
+            t = next(t for t in spec.inputs + spec.outputs if t.name == f.source[1])
+            value = _dim_literal(t.shape[f.source[2]])
+        else:
+            value = attr_variable.format(f.source[1])
+        lines.append(f"tiling.{f.name} = static_cast<{f.ctype}>({value});")
+    return lines
+
+
+def render_launcher(spec: KernelSpec) -> str:
+    """``host/main.cpp``: ACL init, buffers from .bin files, tiling on the host, launch, results to .bin."""
+    names = ProjectNames.of(spec)
+    dims = _dim_symbols(spec)
+    tensors = []
+    for role, group in (("input", spec.inputs), ("output", spec.outputs)):
+        for t in group:
+            numel = " * ".join(f"static_cast<size_t>({_dim_literal(d)})" for d in t.shape) or "1"
+            tensors.append({"name": t.name, "is_output": role == "output",
+                            "bytes": f"{numel} * {ITEMSIZE[t.dtype]}"})
+    attrs = []
+    for a in spec.attrs:
+        kind = _attr_kind(a.dtype)
+        default = None if a.default is None else _cpp_number(a.default, kind)
+        attrs.append({"name": a.name, "ctype": _ATTR_BINDING[kind], "default": default,
+                      "parse": "ParseInt" if kind != "float" else "ParseFloat"})
+    args = [f"buffers[{i}].device" for i in range(len(tensors))] + ["workspaceDevice", "tilingDevice"]
+    include, launch = _launch_call(spec, "aclrtlaunch", args)
+    return render_template("launcher.cpp.j2", names=names, dims=dims, attrs=attrs, tensors=tensors,
+                           field_lines=_host_field_lines(spec, "attr_{}"), launch_include=include, launch=launch,
+                           core_num=_core_num(spec), workspace=_workspace_cpp(spec, "tiling.{}"))
+
+
+# ----------------------------------------------------------------------------- bindings
+
+def _binding_parts(spec: KernelSpec) -> dict:
+    """Argument list, checks, dims and output allocation shared by both torch bindings."""
+    if not spec.inputs:
+        raise UserError(f"kernel {spec.op_name} has no input tensor; the binding needs one to find the device")
+    origins = _dim_origins(spec)
+    params = [f"const at::Tensor& {t.name}" for t in spec.inputs]
+    pyargs = [f'py::arg("{t.name}")' for t in spec.inputs]
+    for a in spec.attrs:
+        kind = _attr_kind(a.dtype)
+        params.append(f"{_ATTR_BINDING[kind]} {a.name}")
+        default = "" if a.default is None else f" = {_cpp_number(a.default, kind)}"
+        pyargs.append(f'py::arg("{a.name}"){default}')
+    checks = [f'CheckTensor({t.name}, "{t.name}", {ATEN_DTYPES[t.dtype]}, {len(t.shape)});' for t in spec.inputs]
+    dims = [f"const int64_t dim_{d} = {o.tensor.name}.size({o.axis});" for d, o in origins.items()]
+    for t in spec.inputs:
+        for axis, d in enumerate(t.shape):
+            expected = _dim_literal(d)
+            if isinstance(d, int) or origins[d].tensor.name != t.name or origins[d].axis != axis:
+                dims.append(f'TORCH_CHECK({t.name}.size({axis}) == {expected}, "{t.name}.size({axis}) must be ", '
+                            f'{expected}, ", got ", {t.name}.size({axis}));')
+    first = spec.inputs[0].name
+    outputs = []
+    for t in spec.outputs:
+        shape = ", ".join(_dim_literal(d) for d in t.shape)
+        options = f"{first}.options().dtype({ATEN_DTYPES[t.dtype]})"
+        outputs.append(f"at::Tensor {t.name} = at::empty({{{shape}}}, {options});")
+    if len(spec.outputs) == 1:
+        ret_type, ret = "at::Tensor", spec.outputs[0].name
+    else:
+        ret_type, ret = "std::vector<at::Tensor>", "{" + ", ".join(t.name for t in spec.outputs) + "}"
+    return {"params": ", ".join(params), "pyargs": ", ".join(pyargs), "checks": checks, "dims": dims,
+            "outputs": outputs, "ret_type": ret_type, "ret": ret, "device_tensor": first}
+
+
+def render_binding(spec: KernelSpec, *, mode: str = "aclrtlaunch") -> str:
+    """The torch_npu binding: checks inputs, allocates outputs, fills tiling, launches on the current stream."""
+    names = ProjectNames.of(spec)
+    parts = _binding_parts(spec)
+    gm = [f"{t.name}Contiguous.data_ptr()" for t in spec.inputs] + [f"{t.name}.data_ptr()" for t in spec.outputs]
+    include, launch = _launch_call(spec, mode, gm + ["workspaceDevice.data_ptr()", "tilingDevice.data_ptr()"])
+    return render_template("binding.cpp.j2", names=names, spec=spec, launch_include=include, launch=launch,
+                           field_lines=_host_field_lines(spec, "{}"), workspace=_workspace_cpp(spec, "tiling.{}"),
+                           core_num=_core_num(spec), **parts)
+
+
+def render_aclnn_binding(spec: KernelSpec) -> str:
+    """MultiKernelBench ``python_bind_src``: the msopgen-built operator through its aclnn API."""
+    names = ProjectNames.of(spec)
+    parts = _binding_parts(spec)
+    # aclnn argument order: inputs, attributes, outputs (MKB prompts/ascendc_new_model_layer_norm.py).
+    args = [f"{t.name}Contiguous" for t in spec.inputs] + [a.name for a in spec.attrs] + [t.name for t in spec.outputs]
+    return render_template("aclnn_binding.cpp.j2", names=names, spec=spec, aclnn_args=", ".join(args), **parts)
+
+
+def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> str:
+    """``ModelNew`` for MultiKernelBench: the reference's parameters and attributes, then one kernel call."""
+    names = ProjectNames.of(spec)
+    forward = [t.name for t in spec.inputs if not t.is_parameter]
+    parameters = [t.name for t in spec.inputs if t.is_parameter]
+    attrs = [{"name": a.name, "default": "None" if a.default is None else _py_number(a.default, _attr_kind(a.dtype)),
+              "cast": {"float": "float", "int": "int", "bool": "bool"}[_attr_kind(a.dtype)]} for a in spec.attrs]
+    call_args = [t.name if not t.is_parameter else f"self.{t.name}" for t in spec.inputs]
+    call_args += [f"self.{a.name}" for a in spec.attrs]
+    return render_template("model_new.py.j2", names=names, module_import=module_import, forward=forward,
+                           parameters=parameters, parameter_names=repr(tuple(parameters)), attrs=attrs,
+                           call=f"{module}.{names.op}({', '.join(call_args)})")
+
+
+# ----------------------------------------------------------------------------- MultiKernelBench exports
+
+def render_mkb_custom_op(spec: KernelSpec) -> str:
+    """MKB's six-string custom-operator file (``prompts/ascendc_new_model_*.py`` format)."""
+    names = ProjectNames.of(spec)
+    strings = {
+        "project_json_src": json.dumps(msopgen_json(spec), indent=4) + "\n",
+        "host_tiling_src": render_tiling_header(spec),
+        "host_operator_src": render_op_host(spec),
+        "kernel_src": spec.kernel_source,
+        "python_bind_src": render_aclnn_binding(spec),
+        "model_src": render_model(spec, module_import=["import custom_ops_lib"], module="custom_ops_lib"),
+    }
+    return render_template("mkb_custom_op.py.j2", names=names, strings=strings)
+
+
+def mkb_direct_launch(spec: KernelSpec) -> dict:
+    """MKB's direct-launch submission (``backends/ascendc_direct_launch_backend.py`` format)."""
+    names = ProjectNames.of(spec)
+    kernel_file = f"kernel/{names.op}_kernel.cpp"
+    binding_file = f"kernel/{names.op}_binding.cpp"
+    model = render_model(spec, module_import=[
+        "import sys",
+        "from pathlib import Path",
+        "",
+        "# The backend builds the extension into build/ next to this file (build.build_dir).",
+        '_BUILD = str(Path(__file__).resolve().parent / "build")',
+        "if _BUILD not in sys.path:",
+        "    sys.path.insert(0, _BUILD)",
+        f"import {names.module} as _ops  # noqa: E402",
+    ], module="_ops")
+    sources = [
+        ("ModelNew.py", model),
+        (f"kernel/{names.op}_tiling_data.h", render_tiling_struct(spec)),
+        (f"kernel/{names.op}_launch.h", render_launch_header(spec)),
+        (kernel_file, render_direct_kernel(spec, inline_body=True, launch_wrapper=True)),
+        (binding_file, render_binding(spec, mode="wrapper")),
+    ]
+    return {
+        "name": f"ascendcraft_{names.op}",
+        "author": "ascendcraft",
+        "problem": names.mkb_task,
+        "format_version": "0.1",
+        "description": f"{names.op_type} lowered by ascendcraft from its tile DSL kernel; untested on hardware.",
+        "entry": {"model": "ModelNew.py::ModelNew"},
+        "build": {"type": "ascendc_direct_launch", "module_name": names.module, "kernel_sources": [kernel_file],
+                  "binding_sources": [binding_file], "include_dirs": ["kernel"], "build_dir": "build"},
+        "sources": [{"path": p, "content": c} for p, c in sources],
+    }
+
+
+# ----------------------------------------------------------------------------- the project
+
+def project_files(spec: KernelSpec) -> dict[str, str]:
+    """Every file of the project, by path relative to the project directory."""
+    _check_names(spec)
+    _dim_origins(spec)   # fails early if an output shape cannot be inferred
+    names = ProjectNames.of(spec)
+    op = names.op
+    usage = " ".join([f"{d}=<int>" for d in _dim_symbols(spec)] + [f"[{a.name}=<value>]" for a in spec.attrs])
+    context = {"names": names, "spec": spec, "soc_version": SOC_VERSION, "msopgen_device": MSOPGEN_DEVICE,
+               "usage": usage,
+               "dims": _dim_symbols(spec), "attrs": [a.name for a in spec.attrs],
+               "inputs": [t.name for t in spec.inputs], "outputs": [t.name for t in spec.outputs],
+               "tensors": [{"name": t.name, "role": role, "dtype": t.dtype, "numpy": _NUMPY_NAMES[t.dtype],
+                            "shape": "[" + ", ".join(map(str, t.shape)) + "]"}
+                           for role, group in (("input", spec.inputs), ("output", spec.outputs)) for t in group]}
+    return {
+        f"{op}.json": json.dumps(msopgen_json(spec), indent=4) + "\n",
+        f"op_host/{op}_tiling.h": render_tiling_header(spec),
+        f"op_host/{op}.cpp": render_op_host(spec),
+        f"op_kernel/{op}.cpp": spec.kernel_source,
+        "msopgen_build.sh": render_template("msopgen_build.sh.j2", **context),
+        f"kernel/{op}_tiling_data.h": render_tiling_struct(spec),
+        f"kernel/{op}_direct.cpp": render_direct_kernel(spec, inline_body=False, launch_wrapper=False),
+        "CMakeLists.txt": render_template("CMakeLists.txt.j2", **context),
+        "host/main.cpp": render_launcher(spec),
+        "run.sh": render_template("run.sh.j2", **context),
+        f"binding/{op}_binding.cpp": render_binding(spec, mode="aclrtlaunch"),
+        "binding/setup.py": render_template("setup.py.j2", **context),
+        "mkb/direct_launch.json": json.dumps(mkb_direct_launch(spec), indent=2) + "\n",
+        f"mkb/{op}.py": render_mkb_custom_op(spec),
+        "README.md": render_template("README.md.j2", **context),
+    }
+
+
+def write_project(spec: KernelSpec, out_dir: Path) -> list[Path]:
+    """Write the project for ``spec`` under ``out_dir``; returns the files written."""
+    out_dir = Path(out_dir)
+    files = project_files(spec)      # render everything before writing anything
+    written = []
+    for rel, text in files.items():
+        path = out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        if rel.endswith(".sh"):
+            path.chmod(0o755)
+        written.append(path)
+    return written
