@@ -165,7 +165,7 @@ class _Bufferizer:
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
         src = e.args[1] if op.form == "select" else e.args[0]
         if isinstance(src, A.Name) and src.id in self.shape:
-            return self.shape[src.id]
+            return self.shape[src.id][1:] if op.form == "rows" else self.shape[src.id]
         t = self.ctx.type_of(e)
         return tuple(A.Int(d) for d in t.shape)
 

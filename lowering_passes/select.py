@@ -40,6 +40,7 @@ _UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsq
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
 _SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
 _REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
+_ROWS = {"sum": "SumRows", "max": "MaxRows", "min": "MinRows"}
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
 # erf(|x|) = 1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) exp(-x^2), t = 1 / (1 + p |x|):
@@ -163,6 +164,8 @@ class _Selector:
             return self._where(args, tiles, e)
         if op in _REDUCE and isinstance(e, A.Call) and e.kwarg("axis") is None:
             return [call(_REDUCE[op], args[0])]
+        if op in _ROWS and isinstance(e, A.Call) and self._axis0_of_2d(e):
+            return [call(_ROWS[op], args[0])]
         if op == "cast" and tiles[0]:
             kw = {"round": e.kwarg("round")} if e.kwarg("round") is not None else {}
             return [call("Cast", args[0], args[1], **kw)]
@@ -172,6 +175,12 @@ class _Selector:
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
         raise NoRule(f"{op}(...) on {', '.join(self._describe(a) for a in args)}")
+
+    def _axis0_of_2d(self, e) -> bool:
+        t = self.ctx.type_of(e.args[0])
+        axis, keep = e.kwarg("axis"), e.kwarg("keepdims")
+        return isinstance(t, TTile) and len(t.shape) == 2 and isinstance(axis, A.Int) and axis.value in (0, -2) \
+            and (keep is None or (isinstance(keep, A.Name) and keep.id == "False"))
 
     def _describe(self, a) -> str:
         t = self.ctx.type_of(a)

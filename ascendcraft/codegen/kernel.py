@@ -479,6 +479,17 @@ class _Emitter:
             elif form == "scalar":
                 self.emit(f"AscendC::{op.api}({target}, {a[0]}, static_cast<{src.ctype}>({self.scalar(args[1])}), "
                           f"{n});")
+            elif form == "rows":   # row 0 is the accumulator; rows 1.. are folded in with Add/Max/Min
+                fn = {"sum": "Add", "max": "Max", "min": "Min"}[op.of]
+                tile = _Tile(ct, t.dtype, "1", src.cols, src.pitch, out)
+                cols = f"static_cast<int32_t>({src.cols})"
+                if out != src.home:
+                    self.emit(f"AscendC::DataCopy({target}, {a[0]}, static_cast<uint32_t>(AcAlignUp({src.cols}, "
+                              f"{32 // D.ITEMSIZE[src.dtype]})));")
+                self.emit(f"for (int64_t r_ = 1; r_ < {src.rows}; ++r_) {{")
+                self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+                self.emit(f"    AscendC::{fn}({target}, {target}, {a[0]}[r_ * {src.pitch}], {cols});")
+                self.emit("}")
             elif form == "copy":
                 self.emit(f"AscendC::DataCopy({target}, {a[0]}, static_cast<uint32_t>(AcAlignUp({src.count}, "
                           f"{32 // D.ITEMSIZE[src.dtype]})));")

@@ -357,7 +357,12 @@ class Checker:
             dtype_ok(a, args[0])
             if form == "reduce":
                 return TScalar(a.dtype)
-            if form in ("unary", "copy"):
+            if form == "rows":
+                if len(a.shape) != 2:
+                    raise _err(f"{op.name} reduces the rows of a 2-D tile, got {a.describe()}", args[0],
+                               kind="shape error")
+                result = TTile(a.dtype, a.shape[1:])
+            elif form in ("unary", "copy"):
                 result = a
             elif form == "scalar" or (form == "compare" and op.name == "CompareScalar"):
                 scalar(1, a.dtype)

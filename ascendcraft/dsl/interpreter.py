@@ -761,6 +761,15 @@ class Interpreter:
                 acc = fn(t.data.astype(np.float32) if t.dtype == "f16" else t.data)
                 return float(D.quantize(np.asarray(acc, dtype=D.NUMPY[t.dtype]), t.dtype))
             return reduce
+        if form == "rows":
+            fn = OPS[op.of].numpy
+
+            def rows(env):
+                t = args[0](env)
+                if t.data.shape[0] == 0:
+                    raise _fail(f"{op.name} of a tile with no rows", e)
+                return Tile(D.quantize(fn(t.data, axis=0), t.dtype), t.dtype, t.space)
+            return rows
         if form == "duplicate":
             shape, dtype = self.types[id(e)].shape, self.types[id(e)].dtype
             fv = args[1]

@@ -129,7 +129,8 @@ OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division
 # One DSL op per AscendC call, with the meaning of a v1 op (``of``). Operand forms:
 #   unary (tile), binary (tile, tile: same shape), scalar (tile, scalar), reduce (tile -> scalar),
 #   compare (tile, tile|scalar, mode=...), select (mask, tile, tile|scalar), cast (tile, dtype),
-#   duplicate (shape, value, dtype), getvalue (tile with one element -> scalar), copy (tile).
+#   duplicate (shape, value, dtype), getvalue (tile with one element -> scalar), copy (tile),
+#   rows (2-D tile -> its rows reduced into one row).
 # Names, operand orders and dtype support: shared/research/ascendc_api.md section 3 (level-2 APIs).
 _API = [
     ("Exp", "unary", "exp", _F), ("Ln", "unary", "log", _F), ("Abs", "unary", "abs", _F),
@@ -148,6 +149,10 @@ _API = [
     ("ReduceSum", "reduce", "sum", frozenset({"f16", "f32"})),
     ("ReduceMax", "reduce", "max", frozenset({"f16", "f32"})),
     ("ReduceMin", "reduce", "min", frozenset({"f16", "f32"})),
+    # composite: reduce the rows of a 2-D tile into one row, as a loop of Add/Max/Min over rows
+    ("SumRows", "rows", "sum", frozenset({"f16", "f32", "i16", "i32"})),
+    ("MaxRows", "rows", "max", frozenset({"f16", "f32", "i16", "i32"})),
+    ("MinRows", "rows", "min", frozenset({"f16", "f32", "i16", "i32"})),
     ("Compare", "compare", None, frozenset({"f16", "f32"})),
     ("CompareScalar", "compare", None, frozenset({"f16", "f32"})),
     ("Select", "select", "where", frozenset({"f16", "f32"})),
@@ -164,7 +169,7 @@ for _name, _form, _of, _dt in _API:
     if _form == "cast":
         _kw["round"] = None
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
-                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1}[_form],
+                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)
 

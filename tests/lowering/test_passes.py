@@ -137,3 +137,9 @@ def test_an_op_without_a_selection_rule_names_the_op_and_the_line():
         _lower((d / "kernel.dsl").read_text(), d, default_passes())
     assert info.value.pass_name == "select"
     assert "no AscendC selection rule for cumsum" in info.value.message
+
+
+def test_a_sum_over_the_rows_of_a_2d_tile_becomes_sum_rows():
+    d = ROOT / "examples" / "reduce" / "sum_reduction_over_a_dimension"
+    run = _lower((d / "kernel.dsl").read_text(), d, default_passes()[:3])
+    assert "acc = SumRows(_t0)" in run.final.text and "_t2 = SumRows(_t1)" in run.final.text
