@@ -27,8 +27,9 @@ def default_passes():
     from lowering_passes.linearize import Linearize
     from lowering_passes.partition import Partition
     from lowering_passes.pipeline import Pipeline
+    from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
-    return (Partition(), Linearize(), Select(), Bufferize(), Pipeline())
+    return (Partition(), Linearize(), Select(), Bufferize(), Pipeline(), Prefetch())
 
 
 class KernelMismatch(AscendcraftError):

@@ -148,6 +148,8 @@ class _Emitter:
         gets.append("        scalarTmp = scalarBuf.Get<float>();")
         local_decls = [f"        {ct} {n} = 0;" for n, ct in self.scalars.items()]
         local_decls += [f"        AscendC::LocalTensor<{t}> {n};" for n, t in self._tile_decls.items()]
+        local_decls += [f"        [[maybe_unused]] int64_t {n}_rows = 0, {n}_cols = 0, {n}_pitch = 0;"
+                        for n in self._tile_decls]
         entry_args = ", ".join(f"GM_ADDR {n}" for n in gm_args + ["workspace", "tiling"])
         call_args = ", ".join(gm_args + ["workspace", "tiling"])
         out = [
@@ -284,6 +286,12 @@ class _Emitter:
         if isinstance(e, A.Call) and e.func in OPS and OPS[e.func].kind == "api":
             self._api(s.target, e)
             return
+        if isinstance(e, A.Name) and e.id in self.tiles:   # another name for a tile (prefetch)
+            src = self.tiles[e.id]
+            self.emit(f"{s.target} = {e.id};")
+            self.tiles[s.target] = _Tile(src.ctype, src.dtype, src.rows, src.cols, src.pitch, src.home)
+            self._freeze(s.target)
+            return
         self.emit(f"{s.target} = {self.scalar(e)};")
 
     # ------------------------------------------------------------ GM copies
@@ -348,7 +356,9 @@ class _Emitter:
         self.emit("{")
         self.depth += 1
         self.emit(f"const int64_t r_ = {rows}, c_ = {cols}, off_ = {offset};")
-        self.emit(f"if ((r_ == 1 || (c_ == ({pitch}) && c_ == ({row_stride}))) && (r_ * c_ * sizeof({ct})) % 32 == 0) {{")
+        self.emit(f"if (r_ == 0 || c_ == 0) {{")     # a region clamped away (e.g. a prefetch past the end)
+        self.emit(f"}} else if ((r_ == 1 || (c_ == ({pitch}) && c_ == ({row_stride}))) && "
+                  f"(r_ * c_ * sizeof({ct})) % 32 == 0) {{")
         self.emit(f"    AscendC::DataCopy({target}, {name}Gm[off_], static_cast<uint32_t>(r_ * c_));")
         self.emit("} else {")
         params = self._copy_params("r_", "c_", pitch, row_stride, ct, to_gm=False)
@@ -367,9 +377,9 @@ class _Emitter:
         self._freeze(target)
 
     def _freeze(self, target: str):
+        """Evaluate a new tile's extents once, into variables declared at the top of Process()."""
         t = self.tiles[target]
-        self.emit(f"[[maybe_unused]] const int64_t {target}_rows = {t.rows}, {target}_cols = {t.cols}, "
-                  f"{target}_pitch = {t.pitch};")
+        self.emit(f"{target}_rows = {t.rows}; {target}_cols = {t.cols}; {target}_pitch = {t.pitch};")
         t.rows, t.cols, t.pitch = f"{target}_rows", f"{target}_cols", f"{target}_pitch"
 
     def _static_cols(self, src) -> str:

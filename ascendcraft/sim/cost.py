@@ -66,6 +66,7 @@ def chip_config(chip: Chip) -> dict[str, float | str]:
         "vec_bpc": chip.vector_bytes_per_cycle,
         "cube_macs": chip.cube_macs_per_cycle,
         "cores": chip.aiv_cores,
+        "l2_bytes": chip.l2_bytes,
         "max_buf_per_pos": chip.max_buffers_per_position,
         "max_buffers": chip.max_buffers,
         "data_copy_pad": int(chip.data_copy_pad),

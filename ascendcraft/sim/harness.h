@@ -142,6 +142,7 @@ inline void set_cfg(Config& c, const std::string& k, const std::string& v) {
     else if (k == "cube_overhead") c.cube_overhead = d;
     else if (k == "gm_latency") c.gm_latency = d;
     else if (k == "l2_bpc") c.l2_bpc = d;
+    else if (k == "l2_bytes") c.l2_bytes = d;
     else if (k == "cost_only") c.cost_only = d != 0;
     else if (k == "lenient") c.lenient = d != 0;
     else if (k == "block_dim") c.block_dim = static_cast<int64_t>(d);

@@ -46,7 +46,7 @@ def test_partition_spreads_a_two_index_phase_over_the_cores():
 def test_every_level_of_softmax_is_checked_and_ends_in_api_ops_with_queues():
     run = _lower((SOFTMAX / "kernel.dsl").read_text(), SOFTMAX, default_passes())
     assert [lv.pass_name for lv in run.levels] == ["source", "partition", "linearize", "select", "bufferize",
-                                                  "pipeline"]
+                                                  "pipeline", "prefetch"]
     final = run.final.text
     assert "ReduceMax(" in final and "Exp(" in final and "out=qin" in final and "free(" in final
     assert "buffer qin0: vecin f32[" in final and "* 2" in final     # double buffered
@@ -143,3 +143,15 @@ def test_a_sum_over_the_rows_of_a_2d_tile_becomes_sum_rows():
     d = ROOT / "examples" / "reduce" / "sum_reduction_over_a_dimension"
     run = _lower((d / "kernel.dsl").read_text(), d, default_passes()[:3])
     assert "acc = SumRows(_t0)" in run.final.text and "_t2 = SumRows(_t1)" in run.final.text
+
+
+def test_prefetch_loads_the_next_tile_before_the_reduction_of_the_current_one():
+    run = _lower((SOFTMAX / "kernel.dsl").read_text(), SOFTMAX, default_passes())
+    text = run.final.text
+    loop = text[text.index("for j in range(0, N, T):"):]
+    first = loop.splitlines()[1:4]
+    assert first[0].strip() == "t = _pf0"
+    assert first[2].strip().startswith("_pf0 = load(x[b, _j1:_j1 + T], out=qin")   # j + T, one ahead
+    assert "free(_pf0)" in text                       # the last prefetch is released after the loop
+    # the store-only second pass has no scalar wait, so it is left alone
+    assert text.count("_pf") == text[:text.index("r = reciprocal")].count("_pf")

@@ -176,6 +176,7 @@ struct Config {
     // cost-model constants (documented in ascendcraft/sim/cost.py)
     double issue_cycles = 10, mte_overhead = 40, vec_overhead = 8, scalar_ub_cycles = 2, scalar_gm_cycles = 200;
     double transcendental_cpr = 2, cube_overhead = 16, gm_latency = 1000, l2_bpc = 110;
+    double l2_bytes = 0;         // chip L2; 0: every GM read goes to HBM
     bool cost_only = false, lenient = false;
     int64_t block_dim = 1;
     uint64_t tiling_key = 0;
@@ -234,6 +235,11 @@ struct GmRegion {
     std::string name;
 };
 
+struct L2Entry {
+    uintptr_t start, end;
+    uint64_t clock;  // this core's GM bytes read when the range was read
+};
+
 struct CoreStats {
     double end = 0;
     double busy[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -264,6 +270,8 @@ struct State {
     int flag_pending[64][8];
     CoreStats stats;
     std::vector<CoreStats> all_stats;
+    std::deque<L2Entry> l2_recent;   // GM ranges this core read lately (L2 reuse model)
+    uint64_t l2_clock = 0;
     // GM
     std::vector<GmRegion> gm;
     uint8_t* sys_workspace = nullptr;
@@ -352,6 +360,31 @@ inline double hbm_bytes_per_cycle() {
     const Config& c = S().cfg;
     int64_t active = std::min<int64_t>(std::max<int64_t>(c.block_dim, 1), c.cores);
     return c.hbm_gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(active);
+}
+
+// L2 reuse: each active core owns an equal share of the chip's L2 (an approximation of a
+// shared cache). A GM read that overlaps a range the same core read within its last
+// `share` bytes of traffic is served by L2: it costs MTE2 time but no HBM bandwidth.
+// Returns the bytes that go to HBM. `span` is the address range the copy covers (rows and
+// gaps), `bytes` what it moves.
+inline uint64_t gm_read_hbm_bytes(const void* addr, uint64_t span, uint64_t bytes) {
+    State& s = S();
+    const Config& c = s.cfg;
+    uintptr_t a = reinterpret_cast<uintptr_t>(addr), e = a + span;
+    int64_t active = std::min<int64_t>(std::max<int64_t>(c.block_dim, 1), c.cores);
+    uint64_t share = c.l2_bytes > 0 ? static_cast<uint64_t>(c.l2_bytes / static_cast<double>(active)) : 0;
+    while (!s.l2_recent.empty() && s.l2_recent.front().clock + share < s.l2_clock) s.l2_recent.pop_front();
+    uint64_t overlap = 0;
+    if (share > 0)
+        for (const L2Entry& r : s.l2_recent) {
+            uintptr_t lo = std::max(a, r.start), hi = std::min(e, r.end);
+            if (hi > lo) overlap += hi - lo;
+        }
+    overlap = std::min<uint64_t>(overlap, span);
+    uint64_t hit = span > 0 ? static_cast<uint64_t>(static_cast<double>(bytes) * overlap / static_cast<double>(span)) : 0;
+    s.l2_clock += bytes;
+    if (share > 0) s.l2_recent.push_back({a, e, s.l2_clock});
+    return bytes - std::min(hit, bytes);
 }
 
 struct Deps {

@@ -243,6 +243,8 @@ inline void reset_core(int64_t block_idx) {
     s.mask_counter = false;
     s.mask_hi = s.mask_lo = ~0ull;
     s.atomic_add = false;
+    s.l2_recent.clear();
+    s.l2_clock = 0;
     for (double& p : s.pipe_free) p = 0;
     s.issue = 0;
     std::memset(s.flag_time, 0, sizeof s.flag_time);

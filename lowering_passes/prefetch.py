@@ -1,0 +1,173 @@
+"""Prefetch: issue the copy-in of the next tile before computing the current one.
+
+A loop that reduces each tile to a scalar (``ReduceSum`` then ``GetValue``) makes the scalar
+unit wait for the vector unit once per tile; a load written after that wait cannot start
+before it, so copy-in and compute take turns instead of overlapping. Loading one iteration
+ahead keeps MTE2 busy through the wait (the second queue slot holds the next tile).
+
+Before::
+
+    for j in range(0, N, T):
+        t = load(x[b, j:j + T], out=qin0)
+        _s0 = ReduceSum(t)
+        free(t)
+        ...
+
+After::
+
+    _pf0 = load(x[b, 0:0 + T], out=qin0)
+    for j in range(0, N, T):
+        t = _pf0
+        _pf0 = load(x[b, j + T:j + T + T], out=qin0)
+        _s0 = ReduceSum(t)
+        free(t)
+        ...
+    free(_pf0)
+
+The last iteration prefetches the region after the loop's end: it is clamped away (empty)
+or, at worst, one tile that is read and not used; the slot is freed after the loop, which
+also covers loops that run zero times. Only loads of kernel inputs (never written while the
+kernel runs) from double-buffered queues are moved, and only when their region depends on
+the loop variable and on names fixed during the loop (scalar names computed earlier in the
+body from the loop variable are substituted).
+
+Establishes: in loops with a scalar reduction, the next tile's copy-in is issued before the
+current tile's compute.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ascendcraft.dsl import ast as A
+
+from .base import LoweringPass, Names, binary
+
+
+@dataclass(frozen=True)
+class Prefetch(LoweringPass):
+    name: str = "prefetch"
+    establishes: tuple[str, ...] = ("copy-in of tile i+1 is issued before the compute of tile i",)
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        p = _Prefetcher(kernel, ctx)
+        return replace(kernel, body=tuple(p.block(kernel.body)))
+
+
+class _Prefetcher:
+    def __init__(self, kernel, ctx):
+        self.k, self.ctx, self.names = kernel, ctx, Names(kernel)
+        self.queues = {s.name for s in kernel.body if isinstance(s, A.Buffer) and s.type.space == "vecin"
+                       and s.depth >= 2}
+        self.inputs = {p.name for p in kernel.inputs}
+
+    def block(self, stmts) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, A.ParallelFor):
+                out.append(replace(s, body=tuple(self.block(s.body))))
+            elif isinstance(s, A.For):
+                out += self._loop(replace(s, body=tuple(self.block(s.body))))
+            else:
+                out.append(s)
+        return out
+
+    def _loop(self, loop: A.For) -> list:
+        if not _has_scalar_reduction(loop.body):
+            return [loop]
+        assigned = {n.target for b in loop.body for n in A.walk(b) if isinstance(n, A.Assign)}
+        scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
+        body, before, after = [], [], []
+        for s in loop.body:
+            if isinstance(s, A.Assign) and _is_int_scalar(self.ctx, s.value):
+                scalars[s.target] = s.value
+            if self._movable(s, loop, assigned, scalars):
+                pre = self.names.fresh("_pf")
+                first = self._region_at(s.value.src, scalars, loop.var, loop.start)
+                nxt = self._region_at(s.value.src, scalars, loop.var, binary("+", A.Name(loop.var), loop.step))
+                before += first[0] + [A.Assign(pre, replace(s.value, src=first[1]))]
+                body += [A.Assign(s.target, A.Name(pre))] + nxt[0] + [A.Assign(pre, replace(s.value, src=nxt[1]))]
+                after.append(A.Free(pre))
+                continue
+            body.append(s)
+        if not before:
+            return [loop]
+        self.ctx.notes.append(f"prefetch: loop over {loop.var} loads {len(after)} tile(s) one iteration ahead")
+        return before + [replace(loop, body=tuple(body))] + after
+
+    def _region_at(self, src, scalars: dict, var: str, value):
+        """Statements computing the body scalars ``src`` needs with ``var`` = ``value``, and ``src`` then.
+
+        The scalars get fresh names (so ``r:r + RB`` keeps its shape and the checker still sees a
+        constant extent); ``var`` itself becomes a fresh name bound to ``value``.
+        """
+        renamed = {var: self.names.fresh(f"_{var}")}
+        stmts = [A.Assign(renamed[var], value)]
+        needed = _names(src)
+        for name in reversed(list(scalars)):          # close over the scalars the region uses
+            if name in needed:
+                needed |= _names(scalars[name])
+        for name, definition in scalars.items():
+            if name in needed:
+                renamed[name] = self.names.fresh(f"_{name}")
+                stmts.append(A.Assign(renamed[name], _map_names(definition, lambda n: A.Name(renamed[n.id])
+                                                                 if n.id in renamed else n)))
+        return stmts, _map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
+
+    def _movable(self, s, loop, assigned, scalars) -> bool:
+        if not (isinstance(s, A.Assign) and isinstance(s.value, A.Load) and s.value.out in self.queues):
+            return False
+        src = s.value.src
+        base = src.base if isinstance(src, A.Index) else src
+        if not (isinstance(base, A.Name) and base.id in self.inputs):
+            return False
+        if not any(isinstance(f, A.Free) and f.name == s.target for f in loop.body):
+            return False
+        def closure(e) -> set:
+            names = _names(e)
+            for name in reversed(list(scalars)):
+                if name in names:
+                    names |= _names(scalars[name])
+            return names
+        names = closure(src)
+        # Integer indices must not move with the loop: one iteration past the end they would be
+        # out of range, while slices are clamped (empty) there.
+        indices = [x for x in (src.subscripts if isinstance(src, A.Index) else ()) if not isinstance(x, A.Slice)]
+        if any(loop.var in closure(x) for x in indices):
+            return False
+        return not ((names - set(scalars)) & assigned) and loop.var in names
+
+
+def _has_scalar_reduction(stmts) -> bool:
+    """Does the loop body itself (not a nested loop) wait for a vector result on the scalar unit?"""
+    from ascendcraft.dsl.ops import OPS
+    return any(isinstance(n, A.Call) and n.func in OPS and OPS[n.func].form in ("reduce", "getvalue")
+               for s in stmts if not isinstance(s, (A.For, A.ParallelFor)) for n in A.walk(s))
+
+
+def _is_int_scalar(ctx, e) -> bool:
+    from ascendcraft.dsl.types import TScalar
+    t = ctx.type_of(e)
+    return isinstance(t, TScalar) and t.is_int
+
+
+def _names(e) -> set:
+    return {n.id for n in A.walk(e) if isinstance(n, A.Name)}
+
+
+def _map_names(e, fn):
+    if isinstance(e, A.Name):
+        return fn(e)
+    if isinstance(e, A.Binary):
+        return replace(e, lhs=_map_names(e.lhs, fn), rhs=_map_names(e.rhs, fn))
+    if isinstance(e, A.Unary):
+        return replace(e, operand=_map_names(e.operand, fn))
+    if isinstance(e, A.Call):
+        return replace(e, args=tuple(_map_names(a, fn) for a in e.args))
+    if isinstance(e, A.Index):
+        return replace(e, base=_map_names(e.base, fn), subscripts=tuple(_map_names(s, fn) for s in e.subscripts))
+    if isinstance(e, A.Slice):
+        return replace(e, start=_map_names(e.start, fn) if e.start is not None else None,
+                       stop=_map_names(e.stop, fn) if e.stop is not None else None)
+    if isinstance(e, A.Tuple):
+        return replace(e, items=tuple(_map_names(i, fn) for i in e.items))
+    return e
