@@ -86,6 +86,7 @@ class _Bufferizer:
         self.shape: dict[str, tuple] = {}                  # tile name -> symbolic extents
         self.dtype: dict[str, str] = {}
         self.reduced: list[str] = []                       # tiles reduced by ReduceSum/Max/Min
+        self.scanned: list[tuple[str, str]] = []           # (tile, op) of CumSum/CumProd/ReduceProd
 
     def run(self) -> A.Kernel:
         self._scan(self.k.body)
@@ -125,6 +126,8 @@ class _Bufferizer:
                     self._record_tile(s)
                 if isinstance(s.value, A.Call) and s.value.func in OPS and OPS[s.value.func].form == "reduce":
                     self.reduced.append(s.value.args[0].id)
+                if isinstance(s.value, A.Call) and s.value.func in ("CumSum", "CumProd", "ReduceProd"):
+                    self.scanned.append((s.value.args[0].id, s.value.func))
             elif isinstance(s, A.Store):
                 self._use(s.dst)
                 self._use(s.value)
@@ -206,6 +209,23 @@ class _Bufferizer:
         return nx.greedy_color(g, strategy="largest_first")
 
     def _work_buffers(self) -> list:
+        return self._reduce_work() + self._scan_work()
+
+    def _scan_work(self) -> list:
+        """Scans and ReduceProd work on a copy (swork: the tile plus one 64-element row); scans also
+        need their two Gather offset tables (sidx: 2 x the tile, as 32-bit byte offsets)."""
+        if not self.scanned:
+            return []
+        dtype = self.dtype[self.scanned[0][0]]
+        size = _maximum([aligned_elems(self.shape[n], self.dtype[n]) for n, _ in self.scanned])
+        work, idx = self.names.fresh("_n"), self.names.fresh("_n")
+        out = [A.Const(work, binary("+", size, A.Int(64))),
+               A.Buffer("swork", A.TensorType(dtype, (work,), "veccalc"))]
+        if any(op != "ReduceProd" for _, op in self.scanned):
+            out += [A.Const(idx, binary("*", A.Int(2), size)), A.Buffer("sidx", A.TensorType("i32", (idx,), "veccalc"))]
+        return out
+
+    def _reduce_work(self) -> list:
         """The ReduceSum/Max/Min work area, sized for the largest reduced tile (ascendc_api.md 3.3)."""
         if not self.reduced:
             return []

@@ -39,7 +39,8 @@ _UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsq
           "reciprocal": "Reciprocal", "relu": "Relu"}
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
 _SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
-_REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
+_REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd"}
+_SCAN = {"cumsum": "CumSum", "cumprod": "CumProd"}
 _ROWS = {"sum": "SumRows", "max": "MaxRows", "min": "MinRows"}
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
@@ -66,6 +67,7 @@ class Select(LoweringPass):
 class _Selector:
     def __init__(self, kernel, ctx):
         self.ctx, self.names, self.kernel = ctx, Names(kernel), kernel
+        self.bit_masks: set[str] = set()   # names holding Compare results (one bit per element)
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> list:
@@ -110,6 +112,8 @@ class _Selector:
         if not self._is_vector_op(e):
             return [s]
         steps = self.select(e)
+        if isinstance(steps[-1], A.Call) and steps[-1].func in ("Compare", "CompareScalar"):
+            self.bit_masks.add(s.target)
         targets = [self.names.fresh("_a") for _ in steps[:-1]] + [s.target]
         # steps name earlier results with placeholders: _prev (the one before), _step<k> (the k-th)
         return [A.Assign(tgt, _subst(v, targets[:i])) for i, (tgt, v) in enumerate(zip(targets, steps))]
@@ -164,6 +168,10 @@ class _Selector:
             return self._where(args, tiles, e)
         if op in _REDUCE and isinstance(e, A.Call) and e.kwarg("axis") is None:
             return [call(_REDUCE[op], args[0])]
+        if op in _SCAN and isinstance(e, A.Call) and len(self.ctx.type_of(args[0]).shape) == 1 \
+                and _false(e.kwarg("exclusive")):
+            rev = e.kwarg("reverse")
+            return [call(_SCAN[op], args[0], **({"reverse": rev} if rev is not None else {}))]
         if op in _ROWS and isinstance(e, A.Call) and self._axis0_of_2d(e):
             return [call(_ROWS[op], args[0])]
         if op == "cast" and tiles[0]:
@@ -224,12 +232,18 @@ class _Selector:
         if not tiles[0]:
             raise NoRule("where with a scalar mask")
         dtype = A.Name(self.ctx.type_of(e).dtype)
+        steps = []
+        if not (isinstance(mask, A.Name) and mask.id in self.bit_masks):
+            # a bool tile from GM holds one byte per element; Select reads a bit mask (Compare's
+            # output): bytes -> f16 (Cast u8->half) -> CompareScalar != 0
+            steps = [call("Cast", mask, A.Name("f16")), call("CompareScalar", P, lit(0.0), mode=A.Str("ne"))]
+            mask = _step(1)
         if tiles[1]:
-            return [call("Select", mask, a, b)]
-        shape = A.Tuple(tuple(A.Int(d) for d in self.ctx.type_of(mask).shape))
-        if tiles[2]:   # a is a scalar: make it a tile (Select's scalar operand is the second value)
-            return [call("Duplicate", shape, a, dtype), call("Select", mask, P, b)]
-        return [call("Duplicate", shape, a, dtype), call("Select", mask, P, b)]
+            return steps + [call("Select", mask, a, b)]
+        shape = A.Tuple(tuple(A.Int(d) for d in self.ctx.type_of(e).shape))
+        # a is a scalar: make it a tile (Select's scalar operand is the second value)
+        dup = len(steps)
+        return steps + [call("Duplicate", shape, a, dtype), call("Select", mask, _step(dup), b)]
 
     def _erf(self, x) -> list:
         a1, a2, a3, a4, a5 = _ERF_A
@@ -247,6 +261,10 @@ class _Selector:
 
 
 P = A.Name("_prev")
+
+
+def _false(e) -> bool:
+    return e is None or (isinstance(e, A.Name) and e.id == "False")
 
 
 def _step(k: int) -> A.Name:

@@ -24,7 +24,7 @@ from lowering_passes.bufferize import SCALAR_RESERVE
 
 from .spec import CTYPES, AttrArg, KernelSpec, TensorArg, TilingField
 
-_UB_CTYPES = dict(CTYPES, bool="uint8_t")     # masks live in UB as bytes
+_UB_CTYPES = dict(CTYPES, bool="uint8_t")     # bool tensors are bytes in GM and UB (Compare masks are bits)
 _ROUND = {"rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "round": "CAST_ROUND",
           "trunc": "CAST_TRUNC"}
 _SCALAR_UNARY = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt"}
@@ -113,7 +113,7 @@ class _Emitter:
         init += [f"        {f.name} = tilingData.{f.name};" for f in fields]
         init += [f"        {c.name} = {self.scalar(c.value)};" for c in consts]
         for n in gm_args:
-            ct = CTYPES[self.params[n].type.dtype]
+            ct = _UB_CTYPES[self.params[n].type.dtype]
             init.append(f"        {n}Gm.SetGlobalBuffer((__gm__ {ct}*){n});")
         offset = "0"
         for s in self.scratch.values():
@@ -138,7 +138,7 @@ class _Emitter:
                 decls.append(f"    AscendC::TQue<AscendC::TPosition::{pos}, {b.depth}> {b.name};")
         decls.append("    AscendC::TBuf<AscendC::TPosition::VECCALC> scalarBuf;")
         for n in gm_args:
-            decls.append(f"    AscendC::GlobalTensor<{CTYPES[self.params[n].type.dtype]}> {n}Gm;")
+            decls.append(f"    AscendC::GlobalTensor<{_UB_CTYPES[self.params[n].type.dtype]}> {n}Gm;")
         for s in self.scratch.values():
             decls.append(f"    AscendC::GlobalTensor<{CTYPES[s.type.dtype]}> {s.name}Gm;")
         for name, ct in self.members.items():
@@ -173,6 +173,7 @@ class _Emitter:
             "",
             "private:",
             _SCALAR_METHODS,
+            _SCAN_TABLES if "sidx" in self.buffers else "",
             "    AscendC::TPipe pipe;",
             *decls,
             "    AscendC::LocalTensor<float> scalarTmp;",
@@ -410,7 +411,7 @@ class _Emitter:
         t = self.tiles[s.value.id]
         name, offset, axes = self._region(s.dst)
         gm_dtype = (self.params.get(name) or self.scratch.get(name)).type.dtype
-        ct = CTYPES[gm_dtype]
+        ct = _UB_CTYPES[gm_dtype]
         rows = axes[0][0] if len(axes) == 2 else "1"
         cols = axes[-1][0] if axes else "1"
         row_stride = axes[0][1] if len(axes) == 2 else cols
@@ -441,6 +442,9 @@ class _Emitter:
         args = e.args
         if form == "getvalue":
             self.emit(f"{target} = {args[0].id}.GetValue(0);")
+            return
+        if form == "reduce" and op.name == "ReduceProd":
+            self._reduce_prod(target, args[0].id)
             return
         if form == "reduce":
             src = self.tiles[args[0].id]
@@ -489,6 +493,8 @@ class _Emitter:
             elif form == "scalar":
                 self.emit(f"AscendC::{op.api}({target}, {a[0]}, static_cast<{src.ctype}>({self.scalar(args[1])}), "
                           f"{n});")
+            elif form == "scan":
+                self._scan(target, a[0], op, bool(self._kw(e, "reverse", False)))
             elif form == "rows":   # row 0 is the accumulator; rows 1.. are folded in with Add/Max/Min
                 fn = {"sum": "Add", "max": "Max", "min": "Min"}[op.of]
                 tile = _Tile(ct, t.dtype, "1", src.cols, src.pitch, out)
@@ -538,6 +544,84 @@ class _Emitter:
             self.emit(f"{out}.EnQue({target});")
         self.tiles[target] = tile
         self._freeze(target)
+
+    def _kw(self, e: A.Call, name: str, default):
+        v = e.kwarg(name)
+        if v is None:
+            return default
+        if isinstance(v, A.Name) and v.id in ("True", "False"):
+            return v.id == "True"
+        return getattr(v, "value", default)
+
+    def _buffer_elems(self, home: str) -> str:
+        return " * ".join(self._dim(d) for d in self.buffers[home].type.shape)
+
+    def _fill_tail(self, name: str, src: _Tile, identity: str):
+        """Set a 1-D tile's elements from its length to the end of its buffer to ``identity``:
+        the partial 32-byte block element by element, the rest with Duplicate."""
+        per_block = 32 // D.ITEMSIZE[src.dtype]
+        size = self._buffer_elems(src.home)
+        self.emit(f"const int64_t n_ = {src.count}, a_ = AcAlignUp(n_, {per_block}), s_ = {size};")
+        self.emit(f"for (int64_t i_ = n_; i_ < a_ && i_ < s_; ++i_) {{ {name}.SetValue(i_, static_cast<{src.ctype}>"
+                  f"({identity})); }}")
+        self.emit(f"if (s_ > a_) {{ AscendC::Duplicate({name}[a_], static_cast<{src.ctype}>({identity}), "
+                  f"static_cast<int32_t>(s_ - a_)); }}")
+
+    def _reduce_prod(self, target: str, name: str):
+        """Product of a 1-D tile: multiply its 64-element rows into one row, then its 64 lanes."""
+        src = self.tiles[name]
+        self.emit("{")
+        self.depth += 1
+        self._fill_tail(name, src, "1")
+        self.emit("const int64_t rows_ = s_ / 64;")
+        self.emit("if (rows_ == 1) { AscendC::DataCopy(swork, " + name + ", 64); }")
+        self.emit(f"else {{ AscendC::Mul(swork, {name}, {name}[64], 64); }}")
+        self.emit("for (int64_t r_ = 2; r_ < rows_; ++r_) {")
+        self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+        self.emit(f"    AscendC::Mul(swork, swork, {name}[r_ * 64], 64);")
+        self.emit("}")
+        self.emit(f"{src.ctype} p_ = 1;")
+        self.emit("for (int64_t c_ = 0; c_ < 64; ++c_) { p_ = p_ * swork.GetValue(c_); }")
+        self.emit(f"{target} = p_;")
+        self.depth -= 1
+        self.emit("}")
+
+    def _scan(self, target: str, name: str, op, reverse: bool):
+        """Inclusive scan of a 1-D tile of s_ elements seen as 64 chunks of rows_ = s_ / 64:
+        Gather transposes it (swork row r = element r of every chunk), rows are accumulated
+        (each row = 64 lanes, one vector op), the chunk totals get an exclusive scan on the
+        scalar unit, every row adds its chunk's offset, and Gather puts it back in order."""
+        src = self.tiles[name]
+        fn, identity = ("Add", "0") if op.name == "CumSum" else ("Mul", "1")
+        self.emit("{")
+        self.depth += 1
+        self._fill_tail(name, src, identity)
+        self.emit("const int64_t rows_ = s_ / 64;")
+        self.emit(f"BuildScanTables(sidx, s_, sizeof({src.ctype}));")
+        self.emit("AscendC::LocalTensor<uint32_t> in_ = sidx.ReinterpretCast<uint32_t>();")
+        self.emit("AscendC::LocalTensor<uint32_t> out_ = in_[s_];")
+        self.emit(f"AscendC::Gather(swork, {name}, in_, 0, static_cast<uint32_t>(s_));")
+        if reverse:
+            self.emit("for (int64_t r_ = rows_ - 2; r_ >= 0; --r_) {")
+            self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+            self.emit(f"    AscendC::{fn}(swork[r_ * 64], swork[r_ * 64], swork[(r_ + 1) * 64], 64);")
+        else:
+            self.emit("for (int64_t r_ = 1; r_ < rows_; ++r_) {")
+            self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+            self.emit(f"    AscendC::{fn}(swork[r_ * 64], swork[r_ * 64], swork[(r_ - 1) * 64], 64);")
+        self.emit("}")
+        total_row = "0" if reverse else "(rows_ - 1) * 64"
+        lanes = "for (int64_t c_ = 63; c_ >= 0; --c_)" if reverse else "for (int64_t c_ = 0; c_ < 64; ++c_)"
+        combine = "acc_ + v_" if fn == "Add" else "acc_ * v_"
+        self.emit(f"{src.ctype} acc_ = {identity};")
+        self.emit(f"{lanes} {{ {src.ctype} v_ = swork.GetValue({total_row} + c_); swork.SetValue(s_ + c_, acc_); "
+                  f"acc_ = {combine}; }}")
+        self.emit("for (int64_t r_ = 0; r_ < rows_; ++r_) {")
+        self.emit(f"    AscendC::{fn}(swork[r_ * 64], swork[r_ * 64], swork[s_], 64);")
+        self.emit("}")
+        self.emit(f"AscendC::Gather({target}, swork, out_, 0, static_cast<uint32_t>(s_));")
+        self.depth -= 1
+        self.emit("}")
 
     @staticmethod
     def _round(src: str, dst: str, mode) -> str:
@@ -650,4 +734,25 @@ _SCALAR_METHODS = """    __aicore__ inline float ScalarExp(float x) { AscendC::D
     __aicore__ inline float ScalarSqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Sqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
     __aicore__ inline float ScalarRsqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Rsqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
     __aicore__ inline float ScalarPow(float a, float b) { return ScalarExp(b * ScalarLn(a)); }
+"""
+
+# Gather offset tables (bytes) for scans of s elements as 64 chunks of s/64: the first half
+# transposes (element r of chunk c to row r, lane c), the second puts it back. Built on the
+# scalar unit when the scanned size changes (once per kernel in practice).
+_SCAN_TABLES = """    int64_t scanTableSize = 0;
+    __aicore__ inline void BuildScanTables(const AscendC::LocalTensor<int32_t>& sidx, int64_t s, int64_t bytes)
+    {
+        if (scanTableSize == s * bytes) {
+            return;
+        }
+        AscendC::LocalTensor<uint32_t> t = sidx.ReinterpretCast<uint32_t>();
+        const int64_t rows = s / 64;
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t c = 0; c < 64; ++c) {
+                t.SetValue(r * 64 + c, static_cast<uint32_t>((c * rows + r) * bytes));
+                t.SetValue(s + c * rows + r, static_cast<uint32_t>((r * 64 + c) * bytes));
+            }
+        }
+        scanTableSize = s * bytes;
+    }
 """

@@ -362,6 +362,12 @@ class Checker:
                     raise _err(f"{op.name} reduces the rows of a 2-D tile, got {a.describe()}", args[0],
                                kind="shape error")
                 result = TTile(a.dtype, a.shape[1:])
+            elif form == "scan":
+                if len(a.shape) != 1:
+                    raise _err(f"{op.name} scans a 1-D tile, got {a.describe()}", args[0], kind="shape error")
+                if not isinstance(self._kw_const(e, "reverse", False), bool):
+                    raise _err(f"{op.name}(..., reverse=...) is True or False", e)
+                result = a
             elif form in ("unary", "copy"):
                 result = a
             elif form == "scalar" or (form == "compare" and op.name == "CompareScalar"):

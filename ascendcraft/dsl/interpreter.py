@@ -761,6 +761,15 @@ class Interpreter:
                 acc = fn(t.data.astype(np.float32) if t.dtype == "f16" else t.data)
                 return float(D.quantize(np.asarray(acc, dtype=D.NUMPY[t.dtype]), t.dtype))
             return reduce
+        if form == "scan":
+            fn, reverse = OPS[op.of].numpy, self._const_kw(e, "reverse", False)
+
+            def scan(env):
+                t = args[0](env)
+                data = t.data[::-1] if reverse else t.data
+                out = fn(data.astype(np.float32) if t.dtype == "f16" else data)
+                return Tile(D.quantize(np.ascontiguousarray(out[::-1] if reverse else out), t.dtype), t.dtype, t.space)
+            return scan
         if form == "rows":
             fn = OPS[op.of].numpy
 

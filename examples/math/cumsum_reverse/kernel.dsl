@@ -3,7 +3,7 @@
 # last, possibly short, tile) and scanned with cumsum(reverse=True); the carry is the sum
 # of the tiles to the right. One read and one write per element.
 kernel cumsum_reverse(x: gm f32[B, N]) -> (y: gm f32[B, N]):
-    const T = 8192
+    const T = 4096
     const LAST = (cdiv(N, T) - 1) * T
     for b in parallel(B):
         carry = 0.0
