@@ -24,12 +24,13 @@ from .pipeline import CheckResult, check_kernel, load_kernel
 
 def default_passes():
     from lowering_passes.bufferize import Bufferize
+    from lowering_passes.collapse import Collapse
     from lowering_passes.linearize import Linearize
     from lowering_passes.partition import Partition
     from lowering_passes.pipeline import Pipeline
     from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
-    return (Partition(), Linearize(), Select(), Bufferize(), Pipeline(), Prefetch())
+    return (Partition(), Collapse(), Linearize(), Select(), Bufferize(), Pipeline(), Prefetch())
 
 
 class KernelMismatch(AscendcraftError):

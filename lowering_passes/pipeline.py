@@ -63,6 +63,8 @@ class _Pipeliner:
             if isinstance(n, A.Name):
                 self.uses[n.id] = self.uses.get(n.id, 0) + 1
         self.queues: list[A.Buffer] = []
+        self.candidates: list[tuple] = []        # (loop depth, bytes, tile, position, TBuf)
+        self.chosen: dict[str, str] | None = None
         # tiles placed in each TBuf: a TBuf whose only tile moves to a queue gives its bytes back
         self.occupants: dict[str, int] = {}
         for n in A.walk(kernel):
@@ -78,6 +80,8 @@ class _Pipeliner:
         return -(-n // 32) * 32 * depth
 
     def run(self) -> A.Kernel:
+        self._block(self.k.body)      # collect candidates
+        self._choose()
         body = self._block(self.k.body)
         still_used = {n.id for s in body for n in A.walk(s) if isinstance(n, A.Name)} | \
             {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | {"rwork", "swork", "sidx"}
@@ -105,9 +109,10 @@ class _Pipeliner:
                 return name
         return None
 
-    def _block(self, stmts) -> list:
-        stmts = [replace(s, body=tuple(self._block(s.body))) if isinstance(s, (A.For, A.ParallelFor)) else s
-                 for s in stmts]
+    def _block(self, stmts, depth: int = 0) -> list:
+        """Collect queue candidates (first walk), or place the chosen ones in queues (second walk)."""
+        stmts = [replace(s, body=tuple(self._block(s.body, depth + isinstance(s, A.For))))
+                 if isinstance(s, (A.For, A.ParallelFor)) else s for s in stmts]
         frees: dict[int, list[str]] = {}
         out = list(stmts)
         for i, s in enumerate(stmts):
@@ -125,7 +130,10 @@ class _Pipeliner:
             else:
                 continue
             buf = s.value.out if isinstance(s.value, A.Load) else s.value.kwarg("out").id
-            q = self._queue(position, buf)
+            if self.chosen is None:
+                self.candidates.append((depth, self._bytes(self.buffers[buf].type, 1), s.target, position, buf))
+                continue
+            q = self.chosen.get(s.target)
             if q is None:
                 continue
             out[i] = replace(s, value=with_out(s.value, q))
@@ -135,6 +143,15 @@ class _Pipeliner:
             result.append(s)
             result += [A.Free(n) for n in frees.get(i, [])]
         return result
+
+    def _choose(self):
+        """Queues go first to tiles in the most deeply nested loops, then to the biggest: those
+        move the most data, while a one-element load outside the hot loop gains nothing."""
+        self.chosen = {}
+        for _, _, target, position, buf in sorted(self.candidates, key=lambda c: (-c[0], -c[1])):
+            q = self._queue(position, buf)
+            if q is not None:
+                self.chosen[target] = q
 
     def _last_use_in_block(self, name: str, stmts, i: int) -> int | None:
         """Index of the last statement of the block using ``name``, if every use is in this block."""

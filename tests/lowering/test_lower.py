@@ -20,7 +20,7 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     assert "compiled and verified on sim" in capsys.readouterr().out
     assert (out / "kernel.dsl").read_text() == (d / "kernel.dsl").read_text() or (out / "kernel.dsl").exists()
-    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "06_prefetch.dsl"
+    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "07_prefetch.dsl"
     src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
     assert 'extern "C" __global__ __aicore__ void leaky_relu_custom' in src and "AscendC::Select(" in src
     project = out / "project"   # CANN project, torch_npu binding and MultiKernelBench exports

@@ -4,9 +4,10 @@
 # compare/select, and the 1 / beta is applied once to the core's sum.
 # The output is zeroed once, then every core adds its share with one atomic_add (no
 # scratch, no second phase). Tiles and their split over the cores are as in mse_loss:
-# [RB, TW] tiles numbered f and cut into CORES equal contiguous ranges.
+# [RB, TW] tiles numbered f and cut into CORES equal contiguous ranges, but of 4096 elements:
+# with two inputs and three live temporaries, 16 KiB tiles leave room for double buffering.
 kernel huber_loss(p: gm f32[B, N], t: gm f32[B, N], beta: f32 = 1.0) -> (loss: gm f32[]):
-    const T = 8192
+    const T = 4096
     const TW = minimum(N, T)
     const RB = maximum(1, T // TW)
     const NT = cdiv(N, TW)
