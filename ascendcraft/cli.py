@@ -104,7 +104,9 @@ def _cmd_lower(args) -> int:
         print(json.dumps(result.to_json(), indent=2, default=str))
     else:
         print(result.summary())
-        print(f"  wrote {out}/ (report.md, ascendc/, passes/, project/ for CANN and MultiKernelBench)")
+        print(f"  wrote {out}/ (report.md, ascendc/, passes/"
+              + (", project/ for CANN and MultiKernelBench)" if result.project_note is None
+                 else f"); {result.project_note}"))
     return 0
 
 

@@ -52,6 +52,7 @@ class Lowered:
     floor_us: float | None = None       # HBM floor: bytes the op must move / bandwidth (+ launch)
     timings: dict = field(default_factory=dict)
     artifact: object = None             # the built simulator kernel (sim backend)
+    project_note: str | None = None     # why the CANN project files were not written, if they were not
 
     @property
     def efficiency(self) -> float | None:
@@ -74,6 +75,7 @@ class Lowered:
                 "bound": c.bound, "gm_bytes": c.gm_bytes, "pipe_busy_us": c.pipe_busy_us,
                 "floor_us": self.floor_us, "efficiency": self.efficiency},
             "timings_s": self.timings,
+            "project": self.project_note or "written",
         }
 
     def summary(self) -> str:
@@ -225,7 +227,12 @@ def write_output(result: Lowered, out: Path, *, force: bool = False) -> Path:
         except ImportError:
             write_project = None
         if write_project is not None:
-            write_project(result.spec, d / "project")
+            try:
+                write_project(result.spec, d / "project")
+            except UserError as err:   # e.g. an output extent the host cannot derive from the inputs
+                import shutil
+                shutil.rmtree(d / "project", ignore_errors=True)
+                result.project_note = f"CANN project not generated: {err.message}"
         (d / "report.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
         (d / "report.md").write_text(report_markdown(result))
     return out
@@ -255,7 +262,8 @@ def write_failure(err: PassError, out: Path, *, force: bool) -> Path:
 def report_markdown(r: Lowered) -> str:
     c, v = r.cost, r.verification
     lines = [f"# {r.check.kernel.name}: lowering report", "",
-             f"- op: `{r.check.task.path}`", f"- chip: {r.chip}, backend: {r.backend}", "",
+             f"- op: `{r.check.task.path}`", f"- chip: {r.chip}, backend: {r.backend}",
+             f"- CANN / MultiKernelBench project: {r.project_note or 'project/'}", "",
              "## Checks", "", "| stage | result |", "|---|---|",
              f"| source vs torch (interpreter) | {'pass' if r.check.passed else 'FAIL'} |"]
     for lv in r.run.levels[1:]:

@@ -87,6 +87,8 @@ class _Bufferizer:
         self.dtype: dict[str, str] = {}
         self.reduced: list[str] = []                       # tiles reduced by ReduceSum/Max/Min
         self.scanned: list[tuple[str, str]] = []           # (tile, op) of CumSum/CumProd/ReduceProd
+        self.windows: list[tuple[str, str]] = []           # (input tile, output tile) of WindowMax/Avg
+        self.apart: list[tuple[str, str]] = []             # tiles that must not share a buffer
 
     def run(self) -> A.Kernel:
         self._scan(self.k.body)
@@ -128,6 +130,10 @@ class _Bufferizer:
                     self.reduced.append(s.value.args[0].id)
                 if isinstance(s.value, A.Call) and s.value.func in ("CumSum", "CumProd", "ReduceProd"):
                     self.scanned.append((s.value.args[0].id, s.value.func))
+                if isinstance(s.value, A.Call) and s.value.func in ("WindowMax", "WindowAvg"):
+                    self.windows.append((s.value.args[0].id, s.target))
+                    # a window writes its output while it still gathers from its input: never in place
+                    self.apart.append((s.value.args[0].id, s.target))
             elif isinstance(s, A.Store):
                 self._use(s.dst)
                 self._use(s.value)
@@ -163,6 +169,8 @@ class _Bufferizer:
         if isinstance(e, A.Load):
             return region_extents(e.src, self.k, self.ctx)
         op = OPS[e.func]
+        if op.form == "window":
+            return self._window_shape(e)
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
@@ -171,6 +179,13 @@ class _Bufferizer:
             return self.shape[src.id][1:] if op.form == "rows" else self.shape[src.id]
         t = self.ctx.type_of(e)
         return tuple(A.Int(d) for d in t.shape)
+
+    def _window_shape(self, e) -> tuple:
+        src = self.shape[e.args[0].id]
+        kernel, stride = window_kwargs(e)
+        lead = src[:len(src) - len(kernel)]
+        return lead + tuple(binary("+", binary("//", binary("-", n, k), s), A.Int(1))
+                            for n, k, s in zip(src[len(lead):], kernel, stride))
 
     def _intervals(self) -> dict[str, list[int]]:
         iv = {}
@@ -206,10 +221,28 @@ class _Bufferizer:
                 # overlapping ranges interfere; a range may start where another ends (dst may alias a dying src)
                 if iv[a][0] < iv[b][1] and iv[b][0] < iv[a][1] or self.dtype[a] != self.dtype[b]:
                     g.add_edge(a, b)
+        g.add_edges_from(self.apart)
         return nx.greedy_color(g, strategy="largest_first")
 
     def _work_buffers(self) -> list:
-        return self._reduce_work() + self._scan_work()
+        return self._reduce_work() + self._scan_work() + self._window_work()
+
+    def _window_work(self) -> list:
+        """Pooling works through wwork (every input row pooled along its width, and room for one
+        gathered view) and widx (the Gather offsets of the width pass, then of the row pass)."""
+        if not self.windows:
+            return []
+        dtype = self.dtype[self.windows[0][0]]
+        mids, tables = [], []
+        for src, dst in self.windows:
+            in_shape, out_shape = self.shape[src], self.shape[dst]
+            rows_in = in_shape[0] if len(in_shape) == 2 else A.Int(1)
+            mid = aligned_elems((rows_in, out_shape[-1]), dtype)
+            mids.append(binary("*", A.Int(2), mid))     # the pooled rows, and one gathered view
+            tables.append(binary("+", mid, aligned_elems(out_shape, dtype)))
+        work, idx = self.names.fresh("_n"), self.names.fresh("_n")
+        return [A.Const(work, _maximum(mids)), A.Buffer("wwork", A.TensorType(dtype, (work,), "veccalc")),
+                A.Const(idx, _maximum(tables)), A.Buffer("widx", A.TensorType("i32", (idx,), "veccalc"))]
 
     def _scan_work(self) -> list:
         """Scans and ReduceProd work on a copy (swork: the tile plus one 64-element row); scans also
@@ -251,6 +284,15 @@ class _Bufferizer:
             else:
                 out.append(s)
         return out
+
+
+def window_kwargs(e) -> tuple[tuple, tuple]:
+    """(kernel, stride) expressions of a window op; the stride defaults to the kernel."""
+    def items(v):
+        return tuple(v.items) if isinstance(v, A.Tuple) else (v,)
+    kernel = items(e.kwarg("kernel"))
+    stride = items(e.kwarg("stride")) if e.kwarg("stride") is not None else kernel
+    return kernel, stride
 
 
 def with_out(e, buf: str):

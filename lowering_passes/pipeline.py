@@ -52,7 +52,7 @@ class _Pipeliner:
     def __init__(self, kernel, ctx):
         self.k, self.ctx, self.names = kernel, ctx, Names(kernel)
         self.buffers = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
-        self.values = const_values(kernel, ctx.checked.binding.dims, ctx.chip)
+        self.values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.chip)
         self.used = sum(self._bytes(b.type, b.depth) for b in self.buffers.values())
         self.count = {"vecin": 0, "vecout": 0, "all": sum(b.depth for b in self.buffers.values())}
         self.defs: dict[str, int] = {}
@@ -84,7 +84,7 @@ class _Pipeliner:
         self._choose()
         body = self._block(self.k.body)
         still_used = {n.id for s in body for n in A.walk(s) if isinstance(n, A.Name)} | \
-            {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | {"rwork", "swork", "sidx"}
+            {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | {"rwork", "swork", "sidx", "wwork", "widx"}
         body = [s for s in body if not (isinstance(s, A.Buffer) and s.name not in still_used)]
         cut = max(i for i, s in enumerate(body) if isinstance(s, (A.Buffer, A.Const, A.Scratch))
                   and all(isinstance(x, (A.Buffer, A.Const, A.Scratch)) for x in body[:i + 1])) + 1
@@ -166,7 +166,7 @@ class _Pipeliner:
 
 
 def const_values(kernel: A.Kernel, dims: dict, chip) -> dict:
-    """Values of the kernel's top-level constants at the given dims (integer arithmetic only)."""
+    """Values of the kernel's top-level constants given dims and attributes (integer arithmetic only)."""
     env = dict(dims)
     env["CORES"] = chip.aiv_cores
 

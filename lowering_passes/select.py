@@ -172,6 +172,9 @@ class _Selector:
                 and _false(e.kwarg("exclusive")):
             rev = e.kwarg("reverse")
             return [call(_SCAN[op], args[0], **({"reverse": rev} if rev is not None else {}))]
+        if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
+            kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
+            return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
         if op in _ROWS and isinstance(e, A.Call) and self._axis0_of_2d(e):
             return [call(_ROWS[op], args[0])]
         if op == "cast" and tiles[0]:
@@ -183,6 +186,17 @@ class _Selector:
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
         raise NoRule(f"{op}(...) on {', '.join(self._describe(a) for a in args)}")
+
+    def _plain_window(self, e) -> bool:
+        """Windows without padding or dilation (halos come from load(..., pad=v)) on 1-D/2-D tiles."""
+        def one(v):
+            return v is None or (isinstance(v, A.Int) and v.value == 1) or \
+                (isinstance(v, A.Tuple) and all(isinstance(i, A.Int) and i.value == 1 for i in v.items))
+
+        def zero(v):
+            return v is None or (isinstance(v, A.Int) and v.value == 0) or \
+                (isinstance(v, A.Tuple) and all(isinstance(i, A.Int) and i.value == 0 for i in v.items))
+        return len(self.ctx.type_of(e.args[0]).shape) <= 2 and zero(e.kwarg("padding")) and one(e.kwarg("dilation"))
 
     def _axis0_of_2d(self, e) -> bool:
         t = self.ctx.type_of(e.args[0])

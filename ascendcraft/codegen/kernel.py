@@ -174,6 +174,7 @@ class _Emitter:
             "private:",
             _SCALAR_METHODS,
             _SCAN_TABLES if "sidx" in self.buffers else "",
+            _WINDOW_TABLES if "widx" in self.buffers else "",
             "    AscendC::TPipe pipe;",
             *decls,
             "    AscendC::LocalTensor<float> scalarTmp;",
@@ -339,8 +340,11 @@ class _Emitter:
                 f"sizeof({ct})), static_cast<uint32_t>({src}), static_cast<uint32_t>({dst}), 0}}")
 
     def _load(self, target: str, e: A.Load):
-        if e.pad is not None or e.space != "ub":
-            raise _unsupported("load(..., pad=...) and cube (l1) operands", e)
+        if e.space != "ub":
+            raise _unsupported("cube (l1) operands", e)
+        if e.pad is not None:
+            self._padded_load(target, e)
+            return
         t = self.ck.expr_types[id(e)]
         ct = _UB_CTYPES[t.dtype]
         name, offset, axes = self._region(e.src)
@@ -376,6 +380,120 @@ class _Emitter:
         self.tiles[target] = _Tile(ct, t.dtype, rows, cols, pitch, home)
         # extents are evaluated once, where the tile is made (loop variables may change later)
         self._freeze(target)
+
+    def _slice_parts(self, src):
+        """Per sliced axis of a GM region: (requested start, static extent, clamped start, in-range count)."""
+        from lowering_passes.bufferize import _difference
+        base = src.base if isinstance(src, A.Index) else src
+        decl = self.params.get(base.id)
+        shape = decl.type.shape if decl is not None else self.scratch[base.id].type.shape
+        subs = list(src.subscripts) if isinstance(src, A.Index) else []
+        subs += [A.Slice(None, None)] * (len(shape) - len(subs))
+        parts = []
+        for sub, d in zip(subs, shape):
+            if not isinstance(sub, A.Slice):
+                continue
+            dim = A.Name(d) if isinstance(d, str) else A.Int(d)
+            start = sub.start if sub.start is not None else A.Int(0)
+            stop = sub.stop if sub.stop is not None else dim
+            a, dim_s = self.scalar(start), self._dim(d)
+            lo, hi = f"AcClamp({a}, {dim_s})", f"AcClamp({self.scalar(stop)}, {dim_s})"
+            parts.append((a, self.scalar(_difference(start, stop, dim)), lo, f"AcMax<int64_t>({hi} - {lo}, 0)"))
+        return parts
+
+    def _padded_load(self, target: str, e: A.Load):
+        """load(x[...], pad=v): fill the whole tile with v, then copy the in-range part to its place.
+        A left halo (start before 0) is DataCopyPad's leftPadding, at most one 32-byte block."""
+        t = self.ck.expr_types[id(e)]
+        ct = _UB_CTYPES[t.dtype]
+        per_block = 32 // D.ITEMSIZE[t.dtype]
+        name, offset, axes = self._region(e.src)
+        parts = self._slice_parts(e.src)
+        if not 1 <= len(parts) <= 2:
+            raise _unsupported("padded loads of rank 3 or more", e)
+        cols_s = parts[-1][1]
+        rows_s = parts[0][1] if len(parts) == 2 else "1"
+        pitch = f"AcAlignUp({cols_s}, {per_block})"
+        home = e.out
+        queue = self.buffers[home].type.space != "veccalc"
+        self.emit(f"{target} = {home}.AllocTensor<{ct}>();" if queue else f"{target} = {home};")
+        if not queue:
+            self._sync("MTE3_V")
+        pad = self.scalar(e.pad)
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t rs_ = {rows_s}, p_ = {pitch};")
+        self.emit(f"AscendC::Duplicate({target}, static_cast<{ct}>({pad}), static_cast<int32_t>(rs_ * p_));")
+        self._sync("V_MTE2")
+        a_c, _, lo_c, n_c = parts[-1]
+        row_off = f"({parts[0][2]} - ({parts[0][0]}))" if len(parts) == 2 else "0"
+        rows_in = parts[0][3] if len(parts) == 2 else "1"
+        row_stride = axes[0][1] if len(axes) == 2 else "0"
+        self.emit(f"const int64_t r_ = {rows_in}, c_ = {n_c}, left_ = {lo_c} - ({a_c}), ro_ = {row_off}, "
+                  f"off_ = {offset};")
+        self.emit(f"if (r_ > 0 && c_ > 0) {{")
+        self.emit(f"    const int64_t right_ = AcAlignUp(left_ + c_, {per_block}) - (left_ + c_);")
+        self.emit(f"    const int64_t gap_ = p_ / {per_block} - (left_ + c_ + right_) / {per_block};")
+        self.emit(f"    AscendC::DataCopyPad({target}[ro_ * p_], {name}Gm[off_], AscendC::DataCopyExtParams{{"
+                  f"static_cast<uint16_t>(r_), static_cast<uint32_t>(c_ * sizeof({ct})), static_cast<uint32_t>(("
+                  f"{row_stride} - c_) * sizeof({ct})), static_cast<uint32_t>(gap_), 0}}, "
+                  f"AscendC::DataCopyPadExtParams<{ct}>{{true, static_cast<uint8_t>(left_), "
+                  f"static_cast<uint8_t>(right_), static_cast<{ct}>({pad})}});")
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+        if queue:
+            self.emit(f"{home}.EnQue({target});")
+            self.emit(f"{target} = {home}.DeQue<{ct}>();")
+        else:
+            self._sync("MTE2_V")
+        self.tiles[target] = _Tile(ct, t.dtype, rows_s, cols_s, pitch, home)
+        self._freeze(target)
+
+    def _window(self, target: str, name: str, e: A.Call, op):
+        """Pooling: a width pass (Gathers of every input row at stride sw, offset b, combined) into
+        wwork, then for 2-D windows a row pass (Gathers of rows i*sh + a) into the output."""
+        from lowering_passes.bufferize import window_kwargs
+        src = self.tiles[name]
+        kernel, stride = window_kwargs(e)
+        fn = "Max" if op.name == "WindowMax" else "Add"
+        per_block = 32 // D.ITEMSIZE[src.dtype]
+        kw, sw = self.scalar(kernel[-1]), self.scalar(stride[-1])
+        two_d = len(kernel) == 2
+        kh, sh = (self.scalar(kernel[0]), self.scalar(stride[0])) if two_d else ("1", "1")
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t ri_ = {src.rows}, pi_ = {src.pitch}, ow_ = ({src.cols} - {kw}) / {sw} + 1, "
+                  f"owp_ = AcAlignUp(ow_, {per_block}), oh_ = {f'(ri_ - {kh}) / {sh} + 1' if two_d else 'ri_'};")
+        self.emit(f"BuildWindowTables(widx, ri_, pi_, ow_, owp_, {sw}, oh_, {sh}, sizeof({src.ctype}));")
+        self.emit("AscendC::LocalTensor<uint32_t> th_ = widx.ReinterpretCast<uint32_t>();")
+        self.emit("AscendC::LocalTensor<uint32_t> tv_ = th_[ri_ * owp_];")
+        # width pass: mid = wwork (2-D) or the output (1-D); tmp = the second half of wwork
+        mid = "wwork" if two_d else target
+        tmp = "wwork[ri_ * owp_]"
+        n = "static_cast<uint32_t>(ri_ * owp_)"
+        self.emit(f"AscendC::Gather({mid}, {name}, th_, 0, {n});")
+        self.emit(f"for (int64_t b_ = 1; b_ < {kw}; ++b_) {{")
+        self.emit(f"    AscendC::Gather({tmp}, {name}, th_, static_cast<uint32_t>(b_ * sizeof({src.ctype})), {n});")
+        self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+        self.emit(f"    AscendC::{fn}({mid}, {mid}, {tmp}, static_cast<int32_t>(ri_ * owp_));")
+        self.emit("}")
+        count = "ri_ * owp_"
+        if two_d:
+            n = "static_cast<uint32_t>(oh_ * owp_)"
+            self.emit(f"AscendC::Gather({target}, wwork, tv_, 0, {n});")
+            self.emit(f"for (int64_t a_ = 1; a_ < {kh}; ++a_) {{")
+            self.emit(f"    AscendC::Gather({tmp}, wwork, tv_, static_cast<uint32_t>(a_ * owp_ * sizeof({src.ctype})), {n});")
+            self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+            self.emit(f"    AscendC::{fn}({target}, {target}, {tmp}, static_cast<int32_t>(oh_ * owp_));")
+            self.emit("}")
+            count = "oh_ * owp_"
+        if fn == "Add":
+            self.emit(f"AscendC::Muls({target}, {target}, static_cast<{src.ctype}>(1.0f / static_cast<float>("
+                      f"{kw} * {kh})), static_cast<int32_t>({count}));")
+        self.emit(f"{target}_rows = oh_; {target}_cols = ow_; {target}_pitch = owp_;")
+        self.depth -= 1
+        self.emit("}")
 
     def _freeze(self, target: str):
         """Evaluate a new tile's extents once, into variables declared at the top of Process()."""
@@ -493,6 +611,9 @@ class _Emitter:
             elif form == "scalar":
                 self.emit(f"AscendC::{op.api}({target}, {a[0]}, static_cast<{src.ctype}>({self.scalar(args[1])}), "
                           f"{n});")
+            elif form == "window":
+                self._window(target, a[0], e, op)
+                tile = _Tile(ct, t.dtype, f"{target}_rows", f"{target}_cols", f"{target}_pitch", out)
             elif form == "scan":
                 self._scan(target, a[0], op, bool(self._kw(e, "reverse", False)))
             elif form == "rows":   # row 0 is the accumulator; rows 1.. are folded in with Add/Max/Min
@@ -734,6 +855,39 @@ _SCALAR_METHODS = """    __aicore__ inline float ScalarExp(float x) { AscendC::D
     __aicore__ inline float ScalarSqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Sqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
     __aicore__ inline float ScalarRsqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Rsqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
     __aicore__ inline float ScalarPow(float a, float b) { return ScalarExp(b * ScalarLn(a)); }
+"""
+
+# Gather offset tables (bytes) for pooling windows: the width pass reads element j*sw of every
+# row of the input (pitch pi), the row pass row i*sh of the width-pooled rows (pitch owp);
+# lanes past the output width read element 0. Rebuilt only when the geometry changes.
+_WINDOW_TABLES = """    int64_t windowTableKey[6] = {-1, -1, -1, -1, -1, -1};
+    __aicore__ inline void BuildWindowTables(const AscendC::LocalTensor<int32_t>& widx, int64_t ri, int64_t pi,
+                                             int64_t ow, int64_t owp, int64_t sw, int64_t oh, int64_t sh,
+                                             int64_t bytes)
+    {
+        const int64_t key[6] = {ri, pi, ow, sw, oh, sh * bytes};
+        bool same = true;
+        for (int i = 0; i < 6; ++i) {
+            same = same && windowTableKey[i] == key[i];
+        }
+        if (same) {
+            return;
+        }
+        AscendC::LocalTensor<uint32_t> t = widx.ReinterpretCast<uint32_t>();
+        for (int64_t r = 0; r < ri; ++r) {
+            for (int64_t j = 0; j < owp; ++j) {
+                t.SetValue(r * owp + j, static_cast<uint32_t>(j < ow ? (r * pi + j * sw) * bytes : 0));
+            }
+        }
+        for (int64_t i = 0; i < oh; ++i) {
+            for (int64_t j = 0; j < owp; ++j) {
+                t.SetValue(ri * owp + i * owp + j, static_cast<uint32_t>((i * sh * owp + j) * bytes));
+            }
+        }
+        for (int i = 0; i < 6; ++i) {
+            windowTableKey[i] = key[i];
+        }
+    }
 """
 
 # Gather offset tables (bytes) for scans of s elements as 64 chunks of s/64: the first half

@@ -330,6 +330,12 @@ class Checker:
         if form == "getvalue":
             t = tile(0)
             return TScalar(t.dtype)
+        if form == "window":
+            t = tile(0)
+            if not 1 <= len(self.window_params(e, len(t.shape))[0]) <= min(2, len(t.shape)) or len(t.shape) > 2:
+                raise _err(f"{op.name} pools over the last one or two axes of a 1-D or 2-D tile", e, kind="shape error")
+            result = self._window(OPS[op.of], e)
+            return self._placed(out.id if out is not None else None, result, e)
         if form == "duplicate":
             shape = self._shape_arg(args[0])
             dt = types[2]

@@ -761,6 +761,8 @@ class Interpreter:
                 acc = fn(t.data.astype(np.float32) if t.dtype == "f16" else t.data)
                 return float(D.quantize(np.asarray(acc, dtype=D.NUMPY[t.dtype]), t.dtype))
             return reduce
+        if form == "window":
+            return self._k_window(OPS[op.of], e)
         if form == "scan":
             fn, reverse = OPS[op.of].numpy, self._const_kw(e, "reverse", False)
 

@@ -130,7 +130,8 @@ OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division
 #   unary (tile), binary (tile, tile: same shape), scalar (tile, scalar), reduce (tile -> scalar),
 #   compare (tile, tile|scalar, mode=...), select (mask, tile, tile|scalar), cast (tile, dtype),
 #   duplicate (shape, value, dtype), getvalue (tile with one element -> scalar), copy (tile),
-#   rows (2-D tile -> its rows reduced into one row), scan (1-D tile, reverse=...).
+#   rows (2-D tile -> its rows reduced into one row), scan (1-D tile, reverse=...),
+#   window (tile, kernel=..., stride=...: pooling over the trailing axes).
 # Names, operand orders and dtype support: shared/research/ascendc_api.md section 3 (level-2 APIs).
 _API = [
     ("Exp", "unary", "exp", _F), ("Ln", "unary", "log", _F), ("Abs", "unary", "abs", _F),
@@ -154,6 +155,10 @@ _API = [
     # composite: scans of a 1-D tile, as Gather (transpose to 64 chunks) + row Adds/Muls + Gather back
     ("CumSum", "scan", "cumsum", frozenset({"f16", "f32"})),
     ("CumProd", "scan", "cumprod", frozenset({"f16", "f32"})),
+    # composite: pooling windows (padding 0, dilation 1) over the last one or two axes of a tile,
+    # as Gathers of the strided views (widths, then rows) combined with Max / Add (+ Muls for avg)
+    ("WindowMax", "window", "window_max", frozenset({"f16", "f32"})),
+    ("WindowAvg", "window", "window_avg", frozenset({"f16", "f32"})),
     # composite: reduce the rows of a 2-D tile into one row, as a loop of Add/Max/Min over rows
     ("SumRows", "rows", "sum", frozenset({"f16", "f32", "i16", "i32"})),
     ("MaxRows", "rows", "max", frozenset({"f16", "f32", "i16", "i32"})),
@@ -175,8 +180,10 @@ for _name, _form, _of, _dt in _API:
         _kw["round"] = None
     if _form == "scan":
         _kw["reverse"] = False
+    if _form == "window":
+        _kw.update(kernel=None, stride=None)
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
-                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1}[_form],
+                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)
 

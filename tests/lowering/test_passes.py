@@ -132,11 +132,11 @@ def test_a_queue_slot_must_be_freed_before_reuse():
 
 
 def test_an_op_without_a_selection_rule_names_the_op_and_the_line():
-    d = ROOT / "examples" / "pooling" / "max_pooling_2d"     # windows have no selection rule yet
+    d = ROOT / "examples" / "loss" / "cross_entropy_loss"     # iota has no selection rule yet
     with pytest.raises(PassError) as info:
         _lower((d / "kernel.dsl").read_text(), d, default_passes())
     assert info.value.pass_name == "select"
-    assert "no AscendC selection rule for window_max" in info.value.message
+    assert "no AscendC selection rule for iota" in info.value.message
 
 
 def test_a_sum_over_the_rows_of_a_2d_tile_becomes_sum_rows():
@@ -177,3 +177,13 @@ def test_collapse_turns_a_nested_tile_loop_into_one_loop():
     assert "for h in range" not in text and "for w in range" not in text
     assert "for _hw0 in range(maximum(cdiv(H - 0, R), 0) * maximum(cdiv(W - 0, TW), 0)):" in text
     assert "h = 0 + _hw0 // cdiv(W - 0, TW) * R" in text
+
+
+def test_pooling_selects_a_window_op_whose_output_never_shares_its_inputs_buffer():
+    d = ROOT / "examples" / "pooling" / "average_pooling_1d"
+    text = _lower((d / "kernel.dsl").read_text(), d, default_passes()).final.text
+    window = next(line for line in text.splitlines() if "WindowAvg(" in line)
+    assert "kernel=(kernel_size,), stride=(stride,)" in window
+    loaded = next(line for line in text.splitlines() if "pad=0.0" in line)
+    assert loaded.split("out=")[1].rstrip(")") != window.split("out=")[1].rstrip(")")
+    assert "buffer wwork: veccalc f32[" in text and "buffer widx: veccalc i32[" in text
