@@ -53,6 +53,7 @@ class Lowered:
     timings: dict = field(default_factory=dict)
     artifact: object = None             # the built simulator kernel (sim backend)
     project_note: str | None = None     # why the CANN project files were not written, if they were not
+    cost_note: str | None = None        # why there is no modeled time, if there is none
 
     @property
     def efficiency(self) -> float | None:
@@ -70,6 +71,7 @@ class Lowered:
             "source_check": self.check.to_json(),
             "passes": [{"name": lv.pass_name, "checked": True, "notes": lv.notes} for lv in self.run.levels[1:]],
             "backend_verification": self.verification.to_json() if self.verification is not None else None,
+            "modeled_note": self.cost_note,
             "modeled": None if c is None else {
                 "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
                 "bound": c.bound, "gm_bytes": c.gm_bytes, "pipe_busy_us": c.pipe_busy_us,
@@ -83,6 +85,8 @@ class Lowered:
                  f"compiled and verified on {self.backend} ({self.chip})"]
         if self.verification is not None:
             lines.append("  " + self.verification.summary().splitlines()[-1])
+        if self.cost_note is not None:
+            lines.append(f"  {self.cost_note}")
         if self.cost is not None:
             eff = self.efficiency
             lines.append(f"  modeled at real shapes: {self.cost.time_us:,.1f} us, {self.cost.bound}-bound; "
@@ -206,7 +210,10 @@ def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
                      workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
                      timeout_s=600)
     result.timings["cost_model"] = time.perf_counter() - t0
-    if res.ok and res.cost is not None:
+    if not res.ok or res.cost is None:
+        why = (res.errors or [res.crash or "no cost report"])[0]
+        result.cost_note = f"no modeled time: the cost-only run failed ({str(why).splitlines()[0][:200]})"
+    else:
         result.cost = res.cost
         moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
         result.floor_us = moved / (chip.hbm_gbps * 1e3) + chip.launch_overhead_us

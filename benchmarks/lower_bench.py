@@ -39,6 +39,11 @@ MKB_2026 = {
     "cumprod": {"batch_size": 32768, "length": 32768},
     "cumsum_reverse": {"batch_size": 32768, "length": 32768},
     "masked_cumsum": {"batch_size": 32768, "length": 32768},
+    "average_pooling_1d": {"batch_size": 64, "in_channels": 128, "input_length": 65536, "kernel_size": 8,
+                           "stride": 1, "padding": 4},
+    "max_pooling_2d": {"batch_size": 32, "channels": 64, "height": 512, "width": 512, "kernel_size": 4,
+                       "stride": 1, "padding": 1},
+    "cross_entropy_loss": {"batch_size": 32768, "num_classes": 4096},
     "sum_reduction_over_a_dimension": {"batch_size": 128, "dim1": 4096, "dim2": 4096},
     "max_reduction_over_a_dimension": {"batch_size": 128, "dim1": 4096, "dim2": 4096},
 }

@@ -107,4 +107,7 @@ class _Linearizer:
             return replace(e, args=args)
         if isinstance(e, A.Index) and isinstance(self.ctx.type_of(e), TTile):
             return replace(e, base=self.expr(e.base, pre, False))
+        if isinstance(e, A.Load) and isinstance(e.src, A.Index):   # a tile index: load(x[b, load(t[b])])
+            subs = tuple(x if isinstance(x, A.Slice) else self.expr(x, pre, False) for x in e.src.subscripts)
+            return replace(e, src=replace(e.src, subscripts=subs))
         return e

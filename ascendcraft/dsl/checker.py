@@ -389,12 +389,15 @@ class Checker:
                 raise _err(f"{op.name}(..., mode=...) is one of {', '.join(API_COMPARE_MODES)}", e)
         return self._placed(out.id if out is not None else None, result, e)
 
-    def _int_scalar(self, e, what):
+    def _int_scalar(self, e, what, one_value_tiles=False):
         t = self.expr(e)
+        if one_value_tiles and isinstance(t, TTile) and t.shape == () and t.dtype in D.INTS and t.space == "ub":
+            return TScalar(t.dtype)   # e.g. a class index loaded from GM: read on the scalar unit
         if not (isinstance(t, TScalar) and t.is_int):
             hint = None
             if isinstance(t, TTile):
-                hint = "tile values live on chip and cannot drive loops or indices; use loop variables, dims and consts"
+                hint = ("tile values live on chip and cannot drive loops or indices (only a one-value integer "
+                        "tile, such as load(t[b]), can be an index); use loop variables, dims and consts")
             raise _err(f"{what} must be an integer scalar, got {t.describe()}", e, hint=hint)
         return t
 
@@ -654,7 +657,7 @@ class Checker:
                         self._int_scalar(b, "a slice bound")
                 out.append(self._extent(sub, dim))
             else:
-                t = self._int_scalar(sub, "an index")
+                t = self._int_scalar(sub, "an index", one_value_tiles=True)
                 if isinstance(t.value, int) and not 0 <= t.value < dim:
                     raise _err(f"index {t.value} is out of range for an axis of extent {dim}", sub,
                                kind="shape error")

@@ -290,6 +290,8 @@ class Interpreter:
                         inner.append(slice(min(off, ext), min(off + hi - lo, ext)))
                 else:
                     i = f0(env)
+                    if type(i) is Tile:   # a one-value integer tile (the checker allows only those)
+                        i = int(i.data.reshape(()))
                     if not 0 <= i < dim:
                         raise _fail(f"index {i} is out of range for an axis of extent {dim}", node,
                                     kind="index error")

@@ -44,9 +44,11 @@ def test_lower_never_overwrites_a_result_without_force(tmp_path, capsys):
 
 
 def test_a_failing_lowering_leaves_no_half_written_result(tmp_path, capsys):
-    out = tmp_path / "ce"
-    d = EX / "loss" / "cross_entropy_loss"      # iota has no selection rule yet
-    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(out), "--trials", "1"])
+    out = tmp_path / "cs"
+    d = EX / "math" / "cumsum"
+    bad = tmp_path / "exclusive.dsl"   # exclusive scans have no selection rule yet
+    bad.write_text((d / "kernel.dsl").read_text().replace("cumsum(t)", "cumsum(t, exclusive=True) + t"))
+    code = main(["lower", str(bad), "--op", str(d / "op.py"), "--out", str(out), "--trials", "1"])
     err = capsys.readouterr().err
     assert code == 1 and "pass 'select'" in err and "passes" in err
     # the failure report holds both programs and nothing else

@@ -132,11 +132,12 @@ def test_a_queue_slot_must_be_freed_before_reuse():
 
 
 def test_an_op_without_a_selection_rule_names_the_op_and_the_line():
-    d = ROOT / "examples" / "loss" / "cross_entropy_loss"     # iota has no selection rule yet
+    d = ROOT / "examples" / "math" / "cumsum"          # exclusive scans have no selection rule yet
+    kernel = (d / "kernel.dsl").read_text().replace("cumsum(t)", "cumsum(t, exclusive=True) + t")
     with pytest.raises(PassError) as info:
-        _lower((d / "kernel.dsl").read_text(), d, default_passes())
+        _lower(kernel, d, default_passes())
     assert info.value.pass_name == "select"
-    assert "no AscendC selection rule for iota" in info.value.message
+    assert "no AscendC selection rule for cumsum" in info.value.message
 
 
 def test_a_sum_over_the_rows_of_a_2d_tile_becomes_sum_rows():
@@ -187,3 +188,11 @@ def test_pooling_selects_a_window_op_whose_output_never_shares_its_inputs_buffer
     loaded = next(line for line in text.splitlines() if "pad=0.0" in line)
     assert loaded.split("out=")[1].rstrip(")") != window.split("out=")[1].rstrip(")")
     assert "buffer wwork: veccalc f32[" in text and "buffer widx: veccalc i32[" in text
+
+
+def test_a_one_value_integer_tile_indexes_gm_after_it_is_read_on_the_scalar_unit():
+    d = ROOT / "examples" / "loss" / "cross_entropy_loss"
+    text = _lower((d / "kernel.dsl").read_text(), d, default_passes()[:4]).final.text
+    read = next(line.strip() for line in text.splitlines() if "GetValue(" in line and "= GetValue(_v" in line)
+    index = read.split(" = ")[0]
+    assert f"load(x[b, {index}])" in text

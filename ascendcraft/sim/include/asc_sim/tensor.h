@@ -227,7 +227,9 @@ inline void reset_core(int64_t block_idx) {
         sp.cap = caps[i];
         sp.used = 0;
         if (sp.mem.size() != caps[i]) {
-            sp.mem.assign(caps[i], 0xff);
+            // cost-only runs move no data: on-chip memory reads as zeros, so a value read on the
+            // scalar unit (a class index, say) is 0 and data-dependent addresses stay in range
+            sp.mem.assign(caps[i], c.cost_only ? 0x00 : 0xff);
             sp.shadow.assign(caps[i], 0);
         } else if (!c.cost_only) {
             std::memset(sp.mem.data(), 0xff, caps[i]);  // garbage: NaN for float/half
