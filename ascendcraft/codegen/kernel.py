@@ -422,15 +422,30 @@ class _Emitter:
         pad = self.scalar(e.pad)
         self.emit("{")
         self.depth += 1
-        self.emit(f"const int64_t rs_ = {rows_s}, p_ = {pitch};")
-        self.emit(f"AscendC::Duplicate({target}, static_cast<{ct}>({pad}), static_cast<int32_t>(rs_ * p_));")
-        self._sync("V_MTE2")
         a_c, _, lo_c, n_c = parts[-1]
         row_off = f"({parts[0][2]} - ({parts[0][0]}))" if len(parts) == 2 else "0"
         rows_in = parts[0][3] if len(parts) == 2 else "1"
         row_stride = axes[0][1] if len(axes) == 2 else "0"
+        self.emit(f"const int64_t rs_ = {rows_s}, p_ = {pitch};")
         self.emit(f"const int64_t r_ = {rows_in}, c_ = {n_c}, left_ = {lo_c} - ({a_c}), ro_ = {row_off}, "
                   f"off_ = {offset};")
+        # Only the parts of the tile the copy does not write get the pad value: rows above and
+        # below, and each row's blocks right of the copied ones (the copy pads its first and last
+        # block itself). They are disjoint from the copy, so MTE2 need not wait for them. A tile
+        # entirely outside, or a left halo wider than a block, is filled whole first instead.
+        fill = f"AscendC::Duplicate({{}}, static_cast<{ct}>({pad}), static_cast<int32_t>({{}}));"
+        self.emit(f"if (r_ == 0 || c_ == 0 || left_ > {per_block}) {{")
+        self.emit("    " + fill.format(target, "rs_ * p_"))
+        self.depth += 1
+        self._sync("V_MTE2")
+        self.depth -= 1
+        self.emit("} else {")
+        self.emit("    if (ro_ > 0) { " + fill.format(target, "ro_ * p_") + " }")
+        self.emit("    if (ro_ + r_ < rs_) { " + fill.format(f"{target}[(ro_ + r_) * p_]", "(rs_ - ro_ - r_) * p_") + " }")
+        self.emit(f"    const int64_t e_ = AcAlignUp(left_ + c_, {per_block});")
+        self.emit("    for (int64_t i_ = 0; e_ < p_ && i_ < r_; ++i_) { "
+                  + fill.format(f"{target}[(ro_ + i_) * p_ + e_]", "p_ - e_") + " }")
+        self.emit("}")
         self.emit(f"if (r_ > 0 && c_ > 0) {{")
         self.emit(f"    const int64_t right_ = AcAlignUp(left_ + c_, {per_block}) - (left_ + c_);")
         self.emit(f"    const int64_t gap_ = p_ / {per_block} - (left_ + c_ + right_) / {per_block};")
