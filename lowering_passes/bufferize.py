@@ -126,10 +126,19 @@ class _Bufferizer:
                 self.defs.setdefault(s.target, []).append(self.pos)
                 if tile_value(s.value):
                     self._record_tile(s)
-                if isinstance(s.value, A.Call) and s.value.func in OPS and OPS[s.value.func].form == "reduce":
+                if isinstance(s.value, A.Call) and s.value.func in OPS and OPS[s.value.func].form in ("reduce", "rowreduce"):
                     self.reduced.append(s.value.args[0].id)
                 if isinstance(s.value, A.Call) and s.value.func in ("CumSum", "CumProd", "ReduceProd"):
                     self.scanned.append((s.value.args[0].id, s.value.func))
+                if isinstance(s.value, A.Call) and s.value.func in OPS and \
+                        OPS[s.value.func].form in ("rowvec", "colvec", "rowreduce"):
+                    # the output is written row by row while a vector operand (or, for per-row
+                    # reductions, the rows) is still read at other offsets: never in place
+                    for a in s.value.args:
+                        if isinstance(a, A.Name) and a.id in self.shape and \
+                                (OPS[s.value.func].form == "rowreduce" or len(self.shape[a.id]) < 2
+                                 or self.shape[a.id][-1] == A.Int(1)):
+                            self.apart.append((a.id, s.target))
                 if isinstance(s.value, A.Call) and s.value.func in ("WindowMax", "WindowAvg"):
                     self.windows.append((s.value.args[0].id, s.target))
                     # a window writes its output while it still gathers from its input: never in place
@@ -171,10 +180,16 @@ class _Bufferizer:
         op = OPS[e.func]
         if op.form == "window":
             return self._window_shape(e)
+        if op.form == "rowreduce":
+            rows = self.shape[e.args[0].id][0]
+            keep = e.kwarg("keepdims")
+            return (rows, A.Int(1)) if isinstance(keep, A.Name) and keep.id == "True" else (rows,)
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
         src = e.args[1] if op.form == "select" else e.args[0]
+        if op.form in ("rowvec", "colvec") and isinstance(src, A.Name) and len(self.shape.get(src.id, ())) < 2:
+            src = e.args[1]      # the [R, C] operand gives the shape
         if isinstance(src, A.Name) and src.id in self.shape:
             return self.shape[src.id][1:] if op.form == "rows" else self.shape[src.id]
         t = self.ctx.type_of(e)

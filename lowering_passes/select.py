@@ -42,6 +42,7 @@ _SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
 _REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd"}
 _SCAN = {"cumsum": "CumSum", "cumprod": "CumProd"}
 _ROWS = {"sum": "SumRows", "max": "MaxRows", "min": "MinRows"}
+_EACH_ROW = {"sum": "SumEachRow", "max": "MaxEachRow", "min": "MinEachRow"}
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
 # erf(|x|) = 1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) exp(-x^2), t = 1 / (1 + p |x|):
@@ -175,6 +176,9 @@ class _Selector:
         if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
             kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
             return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
+        if op in _ROWS and isinstance(e, A.Call) and self._last_axis_of_2d(e):
+            kw = {"keepdims": e.kwarg("keepdims")} if e.kwarg("keepdims") is not None else {}
+            return [call(_EACH_ROW[op], args[0], **kw)]
         if op in _ROWS and isinstance(e, A.Call) and self._axis0_of_2d(e):
             return [call(_ROWS[op], args[0])]
         if op == "cast" and tiles[0]:
@@ -198,6 +202,12 @@ class _Selector:
                 (isinstance(v, A.Tuple) and all(isinstance(i, A.Int) and i.value == 0 for i in v.items))
         return len(self.ctx.type_of(e.args[0]).shape) <= 2 and zero(e.kwarg("padding")) and one(e.kwarg("dilation"))
 
+    def _last_axis_of_2d(self, e) -> bool:
+        t = self.ctx.type_of(e.args[0])
+        axis = e.kwarg("axis")
+        return isinstance(t, TTile) and len(t.shape) == 2 and isinstance(axis, (A.Int, A.Unary)) and \
+            (axis == A.Int(1) or (isinstance(axis, A.Unary) and axis.operand == A.Int(1)))
+
     def _axis0_of_2d(self, e) -> bool:
         t = self.ctx.type_of(e.args[0])
         axis, keep = e.kwarg("axis"), e.kwarg("keepdims")
@@ -213,7 +223,7 @@ class _Selector:
         ta, tb = (self.ctx.type_of(x) for x in args)
         if tiles == [True, True]:
             if ta.shape != tb.shape:
-                raise NoRule(f"{op} of tiles of shapes {list(ta.shape)} and {list(tb.shape)} (broadcasting)")
+                return self._broadcast(op, a, b, ta.shape, tb.shape)
             if op == "pow":
                 raise NoRule("pow of two tiles")
             return [call(_BINARY[op], a, b)]
@@ -240,6 +250,18 @@ class _Selector:
             if op == "div":
                 return [call("Reciprocal", b), call("Muls", P, a)]
         raise NoRule(f"{op} of {self._describe(a)} and {self._describe(b)}")
+
+    def _broadcast(self, op, a, b, sa, sb) -> list:
+        """[R, C] with a row vector [C] (either side), or with a column vector [R, 1] on the right."""
+        name = _BINARY.get(op)
+        if name is not None and len(sa) == 2 and sb == (sa[1],) or len(sb) == 2 and sa == (sb[1],):
+            return [call(f"{name}RowVec", a, b)]
+        if name is not None and len(sa) == 2 and sb == (sa[0], 1):
+            return [call(f"{name}ColVec", a, b)]
+        if op in ("add", "mul", "maximum", "minimum") and len(sb) == 2 and sa == (sb[0], 1):
+            return [call(f"{name}ColVec", b, a)]
+        raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)} (only [R, C] with [C] or [R, 1] "
+                     "broadcast)")
 
     def _where(self, args, tiles, e) -> list:
         mask, a, b = args

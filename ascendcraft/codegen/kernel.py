@@ -614,6 +614,23 @@ class _Emitter:
             tile = _Tile(ct, t.dtype, rows, cols, f"AcAlignUp({cols}, {per_block})", out)
             self.emit(f"AscendC::Duplicate<{ct}>({target}, static_cast<{ct}>({self.scalar(args[1])}), "
                       f"static_cast<int32_t>({tile.count}));")
+        elif form in ("rowvec", "colvec"):
+            tile = self._broadcast(target, e, op, ct, out)
+        elif form == "rowreduce":
+            src = self.tiles[args[0].id]
+            keep = bool(self._kw(e, "keepdims", False))
+            per_block = 32 // D.ITEMSIZE[src.dtype]
+            fn = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}[op.of]
+            if keep:   # one value per 32-byte row: zero the rest so element-wise ops read defined lanes
+                self.emit(f"AscendC::Duplicate({target}, static_cast<{ct}>(0), static_cast<int32_t>({src.rows} * "
+                          f"{per_block}));")
+            self.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
+            self.emit(f"    AscendC::{fn}<{src.ctype}>(rwork, {args[0].id}[r_ * {src.pitch}], rwork, "
+                      f"static_cast<int32_t>({src.cols}));")
+            self.emit(f"    {target}.SetValue(r_{f' * {per_block}' if keep else ''}, rwork.GetValue(0));")
+            self.emit("}")
+            tile = (_Tile(ct, t.dtype, src.rows, "1", str(per_block), out) if keep
+                    else _Tile(ct, t.dtype, "1", src.rows, f"AcAlignUp({src.rows}, {per_block})", out))
         else:
             src = self.tiles[(args[1] if form == "select" else args[0]).id]
             tile = _Tile(ct, t.dtype, src.rows, src.cols, src.pitch, out)
@@ -680,6 +697,35 @@ class _Emitter:
             self.emit(f"{out}.EnQue({target});")
         self.tiles[target] = tile
         self._freeze(target)
+
+    def _broadcast(self, target: str, e: A.Call, op, ct: str, out: str) -> _Tile:
+        """[R, C] op row vector: one level-2 op per row with the vector; op column vector [R, 1]:
+        per row, the vector's element on the scalar unit and the tile-scalar op."""
+        x, y = (self.tiles[a.id] for a in e.args)
+        nx, ny = (a.id for a in e.args)
+        big = y if op.form == "rowvec" and self._is_row_vector(x, e.args[0]) else x
+        name = op.name[:-6]
+        # whole padded rows except the last, so the result's row padding is as defined as the
+        # inputs' (later element-wise ops cover it)
+        cols = f"static_cast<int32_t>(r_ + 1 < {big.rows} ? {big.pitch} : {big.cols})"
+        self.emit(f"for (int64_t r_ = 0; r_ < {big.rows}; ++r_) {{")
+        if op.form == "rowvec":
+            a = f"{nx}[r_ * {x.pitch}]" if big is x else nx
+            b = f"{ny}[r_ * {y.pitch}]" if big is y else ny
+            self.emit(f"    AscendC::{name}({target}[r_ * {big.pitch}], {a}, {b}, {cols});")
+        else:
+            self.emit(f"    const {x.ctype} v_ = {ny}.GetValue(r_ * {y.pitch});")
+            scalar_op = {"Add": ("Adds", "v_"), "Sub": ("Adds", "-v_"), "Mul": ("Muls", "v_"),
+                         "Div": ("Muls", f"static_cast<{x.ctype}>(1) / v_"), "Max": ("Maxs", "v_"),
+                         "Min": ("Mins", "v_")}[name]
+            self.emit(f"    AscendC::{scalar_op[0]}({target}[r_ * {big.pitch}], {nx}[r_ * {x.pitch}], "
+                      f"static_cast<{x.ctype}>({scalar_op[1]}), {cols});")
+        self.emit("}")
+        return _Tile(ct, big.dtype, big.rows, big.cols, big.pitch, out)
+
+    def _is_row_vector(self, tile: _Tile, node) -> bool:
+        t = self.ck.expr_types.get(id(node))
+        return isinstance(t, TTile) and len(t.shape) == 1
 
     def _kw(self, e: A.Call, name: str, default):
         v = e.kwarg(name)

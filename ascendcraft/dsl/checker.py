@@ -330,6 +330,16 @@ class Checker:
         if form == "getvalue":
             t = tile(0)
             return TScalar(t.dtype)
+        if form in ("rowvec", "colvec"):
+            a, b = tile(0), tile(1)
+            dtype_ok(a, args[0])
+            big, vec = (b, a) if form == "rowvec" and len(a.shape) == 1 else (a, b)
+            ok = len(big.shape) == 2 and big.dtype == vec.dtype and (
+                vec.shape == (big.shape[1],) if form == "rowvec" else vec.shape == (big.shape[0], 1))
+            if not ok:
+                raise _err(f"{op.name} takes a [R, C] tile and a {'[C]' if form == 'rowvec' else '[R, 1]'} vector "
+                           f"of one dtype, got {a.describe()} and {b.describe()}", e, kind="shape error")
+            return self._placed(out.id if out is not None else None, TTile(big.dtype, big.shape), e)
         if form == "window":
             t = tile(0)
             if not 1 <= len(self.window_params(e, len(t.shape))[0]) <= min(2, len(t.shape)) or len(t.shape) > 2:
@@ -363,7 +373,13 @@ class Checker:
             dtype_ok(a, args[0])
             if form == "reduce":
                 return TScalar(a.dtype)
-            if form == "rows":
+            if form == "rowreduce":
+                if len(a.shape) != 2:
+                    raise _err(f"{op.name} reduces each row of a 2-D tile, got {a.describe()}", args[0],
+                               kind="shape error")
+                keep = self._kw_const(e, "keepdims", False)
+                result = TTile(a.dtype, (a.shape[0], 1) if keep else (a.shape[0],))
+            elif form == "rows":
                 if len(a.shape) != 2:
                     raise _err(f"{op.name} reduces the rows of a 2-D tile, got {a.describe()}", args[0],
                                kind="shape error")

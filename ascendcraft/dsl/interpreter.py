@@ -765,6 +765,16 @@ class Interpreter:
             return reduce
         if form == "window":
             return self._k_window(OPS[op.of], e)
+        if form == "rowreduce":
+            fn, keep = OPS[op.of].numpy, self._const_kw(e, "keepdims", False)
+
+            def rowreduce(env):
+                t = args[0](env)
+                if t.data.shape[1] == 0:
+                    raise _fail(f"{op.name} of a tile with empty rows", e)
+                data = t.data.astype(np.float32) if t.dtype == "f16" else t.data
+                return Tile(D.quantize(np.ascontiguousarray(fn(data, axis=1, keepdims=keep)), t.dtype), t.dtype)
+            return rowreduce
         if form == "scan":
             fn, reverse = OPS[op.of].numpy, self._const_kw(e, "reverse", False)
 

@@ -131,7 +131,9 @@ OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division
 #   compare (tile, tile|scalar, mode=...), select (mask, tile, tile|scalar), cast (tile, dtype),
 #   duplicate (shape, value, dtype), getvalue (tile with one element -> scalar), copy (tile),
 #   rows (2-D tile -> its rows reduced into one row), scan (1-D tile, reverse=...),
-#   window (tile, kernel=..., stride=...: pooling over the trailing axes).
+#   window (tile, kernel=..., stride=...: pooling over the trailing axes),
+#   rowvec ([R, C] with [C], either order), colvec ([R, C] with [R, 1] on the right),
+#   rowreduce ([R, C] -> [R] or, keepdims=True, [R, 1]).
 # Names, operand orders and dtype support: shared/research/ascendc_api.md section 3 (level-2 APIs).
 _API = [
     ("Exp", "unary", "exp", _F), ("Ln", "unary", "log", _F), ("Abs", "unary", "abs", _F),
@@ -159,6 +161,16 @@ _API = [
     # as Gathers of the strided views (widths, then rows) combined with Max / Add (+ Muls for avg)
     ("WindowMax", "window", "window_max", frozenset({"f16", "f32"})),
     ("WindowAvg", "window", "window_avg", frozenset({"f16", "f32"})),
+    # composite: reduce each row of a 2-D tile (ReduceSum/Max/Min per row, values set on the scalar unit)
+    ("SumEachRow", "rowreduce", "sum", frozenset({"f16", "f32"})),
+    ("MaxEachRow", "rowreduce", "max", frozenset({"f16", "f32"})),
+    ("MinEachRow", "rowreduce", "min", frozenset({"f16", "f32"})),
+    # composite: a 2-D tile [R, C] with a row vector [C] (either operand; one level-2 op per row)
+    # or with a column vector [R, 1] on the right (per row: GetValue, then the tile-scalar op)
+    *[(f"{n}RowVec", "rowvec", of, frozenset({"f16", "f32"})) for n, of in
+      (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div"), ("Max", "maximum"), ("Min", "minimum"))],
+    *[(f"{n}ColVec", "colvec", of, frozenset({"f16", "f32"})) for n, of in
+      (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div"), ("Max", "maximum"), ("Min", "minimum"))],
     # composite: reduce the rows of a 2-D tile into one row, as a loop of Add/Max/Min over rows
     ("SumRows", "rows", "sum", frozenset({"f16", "f32", "i16", "i32"})),
     ("MaxRows", "rows", "max", frozenset({"f16", "f32", "i16", "i32"})),
@@ -182,8 +194,10 @@ for _name, _form, _of, _dt in _API:
         _kw["reverse"] = False
     if _form == "window":
         _kw.update(kernel=None, stride=None)
+    if _form == "rowreduce":
+        _kw["keepdims"] = False
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
-                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1}[_form],
+                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)
 

@@ -68,3 +68,13 @@ def test_compile_returns_a_callable_handle(tmp_path):
     assert "__aicore__" in k.source and k.report["backend"] == "sim"
     saved = k.save(tmp_path / "saved")
     assert (saved / "report.md").exists()
+
+
+def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
+    d = Path(__file__).parent / "data" / "rownorm"
+    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(tmp_path / "r"),
+                 "--trials", "2", "--no-model"])
+    assert code == 0, capsys.readouterr().err
+    final = (tmp_path / "r" / "passes" / "07_prefetch.dsl").read_text()
+    for op in ("SumEachRow(", "SubColVec(", "DivColVec(", "MulRowVec(", "AddRowVec("):
+        assert op in final, op
