@@ -372,12 +372,16 @@ class _Emitter:
         self.emit("}")
         self.depth -= 1
         self.emit("}")
+        self._copied_in(target, _Tile(ct, t.dtype, rows, cols, pitch, home), queue)
+
+    def _copied_in(self, target: str, tile: _Tile, queue: bool):
+        """After a GM->UB copy: hand the tile to the compute stage (EnQue/DeQue, or wait for MTE2)."""
         if queue:
-            self.emit(f"{home}.EnQue({target});")
-            self.emit(f"{target} = {home}.DeQue<{ct}>();")
+            self.emit(f"{tile.home}.EnQue({target});")
+            self.emit(f"{target} = {tile.home}.DeQue<{tile.ctype}>();")
         else:
             self._sync("MTE2_V")
-        self.tiles[target] = _Tile(ct, t.dtype, rows, cols, pitch, home)
+        self.tiles[target] = tile
         # extents are evaluated once, where the tile is made (loop variables may change later)
         self._freeze(target)
 
@@ -457,13 +461,7 @@ class _Emitter:
         self.emit("}")
         self.depth -= 1
         self.emit("}")
-        if queue:
-            self.emit(f"{home}.EnQue({target});")
-            self.emit(f"{target} = {home}.DeQue<{ct}>();")
-        else:
-            self._sync("MTE2_V")
-        self.tiles[target] = _Tile(ct, t.dtype, rows_s, cols_s, pitch, home)
-        self._freeze(target)
+        self._copied_in(target, _Tile(ct, t.dtype, rows_s, cols_s, pitch, home), queue)
 
     def _window(self, target: str, name: str, e: A.Call, op):
         """Pooling: a width pass (Gathers of every input row at stride sw, offset b, combined) into
