@@ -121,3 +121,33 @@ def compile(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "sim", trial
     from .lower import lower
     return CompiledKernel(lower(kernel, op, chip=chip, backend=backend, trials=trials, seed=seed,
                                 max_bytes=max_bytes, model_time=model_time, progress=progress))
+
+
+def generate(op, *, model: str | None = None, api_base: str | None = None, lower: bool = True,
+             chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = 3, seed: int = 0, cache=None,
+             **options):
+    """Generate a verified kernel for ``op`` with an LLM: see :func:`ascendcraft.llm.generate.generate`.
+
+    With ``lower`` (the default) every verified reply is also lowered to AscendC and run on the
+    backend (failures go back to the model), the lowering passes may ask the same model when they
+    have no rule, and ``result.compiled`` is the :class:`CompiledKernel` of the chosen kernel.
+    """
+    from .llm.cache import ResponseCache
+    from .llm.client import LLMClient
+    from .llm.config import resolve
+    from .llm.generate import generate as _generate
+
+    client = options.pop("client", None) or LLMClient(
+        resolve(model, api_base), cache=cache if isinstance(cache, ResponseCache) else ResponseCache(mode=cache))
+    after_verify = None
+    if lower:
+        from .lower import lower_checked, resolve_backend
+        backend = resolve_backend(backend)
+
+        def after_verify(checked):
+            return lower_checked(checked, chip=chip, backend=backend, trials=trials, seed=seed, assist=client.ask)
+    result = _generate(op, chip=chip, backend=backend, trials=trials, seed=seed, client=client,
+                       after_verify=after_verify, **options)
+    if result.verified and result.after is not None:
+        result.compiled = CompiledKernel(result.after)
+    return result

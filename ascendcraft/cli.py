@@ -82,7 +82,7 @@ def _cmd_lower(args) -> int:
 
     from .errors import UserError
     from .lower import lower, write_failure, write_output
-    from .outdir import check_writable
+    from .outdir import check_writable, default_out
     from .passes import PassError
     if args.trials < 1:
         raise UserError("--trials must be at least 1")

@@ -117,30 +117,51 @@ def lower(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials
     """Check, lower, emit, build and verify ``kernel`` for ``op``. Raises on any failure."""
     say = progress or (lambda msg: None)
     backend = resolve_backend(backend)
-    timings = {}
     t0 = time.perf_counter()
     source = load_kernel(kernel)
     checked = check_kernel(source, op, trials=trials, seed=seed, chip=chip, max_bytes=max_bytes, progress=say)
     if not checked.passed:
         raise KernelMismatch(f"kernel {source.name} does not match the op before lowering:\n"
                              f"{checked.report.summary()}", hint="fix the kernel first (ascendcraft check)")
-    timings["check"] = time.perf_counter() - t0
+    result = lower_checked(checked, chip=chip, backend=backend, trials=trials, seed=seed, model_time=model_time,
+                           assist=assist, progress=progress)
+    result.timings = {"check": time.perf_counter() - t0 - sum(result.timings.values()), **result.timings}
+    return result
+
+
+def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = 3,
+                  seed: int = 0, model_time: bool = True, assist: Callable[[str], str] | None = None,
+                  progress: Callable[[str], None] | None = None) -> Lowered:
+    """Lower a kernel that already passed ``check_kernel`` (``ascendcraft gen`` calls this after
+    each verified reply). Errors carry ``stage``: ``lower`` for the passes, ``backend`` for the
+    build and run of the AscendC kernel."""
+    say = progress or (lambda msg: None)
+    backend = resolve_backend(backend)
+    timings = {}
     chip_profile = load_chip(chip)
     t0 = time.perf_counter()
-    run = run_passes(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
-                     chip=chip_profile, trials=trials, seed=seed, assist=assist, progress=say)
+    try:
+        run = run_passes(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
+                         chip=chip_profile, trials=trials, seed=seed, assist=assist, progress=say)
+        final = run.final
+        spec = emit_kernel(final.kernel, final.real)
+    except AscendcraftError as err:
+        err.stage = "lower"
+        raise
     timings["passes"] = time.perf_counter() - t0
-    final = run.final
-    spec = emit_kernel(final.kernel, final.real)
     from .codegen.tiling import render_tiling_header
     header = render_tiling_header(spec)
     result = Lowered(checked, run, spec, header, backend, chip_profile.name, timings=timings)
-    if backend == "sim":
-        _run_on_sim(result, chip_profile, trials, seed, model_time, say)
-    else:
-        from .backends import npu
-        say("building with CANN")
-        result.verification = npu.verify_on_npu(result, trials=trials, seed=seed)
+    try:
+        if backend == "sim":
+            _run_on_sim(result, chip_profile, trials, seed, model_time, say)
+        else:
+            from .backends import npu
+            say("building with CANN")
+            result.verification = npu.verify_on_npu(result, trials=trials, seed=seed)
+    except AscendcraftError as err:
+        err.stage = "backend"
+        raise
     return result
 
 
@@ -224,25 +245,26 @@ def write_output(result: Lowered, out: Path, *, force: bool = False) -> Path:
     from .outdir import atomic_output_dir
     with atomic_output_dir(out, force=force) as d:
         (d / "kernel.dsl").write_text(result.run.levels[0].text)
-        write_levels(d / "passes", result.run)
-        src = d / "ascendc"
-        src.mkdir()
-        (src / f"{result.spec.op_name}.cpp").write_text(result.spec.kernel_source)
-        (src / f"{result.spec.op_name}_tiling.h").write_text(result.tiling_header)
-        try:
-            from .codegen.project import write_project
-        except ImportError:
-            write_project = None
-        if write_project is not None:
-            try:
-                write_project(result.spec, d / "project")
-            except UserError as err:   # e.g. an output extent the host cannot derive from the inputs
-                import shutil
-                shutil.rmtree(d / "project", ignore_errors=True)
-                result.project_note = f"CANN project not generated: {err.message}"
+        write_lowered(result, d)
         (d / "report.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
         (d / "report.md").write_text(report_markdown(result))
     return out
+
+
+def write_lowered(result: Lowered, d: Path) -> None:
+    """Into directory ``d``: passes/ (every level), ascendc/ (kernel and tiling header), project/."""
+    write_levels(d / "passes", result.run)
+    src = d / "ascendc"
+    src.mkdir(exist_ok=True)
+    (src / f"{result.spec.op_name}.cpp").write_text(result.spec.kernel_source)
+    (src / f"{result.spec.op_name}_tiling.h").write_text(result.tiling_header)
+    from .codegen.project import write_project
+    try:
+        write_project(result.spec, d / "project")
+    except UserError as err:   # e.g. an output extent the host cannot derive from the inputs
+        import shutil
+        shutil.rmtree(d / "project", ignore_errors=True)
+        result.project_note = f"CANN project not generated: {err.message}"
 
 
 def write_levels(directory: Path, run: LoweringRun, failed: PassError | None = None):

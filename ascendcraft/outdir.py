@@ -17,6 +17,12 @@ from typing import Iterator
 from .errors import UserError
 
 
+def default_out(op) -> Path:
+    """kernels_out/<op>: the op file's name, or its folder's name for .../<op>/op.py."""
+    p = Path(op)
+    return Path("kernels_out") / (p.resolve().parent.name if p.stem == "op" else p.stem)
+
+
 def check_writable(final: Path | str, *, force: bool) -> Path:
     """Fail early (before any work) when ``final`` holds a result and ``force`` is off."""
     final = Path(final)

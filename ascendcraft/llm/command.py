@@ -1,12 +1,98 @@
-"""The ``ascendcraft gen`` subcommand (placeholder until the generation loop lands)."""
+"""``ascendcraft gen``: generate a verified tile-DSL kernel for an op with an LLM.
+
+Nothing here imports litellm: it is imported on the first model call (client.load_litellm).
+"""
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 
 def add_parser(sub) -> None:
-    sub.add_parser("gen", help="generate a kernel for an op with an LLM (not available yet)")
+    g = sub.add_parser(
+        "gen", help="generate a kernel for an op with an LLM, verified against PyTorch",
+        description="Ask an LLM (any litellm provider) for a tile-DSL kernel for an op file, check and verify every "
+                    "reply, send each failure back to the model, and write the verified kernel, the "
+                    "conversations and a report to kernels_out/<op>/. See docs/generation.md.")
+    g.add_argument("op", help="the op file (MultiKernelBench format: class Model, get_inputs, get_init_inputs)")
+    g.add_argument("--model", help="litellm model string, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, "
+                   "hosted_vllm/NAME, ollama_chat/NAME (default: $ASCENDCRAFT_MODEL, else [llm] model in "
+                   "ascendcraft.toml or ~/.config/ascendcraft/config.toml)")
+    g.add_argument("--api-base", help="base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 "
+                   "(default: $ASCENDCRAFT_API_BASE or the config file)")
+    g.add_argument("--samples", type=int, default=1, help="independent samples (k of pass@k; default 1)")
+    g.add_argument("--turns", type=int, default=4, help="replies per sample, the first one included (default 4)")
+    g.add_argument("--temperature", type=float, help="sampling temperature (default 0.2 for one sample, 0.8 for "
+                   "several)")
+    g.add_argument("--best", action="store_true", help="run every sample and keep the verified kernel with the "
+                   "best modeled time (default: stop at the first verified sample)")
+    g.add_argument("--backend", default="auto", choices=("auto", "sim", "npu"),
+                   help="where the lowered kernel runs (default: npu if CANN and an NPU are present, else sim)")
+    g.add_argument("--chip", default="910B2", help="chip profile (910B1 910B2 910B3 910B4 310P3)")
+    g.add_argument("--out", help="output directory (default kernels_out/<op>)")
+    g.add_argument("--force", action="store_true", help="replace an existing output directory")
+    g.add_argument("--seed", type=int, default=0, help="seed of the first verification trial and of the first "
+                   "sample's request (sample i sends seed+i-1; the response cache is keyed on it)")
+    g.add_argument("--trials", type=int, default=3, help="random verification trials per reply (default 3)")
+    g.add_argument("--max-bytes", type=int, default=64 << 20,
+                   help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
+    g.add_argument("--cache", choices=("on", "off", "replay"),
+                   help="LLM response cache: on (read and record; default, or $ASCENDCRAFT_LLM_CACHE), off, or "
+                   "replay (read only, fail on a miss)")
+    g.add_argument("--timeout", type=float, help="seconds to wait for one reply (default 300)")
+    g.add_argument("--no-lower", action="store_true", help="stop at the interpreter: do not lower verified kernels "
+                   "to AscendC (by default each verified reply is lowered and run on the backend, and a failure "
+                   "there goes back to the model too)")
+    g.add_argument("--json", action="store_true", help="print report.json instead of the summary")
+    g.add_argument("--verbose", "-v", action="store_true", help="progress on stderr even when it is not a terminal")
+
+
+def _progress(verbose: bool):
+    if not (verbose or sys.stderr.isatty()):
+        return None
+    return lambda msg: print(f"... {msg}", file=sys.stderr, flush=True)
 
 
 def run(args) -> int:
-    from ..errors import UserError
-    raise UserError("`ascendcraft gen` is not implemented yet", hint="write the kernel by hand and use "
-                    "`ascendcraft check`")
+    from ..outdir import check_writable, default_out
+    from .cache import ResponseCache
+    from .client import LLMClient
+    from .config import resolve
+    from .generate import generate
+
+    config = resolve(args.model, args.api_base, timeout=args.timeout)   # no model: one message, exit 2
+    out = Path(args.out) if args.out else default_out(args.op)
+    check_writable(out, force=args.force)   # before any model call: never replace a result silently
+    say = _progress(args.verbose)
+    client = LLMClient(config, cache=ResponseCache(mode=args.cache))
+    after_verify = None
+    if not args.no_lower:
+        from ..lower import lower_checked, resolve_backend
+        backend = resolve_backend(args.backend)   # a missing toolkit is the user's error, before any model call
+
+        def after_verify(checked):   # lowering passes (with the model as their assist) and the backend
+            return lower_checked(checked, chip=args.chip, backend=backend, trials=args.trials, seed=args.seed,
+                                 assist=client.ask, progress=say)
+    result = generate(args.op, samples=args.samples, turns=args.turns, temperature=args.temperature,
+                      best=args.best, chip=args.chip, backend=args.backend, trials=args.trials, seed=args.seed,
+                      max_bytes=args.max_bytes, client=client, progress=say, debug=getattr(args, "debug", False),
+                      after_verify=after_verify)
+    write_extra = None
+    if result.verified and result.after is not None:
+        from ..lower import write_lowered
+
+        def write_extra(d):
+            write_lowered(result.after, d)
+    written = result.save(out, force=args.force, write_extra=write_extra)
+    if args.json:
+        print(json.dumps(result.report, indent=2, default=str))
+    else:
+        print(result.summary())
+        if result.verified:
+            print("\n" + result.check.summary())
+        if result.verified and result.after is not None:
+            print(result.after.summary())
+        extra = ", ascendc/, passes/" if result.verified and result.after is not None else ""
+        print(f"  wrote {written}/ (report.md, llm/{', kernel.dsl' if result.verified else ''}{extra})")
+    return 0 if result.verified else 1

@@ -1,0 +1,100 @@
+"""One reply through the stages: extract -> parse -> check -> verify -> (lower, backend).
+
+Every failure becomes a :class:`StageFailure` holding the stage and the one message the
+model gets back: the rendered error with its caret for parse and check errors, and the
+first failing output with its worst elements (expected vs got) for a numeric mismatch.
+The optional ``after_verify(check_result)`` hook runs the later stages (lowering, the
+backend); it raises an :class:`~ascendcraft.errors.AscendcraftError` on failure, whose
+``stage`` attribute, if set, names the stage (default ``lower``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import AscendcraftError, InterpreterError
+from .client import Reply
+from .extract import extract_dsl
+from .prompt import repair_prompt
+
+STAGES = ("extract", "parse", "check", "verify", "lower", "backend")
+KERNEL_FILE = "kernel.dsl"   # the file name errors show the model
+
+
+class StageFailure(Exception):
+    def __init__(self, stage: str, error: str, feedback: str, dsl: str | None = None):
+        super().__init__(f"{stage}: {error}")
+        self.stage, self.error, self.feedback, self.dsl = stage, error, feedback, dsl
+
+
+@dataclass
+class Evaluation:
+    dsl: str
+    check: object              # pipeline.CheckResult
+    after: object = None       # what after_verify returned (e.g. the lowered kernel)
+
+
+class Evaluator:
+    """Runs the stages on a reply; ``stage`` tells, at any moment, which one is running."""
+
+    def __init__(self, task, *, chip: str, trials: int, seed: int, max_bytes: int, full_shapes: bool,
+                 after_verify: Callable | None = None, progress: Callable[[str], None] | None = None):
+        self.task, self.chip, self.trials, self.seed = task, chip, trials, seed
+        self.max_bytes, self.full_shapes = max_bytes, full_shapes
+        self.after_verify = after_verify
+        self.say = progress or (lambda msg: None)
+        self.stage = "extract"
+
+    def __call__(self, reply: Reply) -> Evaluation:
+        from ..dsl.parser import parse
+        from ..pipeline import check_kernel
+
+        self.stage = "extract"
+        dsl = extract_dsl(reply.text)
+        if dsl is None:
+            error = "the reply has no ```dsl code block holding a kernel" + \
+                    (" (it was cut off at the output token limit)" if reply.truncated else "")
+            raise StageFailure("extract", error, repair_prompt("extract", error, truncated=reply.truncated))
+
+        self.stage = "parse"
+        try:
+            kernel = parse(dsl, KERNEL_FILE)
+        except AscendcraftError as err:
+            raise self._failed("parse", err, dsl) from None
+
+        self.stage = "check"
+        try:
+            result = check_kernel(kernel, self.task, trials=self.trials, seed=self.seed, chip=self.chip,
+                                  max_bytes=self.max_bytes, full_shapes=self.full_shapes,
+                                  progress=self._checking)
+        except AscendcraftError as err:
+            raise self._failed(self.stage if isinstance(err, InterpreterError) else "check", err, dsl) from None
+        if not result.passed:
+            shapes = result.shapes.describe()
+            error = result.report.first_failure() or result.report.summary()
+            raise StageFailure("verify", error, repair_prompt("verify", error, mismatch=True, shapes=shapes), dsl)
+
+        after = None
+        if self.after_verify is not None:
+            self.stage = "lower"
+            try:
+                after = self.after_verify(result)
+            except AscendcraftError as err:
+                raise self._failed(getattr(err, "stage", None) or "lower", err, dsl) from None
+        self.stage = "verified"
+        return Evaluation(dsl, result, after)
+
+    def _checking(self, msg: str) -> None:
+        if msg.startswith("verifying"):
+            self.stage = "verify"   # the static checks are done; what fails from here on is a run
+        self.say(msg)
+
+    def _failed(self, stage: str, err: AscendcraftError, dsl: str) -> StageFailure:
+        text = str(err)   # the one renderer: file:line:col, the line, a caret, the hint
+        shapes = ""
+        if stage == "verify":
+            try:
+                shapes = self.task.shapes(max_bytes=self.max_bytes, full=self.full_shapes).describe()
+            except AscendcraftError:
+                shapes = "the op's shapes"
+        return StageFailure(stage, text, repair_prompt(stage, text, shapes=shapes), dsl)
