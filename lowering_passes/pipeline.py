@@ -35,7 +35,7 @@ from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 
 from .base import LoweringPass, Names
-from .bufferize import SCALAR_RESERVE, tile_value, with_out
+from .bufferize import SCALAR_RESERVE, aligned_elems, region_extents, tile_value, with_out
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class _Pipeliner:
             if isinstance(n, A.Name):
                 self.uses[n.id] = self.uses.get(n.id, 0) + 1
         self.queues: list[A.Buffer] = []
-        self.candidates: list[tuple] = []        # (loop depth, bytes, tile, position, TBuf)
+        self.candidates: list[tuple] = []        # (loop depth, bytes, tile, position, TBuf, load or None)
         self.chosen: dict[str, str] | None = None
         # tiles placed in each TBuf: a TBuf whose only tile moves to a queue gives its bytes back
         self.occupants: dict[str, int] = {}
@@ -90,22 +90,33 @@ class _Pipeliner:
                   and all(isinstance(x, (A.Buffer, A.Const, A.Scratch)) for x in body[:i + 1])) + 1
         return replace(self.k, body=tuple(body[:cut]) + tuple(self.queues) + tuple(body[cut:]))
 
-    def _queue(self, position: str, buf: str) -> str | None:
-        """A new queue shaped like TBuf ``buf``: depth 2 if it fits, else 1, else None."""
+    def _queue(self, position: str, buf: str, load=None) -> str | None:
+        """A new queue shaped like TBuf ``buf`` (or, for a load, like the loaded region, which may be
+        much smaller than the TBuf it shared): depth 2 if it fits, else 1, else None."""
         decl = self.buffers[buf]
+        size_const = None
+        if load is not None:
+            size = aligned_elems(region_extents(load.src, self.k, self.ctx), decl.type.dtype)
+            size_const = self.names.fresh("_n")
+            self.values[size_const] = evaluate(size, self.values)
+            slot_type = replace(decl.type, shape=(size_const,))
+        else:
+            slot_type = decl.type
         if self.occupants.get(buf) == 1:   # this TBuf will be unused: its bytes are free for the queue
             self.used -= self._bytes(decl.type, decl.depth)
             self.count["all"] -= decl.depth
             self.occupants[buf] = 0
         for depth in (2, 1):
-            extra = self._bytes(decl.type, depth)
+            extra = self._bytes(slot_type, depth)
             if self.count[position] + depth <= 8 and self.count["all"] + depth <= 64 and \
                     self.used + extra <= self.ctx.chip.capacity("ub") - SCALAR_RESERVE:
                 self.used += extra
                 self.count[position] += depth
                 self.count["all"] += depth
                 name = self.names.fresh("qin" if position == "vecin" else "qout")
-                self.queues.append(A.Buffer(name, replace(decl.type, space=position), depth))
+                if size_const is not None:
+                    self.queues.append(A.Const(size_const, size))
+                self.queues.append(A.Buffer(name, replace(slot_type, space=position), depth))
                 return name
         return None
 
@@ -131,7 +142,8 @@ class _Pipeliner:
                 continue
             buf = s.value.out if isinstance(s.value, A.Load) else s.value.kwarg("out").id
             if self.chosen is None:
-                self.candidates.append((depth, self._bytes(self.buffers[buf].type, 1), s.target, position, buf))
+                self.candidates.append((depth, self._bytes(self.buffers[buf].type, 1), s.target, position, buf,
+                                        s.value if isinstance(s.value, A.Load) else None))
                 continue
             q = self.chosen.get(s.target)
             if q is None:
@@ -148,8 +160,8 @@ class _Pipeliner:
         """Queues go first to tiles in the most deeply nested loops, then to the biggest: those
         move the most data, while a one-element load outside the hot loop gains nothing."""
         self.chosen = {}
-        for _, _, target, position, buf in sorted(self.candidates, key=lambda c: (-c[0], -c[1])):
-            q = self._queue(position, buf)
+        for _, _, target, position, buf, load in sorted(self.candidates, key=lambda c: (-c[0], -c[1])):
+            q = self._queue(position, buf, load)
             if q is not None:
                 self.chosen[target] = q
 
@@ -169,25 +181,27 @@ def const_values(kernel: A.Kernel, dims: dict, chip) -> dict:
     """Values of the kernel's top-level constants given dims and attributes (integer arithmetic only)."""
     env = dict(dims)
     env["CORES"] = chip.aiv_cores
-
-    def ev(e):
-        if isinstance(e, A.Int):
-            return e.value
-        if isinstance(e, A.Name):
-            return env[e.id]
-        if isinstance(e, A.Binary):
-            a, b = ev(e.lhs), ev(e.rhs)
-            return {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0, "%": a % b if b else 0}[e.op]
-        if isinstance(e, A.Call) and e.func in ("cdiv", "minimum", "maximum"):
-            a, b = ev(e.args[0]), ev(e.args[1])
-            return {"cdiv": -(-a // b) if b else 0, "minimum": min(a, b), "maximum": max(a, b)}[e.func]
-        if isinstance(e, A.Unary) and e.op == "-":
-            return -ev(e.operand)
-        raise KeyError(type(e).__name__)
     for s in kernel.body:
         if isinstance(s, A.Const):
             try:
-                env[s.name] = ev(s.value)
+                env[s.name] = evaluate(s.value, env)
             except (KeyError, TypeError):
                 pass
     return env
+
+
+def evaluate(e, env: dict) -> int:
+    """An integer expression of names in ``env``: + - * // %, cdiv, minimum, maximum."""
+    if isinstance(e, A.Int):
+        return e.value
+    if isinstance(e, A.Name):
+        return env[e.id]
+    if isinstance(e, A.Binary):
+        a, b = evaluate(e.lhs, env), evaluate(e.rhs, env)
+        return {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0, "%": a % b if b else 0}[e.op]
+    if isinstance(e, A.Call) and e.func in ("cdiv", "minimum", "maximum"):
+        a, b = evaluate(e.args[0], env), evaluate(e.args[1], env)
+        return {"cdiv": -(-a // b) if b else 0, "minimum": min(a, b), "maximum": max(a, b)}[e.func]
+    if isinstance(e, A.Unary) and e.op == "-":
+        return -evaluate(e.operand, env)
+    raise KeyError(type(e).__name__)

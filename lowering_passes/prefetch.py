@@ -40,7 +40,10 @@ from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
 
-from .base import LoweringPass, Names, binary
+from ascendcraft import dtypes as D
+
+from .base import LoweringPass, Names, binary, call
+from .bufferize import SCALAR_RESERVE
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,7 @@ class Prefetch(LoweringPass):
     establishes: tuple[str, ...] = ("copy-in of tile i+1 is issued before the compute of tile i",)
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
-        p = _Prefetcher(kernel, ctx)
-        return replace(kernel, body=tuple(p.block(kernel.body)))
+        return _Prefetcher(kernel, ctx).run(kernel)
 
 
 class _Prefetcher:
@@ -59,6 +61,19 @@ class _Prefetcher:
         self.queues = {s.name for s in kernel.body if isinstance(s, A.Buffer) and s.type.space == "vecin"
                        and s.depth >= 2}
         self.inputs = {p.name for p in kernel.inputs}
+        self.decls = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
+        self.depth: dict[str, int] = {}          # queues that need a third slot (prefetch at two levels)
+        from .pipeline import const_values
+        values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.chip)
+        self.slot_bytes = {n: _bytes(b, values) for n, b in self.decls.items()}
+        self.ub_free = ctx.chip.capacity("ub") - SCALAR_RESERVE - sum(
+            self.slot_bytes[n] * b.depth for n, b in self.decls.items())
+
+    def run(self, kernel) -> A.Kernel:
+        body = self.block(kernel.body)
+        body = [replace(s, depth=self.depth[s.name]) if isinstance(s, A.Buffer) and s.name in self.depth else s
+                for s in body]
+        return replace(kernel, body=tuple(body))
 
     def block(self, stmts) -> list:
         out = []
@@ -78,7 +93,8 @@ class _Prefetcher:
         scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
         body, before, after = [], [], []
         for s in loop.body:
-            if isinstance(s, A.Assign) and _is_int_scalar(self.ctx, s.value):
+            # (scalars this pass made for an inner loop, such as `_j0 = 0`, have no type yet)
+            if isinstance(s, A.Assign) and (_is_int_scalar(self.ctx, s.value) or _made_here(s, loop.body)):
                 scalars[s.target] = s.value
             if self._movable(s, loop, assigned, scalars):
                 pre = self.names.fresh("_pf")
@@ -111,7 +127,33 @@ class _Prefetcher:
                 renamed[name] = self.names.fresh(f"_{name}")
                 stmts.append(A.Assign(renamed[name], _map_names(definition, lambda n: A.Name(renamed[n.id])
                                                                  if n.id in renamed else n)))
-        return stmts, _map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
+        moved = _map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
+        return stmts, self._clamp_indices(moved, set(renamed.values()))
+
+    def _clamp_indices(self, src, moved: set):
+        """Integer indices of a prefetched region stay in range (one iteration past the end they
+        would not): ``minimum(i, dim - 1)``, at worst a tile read and not used. Slices clamp anyway."""
+        if not isinstance(src, A.Index):
+            return src
+        decl = self.k.param(src.base.id)
+        dims = decl.type.shape
+        subs = tuple(x if isinstance(x, A.Slice) or not (_names(x) & moved) else
+                     call("minimum", x, binary("-", A.Name(d) if isinstance(d, str) else A.Int(d), A.Int(1)))
+                     for x, d in zip(src.subscripts, dims))
+        return replace(src, subscripts=subs + tuple(src.subscripts[len(subs):]))
+
+    def _third_slot(self, queue: str) -> bool:
+        """An inner loop's prologue load moved one outer iteration ahead: its queue then holds the
+        next outer tile, the current tile and the inner prefetch at once, so it needs 3 slots."""
+        if self.depth.get(queue, 0) >= 3:
+            return True
+        decl = self.decls[queue]
+        n_vecin = sum(self.depth.get(n, b.depth) for n, b in self.decls.items() if b.type.space == "vecin")
+        if decl.depth != 2 or n_vecin + 1 > 8 or self.slot_bytes[queue] > self.ub_free:
+            return False
+        self.ub_free -= self.slot_bytes[queue]
+        self.depth[queue] = 3
+        return True
 
     def _movable(self, s, loop, assigned, scalars) -> bool:
         if not (isinstance(s, A.Assign) and isinstance(s.value, A.Load) and s.value.out in self.queues):
@@ -122,6 +164,8 @@ class _Prefetcher:
             return False
         if not any(isinstance(f, A.Free) and f.name == s.target for f in loop.body):
             return False
+        if s.target.startswith("_pf") and not self._third_slot(s.value.out):
+            return False
         def closure(e) -> set:
             names = _names(e)
             for name in reversed(list(scalars)):
@@ -129,12 +173,14 @@ class _Prefetcher:
                     names |= _names(scalars[name])
             return names
         names = closure(src)
-        # Integer indices must not move with the loop: one iteration past the end they would be
-        # out of range, while slices are clamped (empty) there.
-        indices = [x for x in (src.subscripts if isinstance(src, A.Index) else ()) if not isinstance(x, A.Slice)]
-        if any(loop.var in closure(x) for x in indices):
-            return False
         return not ((names - set(scalars)) & assigned) and loop.var in names
+
+
+def _bytes(b: A.Buffer, values: dict) -> int:
+    n = D.ITEMSIZE[b.type.dtype]
+    for d in b.type.shape:
+        n *= values[d] if isinstance(d, str) else d
+    return -(-n // 32) * 32
 
 
 def _has_scalar_reduction(stmts) -> bool:
@@ -148,6 +194,11 @@ def _is_int_scalar(ctx, e) -> bool:
     from ascendcraft.dsl.types import TScalar
     t = ctx.type_of(e)
     return isinstance(t, TScalar) and t.is_int
+
+
+def _made_here(s: A.Assign, body) -> bool:
+    """An integer scalar this pass introduced for an inner prefetch (a literal or name arithmetic)."""
+    return s.target.startswith("_") and all(isinstance(n, (A.Name, A.Int, A.Binary)) for n in A.walk(s.value))
 
 
 def _names(e) -> set:
