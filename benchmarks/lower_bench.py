@@ -80,6 +80,7 @@ def main() -> int:
             try:
                 r = lower(d / "kernel.dsl", op, chip=args.chip, backend="sim", trials=args.trials)
             except AscendcraftError as err:
+                print(str(err), file=sys.stderr)      # the whole message, for the record
                 first = str(err).splitlines()[0]
                 print(f"| {name} | {consts} | not lowered: {first[:90]} | | | | |")
                 continue
