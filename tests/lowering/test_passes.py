@@ -2,10 +2,14 @@
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ascendcraft.chips import load_chip
 from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.checker import Binding, check
+from ascendcraft.dsl.interpreter import interpret
+from ascendcraft.errors import DSLError
 from ascendcraft.dsl.parser import parse
 from ascendcraft.dsl.printer import print_kernel
 from ascendcraft.lower import default_passes
@@ -94,6 +98,12 @@ def test_bufferize_reuses_a_dead_tiles_buffer():
     assert text.count("buffer b") == 1 and "rwork" in text
 
 
+def _interpret_1d(text: str, n: int, cores=None):
+    """Check and interpret a lowered-form kernel y = f(x) over x: f32[N] with N = n."""
+    ck = check(parse(text, "k.dsl"), Binding({"N": n}, {}), load_chip("910B2"))
+    interpret(ck, {"x": np.ones(n, np.float32), "y": np.zeros(n, np.float32)}, cores=cores)
+
+
 def test_sharing_a_buffer_between_live_tiles_is_a_run_time_error():
     text = ("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"
             "    buffer b0: veccalc f32[64]\n"
@@ -103,14 +113,8 @@ def test_sharing_a_buffer_between_live_tiles_is_a_run_time_error():
             "            u = Exp(t, out=b0)\n"
             "            v = Add(t, u, out=b0)\n"
             "            store(y[j:j + 64], v)\n")
-    from ascendcraft.binding import bind
-    from ascendcraft.dsl.checker import Binding, check
-    from ascendcraft.dsl.interpreter import interpret
-    from ascendcraft.errors import DSLError
-    import numpy as np
-    ck = check(parse(text, "k.dsl"), Binding({"N": 128}, {}), load_chip("910B2"))
     with pytest.raises(DSLError, match="read after its buffer b0"):
-        interpret(ck, {"x": np.ones(128, np.float32), "y": np.zeros(128, np.float32)})
+        _interpret_1d(text, 128)
 
 
 def test_a_queue_slot_must_be_freed_before_reuse():
@@ -122,13 +126,8 @@ def test_a_queue_slot_must_be_freed_before_reuse():
             "            t = load(x[j:j + 64], out=q)\n"
             "            u = Exp(t, out=b)\n"
             "            store(y[j:j + 64], u)\n")
-    from ascendcraft.dsl.checker import Binding, check
-    from ascendcraft.dsl.interpreter import interpret
-    from ascendcraft.errors import DSLError
-    import numpy as np
-    ck = check(parse(text, "k.dsl"), Binding({"N": 256}, {}), load_chip("910B2"))
     with pytest.raises(DSLError, match="all 2 slots are allocated"):
-        interpret(ck, {"x": np.ones(256, np.float32), "y": np.zeros(256, np.float32)}, cores=1)
+        _interpret_1d(text, 256, cores=1)
 
 
 def test_an_op_without_a_selection_rule_names_the_op_and_the_line():
