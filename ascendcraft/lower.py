@@ -142,7 +142,8 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     t0 = time.perf_counter()
     try:
         run = run_passes(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
-                         chip=chip_profile, trials=trials, seed=seed, assist=assist, progress=say)
+                         chip=chip_profile, trials=trials, seed=seed, assist=assist, progress=say,
+                         source_checks=(checked.real, checked.checked))
         final = run.final
         spec = emit_kernel(final.kernel, final.real)
     except AscendcraftError as err:

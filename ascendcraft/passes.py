@@ -58,13 +58,13 @@ class LoweringRun:
 class _LevelRunner:
     """Runs one level with the interpreter on verification-shape inputs."""
 
-    def __init__(self, kernel: A.Kernel, shapes, chip, params: dict):
+    def __init__(self, kernel: A.Kernel, shapes, chip, params: dict, checked: CheckedKernel | None = None):
         binding, self.plan = bind(kernel, shapes)
-        self.checked = check(kernel, binding, chip)
-        self.params = params
+        self.checked = checked or check(kernel, binding, chip)
+        self.params, self.out_specs = params, shapes.output_specs
 
     def run(self, inputs) -> list[np.ndarray]:
-        outputs = [poison_buffer(s) for s in self._out_specs]
+        outputs = [poison_buffer(s) for s in self.out_specs]
         interpret(self.checked, gm_arrays(self.plan, inputs, outputs, self.params))
         return outputs
 
@@ -76,16 +76,19 @@ def _reparse(kernel: A.Kernel, pass_name: str) -> tuple[A.Kernel, str]:
 
 
 def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3, seed: int = 0,
-               assist: Callable[[str], str] | None = None,
-               progress: Callable[[str], None] | None = None) -> LoweringRun:
-    """Run ``passes`` on a checked source kernel; raise PassError naming the first bad pass."""
+               assist: Callable[[str], str] | None = None, progress: Callable[[str], None] | None = None,
+               source_checks: tuple[CheckedKernel, CheckedKernel] | None = None) -> LoweringRun:
+    """Run ``passes`` on a checked source kernel; raise PassError naming the first bad pass.
+
+    ``source_checks``: the source's checks at the real and the verification shapes, when the
+    caller has them already (``pipeline.check_kernel`` does), so they are not done twice.
+    """
     from lowering_passes.base import PassContext
 
     say = progress or (lambda msg: None)
-    real_binding, _ = bind(source, task.real)
-    levels = [Level("source", source, print_kernel(source), check(source, real_binding, chip))]
+    real_check, verification_check = source_checks or (check(source, bind(source, task.real)[0], chip), None)
+    levels = [Level("source", source, print_kernel(source), real_check)]
     params = {}
-    out_specs = shapes.output_specs
     _, plan = bind(source, shapes)
     if plan.parameters:
         values = shapes.parameter_values()
@@ -95,12 +98,10 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3,
         raw = shapes.make_inputs(seed + t)
         inputs.append([to_numpy(x)[0] if isinstance(x, torch.Tensor) else x for x in raw])
 
-    def runner(k):
-        r = _LevelRunner(k, shapes, chip, params)
-        r._out_specs = out_specs
-        return r
+    def runner(k, checked=None):
+        return _LevelRunner(k, shapes, chip, params, checked)
 
-    prev_outputs = [runner(source).run(x) for x in inputs]
+    prev_outputs = [runner(source, verification_check).run(x) for x in inputs]
     for p in passes:
         before = levels[-1]
         say(f"pass {p.name}")
@@ -134,7 +135,3 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3,
         levels.append(Level(p.name, kernel, text, real, list(ctx.notes)))
         prev_outputs = outputs
     return LoweringRun(levels)
-
-
-def source_file(text: str, name: str) -> SourceFile:
-    return SourceFile(name, text)

@@ -81,3 +81,24 @@ def lit(v):
     if isinstance(v, bool):
         return A.Name("True" if v else "False")
     return A.Int(v) if isinstance(v, int) else A.Float(v)
+
+
+def map_names(e, fn):
+    """``e`` with every name ``n`` replaced by ``fn(n)`` (an expression), through every kind of node."""
+    if isinstance(e, A.Name):
+        return fn(e)
+    if isinstance(e, A.Binary):
+        return replace(e, lhs=map_names(e.lhs, fn), rhs=map_names(e.rhs, fn))
+    if isinstance(e, A.Unary):
+        return replace(e, operand=map_names(e.operand, fn))
+    if isinstance(e, A.Call):
+        return replace(e, args=tuple(map_names(a, fn) for a in e.args),
+                       kwargs=tuple(replace(k, value=map_names(k.value, fn)) for k in e.kwargs))
+    if isinstance(e, A.Index):
+        return replace(e, base=map_names(e.base, fn), subscripts=tuple(map_names(x, fn) for x in e.subscripts))
+    if isinstance(e, A.Slice):
+        return replace(e, start=map_names(e.start, fn) if e.start is not None else None,
+                       stop=map_names(e.stop, fn) if e.stop is not None else None)
+    if isinstance(e, A.Tuple):
+        return replace(e, items=tuple(map_names(i, fn) for i in e.items))
+    return e

@@ -74,10 +74,7 @@ class _Pipeliner:
                 self.occupants[out] = self.occupants.get(out, 0) + 1
 
     def _bytes(self, t: A.TensorType, depth: int) -> int:
-        n = D.ITEMSIZE[t.dtype]
-        for d in t.shape:
-            n *= self.values[d] if isinstance(d, str) else d
-        return -(-n // 32) * 32 * depth
+        return slot_bytes(t, self.values) * depth
 
     def run(self) -> A.Kernel:
         self._block(self.k.body)      # collect candidates
@@ -102,17 +99,18 @@ class _Pipeliner:
             slot_type = replace(decl.type, shape=(size_const,))
         else:
             slot_type = decl.type
-        if self.occupants.get(buf) == 1:   # this TBuf will be unused: its bytes are free for the queue
-            self.used -= self._bytes(decl.type, decl.depth)
-            self.count["all"] -= decl.depth
-            self.occupants[buf] = 0
+        # a TBuf whose only tile moves to the queue will be unused: its bytes and slot come back
+        freed_bytes, freed_slots = (self._bytes(decl.type, decl.depth), decl.depth) \
+            if self.occupants.get(buf) == 1 else (0, 0)
         for depth in (2, 1):
             extra = self._bytes(slot_type, depth)
-            if self.count[position] + depth <= 8 and self.count["all"] + depth <= 64 and \
-                    self.used + extra <= self.ctx.chip.capacity("ub") - SCALAR_RESERVE:
-                self.used += extra
+            if self.count[position] + depth <= 8 and self.count["all"] - freed_slots + depth <= 64 and \
+                    self.used - freed_bytes + extra <= self.ctx.chip.capacity("ub") - SCALAR_RESERVE:
+                if freed_slots:
+                    self.occupants[buf] = 0
+                self.used += extra - freed_bytes
                 self.count[position] += depth
-                self.count["all"] += depth
+                self.count["all"] += depth - freed_slots
                 name = self.names.fresh("qin" if position == "vecin" else "qout")
                 if size_const is not None:
                     self.queues.append(A.Const(size_const, size))
@@ -175,6 +173,14 @@ class _Pipeliner:
         if last is None or count != self.uses.get(name, 0):
             return None
         return last
+
+
+def slot_bytes(t: A.TensorType, values: dict) -> int:
+    """UB bytes of one slot of a buffer of type ``t`` (rounded up to 32 bytes, as InitBuffer does)."""
+    n = D.ITEMSIZE[t.dtype]
+    for d in t.shape:
+        n *= values[d] if isinstance(d, str) else d
+    return -(-n // 32) * 32
 
 
 def const_values(kernel: A.Kernel, dims: dict, chip) -> dict:

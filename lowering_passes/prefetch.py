@@ -40,9 +40,7 @@ from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
 
-from ascendcraft import dtypes as D
-
-from .base import LoweringPass, Names, binary, call
+from .base import LoweringPass, Names, binary, call, map_names
 from .bufferize import SCALAR_RESERVE
 
 
@@ -63,9 +61,9 @@ class _Prefetcher:
         self.inputs = {p.name for p in kernel.inputs}
         self.decls = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
         self.depth: dict[str, int] = {}          # queues that need a third slot (prefetch at two levels)
-        from .pipeline import const_values
+        from .pipeline import const_values, slot_bytes
         values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.chip)
-        self.slot_bytes = {n: _bytes(b, values) for n, b in self.decls.items()}
+        self.slot_bytes = {n: slot_bytes(b.type, values) for n, b in self.decls.items()}
         self.ub_free = ctx.chip.capacity("ub") - SCALAR_RESERVE - sum(
             self.slot_bytes[n] * b.depth for n, b in self.decls.items())
 
@@ -125,9 +123,9 @@ class _Prefetcher:
         for name, definition in scalars.items():
             if name in needed:
                 renamed[name] = self.names.fresh(f"_{name}")
-                stmts.append(A.Assign(renamed[name], _map_names(definition, lambda n: A.Name(renamed[n.id])
+                stmts.append(A.Assign(renamed[name], map_names(definition, lambda n: A.Name(renamed[n.id])
                                                                  if n.id in renamed else n)))
-        moved = _map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
+        moved = map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
         return stmts, self._clamp_indices(moved, set(renamed.values()))
 
     def _clamp_indices(self, src, moved: set):
@@ -176,13 +174,6 @@ class _Prefetcher:
         return not ((names - set(scalars)) & assigned) and loop.var in names
 
 
-def _bytes(b: A.Buffer, values: dict) -> int:
-    n = D.ITEMSIZE[b.type.dtype]
-    for d in b.type.shape:
-        n *= values[d] if isinstance(d, str) else d
-    return -(-n // 32) * 32
-
-
 def _has_scalar_reduction(stmts) -> bool:
     """Does the loop body itself (not a nested loop) wait for a vector result on the scalar unit?"""
     from ascendcraft.dsl.ops import OPS
@@ -203,22 +194,3 @@ def _made_here(s: A.Assign, body) -> bool:
 
 def _names(e) -> set:
     return {n.id for n in A.walk(e) if isinstance(n, A.Name)}
-
-
-def _map_names(e, fn):
-    if isinstance(e, A.Name):
-        return fn(e)
-    if isinstance(e, A.Binary):
-        return replace(e, lhs=_map_names(e.lhs, fn), rhs=_map_names(e.rhs, fn))
-    if isinstance(e, A.Unary):
-        return replace(e, operand=_map_names(e.operand, fn))
-    if isinstance(e, A.Call):
-        return replace(e, args=tuple(_map_names(a, fn) for a in e.args))
-    if isinstance(e, A.Index):
-        return replace(e, base=_map_names(e.base, fn), subscripts=tuple(_map_names(s, fn) for s in e.subscripts))
-    if isinstance(e, A.Slice):
-        return replace(e, start=_map_names(e.start, fn) if e.start is not None else None,
-                       stop=_map_names(e.stop, fn) if e.stop is not None else None)
-    if isinstance(e, A.Tuple):
-        return replace(e, items=tuple(_map_names(i, fn) for i in e.items))
-    return e

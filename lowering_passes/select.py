@@ -32,7 +32,7 @@ from ascendcraft.dsl.ops import BINARY_OPERATORS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TScalar, TTile
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, call, lit, rewrite_block
+from .base import LoweringPass, Names, call, lit, map_names, rewrite_block
 from .linearize import is_vector
 
 _UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
@@ -309,17 +309,10 @@ def _step(k: int) -> A.Name:
 
 def _subst(e, earlier: list[str]):
     """Replace the placeholders _prev and _step<k> by the names of earlier results."""
-    if isinstance(e, A.Name):
-        if e.id == "_prev":
+    def name(n):
+        if n.id == "_prev":
             return A.Name(earlier[-1])
-        if e.id.startswith("_step"):
-            return A.Name(earlier[int(e.id[5:])])
-        return e
-    if isinstance(e, A.Call):
-        return replace(e, args=tuple(_subst(a, earlier) for a in e.args),
-                       kwargs=tuple(replace(k, value=_subst(k.value, earlier)) for k in e.kwargs))
-    if isinstance(e, A.Binary):
-        return replace(e, lhs=_subst(e.lhs, earlier), rhs=_subst(e.rhs, earlier))
-    if isinstance(e, A.Unary):
-        return replace(e, operand=_subst(e.operand, earlier))
-    return e
+        if n.id.startswith("_step"):
+            return A.Name(earlier[int(n.id[5:])])
+        return n
+    return map_names(e, name)

@@ -299,11 +299,8 @@ class _Emitter:
     # ------------------------------------------------------------ GM copies
     def _region(self, src):
         """(gm name, offset, [(extent, gm stride)] of sliced/whole axes) of a GM region, C++ expressions."""
-        base = src.base if isinstance(src, A.Index) else src
-        name = base.id
-        decl = self.params.get(name)
-        shape = decl.type.shape if decl is not None else self.scratch[name].type.shape
-        dims = [self._dim(d) for d in shape]
+        name = (src.base if isinstance(src, A.Index) else src).id
+        dims = [self._dim(d) for d in self._gm_shape(src)]
         strides = []
         for i in range(len(dims)):
             strides.append(" * ".join(f"({d})" for d in dims[i + 1:]) or "1")
@@ -388,9 +385,7 @@ class _Emitter:
     def _slice_parts(self, src):
         """Per sliced axis of a GM region: (requested start, static extent, clamped start, in-range count)."""
         from lowering_passes.bufferize import _difference
-        base = src.base if isinstance(src, A.Index) else src
-        decl = self.params.get(base.id)
-        shape = decl.type.shape if decl is not None else self.scratch[base.id].type.shape
+        shape = self._gm_shape(src)
         subs = list(src.subscripts) if isinstance(src, A.Index) else []
         subs += [A.Slice(None, None)] * (len(shape) - len(subs))
         parts = []
@@ -516,20 +511,16 @@ class _Emitter:
 
     def _static_cols(self, src) -> str:
         """The static last extent of a loaded region (what bufferize sized the buffer by)."""
-        from lowering_passes.bufferize import _difference
+        subs = list(src.subscripts) if isinstance(src, A.Index) else []
+        rank = len(self._gm_shape(src))
+        if len(subs) == rank and not isinstance(subs[-1], A.Slice):
+            return "1"                       # the last axis is indexed: rows of one element
+        return self._slice_parts(src)[-1][1]
+
+    def _gm_shape(self, src) -> tuple:
         base = src.base if isinstance(src, A.Index) else src
         decl = self.params.get(base.id)
-        shape = decl.type.shape if decl is not None else self.scratch[base.id].type.shape
-        subs = list(src.subscripts) if isinstance(src, A.Index) else []
-        if len(subs) < len(shape):
-            return self._dim(shape[-1])
-        last = subs[-1]
-        if not isinstance(last, A.Slice):
-            return "1"
-        dim = A.Name(shape[-1]) if isinstance(shape[-1], str) else A.Int(shape[-1])
-        start = last.start if last.start is not None else A.Int(0)
-        stop = last.stop if last.stop is not None else dim
-        return self.scalar(_difference(start, stop, dim))
+        return decl.type.shape if decl is not None else self.scratch[base.id].type.shape
 
     def _sync(self, event: str):
         self.emit(f"{{ auto e_ = static_cast<event_t>(AscendC::GetTPipePtr()->FetchEventID(AscendC::HardEvent::{event})); "
