@@ -56,9 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _progress():
-    """Stage lines on stderr for people watching a terminal; silent when piped or captured."""
-    if not sys.stderr.isatty():
+def progress_printer(verbose: bool = False):
+    """Stage lines on stderr for people watching a terminal (or asking with --verbose); silent
+    when piped or captured."""
+    if not (verbose or sys.stderr.isatty()):
         return None
     return lambda msg: print(f"... {msg}", file=sys.stderr, flush=True)
 
@@ -69,7 +70,7 @@ def _cmd_check(args) -> int:
     if args.trials < 1:
         raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
-                          max_bytes=args.max_bytes, full_shapes=args.full_shapes, progress=_progress())
+                          max_bytes=args.max_bytes, full_shapes=args.full_shapes, progress=progress_printer())
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
@@ -94,7 +95,7 @@ def _cmd_lower(args) -> int:
     try:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
-                       progress=_progress())
+                       progress=progress_printer())
     except PassError as err:
         where = write_failure(err, out, force=args.force)
         err.hint = (err.hint + "; " if err.hint else "") + f"both programs are in {where / 'passes'}"

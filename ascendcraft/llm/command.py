@@ -5,7 +5,6 @@ Nothing here imports litellm: it is imported on the first model call (client.loa
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 
@@ -48,12 +47,6 @@ def add_parser(sub) -> None:
     g.add_argument("--verbose", "-v", action="store_true", help="progress on stderr even when it is not a terminal")
 
 
-def _progress(verbose: bool):
-    if not (verbose or sys.stderr.isatty()):
-        return None
-    return lambda msg: print(f"... {msg}", file=sys.stderr, flush=True)
-
-
 def run(args) -> int:
     from ..outdir import check_writable, default_out
     from .cache import ResponseCache
@@ -64,7 +57,8 @@ def run(args) -> int:
     config = resolve(args.model, args.api_base, timeout=args.timeout)   # no model: one message, exit 2
     out = Path(args.out) if args.out else default_out(args.op)
     check_writable(out, force=args.force)   # before any model call: never replace a result silently
-    say = _progress(args.verbose)
+    from ..cli import progress_printer
+    say = progress_printer(args.verbose)
     client = LLMClient(config, cache=ResponseCache(mode=args.cache))
     after_verify = None
     if not args.no_lower:
