@@ -280,8 +280,8 @@ def write_levels(directory: Path, run: LoweringRun, failed: PassError | None = N
 
 def write_failure(err: PassError, out: Path, *, force: bool) -> Path:
     """A failed pass leaves both programs: in ``out`` when it is free, else in ``<out>.failed``."""
-    from .outdir import atomic_output_dir
-    target = out if (force or not out.exists()) else out.with_name(out.name + ".failed")
+    from .outdir import atomic_output_dir, failure_dir
+    target = failure_dir(out, force=force)
     with atomic_output_dir(target, force=True) as d:
         write_levels(d / "passes", None, err)
         (d / "report.json").write_text(json.dumps({"status": "failed", "pass": err.pass_name,

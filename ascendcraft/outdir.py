@@ -23,6 +23,13 @@ def default_out(op) -> Path:
     return Path("kernels_out") / (p.resolve().parent.name if p.stem == "op" else p.stem)
 
 
+def failure_dir(out: Path | str, *, force: bool) -> Path:
+    """Where a failed run's files go: ``out`` when it is free (or with ``force``), else beside it
+    in ``<out>.failed`` (replaced each time), so a failure never overwrites a good result."""
+    out = Path(out)
+    return out if (force or not out.exists()) else out.with_name(out.name + ".failed")
+
+
 def check_writable(final: Path | str, *, force: bool) -> Path:
     """Fail early (before any work) when ``final`` holds a result and ``force`` is off."""
     final = Path(final)

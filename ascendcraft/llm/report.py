@@ -119,11 +119,9 @@ def report_markdown(r: dict) -> str:
 
 
 def write_result(result, out: Path, *, force: bool, write_extra: Callable[[Path], None] | None = None) -> Path:
-    from ..outdir import atomic_output_dir
-    target = out
-    if not result.verified and out.exists() and not force:
-        target = out.with_name(out.name + ".failed")   # never replace a good result by a failure
-    with atomic_output_dir(target, force=force or target != out) as d:
+    from ..outdir import atomic_output_dir, failure_dir
+    target = out if result.verified else failure_dir(out, force=force)
+    with atomic_output_dir(target, force=force or not result.verified) as d:
         if result.verified:
             (d / "kernel.dsl").write_text(result.dsl, encoding="utf-8")
         llm = d / "llm"
