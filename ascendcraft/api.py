@@ -39,9 +39,7 @@ class CompiledKernel:
     def __call__(self, *args):
         import torch
 
-        from .binding import gm_arrays
-        from .lower import _tiling, _workspace_bytes
-        from .sim import run_kernel
+        from .lower import sim_runner
         from .verify import to_numpy
 
         low = self.lowered
@@ -50,32 +48,13 @@ class CompiledKernel:
                             hint="compile with backend='sim'")
         use_torch = any(isinstance(a, torch.Tensor) for a in args)
         inputs = [to_numpy(a)[0] if isinstance(a, torch.Tensor) else a for a in args]
-        kernel = low.run.final.kernel
         # dims come from the arrays actually passed, so one compiled kernel serves any shape
-        from .binding import bind
         shapes = _CallShapes(low.check.shapes, [a for a in inputs if isinstance(a, np.ndarray)])
-        binding, plan = bind(kernel, shapes)
-        outputs = [np.empty(s.shape, dtype=_np_dtype(s.dtype)) for s in shapes.output_specs]
-        params = {}
-        if plan.parameters:
-            values = low.check.shapes.parameter_values()
-            params = {n: to_numpy(values[n])[0] for n in plan.parameters}
-        arrays = gm_arrays(plan, inputs, outputs, params)
-        names = [p.name for p in kernel.inputs + kernel.outputs if hasattr(p.type, "shape")]
-        cores = self._cores()
-        res = run_kernel(low.artifact, [arrays[n] for n in names], tiling=_tiling(low.spec, binding),
-                         block_dim=cores, workspace_bytes=_workspace_bytes(low.spec, binding.dims, cores),
-                         chip=low.chip)
-        if not res.ok:
-            raise UserError(f"the kernel failed on the simulator:\n{res.report()}")
-        outs = [res.outputs[names.index(n)] for n in plan.outputs]
+        outs = [np.empty(s.shape, dtype=_np_dtype(s.dtype)) for s in shapes.output_specs]
+        sim_runner(low, shapes)(inputs, outs)
         if use_torch:
             outs = [torch.from_numpy(np.ascontiguousarray(o)) for o in outs]
         return outs[0] if len(outs) == 1 else tuple(outs)
-
-    def _cores(self) -> int:
-        from .chips import load_chip
-        return load_chip(self.lowered.chip).aiv_cores
 
 
 class _CallShapes:

@@ -179,9 +179,37 @@ def _workspace_bytes(spec, dims: dict, cores: int) -> int:
     return workspace_size(spec, dims, cores)
 
 
+def sim_runner(result: Lowered, shapes):
+    """``run(inputs, outputs)`` executing the built kernel on the simulator for ``shapes`` (the
+    dims, attributes and parameters are taken from them); outputs are filled in place."""
+    from .sim import run_kernel
+    from .verify import to_numpy
+
+    spec, final = result.spec, result.run.final.kernel
+    gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
+    binding, plan = bind(final, shapes)
+    params = {}
+    if plan.parameters:
+        values = shapes.parameter_values()
+        params = {n: to_numpy(values[n])[0] for n in plan.parameters}
+    cores = load_chip(result.chip).aiv_cores
+
+    def run(inputs, outputs):
+        arrays = gm_arrays(plan, inputs, outputs, params)
+        res = run_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=_tiling(spec, binding),
+                         block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
+                         chip=result.chip)
+        if not res.ok:
+            raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n{res.report()}",
+                                 hint="this is a lowering bug: report it with the kernels_out directory")
+        for out, name in zip(outputs, plan.outputs):
+            out[...] = res.outputs[gm_params.index(name)].reshape(out.shape)
+    return run
+
+
 def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
     from .sim import build_kernel, gm, run_kernel
-    from .verify import to_numpy, verify
+    from .verify import verify
 
     spec, final = result.spec, result.run.final.kernel
     t0 = time.perf_counter()
@@ -191,25 +219,9 @@ def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
     result.artifact = art
     gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
     shapes = result.check.shapes
-    binding, plan = bind(final, shapes)
-    params = {}
-    if plan.parameters:
-        values = shapes.parameter_values()
-        params = {n: to_numpy(values[n])[0] for n in plan.parameters}
-    cores = chip.aiv_cores
-
-    def run(inputs, outputs):
-        arrays = gm_arrays(plan, inputs, outputs, params)
-        res = run_kernel(art, [arrays[n] for n in gm_params], tiling=_tiling(spec, binding), block_dim=cores,
-                         workspace_bytes=_workspace_bytes(spec, binding.dims, cores), chip=chip.name)
-        if not res.ok:
-            raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n{res.report()}",
-                                 hint="this is a lowering bug: report it with the kernels_out directory")
-        for out, name in zip(outputs, plan.outputs):
-            out[...] = res.outputs[gm_params.index(name)].reshape(out.shape)
     t0 = time.perf_counter()
     say("verifying the AscendC kernel on the simulator")
-    report = verify(run, shapes, trials=trials, seed=seed, progress=say)
+    report = verify(sim_runner(result, shapes), shapes, trials=trials, seed=seed, progress=say)
     result.timings["sim_verify"] = time.perf_counter() - t0
     result.verification = report
     if not report.passed:
@@ -228,8 +240,8 @@ def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
     specs.update(zip(real_plan.outputs, real.output_specs or ()))
     from .dtypes import NUMPY
     args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
-    res = run_kernel(art, args, tiling=_tiling(spec, real_binding), block_dim=cores, cost_only=True,
-                     workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
+    res = run_kernel(art, args, tiling=_tiling(spec, real_binding), block_dim=chip.aiv_cores, cost_only=True,
+                     workspace_bytes=_workspace_bytes(spec, real_binding.dims, chip.aiv_cores), chip=chip.name,
                      timeout_s=600)
     result.timings["cost_model"] = time.perf_counter() - t0
     if not res.ok or res.cost is None:
