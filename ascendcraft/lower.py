@@ -17,6 +17,7 @@ import numpy as np
 from .binding import bind, gm_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .codegen.kernel import emit_kernel
+from .codegen.tiling import tiling_values
 from .errors import AscendcraftError, UserError
 from .passes import LoweringRun, PassError, run_passes
 from .pipeline import CheckResult, check_kernel, load_kernel
@@ -166,13 +167,6 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     return result
 
 
-def _tiling(spec, binding) -> dict:
-    values = {}
-    for f in spec.tiling_fields:
-        values[f.name] = binding.dims[f.name] if f.source[0] == "dim" else binding.attrs[f.source[1]]
-    return values
-
-
 def _workspace_bytes(spec, dims: dict, cores: int) -> int:
     """User workspace (scratch tensors), with the host's integer arithmetic."""
     from .codegen.tiling import workspace_size
@@ -196,7 +190,8 @@ def sim_runner(result: Lowered, shapes):
 
     def run(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
-        res = run_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=_tiling(spec, binding),
+        tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, binding.attrs)
+        res = run_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
                          block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
                          chip=result.chip)
         if not res.ok:
@@ -240,7 +235,8 @@ def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
     specs.update(zip(real_plan.outputs, real.output_specs or ()))
     from .dtypes import NUMPY
     args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
-    res = run_kernel(art, args, tiling=_tiling(spec, real_binding), block_dim=chip.aiv_cores, cost_only=True,
+    tiling = tiling_values(spec, {n: specs[n].shape for n in gm_params}, real_binding.attrs)
+    res = run_kernel(art, args, tiling=tiling, block_dim=chip.aiv_cores, cost_only=True,
                      workspace_bytes=_workspace_bytes(spec, real_binding.dims, chip.aiv_cores), chip=chip.name,
                      timeout_s=600)
     result.timings["cost_model"] = time.perf_counter() - t0
