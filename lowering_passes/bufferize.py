@@ -161,11 +161,8 @@ class _Bufferizer:
     def _record_tile(self, s: A.Assign):
         t = self.ctx.type_of(s.value)
         if not isinstance(t, TTile):
-            t = None
-        shape = self._symbolic_shape(s.value)
-        dtype = t.dtype if t is not None else None
-        if dtype is None:
-            raise DSLError(f"bufferize: no type for {s.target}", s.span, kind="lowering error")
+            raise DSLError(f"bufferize: no tile type for {s.target}", s.span, kind="lowering error")
+        shape, dtype = self._symbolic_shape(s.value), t.dtype
         old = self.shape.get(s.target)
         if old is not None and old != shape:
             shape = tuple(call("maximum", a, b) if a != b else a for a, b in zip(old, shape)) \
