@@ -85,11 +85,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     uint64_t n = bytes / sizeof(T);
     asc_sim::use_local(api, asc_loc_, "dst", dst, n, true);
     asc_sim::gm_check(api, asc_loc_, src.addr_, bytes, "reads");
-    asc_sim::Deps d;
-    d.wr[0] = dst.buf_;
-    uint64_t hbm = asc_sim::gm_read_hbm_bytes(src.addr_, bytes, bytes);
-    asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + bytes / s.cfg.mte2_bpc, d, static_cast<double>(hbm), s.cfg.gm_latency);
-    s.stats.gm_read += hbm;
+    asc_sim::schedule_gm_read(dst.buf_, s.cfg.mte_overhead + bytes / s.cfg.mte2_bpc, src.addr_, bytes, bytes);
     if (!s.cfg.cost_only) {
         std::memcpy(static_cast<void*>(dst.ptr()), static_cast<const void*>(src.addr_), bytes);
         asc_sim::wrote(dst, n);
@@ -148,12 +144,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         asc_sim::gm_check(api, asc_loc_, g, blk, "reads");
     }
     uint64_t bytes = blk * p.blockCount;
-    asc_sim::Deps d;
-    d.wr[0] = dst.buf_;
     uint64_t span = p.blockCount ? (static_cast<uint64_t>(p.blockCount - 1) * (p.blockLen + p.srcStride)) * 32 + blk : 0;
-    uint64_t hbm = asc_sim::gm_read_hbm_bytes(src.addr_, span, bytes);
-    asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + bytes / s.cfg.mte2_bpc, d, static_cast<double>(hbm), s.cfg.gm_latency);
-    s.stats.gm_read += hbm;
+    asc_sim::schedule_gm_read(dst.buf_, s.cfg.mte_overhead + bytes / s.cfg.mte2_bpc, src.addr_, span, bytes);
     if (s.cfg.cost_only) return;
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         const uint8_t* g = reinterpret_cast<const uint8_t*>(src.addr_) + static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
@@ -251,13 +243,9 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
         asc_sim::gm_check(api, asc_loc_, reinterpret_cast<const uint8_t*>(src.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.srcStride),
                           p.blockLen, "reads");
     uint64_t bytes = static_cast<uint64_t>(p.blockLen) * p.blockCount;
-    asc_sim::Deps d;
-    d.wr[0] = dst.buf_;
     uint64_t span = p.blockCount ? static_cast<uint64_t>(p.blockCount - 1) * (static_cast<uint64_t>(p.blockLen) + p.srcStride) + p.blockLen : 0;
-    uint64_t hbm = asc_sim::gm_read_hbm_bytes(src.addr_, span, bytes);
-    asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + static_cast<double>(slot * p.blockCount) / s.cfg.mte2_bpc, d,
-                      static_cast<double>(hbm), s.cfg.gm_latency);
-    s.stats.gm_read += hbm;
+    asc_sim::schedule_gm_read(dst.buf_, s.cfg.mte_overhead + static_cast<double>(slot * p.blockCount) / s.cfg.mte2_bpc,
+                              src.addr_, span, bytes);
     if (s.cfg.cost_only) return;
     uint64_t n = p.blockLen / sz;
     for (uint32_t i = 0; i < p.blockCount; ++i) {

@@ -430,6 +430,17 @@ inline double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes 
     return ready;
 }
 
+// A GM -> local copy on MTE2 into buffer `dst_buf`: HBM bandwidth only for what L2 does not
+// serve (see gm_read_hbm_bytes), the data usable `gm_latency` cycles after the transfer.
+inline void schedule_gm_read(int dst_buf, double cycles, const void* src, uint64_t span, uint64_t bytes) {
+    State& s = S();
+    Deps d;
+    d.wr[0] = dst_buf;
+    uint64_t hbm = gm_read_hbm_bytes(src, span, bytes);
+    schedule(Pipe::MTE2, cycles, d, static_cast<double>(hbm), s.cfg.gm_latency);
+    s.stats.gm_read += hbm;
+}
+
 // A scalar-pipe access that must wait for a buffer (V->S sync inserted by cce-auto-sync).
 inline void schedule_scalar(double cycles, int buf_rd, int buf_wr) {
     State& s = S();
