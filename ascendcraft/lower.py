@@ -26,12 +26,13 @@ from .pipeline import CheckResult, check_kernel, load_kernel
 def default_passes():
     from lowering_passes.bufferize import Bufferize
     from lowering_passes.collapse import Collapse
+    from lowering_passes.cube import Cube
     from lowering_passes.linearize import Linearize
     from lowering_passes.partition import Partition
     from lowering_passes.pipeline import Pipeline
     from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
-    return (Partition(), Collapse(), Linearize(), Select(), Bufferize(), Pipeline(), Prefetch())
+    return (Cube(), Partition(), Collapse(), Linearize(), Select(), Bufferize(), Pipeline(), Prefetch())
 
 
 class KernelMismatch(AscendcraftError):
@@ -50,7 +51,9 @@ class Lowered:
     chip: str
     verification: object = None         # VerifyReport of the compiled kernel on the backend
     cost: object = None                 # sim CostReport at the op's real shapes
-    floor_us: float | None = None       # HBM floor: bytes the op must move / bandwidth (+ launch)
+    floor_us: float | None = None       # launch + the larger of the HBM floor (bytes the op must move /
+                                        # bandwidth) and, for cube kernels, the cube floor
+    floor_kind: str = "HBM"             # which of the two floors is the larger
     timings: dict = field(default_factory=dict)
     artifact: object = None             # the built simulator kernel (sim backend)
     project_note: str | None = None     # why the CANN project files were not written, if they were not
@@ -76,7 +79,7 @@ class Lowered:
             "modeled": None if c is None else {
                 "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
                 "bound": c.bound, "gm_bytes": c.gm_bytes, "pipe_busy_us": c.pipe_busy_us,
-                "floor_us": self.floor_us, "efficiency": self.efficiency},
+                "floor_us": self.floor_us, "floor_kind": self.floor_kind, "efficiency": self.efficiency},
             "timings_s": self.timings,
             "project": self.project_note or "written",
         }
@@ -91,7 +94,7 @@ class Lowered:
         if self.cost is not None:
             eff = self.efficiency
             lines.append(f"  modeled at real shapes: {self.cost.time_us:,.1f} us, {self.cost.bound}-bound; "
-                         f"HBM floor {self.floor_us:,.1f} us" + (f" (efficiency {eff:.0%})" if eff else ""))
+                         f"{self.floor_kind} floor {self.floor_us:,.1f} us" + (f" (efficiency {eff:.0%})" if eff else ""))
         return "\n".join(lines)
 
 
@@ -187,7 +190,7 @@ def sim_runner(result: Lowered, shapes):
     if plan.parameters:
         values = shapes.parameter_values()
         params = {n: to_numpy(values[n])[0] for n in plan.parameters}
-    cores = load_chip(result.chip).aiv_cores
+    cores = result.run.final.real.cores
 
     def run(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
@@ -237,8 +240,9 @@ def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
     from .dtypes import NUMPY
     args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
     tiling = tiling_values(spec, {n: specs[n].shape for n in gm_params}, real_binding.attrs)
-    res = run_kernel(art, args, tiling=tiling, block_dim=chip.aiv_cores, cost_only=True,
-                     workspace_bytes=_workspace_bytes(spec, real_binding.dims, chip.aiv_cores), chip=chip.name,
+    cores = result.run.final.real.cores
+    res = run_kernel(art, args, tiling=tiling, block_dim=cores, cost_only=True,
+                     workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
                      timeout_s=600)
     result.timings["cost_model"] = time.perf_counter() - t0
     if not res.ok or res.cost is None:
@@ -247,7 +251,24 @@ def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
     else:
         result.cost = res.cost
         moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
-        result.floor_us = moved / (chip.hbm_gbps * 1e3) + chip.launch_overhead_us
+        hbm_us = moved / (chip.hbm_gbps * 1e3)
+        cube_us = _cube_floor_us(final, res.cost, chip)
+        result.floor_kind = "cube" if cube_us > hbm_us else "HBM"
+        result.floor_us = max(hbm_us, cube_us) + chip.launch_overhead_us
+
+
+def _cube_floor_us(kernel, cost, chip) -> float:
+    """The cube's time for the kernel's MACs on every AIC at the operand dtype's rate."""
+    from .dsl import ast as A
+    from .sim.cost import CUBE_RATE
+    dtypes = {p.name: p.type.dtype for p in kernel.inputs + kernel.outputs if hasattr(p.type, "shape")}
+    operands = [dtypes[n.value.args[0].base.id] for n in A.walk(kernel)
+                if isinstance(n, A.Store) and isinstance(n.value, A.Call) and n.value.func == "Matmul"]
+    if not operands:
+        return 0.0
+    macs = sum(c.cube_macs for c in cost.per_core)
+    per_s = chip.aic_cores * chip.cube_macs_per_cycle * CUBE_RATE[operands[0]] * chip.freq_mhz * 1e6
+    return macs / per_s * 1e6
 
 
 def write_output(result: Lowered, out: Path, *, force: bool = False) -> Path:
@@ -317,7 +338,8 @@ def report_markdown(r: Lowered) -> str:
         lines += ["## Modeled performance (real shapes, simulator cost model)", "",
                   f"- modeled time: {c.time_us:,.1f} us ({c.bound}-bound; body {c.body_us:,.1f} us + launch "
                   f"{c.launch_us:,.1f} us)",
-                  f"- HBM floor (each input read once, each output written once, plus launch): {r.floor_us:,.1f} us",
+                  f"- floor ({r.floor_kind}; HBM: each input read once, each output written once; cube: the "
+                  f"MACs at the operand dtype's peak rate; plus launch): {r.floor_us:,.1f} us",
                   f"- efficiency: {eff:.1%}" if eff else "- efficiency: n/a",
                   f"- critical-core pipe busy (us): " + ", ".join(f"{k} {v_:.1f}" for k, v_ in c.pipe_busy_us.items()
                                                               if v_ > 0), ""]

@@ -45,6 +45,8 @@ MKB_2026 = {
                        "stride": 1, "padding": 1},
     "cross_entropy_loss": {"batch_size": 32768, "num_classes": 4096},
     "sum_reduction_over_a_dimension": {"batch_size": 128, "dim1": 4096, "dim2": 4096},
+    "matmul": {"M": 2048, "K": 8192, "N": 4096},
+    "matmul_bias_relu": {"batch_size": 1024, "in_features": 8192, "out_features": 8192},
     "max_reduction_over_a_dimension": {"batch_size": 128, "dim1": 4096, "dim2": 4096},
 }
 

@@ -5,7 +5,8 @@
 
 Measures: simulator throughput on a double-buffered elementwise Add next to NumPy doing
 the same math; cold (empty cache) and warm (cached) build time; wall time of the cost-only
-run of ReLU on a 4096 x 393216 fp32 tensor on 910B2, and its modelled numbers.
+run of ReLU on a 4096 x 393216 fp32 tensor on 910B2, and its modelled numbers; the modelled
+time of an fp16 Matmul API kernel (4096 x 6144 x 4096 on a 4 x 6 grid of single-core blocks).
 """
 from __future__ import annotations
 
@@ -111,6 +112,21 @@ def bench_double_buffer() -> dict:
     return out
 
 
+def bench_matmul() -> dict:
+    """Matmul API, fp16 in / fp32 out, 24 single-core blocks of 1024 x 1024, base 128 x 256 x 64."""
+    art = build_kernel(_src("matmul_custom.cpp"), "matmul_custom", tiling_header=_src("matmul_custom_tiling.h"))
+    m, n, k = 4096, 6144, 4096
+    tiling = {"cubeTilingData": {"usedCoreNum": 24, "M": m, "N": n, "Ka": k, "Kb": k, "singleCoreM": 1024,
+                                 "singleCoreN": 1024, "singleCoreK": k, "baseM": 128, "baseN": 256, "baseK": 64,
+                                 "depthA1": 4, "depthB1": 4}}
+    r = run_kernel(art, [gm((m, k), np.float16), gm((k, n), np.float16), gm((n,), np.float32),
+                         gm((m, n), np.float32)], tiling=tiling, block_dim=24, cost_only=True)
+    c = r.cost
+    tflops = 2 * m * n * k / (c.time_us * 1e-6) / 1e12
+    return {"shape": [m, n, k], "modelled_us": c.time_us, "tflops": tflops,
+            "of_fp16_peak": c.cube_roofline_us / c.body_us, "bound": c.bound, "gm_bytes": c.gm_bytes}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -121,6 +137,7 @@ def main() -> None:
         "elementwise_add": bench_elementwise(1 << 17 if args.quick else 1 << 20),
         "cost_only_relu": bench_cost_only(),
         "double_buffer_modelled_us": bench_double_buffer(),
+        "matmul_fp16": bench_matmul(),
     }
     if args.json:
         print(json.dumps(results, indent=2))
@@ -135,6 +152,10 @@ def main() -> None:
           f"{c['instructions']:,} instructions")
     for k, v in results["double_buffer_modelled_us"].items():
         print(f"modelled double-buffering, add on 48 blocks, {k}: {v:.1f} us")
+    mm = results["matmul_fp16"]
+    print(f"modelled Matmul API fp16 {'x'.join(map(str, mm['shape']))} on 24 AIC: {mm['modelled_us']:.1f} us = "
+          f"{mm['tflops']:.0f} TFLOPS ({mm['of_fp16_peak']:.0%} of the fp16 peak, body only), {mm['bound']}-bound, "
+          f"{mm['gm_bytes'] / 2**20:.0f} MiB of HBM traffic")
     print(f"(times: best of repeats; python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs)")
 
 

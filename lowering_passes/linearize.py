@@ -45,6 +45,11 @@ class Linearize(LoweringPass):
         return replace(kernel, body=rewrite_block(kernel.body, lin.stmt))
 
 
+def is_gemm(e) -> bool:
+    """``Matmul(a[...], b[...])``, the high-level Matmul API (see the cube pass)."""
+    return isinstance(e, A.Call) and e.func == "Matmul"
+
+
 def is_vector(t) -> bool:
     """A tile with at least one axis. 0-d tiles (a reduction's result) are scalar-unit values."""
     return isinstance(t, TTile) and t.shape != ()
@@ -69,6 +74,8 @@ class _Linearizer:
             pre: list = []
             value = self.expr(s.value, pre, top=True)
             return pre + [replace(s, value=value)]
+        if isinstance(s, A.Store) and is_gemm(s.value):
+            return [s]   # Matmul streams GM to GM: it stays the store's value
         if isinstance(s, A.Store):
             pre = []
             value = self.expr(s.value, pre, top=False)

@@ -113,7 +113,7 @@ class Checker:
     def __init__(self, kernel: A.Kernel, binding: Binding, chip: Chip):
         self.kernel, self.binding, self.chip = kernel, binding, chip
         self.expr_types: dict[int, object] = {}
-        self.uses_cube = any(isinstance(n, A.Call) and n.func == "matmul" for n in A.walk(kernel))
+        self.uses_cube = any(isinstance(n, A.Call) and n.func in ("matmul", "Matmul") for n in A.walk(kernel))
         self.cores = chip.aic_cores if self.uses_cube else chip.aiv_cores
         self.env: dict[str, object] = {}
         self.fixed: set[str] = set()     # names that cannot be reassigned
@@ -121,6 +121,7 @@ class Checker:
         self.scratch: dict[str, TGM] = {}
         self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
         self.buffers: dict[str, A.Buffer] = {}
+        self._store_value = None   # the value of the store being checked (Matmul may only be one)
 
     # ------------------------------------------------------------ entry
     def run(self) -> CheckedKernel:
@@ -306,6 +307,8 @@ class Checker:
 
     def _api(self, op, e: A.Call):
         form, args = op.form, e.args
+        if form == "gemm":
+            return self._gemm(op, e)
         types = [self.expr(a) for a in args]
         out = e.kwarg("out")
         if out is not None and not isinstance(out, A.Name):
@@ -404,6 +407,34 @@ class Checker:
             if form == "compare" and self._kw_const(e, "mode", None) not in API_COMPARE_MODES:
                 raise _err(f"{op.name}(..., mode=...) is one of {', '.join(API_COMPARE_MODES)}", e)
         return self._placed(out.id if out is not None else None, result, e)
+
+    def _gemm(self, op, e: A.Call):
+        """``Matmul(a[...], b[...], transpose_b=..., base=(bm, bn, bk))``: GM regions in, the product
+        streamed to GM by the store it is the value of (a "gm" tile holds no on-chip memory)."""
+        if e is not self._store_value or self._store_value is None:
+            raise _err("Matmul(...) writes GM directly: use it only as store(c[...], Matmul(...))", e)
+        if e.kwarg("out") is not None:
+            raise _err("Matmul(...) has no out=", e)
+        a, b = (self._gm_region(x, "Matmul reads") for x in e.args)
+        for r, node in ((a, e.args[0]), (b, e.args[1])):
+            if len(r.shape) != 2 or r.gm.dtype not in op.dtypes:
+                raise _err(f"Matmul multiplies 2-D f16, bf16 or f32 regions, got {r.gm.dtype}"
+                           f"[{', '.join(map(str, r.shape))}]", node, kind="shape error")
+        if a.gm.dtype != b.gm.dtype:
+            raise _err(f"Matmul operands differ in dtype: {a.gm.dtype} and {b.gm.dtype}", e)
+        ta, tb = self._kw_const(e, "transpose_a", False), self._kw_const(e, "transpose_b", False)
+        m, k = a.shape[::-1] if ta else a.shape
+        k2, n = b.shape[::-1] if tb else b.shape
+        if k != k2:
+            raise _err(f"Matmul inner extents differ: {k} and {k2}", e, kind="shape error")
+        base = self._kw_const(e, "base", None)
+        if not (isinstance(base, tuple) and len(base) == 3 and all(v > 0 and v % 16 == 0 for v in base[:2])
+                and base[2] > 0):
+            raise _err("Matmul needs base=(baseM, baseN, baseK): the cube's base block, baseM and baseN "
+                       "multiples of 16", e)
+        # fp32 accumulation; f16/bf16 products may be written in their own dtype (Fixpipe converts)
+        out = self._store_dtype if a.gm.dtype != "f32" and self._store_dtype in ("f16", "bf16") else "f32"
+        return TTile(out, (m, n), "gm")
 
     def _int_scalar(self, e, what, one_value_tiles=False):
         t = self.expr(e)
@@ -505,6 +536,7 @@ class Checker:
         dst = self._gm_region(s.dst, "store writes to")
         if dst.gm.role == "input":
             raise _err(f"{dst.gm.name} is an input; kernels write only outputs and scratch buffers", s.dst)
+        self._store_value, self._store_dtype = s.value, dst.gm.dtype
         v = self.expr(s.value)
         if isinstance(v, TScalar):
             self._scalar_fits(v, dst.gm.dtype, s.value)

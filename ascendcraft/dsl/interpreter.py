@@ -418,8 +418,8 @@ class Interpreter:
             raise _fail(f"interpreter: no rule for expression {t.__name__}", e, kind="internal error")
         fn = rule(self, e)
         static = self.types.get(id(e))
-        if static is not None and not isinstance(static, TTile):
-            return fn  # scalars, dtypes, tuples hold no on-chip memory
+        if static is not None and (not isinstance(static, TTile) or static.space == "gm"):
+            return fn  # scalars, dtypes, tuples hold no on-chip memory; Matmul streams GM to GM
         capacity, overflow = self.capacity, self._overflow
 
         def accounted(env):
@@ -688,17 +688,18 @@ class Interpreter:
     def _k_matmul(self, op, e):
         fa, fb = self.expr(e.args[0]), self.expr(e.args[1])
         ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
+        return lambda env: _matmul(fa(env), fb(env), ta, tb, e)
+
+    def _k_gemm(self, e):
+        """``Matmul(a[...], b[...])``: the product of two GM regions (fp32 accumulation), as a "gm"
+        tile in the store's dtype."""
+        fa, fb = (self._load_value(A.Load(x, span=x.span)) for x in e.args)
+        ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
+        out = self.types[id(e)].dtype
 
         def run(env):
-            a, b = fa(env), fb(env)
-            x, y = (a.data.T if ta else a.data), (b.data.T if tb else b.data)
-            if x.shape[1] != y.shape[0]:
-                raise _fail(f"matmul: inner extents differ at run time: {list(x.shape)} x {list(y.shape)}", e,
-                            kind="shape error", hint="tail tiles of the two operands have different lengths; "
-                            "load cube operands with pad=0.0 so they keep their full size")
-            if a.dtype == "i8":
-                return Tile(x.astype(np.int32) @ y.astype(np.int32), "i32", "l0c")
-            return Tile((x.astype(np.float32) @ y.astype(np.float32)).astype(np.float32), "f32", "l0c")
+            c = _matmul(fa(env), fb(env), ta, tb, e)
+            return Tile(D.quantize(c.data.astype(D.NUMPY[out]), out), out, "gm")
         return run
 
     def _k_cast(self, op, e):
@@ -742,8 +743,10 @@ class Interpreter:
 
     def _k_api(self, op, e):
         """API-level ops: the meaning of the v1 op they implement, on fresh arrays."""
-        args = [self.expr(a) for a in e.args]
         form = op.form
+        if form == "gemm":
+            return self._k_gemm(e)
+        args = [self.expr(a) for a in e.args]
         if form == "getvalue":
             def getvalue(env):
                 t = args[0](env)
@@ -821,6 +824,17 @@ class Interpreter:
 
     _rules = {A.Tuple: _tuple, A.Unary: _unary, A.Binary: _binary, A.Call: _call, A.Index: _index,
               A.Load: _load}
+
+
+def _matmul(a: Tile, b: Tile, ta: bool, tb: bool, node) -> Tile:
+    x, y = (a.data.T if ta else a.data), (b.data.T if tb else b.data)
+    if x.shape[1] != y.shape[0]:
+        raise _fail(f"matmul: inner extents differ at run time: {list(x.shape)} x {list(y.shape)}", node,
+                    kind="shape error", hint="tail tiles of the two operands have different lengths; "
+                    "load cube operands with pad=0.0 so they keep their full size")
+    if a.dtype == "i8":
+        return Tile(x.astype(np.int32) @ y.astype(np.int32), "i32", "l0c")
+    return Tile((x.astype(np.float32) @ y.astype(np.float32)).astype(np.float32), "f32", "l0c")
 
 
 def _scalar_binary(op, a, b, node):

@@ -47,6 +47,12 @@ COST_CONSTANTS: dict[str, float] = {
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "HBM")
 
 
+# Cube MACs per cycle relative to fp16: the cube consumes one 512-byte fractal per operand per
+# step, 16 x 16 for 2-byte types, 16 x 8 for fp32 (half the K depth) and 16 x 32 for int8
+# (ascendc_api.md sections 4.2 and 7.1). The simulator's Matmul cost uses the same factor.
+CUBE_RATE = {"f16": 1.0, "bf16": 1.0, "f32": 0.5, "i8": 2.0}
+
+
 def chip_config(chip: Chip) -> dict[str, float | str]:
     """The key/value pairs the C++ harness reads (``cfg <key> <value>`` lines)."""
     return {
@@ -95,7 +101,7 @@ class CostReport:
     time_us: float
     body_us: float
     launch_us: float
-    bound: str  # "hbm" | "vector" | "cube" | "scalar" | "launch"
+    bound: str  # "hbm" | "l2" | "vector" | "cube" | "scalar" | "launch"
     pipe_busy_us: dict[str, float]  # on the critical (slowest) core
     total_busy_us: dict[str, float]  # summed over all blocks
     gm_bytes: int
@@ -140,6 +146,8 @@ def aggregate(cores: list[CoreCost], chip: Chip, block_dim: int) -> CostReport:
         "scalar": crit_busy["S"],
     }
     bound = max(candidates, key=lambda k: candidates[k])
+    if bound == "hbm" and crit_busy["MTE2"] > 1.5 * crit_busy["HBM"] and crit_busy["MTE2"] >= crit_busy["MTE3"]:
+        bound = "l2"   # the copy-in pipe is busy with L2 hits (e.g. Matmul base tiles read again)
     cube_us = sum(c.cube_macs for c in cores) / (chip.aic_cores * chip.cube_macs_per_cycle * freq_hz) * 1e6
     if launch_us >= body_us:
         bound = "launch"

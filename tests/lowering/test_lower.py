@@ -21,7 +21,7 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     assert "compiled and verified on sim" in capsys.readouterr().out
     assert parse((out / "kernel.dsl").read_text()) == parse((d / "kernel.dsl").read_text())   # the source, printed
-    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "07_prefetch.dsl"
+    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "08_prefetch.dsl"
     src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
     assert 'extern "C" __global__ __aicore__ void leaky_relu_custom' in src and "AscendC::Select(" in src
     project = out / "project"   # CANN project, torch_npu binding and MultiKernelBench exports
@@ -76,6 +76,6 @@ def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
     code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(tmp_path / "r"),
                  "--trials", "2", "--no-model"])
     assert code == 0, capsys.readouterr().err
-    final = (tmp_path / "r" / "passes" / "07_prefetch.dsl").read_text()
+    final = (tmp_path / "r" / "passes" / "08_prefetch.dsl").read_text()
     for op in ("SumEachRow(", "SubColVec(", "DivColVec(", "MulRowVec(", "AddRowVec("):
         assert op in final, op

@@ -73,8 +73,9 @@ def test_cost_only_matches_full_run():
     assert full.cost.gm_bytes == cost.cost.gm_bytes == 3 * n * 4
 
 
+# MTE2 busy while the HBM is not: copies served by L2
 @pytest.mark.parametrize("pipe,bound", [("V", "vector"), ("M", "cube"), ("S", "scalar"), ("HBM", "hbm"),
-                                         ("MTE2", "hbm")])
+                                         ("MTE2", "l2"), ("MTE3", "hbm")])
 def test_bound_is_the_busiest_pipe_of_the_critical_core(pipe, bound):
     chip = load_chip("910B2")
     busy = {p: 1000.0 for p in PIPES}

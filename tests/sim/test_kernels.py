@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from ascendcraft.sim import build_kernel, run_kernel
+from ascendcraft.sim import build_kernel, gm, run_kernel
 
 from sim_helpers import assert_close, kernel_source, poisoned
 
@@ -157,3 +157,18 @@ def test_matmul_api_with_bias(rng, m, n, k):
     assert res.cost is not None and res.cost.pipe_busy_us["M"] > 0
     # cube floor: m*n*k MACs at 24 AIC x 4096 MACs/cycle x 1.8 GHz
     assert res.cost.cube_roofline_us == pytest.approx(m * n * k / (24 * 4096 * 1.8e9) * 1e6)
+
+
+def test_matmul_cores_sharing_a_block_row_or_column_fetch_its_tiles_from_hbm_once():
+    """A 2 x 2 grid of single-core blocks: each A block is read by the 2 cores of its block row,
+    each B block by the 2 of its column; HBM carries every operand byte once, plus C."""
+    art = build_kernel(kernel_source("matmul_custom.cpp"), "matmul_custom",
+                       tiling_header=kernel_source("matmul_custom_tiling.h"))
+    m = n = 256
+    k = 64
+    tiling = {"cubeTilingData": {"usedCoreNum": 4, "M": m, "N": n, "Ka": k, "Kb": k, "singleCoreM": 128,
+                                 "singleCoreN": 128, "singleCoreK": k, "baseM": 128, "baseN": 128, "baseK": 64}}
+    res = run_kernel(art, [gm((m, k), np.float16), gm((k, n), np.float16), gm((n,), np.float32),
+                           gm((m, n), np.float32)], tiling=tiling, block_dim=4, cost_only=True)
+    assert res.ok, res.report()
+    assert res.cost.gm_bytes == (m * k + k * n) * 2 + m * n * 4

@@ -1,15 +1,15 @@
 # relu(x @ W^T + bias), W in nn.Linear layout [out, in] (read transposed by the cube).
 # On 910B the vector unit cannot read L0C, so the epilogue is a second phase:
-#   phase 1 (cube): 128 x 128 output tiles, K in 128-deep steps through L1 into an L0C
-#            accumulator, each finished tile stored to y;
+#   phase 1 (cube): 128 x 256 output tiles, K in 64-deep steps through L1 into an L0C
+#            accumulator, each finished tile stored to y (lowered to the Matmul API);
 #   phase 2 (vector): y = relu(y + bias) in place, [RB, TW] tiles of up to 8192 elements,
 #            the bias row loaded once per tile and broadcast over its rows.
 # The epilogue re-reads y once (32 MiB at the MKB shape, against 137 GFLOP of cube work).
 kernel matmul_bias_relu(x: gm f32[M, K], gemm_weight: gm f32[N, K], bias: gm f32[N]) -> (
         y: gm f32[M, N]):
     const TM = 128
-    const TN = 128
-    const TK = 128
+    const TN = 256
+    const TK = 64
     const TW = minimum(N, 8192)
     const RB = maximum(1, 8192 // TW)
     for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):

@@ -1,8 +1,8 @@
 # MultiKernelBench 2026 (reference/fuse/gemm_add_relu.py): relu(x @ W^T + bias) with
 # x f32[1024, 8192], nn.Linear(8192, 8192, bias=False) and a separate bias parameter f32[8192].
 # MKB 2026 shapes: batch_size=1024, in_features=8192, out_features=8192
-# Here: x f32[530, 300], W f32[650, 300]: 5 x 6 = 30 output tiles over the 24 cube cores,
-# short tiles on every axis (300 = 2 * 128 + 44 along K).
+# Here: x f32[530, 300], W f32[650, 300]: 5 x 3 = 15 output tiles of 128 x 256, short tiles
+# on every axis (300 = 4 * 64 + 44 along K).
 import torch
 import torch.nn as nn
 

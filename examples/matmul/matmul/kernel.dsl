@@ -1,13 +1,14 @@
-# C = A @ B on the cube unit. Each cube core owns 128 x 128 output tiles (the parallel
-# loop runs over all (row block, column block) pairs: 16 x 32 = 512 at the MKB shape, on
-# 24 cube cores). For an output tile it walks K in 128-deep steps: a [128, 128] block of A
-# and of B go to L1 (64 KiB each, the most L0A/L0B take in f32) and their product is
-# accumulated in L0C (c = c + matmul(...), 64 KiB); the finished tile is stored once.
-# The accumulator starts from the first K step so it has the tile's exact (edge) shape.
+# C = A @ B on the cube unit. Each iteration owns one 128 x 256 output tile (the parallel loop
+# runs over all (row block, column block) pairs) and walks K in 64-deep steps: a [128, 64] block
+# of A (32 KiB) and a [64, 256] block of B (64 KiB, all of L0B in f32) go to L1 and their product
+# is accumulated in L0C (c = c + matmul(...); 128 x 256 f32 is all 128 KiB of L0C); the finished
+# tile is stored once. The accumulator starts from the first K step so it has the tile's exact
+# (edge) shape. Lowering turns the phase into one Matmul API call per cube core with this tile
+# as the base block (docs/lowering.md, "Cube phases").
 kernel matmul(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):
     const TM = 128
-    const TN = 128
-    const TK = 128
+    const TN = 256
+    const TK = 64
     for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
         m = i * TM
         n = j * TN

@@ -155,7 +155,19 @@ private:
         double macs_pc = c.cube_macs * 2.0 / static_cast<double>(sizeof(SrcAT));  // fp16: 16x16x16/cycle
         // The first load of each A / B base tile comes from HBM (per-core share, ddr rate); later
         // loads of the same tile (other m/n blocks) are L2 hits at the l2 rate (no HBM traffic).
+        // Cores whose single-core blocks lie in one block row (column) of C read the same A (B)
+        // tiles at about the same point of their K walks: the shared L2 serves all but one of
+        // them, so a first load costs 1/sharers of its bytes in HBM traffic at the ddr rate and
+        // the rest at the l2 rate. Sharers follow the MultiKernelBench-style grid of single-core
+        // blocks over the org shape (research/ascendc_api.md section 4.1), capped by the cores used.
         const int64_t mb = cdiv(M, bm), nb = cdiv(N, bn), kb = cdiv(K, bk);
+        const int64_t used = std::max<int64_t>(1, tiling_.usedCoreNum);
+        const double share_a = static_cast<double>(std::min<int64_t>(used, std::max<int64_t>(1, cdiv(orgN_, std::max<int64_t>(1, tiling_.singleCoreN)))));
+        const double share_b = static_cast<double>(std::min<int64_t>(used, std::max<int64_t>(1, cdiv(orgM_, std::max<int64_t>(1, tiling_.singleCoreM)))));
+        auto first = [&](double bytes, double sharers, double& hbm, double& cyc) {
+            hbm += bytes / sharers;
+            cyc += bytes / sharers / c.mte2_bpc + bytes * (1.0 - 1.0 / sharers) / c.l2_bpc;
+        };
         std::vector<char> seenA(static_cast<size_t>(mb * kb), 0), seenB(static_cast<size_t>(kb * nb), 0);
         const int depth = std::max(2, std::min(8, static_cast<int>(tiling_.depthA1)));
         int stage = 0, ping = 0;
@@ -167,8 +179,9 @@ private:
                     double abytes = static_cast<double>(m * k * sizeof(SrcAT)), bbytes = static_cast<double>(k * n * sizeof(SrcBT));
                     char& sa = seenA[static_cast<size_t>(mi * kb + ki)];
                     char& sb = seenB[static_cast<size_t>(ki * nb + ni)];
-                    double hbm = (sa ? 0.0 : abytes) + (sb ? 0.0 : bbytes);
-                    double cyc = (sa ? abytes / c.l2_bpc : abytes / c.mte2_bpc) + (sb ? bbytes / c.l2_bpc : bbytes / c.mte2_bpc);
+                    double hbm = 0.0, cyc = 0.0;
+                    if (sa) cyc += abytes / c.l2_bpc; else first(abytes, share_a, hbm, cyc);
+                    if (sb) cyc += bbytes / c.l2_bpc; else first(bbytes, share_b, hbm, cyc);
                     sa = sb = 1;
                     asc_sim::Deps d1; d1.wr[0] = slot_[stage];
                     asc_sim::schedule(asc_sim::Pipe::MTE2, c.mte_overhead + cyc, d1, hbm, c.gm_latency);

@@ -1,0 +1,298 @@
+"""Cube: a phase that accumulates matmul tiles over K becomes one Matmul API call per core.
+
+Before (each iteration computes one TM x TN tile of C, K in TK-deep steps through L1)::
+
+    for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
+        ta = load(a[i * TM:i * TM + TM, 0:TK], space=l1)
+        acc = matmul(ta, load(b[0:TK, j * TN:j * TN + TN], space=l1))
+        for k in range(TK, K, TK):
+            ta = load(a[i * TM:i * TM + TM, k:k + TK], space=l1)
+            acc = acc + matmul(ta, load(b[k:k + TK, j * TN:j * TN + TN], space=l1))
+        store(c[i * TM:i * TM + TM, j * TN:j * TN + TN], acc)
+
+After (the cores form a GM x GN grid; each computes one SM x SN block of C over the whole K
+with the high-level Matmul API, whose base block is the kernel's tile)::
+
+    const _gm0 = 4
+    const _gn0 = 6
+    const _sm0 = cdiv(cdiv(M, _gm0), 16) * 16
+    const _sn0 = cdiv(cdiv(N, _gn0), 16) * 16
+    for core0 in parallel(CORES):
+        _r0 = core0 // _gn0 * _sm0
+        _c0 = core0 % _gn0 * _sn0
+        store(c[_r0:_r0 + _sm0, _c0:_c0 + _sn0],
+              Matmul(a[_r0:_r0 + _sm0, 0:K], b[0:K, _c0:_c0 + _sn0], base=(TM, TN, TK)))
+
+Why: per output tile, the operands cross HBM once per tile; per core block they cross once per
+block and the Matmul API re-reads its base tiles from L2 (research/ascendc_api.md section 4.1:
+the MultiKernelBench matmul kernels use the same single-core split). The grid is chosen at the
+op's real shapes (see choose_grid); it is correct at every shape, since the blocks tile C
+whatever its extents.
+
+Establishes: no matmul tile op remains in a phase of this form. A phase that uses matmul in
+any other way is reported with the reason (select has no rule for cube tiles).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ascendcraft.dsl import ast as A
+from ascendcraft.dtypes import ITEMSIZE
+from ascendcraft.sim.cost import COST_CONSTANTS, CUBE_RATE
+from ascendcraft.dsl.types import TScalar
+from ascendcraft.errors import DSLError
+
+from .base import LoweringPass, Names, binary, call, map_names, name
+
+
+class _NotGemm(Exception):
+    """The phase is not the accumulate-over-K form; carries the reason."""
+
+
+@dataclass(frozen=True)
+class Cube(LoweringPass):
+    name: str = "cube"
+    establishes: tuple[str, ...] = ("matmul phases are one Matmul API call per core",)
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        names = Names(kernel)
+        body: list = []
+        for s in kernel.body:
+            if isinstance(s, A.ParallelFor) and any(isinstance(n, A.Call) and n.func == "matmul" for n in A.walk(s)):
+                try:
+                    body += _Gemm(s, kernel, ctx).rewrite(names)
+                except _NotGemm as why:
+                    raise DSLError(f"cube: this phase uses matmul but is not a K accumulation the Matmul API "
+                                   f"lowering handles: {why}", s.span, kind="lowering error",
+                                   hint="write each C tile as acc = matmul(...) then a K loop of acc = acc + "
+                                        "matmul(...) and one store (docs/lowering.md, 'Cube phases')") from None
+            else:
+                body.append(s)
+        return replace(kernel, body=tuple(body))
+
+
+def block_extent(extent: int, parts: int) -> int:
+    """One core's share of an axis: cdiv(extent, parts) rounded up to the cube's 16 (the C++ and
+    DSL forms compute the same: cdiv(cdiv(extent, parts), 16) * 16)."""
+    return -(-(-(-extent // parts)) // 16) * 16
+
+
+def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_per_cycle: float,
+                elem_bytes: int, l2_bytes_per_cycle: float) -> tuple[int, int]:
+    """(GM, GN) with GM * GN <= cores whose largest block takes the least time per K element.
+
+    The Matmul API walks a block in base blocks; each costs the larger of its cube time
+    (16-aligned m x n MACs) and its operand stream (m + n elements from L2), which is what the
+    simulator's Matmul cost charges (ascendcraft/sim/include/asc_sim/matmul.h)."""
+    def parts(extent, step):
+        return [step] * (extent // step) + ([extent % step] if extent % step else [])
+
+    def c16(v):
+        return -(-v // 16) * 16
+
+    def block_time(sm, sn):
+        return sum(max(c16(m) * c16(n) / macs_per_cycle, (m + n) * elem_bytes / l2_bytes_per_cycle)
+                   for m in parts(sm, base[0]) for n in parts(sn, base[1]))
+    best = None
+    for gm in range(1, cores + 1):
+        gn = cores // gm
+        key = (block_time(block_extent(rows, gm), block_extent(cols, gn)), gm)
+        if best is None or key < best[0]:
+            best = (key, (gm, gn))
+    return best[1]
+
+
+class _Gemm:
+    """Matches one phase against the accumulate-over-K form and rewrites it."""
+
+    def __init__(self, phase: A.ParallelFor, kernel: A.Kernel, ctx):
+        self.phase, self.kernel, self.ctx = phase, kernel, ctx
+        self.scalars: dict[str, object] = {}   # index arithmetic, inlined when comparing regions
+        self.l1: dict[str, A.Load] = {}
+        self._match()
+
+    # ------------------------------------------------------------ matching
+    def resolve(self, e):
+        return map_names(e, lambda n: self.resolve(self.scalars[n.id]) if n.id in self.scalars else n)
+
+    def _operand(self, e, loads) -> A.Load:
+        if isinstance(e, A.Name) and e.id in loads:
+            e = loads[e.id]
+        if not (isinstance(e, A.Load) and e.space == "l1" and isinstance(e.src, A.Index)
+                and isinstance(e.src.base, A.Name) and len(e.src.subscripts) == 2
+                and all(isinstance(x, A.Slice) for x in e.src.subscripts)):
+            raise _NotGemm("matmul operands must be l1 loads of 2-D GM slices")
+        if e.pad is not None and not (isinstance(e.pad, (A.Int, A.Float)) and e.pad.value == 0):
+            raise _NotGemm("a cube operand may only be padded with 0")
+        return e
+
+    def _product(self, e, loads):
+        if not (isinstance(e, A.Call) and e.func == "matmul"):
+            raise _NotGemm("expected matmul(...)")
+        kw = {k.name: k.value for k in e.kwargs}
+        flags = tuple(isinstance(kw.get(f), A.Name) and kw[f].id == "True" for f in ("transpose_a", "transpose_b"))
+        return self._operand(e.args[0], loads), self._operand(e.args[1], loads), flags
+
+    def _match(self):
+        stmts = list(self.phase.body)
+        acc = init = loop = store = None
+        for s in stmts:
+            if isinstance(s, A.Assign) and store is None and loop is None and init is None and \
+                    isinstance(self.ctx.type_of(s.value), TScalar):
+                if s.target in self.scalars:
+                    raise _NotGemm(f"{s.target} is assigned twice")
+                self.scalars[s.target] = s.value
+            elif isinstance(s, A.Assign) and isinstance(s.value, A.Load) and init is None:
+                self.l1[s.target] = s.value
+            elif isinstance(s, A.Assign) and init is None:
+                acc, init = s.target, self._product(s.value, self.l1)
+            elif isinstance(s, A.For) and init is not None and loop is None:
+                loop = s
+            elif isinstance(s, A.Store) and loop is not None and store is None:
+                store = s
+            else:
+                raise _NotGemm(f"unexpected statement at line {s.span.line if s.span else '?'}")
+        if init is None or loop is None or store is None:
+            raise _NotGemm("expected acc = matmul(...), a K loop accumulating into acc, then store(c[...], acc)")
+        self.a0, self.b0, self.flags = init
+        self.acc, self.loop, self.store = acc, loop, store
+        self._match_loop()
+        self._match_store()
+
+    def _match_loop(self):
+        loads, step = dict(self.l1), None
+        for s in self.loop.body:
+            if isinstance(s, A.Assign) and isinstance(s.value, A.Load):
+                loads[s.target] = s.value
+            elif isinstance(s, A.Assign) and s.target == self.acc and isinstance(s.value, A.Binary) \
+                    and s.value.op == "+" and step is None:
+                lhs, rhs = s.value.lhs, s.value.rhs
+                other = rhs if isinstance(lhs, A.Name) and lhs.id == self.acc else \
+                    lhs if isinstance(rhs, A.Name) and rhs.id == self.acc else None
+                if other is None:
+                    raise _NotGemm("the K loop must update acc = acc + matmul(...)")
+                step = self._product(other, loads)
+            else:
+                raise _NotGemm("the K loop may only load l1 tiles and accumulate into acc")
+        if step is None:
+            raise _NotGemm("the K loop does not accumulate into acc")
+        a1, b1, flags = step
+        if flags != self.flags:
+            raise _NotGemm("the transposes of the first and the accumulated products differ")
+        ta, tb = self.flags
+        k_var = A.Name(self.loop.var)
+        self.a_name, self.b_name = self.a0.src.base.id, self.b0.src.base.id
+        if a1.src.base.id != self.a_name or b1.src.base.id != self.b_name:
+            raise _NotGemm("the K loop multiplies other tensors than the first product")
+        a_k, b_k = (1 if not ta else 0), (0 if not tb else 1)
+        depth = self._first_k_slice(self.a0, a_k)
+        if self.resolve(self._first_k_slice(self.b0, b_k)) != self.resolve(depth):
+            raise _NotGemm("A and B tiles have different K depths")
+        start, step_, stop = (self.resolve(x) for x in (self.loop.start, self.loop.step, self.loop.stop))
+        if start != self.resolve(depth) or step_ != self.resolve(depth):
+            raise _NotGemm("the K loop must start at the first tile's depth and step by it")
+        k_dim = self._dim(self.a_name, a_k)
+        if stop != k_dim and stop != self._dim(self.b_name, b_k):
+            raise _NotGemm("the K loop must run to the K extent of the operands")
+        want = A.Slice(k_var, binary("+", k_var, self.resolve(depth)))
+        for load, axis in ((a1, a_k), (b1, b_k)):
+            sub = load.src.subscripts[axis]
+            if A.Slice(self.resolve(sub.start), self.resolve(sub.stop)) != want:
+                raise _NotGemm("the K loop's tiles must be k:k + depth along K")
+        for first, later, axis in ((self.a0, a1, 1 - a_k), (self.b0, b1, 1 - b_k)):
+            if self.resolve(first.src.subscripts[axis]) != self.resolve(later.src.subscripts[axis]):
+                raise _NotGemm("the K loop's tiles must cover the same rows (columns) as the first product")
+        self.depth, self.k_dim = depth, k_dim
+
+    def _first_k_slice(self, load: A.Load, axis: int):
+        sub = load.src.subscripts[axis]
+        if not (sub.start is None or self.resolve(sub.start) == A.Int(0)) or sub.stop is None:
+            raise _NotGemm("the first product's tiles must start at K = 0")
+        return sub.stop
+
+    def _dim(self, tensor: str, axis: int):
+        d = self.kernel.param(tensor).type.shape[axis]
+        return A.Name(d) if isinstance(d, str) else A.Int(d)
+
+    def _match_store(self):
+        st = self.store
+        if st.accumulate or not (isinstance(st.value, A.Name) and st.value.id == self.acc):
+            raise _NotGemm("the tile must be stored once with store(c[...], acc)")
+        if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) == 2
+                and all(isinstance(x, A.Slice) for x in st.dst.subscripts)):
+            raise _NotGemm("the store must write a 2-D slice of C")
+        ta, tb = self.flags
+        rows_a = self.resolve(self.a0.src.subscripts[0 if not ta else 1])
+        cols_b = self.resolve(self.b0.src.subscripts[1 if not tb else 0])
+        rows_c, cols_c = (self.resolve(x) for x in st.dst.subscripts)
+        if rows_c != rows_a or cols_c != cols_b:
+            raise _NotGemm("the stored tile must be the rows of A's tile by the columns of B's")
+        self.c_name = st.dst.base.id
+        # the Matmul API takes C's row stride from B's N and its rows from A's M
+        if self._dim(self.c_name, 0) != self._dim(self.a_name, 1 if ta else 0) or \
+                self._dim(self.c_name, 1) != self._dim(self.b_name, 0 if tb else 1):
+            raise _NotGemm("C must be declared with A's row extent and B's column extent")
+        # each parallel variable must walk one axis of C in whole tiles: start v * T, length T,
+        # v in range(cdiv(extent, T)), so the tiles cover C exactly
+        self.axes = {}
+        for axis, sl in enumerate((rows_c, cols_c)):
+            var, tile = self._tile_of(sl)
+            if var not in self.phase.vars or var in [v for v, _ in self.axes.values()]:
+                raise _NotGemm("each parallel variable must select the row or the column block of C")
+            extent = self.phase.extents[self.phase.vars.index(var)]
+            if self.resolve(extent) != call("cdiv", self._dim(self.c_name, axis), tile):
+                raise _NotGemm(f"the parallel extent of {var} must be cdiv(<C extent>, {_show(tile)})")
+            self.axes[axis] = (var, tile)
+        if len(self.phase.vars) != 2:
+            raise _NotGemm("the phase must run over (row block, column block) pairs")
+
+    @staticmethod
+    def _tile_of(sl: A.Slice):
+        start = sl.start
+        if isinstance(start, A.Binary) and start.op == "*":
+            for var, tile in ((start.lhs, start.rhs), (start.rhs, start.lhs)):
+                if isinstance(var, A.Name) and sl.stop in (binary("+", start, tile), binary("+", tile, start)):
+                    return var.id, tile
+        raise _NotGemm("C tiles must be v * T:v * T + T slices of a parallel variable v")
+
+    # ------------------------------------------------------------ rewriting
+    def rewrite(self, names: Names) -> list:
+        ctx = self.ctx
+        (_, tm), (_, tn) = self.axes[0], self.axes[1]
+        dims = ctx.checked.binding.dims
+        m_dim, n_dim = self._dim(self.c_name, 0), self._dim(self.c_name, 1)
+        size = lambda d: d.value if isinstance(d, A.Int) else dims[d.id]   # noqa: E731 - at the real shapes
+        value = lambda e: ctx.type_of(e).value   # noqa: E731
+        dtype = ctx.checked.params[self.a_name].dtype
+        gm, gn = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, (value(tm), value(tn)),
+                             ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"])
+        g_m, g_n, s_m, s_n = (names.fresh(s) for s in ("_gm", "_gn", "_sm", "_sn"))
+        core, r, c = names.fresh("core"), names.fresh("_r"), names.fresh("_c")
+
+        def share(dim, parts):
+            return binary("*", call("cdiv", call("cdiv", dim, name(parts)), A.Int(16)), A.Int(16))
+        consts = [A.Const(g_m, A.Int(gm)), A.Const(g_n, A.Int(gn)),
+                  A.Const(s_m, share(m_dim, g_m)), A.Const(s_n, share(n_dim, g_n))]
+        rows = A.Slice(name(r), binary("+", name(r), name(s_m)))
+        cols = A.Slice(name(c), binary("+", name(c), name(s_n)))
+        k_all = A.Slice(A.Int(0), self.k_dim)
+        ta, tb = self.flags
+        a = A.Index(name(self.a_name), (k_all, rows) if ta else (rows, k_all))
+        b = A.Index(name(self.b_name), (cols, k_all) if tb else (k_all, cols))
+        kwargs = {}
+        if ta:
+            kwargs["transpose_a"] = name("True")
+        if tb:
+            kwargs["transpose_b"] = name("True")
+        product = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
+        body = (A.Assign(r, binary("*", binary("//", name(core), name(g_n)), name(s_m))),
+                A.Assign(c, binary("*", binary("%", name(core), name(g_n)), name(s_n))),
+                A.Store(A.Index(name(self.c_name), (rows, cols)), product))
+        ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of cores "
+                         f"(blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the "
+                         f"real shapes, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)})")
+        return consts + [A.ParallelFor((core,), (name("CORES"),), body, self.phase.span)]
+
+
+def _show(e) -> str:
+    return e.id if isinstance(e, A.Name) else str(getattr(e, "value", e))

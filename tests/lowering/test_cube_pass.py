@@ -1,0 +1,101 @@
+"""The cube pass (matmul phases to the Matmul API) and the kernels it leads to."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import ascendcraft
+from ascendcraft.chips import load_chip
+from ascendcraft.dsl.checker import Binding, check
+from ascendcraft.dsl.parser import parse
+from ascendcraft.errors import DSLError
+from ascendcraft.passes import PassError, run_passes
+from ascendcraft.task import load_task
+from lowering_passes.cube import Cube, block_extent, choose_grid
+
+ROOT = Path(__file__).resolve().parents[2]
+MATMUL = ROOT / "examples" / "matmul" / "matmul"
+FUSED = ROOT / "examples" / "fuse" / "matmul_bias_relu"
+
+
+def _cube(text: str, d: Path = MATMUL):
+    task = load_task(d / "op.py")
+    return run_passes(parse(text, "k.dsl"), [Cube()], task=task, shapes=task.shapes(), chip=load_chip("910B2"),
+                      trials=1)
+
+
+def test_a_k_accumulation_becomes_one_matmul_call_per_core_on_a_grid():
+    run = _cube((MATMUL / "kernel.dsl").read_text())
+    after = run.final.text
+    # the op's real shapes (700 x 530) on 24 cube cores: a 6 x 4 grid of 128 x 144 blocks
+    assert "const _gm0 = 6\n" in after and "const _gn0 = 4\n" in after
+    assert "const _sm0 = cdiv(cdiv(M, _gm0), 16) * 16" in after
+    assert ("store(c[_r0:_r0 + _sm0, _c0:_c0 + _sn0], Matmul(a[_r0:_r0 + _sm0, 0:K], b[0:K, _c0:_c0 + _sn0], "
+            "base=(TM, TN, TK)))") in after
+    assert "= matmul(" not in after and "+ matmul(" not in after and "for core0 in parallel(CORES):" in after
+    assert run.final.notes == ["cube: c = a @ b on a 6 x 4 grid of cores (blocks of 128 x 144 at the real shapes, "
+                               "base block TM x TN x TK)"]
+
+
+def test_a_transposed_b_keeps_its_layout():
+    after = _cube((FUSED / "kernel.dsl").read_text(), FUSED).final.text
+    assert "Matmul(x[_r0:_r0 + _sm0, 0:K], gemm_weight[_c0:_c0 + _sn0, 0:K], transpose_b=True" in after
+    assert "relu(" in after     # the vector epilogue phase is untouched
+
+
+# (2048, 4096): 512 x 688 blocks beat 688 x 512 ones: their partial base blocks are 176 columns
+# wide, not 48 rows high, and a 48-row block streams as much as it computes
+@pytest.mark.parametrize("rows, cols, cores, grid", [(2048, 4096, 24, (4, 6)), (1024, 8192, 24, (8, 3)),
+                                                     (700, 530, 24, (6, 4)), (16, 16, 24, (1, 24))])
+def test_the_grid_gives_the_slowest_core_the_least_base_block_time(rows, cols, cores, grid):
+    assert choose_grid(rows, cols, cores, (128, 256), 2048, 4, 110.0) == grid
+    gm, gn = grid
+    assert gm * gn <= cores
+    assert block_extent(rows, gm) * gm >= rows and block_extent(rows, gm) % 16 == 0
+
+
+@pytest.mark.parametrize("edit, reason", [
+    ("store(c[m:m + TM, n:n + TN], acc)", "the K loop does not accumulate"),
+    ("acc = acc + matmul(ta, load(b[k:k + TK, n:n + TN], space=l1))", "after"),
+])
+def test_other_uses_of_matmul_are_refused_with_the_reason(edit, reason):
+    text = (MATMUL / "kernel.dsl").read_text()
+    if reason == "after":   # something between the K loop and the store
+        text = text.replace("        store(c[m:m + TM, n:n + TN], acc)",
+                            "        m2 = m + 1\n        store(c[m:m + TM, n:n + TN], acc)")
+        reason = "unexpected statement"
+    else:                   # drop the accumulation from the K loop
+        text = text.replace("            acc = acc + matmul(ta, load(b[k:k + TK, n:n + TN], space=l1))\n", "")
+    with pytest.raises(PassError) as e:
+        _cube(text)
+    assert e.value.pass_name == "cube" and "not a K accumulation" in str(e.value) and reason in str(e.value)
+
+
+def test_a_phase_that_leaves_part_of_c_alone_is_not_rewritten():
+    text = (MATMUL / "kernel.dsl").read_text().replace("parallel(cdiv(M, TM), cdiv(N, TN))",
+                                                       "parallel(cdiv(M, TM), cdiv(N, TN) - 1)")
+    with pytest.raises(PassError, match=r"parallel extent of j must be cdiv\(<C extent>, TN\)"):
+        _cube(text)
+
+
+def test_matmul_is_only_a_stores_value():
+    src = ("kernel k(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):\n"
+           "    for i in parallel(1):\n"
+           "        t = Matmul(a, b, base=(16, 16, 16))\n"
+           "        store(c, t)\n")
+    with pytest.raises(DSLError, match="only as store"):
+        check(parse(src, "k.dsl"), Binding({"M": 4, "K": 8, "N": 4}, {}), load_chip("910B2"))
+
+
+def test_a_cube_kernel_and_a_mixed_one_compile_and_match_torch_on_the_simulator():
+    mm = ascendcraft.compile(MATMUL / "kernel.dsl", MATMUL / "op.py", trials=1)
+    assert "#define ASCENDC_CUBE_ONLY" in mm.source and "KERNEL_TYPE_AIC_ONLY" in mm.source
+    assert "mm0.IterateAll(cGm[" in mm.source and "REGIST_MATMUL_OBJ(&pipe" in mm.source
+    assert "InitBuffer(scalarBuf" not in mm.source          # the AIC has no UB
+    a, b = torch.rand(200, 300), torch.rand(300, 150)
+    assert torch.allclose(mm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    fused = ascendcraft.compile(FUSED / "kernel.dsl", FUSED / "op.py", trials=1)
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in fused.source and "GetSubBlockIdx() == 0" in fused.source
+    assert "SetTensorB(gemm_weightGm[" in fused.source and ", true);" in fused.source
+    assert fused.report["backend_verification"]["passed"]
