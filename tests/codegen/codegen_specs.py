@@ -43,3 +43,24 @@ def scale_shift_spec() -> KernelSpec:
                        TilingField("flag", "int64_t", ("attr", "flag")), TilingField("S", "int64_t", ("dim", "s", 0))),
         kernel_source=_SCALE_SHIFT_KERNEL,
         workspace_bytes="((int64_t)(AscendC::GetBlockNum()) * (int64_t)(N) * 4 + 31) / 32 * 32")
+
+
+def lowered_spec(example: str) -> KernelSpec:
+    """The spec of a bundled example (``category/name``) after the whole pass chain (no build)."""
+    from ascendcraft.chips import load_chip
+    from ascendcraft.codegen.kernel import emit_kernel
+    from ascendcraft.lower import default_passes
+    from ascendcraft.passes import run_passes
+    from ascendcraft.pipeline import load_kernel
+    from ascendcraft.task import load_task
+
+    d = HERE.parents[1] / "examples" / example
+    task = load_task(d / "op.py")
+    run = run_passes(load_kernel(d / "kernel.dsl"), default_passes(), task=task, shapes=task.shapes(),
+                     chip=load_chip("910B2"), trials=1)
+    return emit_kernel(run.final.kernel, run.final.real)
+
+
+def matmul_bias_relu_spec() -> KernelSpec:
+    """A MIX kernel: a Matmul API phase (transposed B) then a vector epilogue."""
+    return lowered_spec("fuse/matmul_bias_relu")

@@ -19,13 +19,13 @@ from ascendcraft.codegen.project import (mkb_direct_launch, project_files, pytho
 from ascendcraft.codegen.spec import TensorArg
 from ascendcraft.codegen.tiling import render_tiling_header
 from ascendcraft.errors import UserError
-from codegen_specs import leaky_relu_spec, scale_shift_spec
+from codegen_specs import leaky_relu_spec, matmul_bias_relu_spec, scale_shift_spec
 
 STUBS = Path(__file__).parent / "stubs"
 SIM_INCLUDE = Path(__file__).resolve().parents[2] / "ascendcraft" / "sim" / "include"
 SIX_STRINGS = ("project_json_src", "host_tiling_src", "host_operator_src", "kernel_src", "python_bind_src",
                "model_src")
-SPECS = [leaky_relu_spec, scale_shift_spec]
+SPECS = [leaky_relu_spec, scale_shift_spec, matmul_bias_relu_spec]
 
 
 def _six_strings(spec) -> dict[str, str]:
@@ -279,3 +279,12 @@ def test_direct_kernel_defines_its_own_tiling_copy():
     text = render_direct_kernel(leaky_relu_spec(), inline_body=False, launch_wrapper=False)
     assert '#include "../op_kernel/leaky_relu_custom.cpp"' in text
     assert "#undef GET_TILING_DATA" in text and "<<<" not in text
+
+
+def test_cube_kernels_launch_one_block_per_cube_core(tmp_path):
+    spec = matmul_bias_relu_spec()
+    assert spec.core_type == "mix"
+    write_project(spec, tmp_path / "p")
+    for f in (tmp_path / "p" / "op_host" / f"{spec.op_name}.cpp", tmp_path / "p" / "host" / "main.cpp"):
+        text = f.read_text()
+        assert "GetCoreNumAic" in text and "GetCoreNumAiv" not in text, f.name
