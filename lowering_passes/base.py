@@ -44,6 +44,11 @@ def rewrite_block(stmts, rewrite) -> tuple:
     return tuple(out)
 
 
+def is_phase_loop(s) -> bool:
+    """A top-level ``for`` whose body is parallel loops: its phases run once per iteration."""
+    return isinstance(s, A.For) and bool(s.body) and all(isinstance(b, A.ParallelFor) for b in s.body)
+
+
 class Names:
     """Fresh names that do not collide with any name in a kernel."""
 

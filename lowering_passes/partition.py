@@ -21,11 +21,11 @@ so each core touches the same GM elements as before.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
 
-from .base import LoweringPass, Names, binary, call, name
+from .base import LoweringPass, Names, binary, call, is_phase_loop, name
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,9 @@ class Partition(LoweringPass):
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         names = Names(kernel)
-        body = tuple(self._phase(s, names) if isinstance(s, A.ParallelFor) else s for s in kernel.body)
+        body = tuple(self._phase(s, names) if isinstance(s, A.ParallelFor) else
+                     replace(s, body=tuple(self._phase(p, names) for p in s.body)) if is_phase_loop(s) else s
+                     for s in kernel.body)
         return A.Kernel(kernel.name, kernel.inputs, kernel.outputs, body, kernel.span, kernel.source)
 
     def _phase(self, s: A.ParallelFor, names: Names) -> A.ParallelFor:

@@ -21,7 +21,8 @@ After::
 
 With two slots per queue, the copy-in of tile j+1 overlaps the compute of tile j and the
 copy-out of tile j-1 (the queues carry the MTE2 -> V -> MTE3 dependencies). A tile qualifies
-when it is assigned once and all its uses are in the block that loads (or stores) it. Depth 2
+when it is inside a loop, is assigned once and all its uses are in the block that loads (or
+stores) it. Depth 2
 is used while the UB, the 8-buffers-per-position limit and the 64-buffer limit allow it, then
 depth 1, else the tile stays in its TBuf (synchronised with flags by the emitter).
 
@@ -52,7 +53,8 @@ class _Pipeliner:
     def __init__(self, kernel, ctx):
         self.k, self.ctx, self.names = kernel, ctx, Names(kernel)
         self.buffers = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
-        self.values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.chip)
+        self.values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims},
+                                   ctx.checked.cores)
         self.used = sum(self._bytes(b.type, b.depth) for b in self.buffers.values())
         self.count = {"vecin": 0, "vecout": 0, "all": sum(b.depth for b in self.buffers.values())}
         self.defs: dict[str, int] = {}
@@ -63,7 +65,7 @@ class _Pipeliner:
             if isinstance(n, A.Name):
                 self.uses[n.id] = self.uses.get(n.id, 0) + 1
         self.queues: list[A.Buffer] = []
-        self.candidates: list[tuple] = []        # (loop depth, bytes, tile, position, TBuf, load or None)
+        self.candidates: list[tuple] = []        # (loop depth, bytes, tile, position, TBuf, GM region)
         self.chosen: dict[str, str] | None = None
         # tiles placed in each TBuf: a TBuf whose only tile moves to a queue gives its bytes back
         self.occupants: dict[str, int] = {}
@@ -76,6 +78,14 @@ class _Pipeliner:
     def _bytes(self, t: A.TensorType, depth: int) -> int:
         return slot_bytes(t, self.values) * depth
 
+    def _region_bytes(self, region, dtype: str) -> int:
+        """Bytes a copy of ``region`` moves at the op's real shapes (what a queue would carry)."""
+        try:
+            return evaluate(aligned_elems(region_extents(region, self.k, self.ctx), dtype), self.values) * \
+                D.ITEMSIZE[dtype]
+        except (KeyError, TypeError):
+            return 0
+
     def run(self) -> A.Kernel:
         self._block(self.k.body)      # collect candidates
         self._choose()
@@ -87,13 +97,14 @@ class _Pipeliner:
                   and all(isinstance(x, (A.Buffer, A.Const, A.Scratch)) for x in body[:i + 1])) + 1
         return replace(self.k, body=tuple(body[:cut]) + tuple(self.queues) + tuple(body[cut:]))
 
-    def _queue(self, position: str, buf: str, load=None) -> str | None:
-        """A new queue shaped like TBuf ``buf`` (or, for a load, like the loaded region, which may be
-        much smaller than the TBuf it shared): depth 2 if it fits, else 1, else None."""
+    def _queue(self, position: str, buf: str, region=None) -> str | None:
+        """A new queue shaped like TBuf ``buf``, or like the GM region the tile is loaded from or
+        stored to, which may be much smaller than the TBuf it shared (a one-value store): depth 2
+        if it fits, else 1, else None."""
         decl = self.buffers[buf]
         size_const = None
-        if load is not None:
-            size = aligned_elems(region_extents(load.src, self.k, self.ctx), decl.type.dtype)
+        if region is not None:
+            size = aligned_elems(region_extents(region, self.k, self.ctx), decl.type.dtype)
             size_const = self.names.fresh("_n")
             self.values[size_const] = evaluate(size, self.values)
             slot_type = replace(decl.type, shape=(size_const,))
@@ -139,9 +150,12 @@ class _Pipeliner:
             else:
                 continue
             buf = s.value.out if isinstance(s.value, A.Load) else s.value.kwarg("out").id
+            if depth == 0:
+                continue   # copied once per core: a queue would only take a slot a loop could use
             if self.chosen is None:
-                self.candidates.append((depth, self._bytes(self.buffers[buf].type, 1), s.target, position, buf,
-                                        s.value if isinstance(s.value, A.Load) else None))
+                region = s.value.src if isinstance(s.value, A.Load) else stmts[last].dst
+                self.candidates.append((depth, self._region_bytes(region, self.buffers[buf].type.dtype), s.target,
+                                        position, buf, region))
                 continue
             q = self.chosen.get(s.target)
             if q is None:
@@ -155,11 +169,11 @@ class _Pipeliner:
         return result
 
     def _choose(self):
-        """Queues go first to tiles in the most deeply nested loops, then to the biggest: those
-        move the most data, while a one-element load outside the hot loop gains nothing."""
+        """Queues go first to tiles in the most deeply nested loops, then to the biggest copies:
+        those move the most data, while a one-element load outside the hot loop gains nothing."""
         self.chosen = {}
-        for _, _, target, position, buf, load in sorted(self.candidates, key=lambda c: (-c[0], -c[1])):
-            q = self._queue(position, buf, load)
+        for _, _, target, position, buf, region in sorted(self.candidates, key=lambda c: (-c[0], -c[1])):
+            q = self._queue(position, buf, region)
             if q is not None:
                 self.chosen[target] = q
 
@@ -183,10 +197,10 @@ def slot_bytes(t: A.TensorType, values: dict) -> int:
     return -(-n // 32) * 32
 
 
-def const_values(kernel: A.Kernel, dims: dict, chip) -> dict:
+def const_values(kernel: A.Kernel, dims: dict, cores: int) -> dict:
     """Values of the kernel's top-level constants given dims and attributes (integer arithmetic only)."""
     env = dict(dims)
-    env["CORES"] = chip.aiv_cores
+    env["CORES"] = cores
     for s in kernel.body:
         if isinstance(s, A.Const):
             try:

@@ -62,7 +62,7 @@ class _Prefetcher:
         self.decls = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
         self.depth: dict[str, int] = {}          # queues that need a third slot (prefetch at two levels)
         from .pipeline import const_values, slot_bytes
-        values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.chip)
+        values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.checked.cores)
         self.slot_bytes = {n: slot_bytes(b.type, values) for n, b in self.decls.items()}
         self.ub_free = ctx.chip.capacity("ub") - SCALAR_RESERVE - sum(
             self.slot_bytes[n] * b.depth for n, b in self.decls.items())

@@ -113,7 +113,7 @@ BROKEN = [
     ("normalization/layer_norm",  # variance as E[x^2] - mean^2 (no shift)
      [("k = load(x[b, 0, 0, 0])", "k = 0.0"), ("mu = load(x[b, 0, 0, 0]) + d", "mu = d")]),
     ("normalization/layer_norm",  # weight ignored
-     [("t * g + load(", "t + load(")]),
+     [("t * wt + load(", "t + load(")]),
     ("math/cumprod",  # no carry between tiles
      [("cumprod(t) * carry", "cumprod(t)")]),
     ("math/cumsum_reverse",  # first tile of the row never visited
@@ -123,7 +123,7 @@ BROKEN = [
     ("pooling/max_pooling_2d",  # zero padding instead of -inf
      [("pad=-inf", "pad=0.0")]),
     ("loss/cross_entropy_loss",  # target logit not subtracted
-     [("acc = acc + (m + log(s) - load(x[b, load(t[b])]))", "acc = acc + (m + log(s))")]),
+     [("acc = acc + (m + log(s) - picked)", "acc = acc + (m + log(s))")]),
 ]
 
 

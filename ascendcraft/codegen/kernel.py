@@ -21,6 +21,7 @@ from ..dsl.ops import API_COMPARE_MODES, OPS
 from ..dsl.types import TScalar, TTile
 from ..errors import DSLError
 from lowering_passes.bufferize import SCALAR_RESERVE
+from lowering_passes.base import is_phase_loop
 from lowering_passes.linearize import is_gemm
 
 from .spec import CTYPES, AttrArg, KernelSpec, TensorArg, TilingField
@@ -247,34 +248,53 @@ class _Emitter:
         self.lines.append("    " * self.depth + line)
 
     def _phases(self, body):
-        """Top-level statements: parallel phases on every core, the rest on core 0; SyncAll between."""
+        """Top-level statements: parallel phases on every core, the rest on core 0; SyncAll between.
+        A loop of phases runs on every core, with SyncAll after each of its phases."""
         groups: list[list] = []
         for s in body:   # consecutive single-core statements form one group
-            if groups and not isinstance(s, A.ParallelFor) and not isinstance(groups[-1][0], A.ParallelFor):
+            if groups and not _on_all_cores(s) and not _on_all_cores(groups[-1][0]):
                 groups[-1].append(s)
             else:
                 groups.append([s])
         for i, g in enumerate(groups):
-            if isinstance(g[0], A.ParallelFor) and self.core_type == "mix":
-                # MIX (1 AIC : 2 AIV): the kernel runs on both vector cores of a block; the first
-                # does the block's work (and drives its AIC), both reach the SyncAll barriers
-                self.emit("if (AscendC::GetSubBlockIdx() == 0) {")
+            if is_phase_loop(g[0]):
+                self._for_header(g[0])
                 self.depth += 1
-                self.emit(f"const int64_t {g[0].vars[0]} = AscendC::GetBlockIdx() / AscendC::GetTaskRation();")
-                self.block(g[0].body)
+                for phase in g[0].body:
+                    self._phase(phase)
+                    self.emit("AscendC::SyncAll();")
+                self.depth -= 1
+                self.emit("}")
             elif isinstance(g[0], A.ParallelFor):
-                self.emit("{")
-                self.depth += 1
-                self.emit(f"const int64_t {g[0].vars[0]} = AscendC::GetBlockIdx();")
-                self.block(g[0].body)
+                self._phase(g[0])
             else:
                 self.emit("if (AscendC::GetBlockIdx() == 0) {")
                 self.depth += 1
                 self.block(g)
-            self.depth -= 1
-            self.emit("}")
-            if i + 1 < len(groups):
+                self.depth -= 1
+                self.emit("}")
+            if i + 1 < len(groups) and not is_phase_loop(g[0]):
                 self.emit("AscendC::SyncAll();")
+
+    def _for_header(self, s: A.For):
+        negative = isinstance(s.step, A.Unary) or (isinstance(s.step, A.Int) and s.step.value < 0)
+        self.emit(f"for (int64_t {s.var} = {self.scalar(s.start)}; {s.var} {'>' if negative else '<'} "
+                  f"{self.scalar(s.stop)}; {s.var} += {self.scalar(s.step)}) {{")
+
+    def _phase(self, p: A.ParallelFor):
+        if self.core_type == "mix":
+            # MIX (1 AIC : 2 AIV): the kernel runs on both vector cores of a block; the first
+            # does the block's work (and drives its AIC), both reach the SyncAll barriers
+            self.emit("if (AscendC::GetSubBlockIdx() == 0) {")
+            self.depth += 1
+            self.emit(f"const int64_t {p.vars[0]} = AscendC::GetBlockIdx() / AscendC::GetTaskRation();")
+        else:
+            self.emit("{")
+            self.depth += 1
+            self.emit(f"const int64_t {p.vars[0]} = AscendC::GetBlockIdx();")
+        self.block(p.body)
+        self.depth -= 1
+        self.emit("}")
 
     def block(self, stmts):
         for s in stmts:
@@ -282,11 +302,7 @@ class _Emitter:
 
     def stmt(self, s):
         if isinstance(s, A.For):
-            step = self.scalar(s.step)
-            negative = isinstance(s.step, A.Unary) or (isinstance(s.step, A.Int) and s.step.value < 0)
-            cmp = ">" if negative else "<"
-            self.emit(f"for (int64_t {s.var} = {self.scalar(s.start)}; {s.var} {cmp} {self.scalar(s.stop)}; "
-                      f"{s.var} += {step}) {{")
+            self._for_header(s)
             self.depth += 1
             self.block(s.body)
             self.depth -= 1
@@ -953,6 +969,10 @@ def _float(v: float, ct: str) -> str:
         return "AC_INF" if v > 0 else "(-AC_INF)"
     text = repr(float(v))
     return f"static_cast<{ct}>({text}f)" if ct != "float" else f"{text}f"
+
+
+def _on_all_cores(s) -> bool:
+    return isinstance(s, A.ParallelFor) or is_phase_loop(s)
 
 
 def _literal(e):

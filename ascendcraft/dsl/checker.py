@@ -449,6 +449,10 @@ class Checker:
         return t
 
     def _for(self, s: A.For, depth, in_parallel):
+        phases = [b for b in s.body if isinstance(b, A.ParallelFor)]
+        if phases and (depth or in_parallel or len(phases) != len(s.body)):
+            raise _err("a loop of phases holds only parallel loops and sits at the top of the kernel body", s,
+                       hint="for g in range(...): followed by one or more for ... in parallel(...) loops")
         for e, what in ((s.start, "range start"), (s.stop, "range stop"), (s.step, "range step")):
             self._int_scalar(e, what)
         step = self.expr_types[id(s.step)]
@@ -504,8 +508,9 @@ class Checker:
         return not (t.is_float and dtype not in D.FLOATS)
 
     def _parallel(self, s: A.ParallelFor, depth):
-        if depth:
-            raise _err("parallel loops are phases of the kernel and must be at the top of its body", s,
+        if depth > 1 or (depth and not self._in_phase_loop(s)):
+            raise _err("parallel loops are phases of the kernel and must be at the top of its body (or "
+                       "directly in a top-level loop of phases)", s,
                        hint="nest range(...) loops inside a parallel loop, not the other way round")
         for e in s.extents:
             self._int_scalar(e, "parallel extent")
@@ -522,6 +527,10 @@ class Checker:
         # Values computed inside a phase are per core: they do not survive it.
         self.env = {n: t for n, t in self.env.items() if n in saved}
         self._outer_vars = set()
+
+    def _in_phase_loop(self, s: A.ParallelFor) -> bool:
+        """Is ``s`` directly in a top-level ``for`` (a loop of phases, run with SyncAll between)?"""
+        return any(isinstance(t, A.For) and any(b is s for b in t.body) for t in self.kernel.body)
 
     def _gm_region(self, e, usage) -> TRegion:
         """The GM region an expression names (a whole tensor counts); ``usage`` says who needs it."""

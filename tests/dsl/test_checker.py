@@ -64,6 +64,10 @@ def test_footprint_of_a_tiled_kernel_is_reported():
     ("    t = load(x[99, :])\n", "index 99 is out of range"),
     ("    for i in range(0, N, 0):\n        pass\n", "range step cannot be 0"),
     ("    for i in parallel(R):\n        for j in parallel(N):\n            pass\n", "must be at the top"),
+    ("    for g in range(2):\n        for j in range(2):\n            for i in parallel(R):\n                pass\n",
+     "sits at the top of the kernel body"),
+    ("    for g in range(2):\n        s = 1\n        for i in parallel(R):\n            pass\n",
+     "a loop of phases holds only parallel loops"),
     ("    s = 0.0\n    for i in parallel(R):\n        s = s + 1.0\n", "reassigned inside it"),
     ("    for i in parallel(R):\n        t = load(x[i, :])\n    store(y[0, :], t)\n", "name 't' is not defined"),
     ("    t = load(x[0, :])\n    for j in range(3):\n        t = cast(t, f16)\n", "changes type inside this loop"),
@@ -81,6 +85,13 @@ def test_footprint_of_a_tiled_kernel_is_reported():
 ])
 def test_rule_violations(body, fragment):
     rejects(body, fragment)
+
+
+def test_a_top_level_loop_may_hold_phases():
+    ck = run_check("    for g in range(0, R, 8):\n        for i in parallel(minimum(8, R - g)):\n"
+                   "            store(y[g + i, :], load(x[g + i, :]))\n"
+                   "        for i in parallel(minimum(8, R - g)):\n            store(y[g + i, 0], 0.0)\n")
+    assert ck.cores == 48
 
 
 def test_undefined_name_suggests_a_close_one():

@@ -79,3 +79,15 @@ def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
     final = (tmp_path / "r" / "passes" / "08_prefetch.dsl").read_text()
     for op in ("SumEachRow(", "SubColVec(", "DivColVec(", "MulRowVec(", "AddRowVec("):
         assert op in final, op
+
+
+def test_a_loop_of_phases_runs_its_phases_once_per_iteration_with_barriers(tmp_path, capsys):
+    d = Path(__file__).parent / "data" / "rownorm_groups"
+    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(tmp_path / "r"),
+                 "--trials", "2", "--no-model"])
+    assert code == 0, capsys.readouterr().err
+    cpp = (tmp_path / "r" / "ascendc" / "rownorm_groups_custom.cpp").read_text()
+    loop = cpp[cpp.index("for (int64_t g = 0; g < R; g += G) {"):]
+    assert loop.count("AscendC::GetBlockIdx();") >= 2 and loop.count("AscendC::SyncAll();") == 2
+    partitioned = (tmp_path / "r" / "passes" / "02_partition.dsl").read_text()
+    assert "    for g in range(0, R, G):\n        for core0 in parallel(CORES):" in partitioned

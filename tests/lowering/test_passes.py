@@ -1,4 +1,5 @@
 """Before/after tests of the lowering passes, and the pass manager's checks between them."""
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -202,3 +203,18 @@ def test_a_one_value_integer_tile_indexes_gm_after_it_is_read_on_the_scalar_unit
     read = next(line.strip() for line in text.splitlines() if "GetValue(" in line and "= GetValue(_v" in line)
     index = read.split(" = ")[0]
     assert f"load(x[b, {index}])" in text
+
+
+def test_queues_go_to_tiles_in_loops_sized_by_what_they_copy():
+    d = ROOT / "examples" / "normalization" / "layer_norm"
+    text = _lower((d / "kernel.dsl").read_text(), d, _chain_to("pipeline")).final.text
+    # the per-slab sums are one-value stores: their queues hold 64 floats, not a 4096-float tile
+    store_q = re.search(r"_v1 = Duplicate\(\(\), s, f32, out=(qout\d+)\)", text).group(1)
+    size = re.search(rf"buffer {store_q}: vecout f32\[(_n\d+)\] \* 2", text).group(1)
+    assert f"const {size} = 64\n" in text
+    # so the weight and bias tiles of the hot loop get queues as well
+    assert re.search(r"wt = load\(ln_weight\[.*out=qin\d+\)", text)
+    d = ROOT / "examples" / "loss" / "cross_entropy_loss"
+    text = _lower((d / "kernel.dsl").read_text(), d, _chain_to("pipeline")).final.text
+    # the one-off load of the partials after the phase stays in a TBuf
+    assert re.search(r"= load\(part, out=b\d+\)", text)

@@ -94,3 +94,31 @@ def test_blocks_beyond_the_core_count_run_in_waves():
     c = aggregate(cores, chip, 96)
     assert c.physical_cores == 48
     assert c.body_us == pytest.approx(2.0)  # two waves of 1 us each
+
+
+_TWICE = """#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void read_twice(GM_ADDR x, GM_ADDR y)
+{
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 65536);
+    AscendC::LocalTensor<float> t = buf.Get<float>();
+    AscendC::GlobalTensor<float> xGm;
+    xGm.SetGlobalBuffer((__gm__ float *)x);
+    AscendC::DataCopy(t, xGm[0], 16384);
+    AscendC::DataCopy(t, xGm[SECOND], 16384);
+}
+"""
+
+
+@pytest.mark.parametrize("second, hbm_reads", [(0, 1), (16384, 2)])
+def test_a_re_read_within_the_cores_l2_share_moves_at_the_l2_rate_without_hbm_traffic(second, hbm_reads):
+    art = build_kernel(f"#define SECOND {second}\n" + _TWICE, "read_twice")
+    res = run_kernel(art, [gm(32768, np.float32), gm(1, np.float32)], block_dim=1, cost_only=True)
+    assert res.ok, res.report()
+    c = res.cost.per_core[0]
+    assert c.gm_read == hbm_reads * 65536
+    cfg = load_chip("910B2")
+    first = 40 + 65536 / cfg.mte2_bytes_per_cycle          # mte_overhead + bytes at the ddr rate
+    again = 40 + 65536 / 110.0 if hbm_reads == 1 else first  # ... or at the l2 rate (ini l2_rate)
+    assert c.busy_cycles["MTE2"] == pytest.approx(first + again, abs=0.1)   # reported to 0.1 cycle

@@ -12,6 +12,7 @@ kernel cross_entropy(x: gm f32[B, C], t: gm i64[B]) -> (loss: gm f32[]):
     for c in parallel(CORES):
         acc = 0.0
         for b in range(c * B // CORES, (c + 1) * B // CORES):
+            picked = load(x[b, load(t[b])])     # issued first: its wait overlaps the row's work
             m = -inf
             s = 0.0
             for j in range(0, C, T):
@@ -19,6 +20,6 @@ kernel cross_entropy(x: gm f32[B, C], t: gm i64[B]) -> (loss: gm f32[]):
                 m_new = maximum(m, max(v))
                 s = s * exp(m - m_new) + sum(exp(v - m_new))
                 m = m_new
-            acc = acc + (m + log(s) - load(x[b, load(t[b])]))
+            acc = acc + (m + log(s) - picked)
         store(part[c], acc)
     store(loss, sum(load(part)) / B)

@@ -1,8 +1,9 @@
 # MultiKernelBench 2026 (reference/normalization/layer_norm.py): x f32[64, 64, 256, 256],
 # nn.LayerNorm((64, 256, 256)): each batch element is normalized over 4M values (16 MiB).
 # MKB 2026 shapes: batch_size=64, features=64, dim1=256, dim2=256
-# Here: x f32[5, 11, 37, 300]: 55 (b, c) slabs over 48 cores; 300-wide rows, 13 rows per
-# 4096-element tile, so each slab has two full tiles and a short one.
+# Here: x f32[5, 40, 29, 300]: groups of 4 batch elements (4 and then 1: a short group), 160
+# and 40 (b, c) slabs over 48 cores; 300-wide rows, 13 rows per 4096-element tile, so each
+# slab has two full tiles and a short one.
 # MKB keeps the default affine parameters (ones and zeros) and draws x from U[0, 1); here the
 # parameters are random (a kernel that ignores them fails) and x is 30 + U[0, 1) (a kernel
 # that computes the variance as E[x^2] - mean^2 in f32 loses it to cancellation and fails).
@@ -25,8 +26,8 @@ class Model(nn.Module):
 
 
 batch_size = 5
-features = 11
-dim1 = 37
+features = 40
+dim1 = 29
 dim2 = 300
 
 

@@ -85,7 +85,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     uint64_t n = bytes / sizeof(T);
     asc_sim::use_local(api, asc_loc_, "dst", dst, n, true);
     asc_sim::gm_check(api, asc_loc_, src.addr_, bytes, "reads");
-    asc_sim::schedule_gm_read(dst.buf_, s.cfg.mte_overhead + bytes / s.cfg.mte2_bpc, src.addr_, bytes, bytes);
+    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(bytes), src.addr_, bytes, bytes);
     if (!s.cfg.cost_only) {
         std::memcpy(static_cast<void*>(dst.ptr()), static_cast<const void*>(src.addr_), bytes);
         asc_sim::wrote(dst, n);
@@ -145,7 +145,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     }
     uint64_t bytes = blk * p.blockCount;
     uint64_t span = p.blockCount ? (static_cast<uint64_t>(p.blockCount - 1) * (p.blockLen + p.srcStride)) * 32 + blk : 0;
-    asc_sim::schedule_gm_read(dst.buf_, s.cfg.mte_overhead + bytes / s.cfg.mte2_bpc, src.addr_, span, bytes);
+    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(bytes), src.addr_, span, bytes);
     if (s.cfg.cost_only) return;
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         const uint8_t* g = reinterpret_cast<const uint8_t*>(src.addr_) + static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
@@ -244,8 +244,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
                           p.blockLen, "reads");
     uint64_t bytes = static_cast<uint64_t>(p.blockLen) * p.blockCount;
     uint64_t span = p.blockCount ? static_cast<uint64_t>(p.blockCount - 1) * (static_cast<uint64_t>(p.blockLen) + p.srcStride) + p.blockLen : 0;
-    asc_sim::schedule_gm_read(dst.buf_, s.cfg.mte_overhead + static_cast<double>(slot * p.blockCount) / s.cfg.mte2_bpc,
-                              src.addr_, span, bytes);
+    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(slot * p.blockCount), src.addr_, span, bytes);
     if (s.cfg.cost_only) return;
     uint64_t n = p.blockLen / sz;
     for (uint32_t i = 0; i < p.blockCount; ++i) {

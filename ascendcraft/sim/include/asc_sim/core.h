@@ -432,11 +432,15 @@ inline double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes 
 
 // A GM -> local copy on MTE2 into buffer `dst_buf`: HBM bandwidth only for what L2 does not
 // serve (see gm_read_hbm_bytes), the data usable `gm_latency` cycles after the transfer.
-inline void schedule_gm_read(int dst_buf, double cycles, const void* src, uint64_t span, uint64_t bytes) {
+// `moved` is what the MTE2 transfers (with per-row padding); the part served by L2 moves at
+// the L2 rate (ini [AICoreMemoryRates] l2_rate, as the Matmul cost uses), the rest at the ddr rate.
+inline void schedule_gm_read(int dst_buf, double moved, const void* src, uint64_t span, uint64_t bytes) {
     State& s = S();
     Deps d;
     d.wr[0] = dst_buf;
     uint64_t hbm = gm_read_hbm_bytes(src, span, bytes);
+    double from_hbm = bytes ? static_cast<double>(hbm) / static_cast<double>(bytes) : 1.0;
+    double cycles = s.cfg.mte_overhead + moved * from_hbm / s.cfg.mte2_bpc + moved * (1.0 - from_hbm) / s.cfg.l2_bpc;
     schedule(Pipe::MTE2, cycles, d, static_cast<double>(hbm), s.cfg.gm_latency);
     s.stats.gm_read += hbm;
 }
