@@ -422,11 +422,7 @@ class Checker:
                            f"[{', '.join(map(str, r.shape))}]", node, kind="shape error")
         if a.gm.dtype != b.gm.dtype:
             raise _err(f"Matmul operands differ in dtype: {a.gm.dtype} and {b.gm.dtype}", e)
-        ta, tb = self._kw_const(e, "transpose_a", False), self._kw_const(e, "transpose_b", False)
-        m, k = a.shape[::-1] if ta else a.shape
-        k2, n = b.shape[::-1] if tb else b.shape
-        if k != k2:
-            raise _err(f"Matmul inner extents differ: {k} and {k2}", e, kind="shape error")
+        m, n = self._product_shape(a.shape, b.shape, e)
         base = self._kw_const(e, "base", None)
         if not (isinstance(base, tuple) and len(base) == 3 and all(v > 0 and v % 16 == 0 for v in base[:2])
                 and base[2] > 0):
@@ -886,6 +882,15 @@ class Checker:
             out.append(n)
         return TTile(t.dtype, lead + tuple(out), t.space)
 
+    def _product_shape(self, a: tuple, b: tuple, e: A.Call) -> tuple[int, int]:
+        """(m, n) of a matmul of 2-D operands shaped ``a`` and ``b`` under its transpose_a/b flags."""
+        ta, tb = self._kw_const(e, "transpose_a", False), self._kw_const(e, "transpose_b", False)
+        m, k = a[::-1] if ta else a
+        k2, n = b[::-1] if tb else b
+        if k != k2:
+            raise _err(f"{e.func} inner extents differ: {k} and {k2}", e, kind="shape error")
+        return m, n
+
     def _matmul(self, op, e):
         a = self._tile_arg(e.args[0], "matmul", space="l1")
         b = self._tile_arg(e.args[1], "matmul", space="l1")
@@ -893,11 +898,7 @@ class Checker:
             raise _err("matmul multiplies 2-D tiles", e, kind="shape error")
         if a.dtype != b.dtype or a.dtype not in op.dtypes:
             raise _err(f"matmul needs two f16, bf16, f32 or i8 tiles of one dtype, got {a.dtype} and {b.dtype}", e)
-        ta, tb = self._kw_const(e, "transpose_a", False), self._kw_const(e, "transpose_b", False)
-        m, k = a.shape[::-1] if ta else a.shape
-        k2, n = b.shape[::-1] if tb else b.shape
-        if k != k2:
-            raise _err(f"matmul inner extents differ: {k} and {k2}", e, kind="shape error")
+        m, n = self._product_shape(a.shape, b.shape, e)
         for t, space in ((a, "l0a"), (b, "l0b")):
             if t.nbytes > self.chip.capacity(space):
                 raise _err(f"a matmul operand of {t.nbytes:,} bytes does not fit {space.upper()} "

@@ -71,23 +71,27 @@ def test_compile_returns_a_callable_handle(tmp_path):
     assert (saved / "report.md").exists()
 
 
-def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
-    d = Path(__file__).parent / "data" / "rownorm"
-    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(tmp_path / "r"),
+ROWNORM = Path(__file__).parent / "data" / "rownorm"
+
+
+def _lower_rownorm(kernel: str, out: Path, capsys) -> Path:
+    """Lower a kernel for the rownorm op (tests/lowering/data/rownorm) on the simulator; its output dir."""
+    code = main(["lower", str(ROWNORM / kernel), "--op", str(ROWNORM / "op.py"), "--out", str(out),
                  "--trials", "2", "--no-model"])
     assert code == 0, capsys.readouterr().err
-    final = (tmp_path / "r" / "passes" / "08_prefetch.dsl").read_text()
+    return out
+
+
+def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
+    final = (_lower_rownorm("kernel.dsl", tmp_path / "r", capsys) / "passes" / "08_prefetch.dsl").read_text()
     for op in ("SumEachRow(", "SubColVec(", "DivColVec(", "MulRowVec(", "AddRowVec("):
         assert op in final, op
 
 
 def test_a_loop_of_phases_runs_its_phases_once_per_iteration_with_barriers(tmp_path, capsys):
-    d = Path(__file__).parent / "data" / "rownorm_groups"
-    code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(tmp_path / "r"),
-                 "--trials", "2", "--no-model"])
-    assert code == 0, capsys.readouterr().err
-    cpp = (tmp_path / "r" / "ascendc" / "rownorm_groups_custom.cpp").read_text()
+    out = _lower_rownorm("groups.dsl", tmp_path / "r", capsys)
+    cpp = (out / "ascendc" / "rownorm_groups_custom.cpp").read_text()
     loop = cpp[cpp.index("for (int64_t g = 0; g < R; g += G) {"):]
     assert loop.count("AscendC::GetBlockIdx();") >= 2 and loop.count("AscendC::SyncAll();") == 2
-    partitioned = (tmp_path / "r" / "passes" / "02_partition.dsl").read_text()
+    partitioned = (out / "passes" / "02_partition.dsl").read_text()
     assert "    for g in range(0, R, G):\n        for core0 in parallel(CORES):" in partitioned
