@@ -330,6 +330,9 @@ def report_markdown(r: Lowered) -> str:
         lines.append(f"| pass `{lv.pass_name}` vs previous level (interpreter) | pass |")
     if v is not None:
         lines.append(f"| AscendC on {r.backend} vs torch | {'pass' if v.passed else 'FAIL'} |")
+    notes = [f"- {note}" for lv in r.run.levels[1:] for note in lv.notes]   # each names its pass
+    if notes:
+        lines += ["", "## What the passes decided", "", *notes]
     lines += ["", "Verification shapes: " + r.check.shapes.describe(), ""]
     if v is not None:
         lines += ["```", v.summary(), "```", ""]
@@ -338,8 +341,8 @@ def report_markdown(r: Lowered) -> str:
         lines += ["## Modeled performance (real shapes, simulator cost model)", "",
                   f"- modeled time: {c.time_us:,.1f} us ({c.bound}-bound; body {c.body_us:,.1f} us + launch "
                   f"{c.launch_us:,.1f} us)",
-                  f"- floor ({r.floor_kind}; HBM: each input read once, each output written once; cube: the "
-                  f"MACs at the operand dtype's peak rate; plus launch): {r.floor_us:,.1f} us",
+                  f"- floor: {r.floor_us:,.1f} us, the {r.floor_kind} floor plus launch (HBM: each input read "
+                  f"once and each output written once; cube: the MACs at the operand dtype's peak rate)",
                   f"- efficiency: {eff:.1%}" if eff else "- efficiency: n/a",
                   f"- critical-core pipe busy (us): " + ", ".join(f"{k} {v_:.1f}" for k, v_ in c.pipe_busy_us.items()
                                                               if v_ > 0), ""]

@@ -1,7 +1,6 @@
 """The cube pass (matmul phases to the Matmul API) and the kernels it leads to."""
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
@@ -88,14 +87,27 @@ def test_matmul_is_only_a_stores_value():
         check(parse(src, "k.dsl"), Binding({"M": 4, "K": 8, "N": 4}, {}), load_chip("910B2"))
 
 
-def test_a_cube_kernel_and_a_mixed_one_compile_and_match_torch_on_the_simulator():
+def test_a_cube_kernel_and_a_mixed_one_compile_and_match_torch_on_the_simulator(tmp_path):
     mm = ascendcraft.compile(MATMUL / "kernel.dsl", MATMUL / "op.py", trials=1)
     assert "#define ASCENDC_CUBE_ONLY" in mm.source and "KERNEL_TYPE_AIC_ONLY" in mm.source
     assert "mm0.IterateAll(cGm[" in mm.source and "REGIST_MATMUL_OBJ(&pipe" in mm.source
     assert "InitBuffer(scalarBuf" not in mm.source          # the AIC has no UB
     a, b = torch.rand(200, 300), torch.rand(300, 150)
     assert torch.allclose(mm(a, b), a @ b, rtol=1e-4, atol=1e-4)
+    report = (mm.save(tmp_path / "mm") / "report.md").read_text()
+    assert "## What the passes decided\n\n- cube: c = a @ b on a 6 x 4 grid of cores" in report
     fused = ascendcraft.compile(FUSED / "kernel.dsl", FUSED / "op.py", trials=1)
     assert "KERNEL_TYPE_MIX_AIC_1_2" in fused.source and "GetSubBlockIdx() == 0" in fused.source
     assert "SetTensorB(gemm_weightGm[" in fused.source and ", true);" in fused.source
     assert fused.report["backend_verification"]["passed"]
+
+
+def test_the_floor_of_a_cube_kernel_counts_its_macs_at_the_operand_rate():
+    from types import SimpleNamespace
+
+    from ascendcraft.lower import _cube_floor_us
+    lowered = _cube((MATMUL / "kernel.dsl").read_text()).final.kernel
+    cost = SimpleNamespace(per_core=[SimpleNamespace(cube_macs=2048 * 4096 * 8192)])
+    chip = load_chip("910B2")
+    # fp32: half the 16x16x16 fp16 rate, on 24 AIC at 1.8 GHz
+    assert _cube_floor_us(lowered, cost, chip) == pytest.approx(2048 * 4096 * 8192 / (24 * 2048 * 1.8e9) * 1e6)
