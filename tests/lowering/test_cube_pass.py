@@ -111,3 +111,18 @@ def test_the_floor_of_a_cube_kernel_counts_its_macs_at_the_operand_rate():
     chip = load_chip("910B2")
     # fp32: half the 16x16x16 fp16 rate, on 24 AIC at 1.8 GHz
     assert _cube_floor_us(lowered, cost, chip) == pytest.approx(2048 * 4096 * 8192 / (24 * 2048 * 1.8e9) * 1e6)
+
+
+def test_f16_operands_accumulate_in_f32_through_the_matmul_api(tmp_path):
+    (tmp_path / "op.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, A, B):\n        return torch.matmul(A.float(), B.float())\n\n\n"
+        "def get_inputs():\n    return [torch.rand(150, 200).half(), torch.rand(200, 90).half()]\n\n\n"
+        "def get_init_inputs():\n    return []\n")
+    text = (MATMUL / "kernel.dsl").read_text().replace("a: gm f32[M, K], b: gm f32[K, N]",
+                                                       "a: gm f16[M, K], b: gm f16[K, N]")
+    (tmp_path / "kernel.dsl").write_text(text.replace("const TK = 64", "const TK = 128"))
+    k = ascendcraft.compile(tmp_path / "kernel.dsl", tmp_path / "op.py", trials=1)
+    assert "MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>" in k.source
+    a, b = torch.rand(64, 200).half(), torch.rand(200, 48).half()
+    assert torch.allclose(k(a, b), a.float() @ b.float(), rtol=1e-3, atol=1e-3)
