@@ -283,9 +283,10 @@ class _Emitter:
 
     def _phase(self, p: A.ParallelFor):
         if self.core_type == "mix":
-            # MIX (1 AIC : 2 AIV): the kernel runs on both vector cores of a block; the first
-            # does the block's work (and drives its AIC), both reach the SyncAll barriers
-            self.emit("if (AscendC::GetSubBlockIdx() == 0) {")
+            # MIX (1 AIC : 2 AIV): the kernel runs on both vector cores of a block, GetBlockIdx()
+            # counting vector cores (GetBlockIdx.md: [0, 2 * numBlocks) on the AIV); the first of
+            # each block does the block's work (and drives its AIC), both reach the SyncAll barriers
+            self.emit("if (AscendC::GetBlockIdx() % AscendC::GetTaskRation() == 0) {")
             self.depth += 1
             self.emit(f"const int64_t {p.vars[0]} = AscendC::GetBlockIdx() / AscendC::GetTaskRation();")
         else:

@@ -97,7 +97,7 @@ def test_a_cube_kernel_and_a_mixed_one_compile_and_match_torch_on_the_simulator(
     report = (mm.save(tmp_path / "mm") / "report.md").read_text()
     assert "## What the passes decided\n\n- cube: c = a @ b on a 6 x 4 grid of cores" in report
     fused = ascendcraft.compile(FUSED / "kernel.dsl", FUSED / "op.py", trials=1)
-    assert "KERNEL_TYPE_MIX_AIC_1_2" in fused.source and "GetSubBlockIdx() == 0" in fused.source
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in fused.source and "GetBlockIdx() % AscendC::GetTaskRation() == 0" in fused.source
     assert "SetTensorB(gemm_weightGm[" in fused.source and ", true);" in fused.source
     assert fused.report["backend_verification"]["passed"]
 
