@@ -186,6 +186,9 @@ class _Emitter:
             *gets,
             *local_decls,
             *self.lines,
+            # every core ends its Matmul objects, cores with an empty block too (in MIX mode End()
+            # is what releases the AIC serving this vector core)
+            *[f"        mm{i}.End();" for i in range(len(self.gemms))],
             "    }",
             "",
             "private:",
@@ -657,7 +660,6 @@ class _Emitter:
         self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
         self.emit(f"mm{i}.SetTail(static_cast<int>(m_), static_cast<int>(n_), static_cast<int>(k_));")
         self.emit(f"mm{i}.IterateAll({c_name}Gm[{c_off}]);")
-        self.emit(f"mm{i}.End();")
         self.depth -= 1
         self.emit("}")
         self.depth -= 1
