@@ -22,9 +22,9 @@ After::
 With two slots per queue, the copy-in of tile j+1 overlaps the compute of tile j and the
 copy-out of tile j-1 (the queues carry the MTE2 -> V -> MTE3 dependencies). A tile qualifies
 when it is inside a loop, is assigned once and all its uses are in the block that loads (or
-stores) it. Depth 2
-is used while the UB, the 8-buffers-per-position limit and the 64-buffer limit allow it, then
-depth 1, else the tile stays in its TBuf (synchronised with flags by the emitter).
+stores) it. Depth 2 is used while the UB, the 8-buffers-per-position limit and the 64-buffer
+limit allow it, then depth 1, else the tile stays in its TBuf (synchronised with flags by the
+emitter).
 
 Establishes: CopyIn/Compute/CopyOut stages with double buffering; every queue slot is freed.
 """

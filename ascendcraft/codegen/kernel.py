@@ -578,7 +578,7 @@ class _Emitter:
             raise _unsupported("storing something other than a tile name", s)
         t = self.tiles[s.value.id]
         name, offset, axes = self._region(s.dst)
-        gm_dtype = (self.params.get(name) or self.scratch.get(name)).type.dtype
+        gm_dtype = self._gm_dtype(s.dst)
         ct = _UB_CTYPES[gm_dtype]
         rows = axes[0][0] if len(axes) == 2 else "1"
         cols = axes[-1][0] if axes else "1"
