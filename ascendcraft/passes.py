@@ -109,9 +109,11 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3,
         try:
             lowered = p.run(before.kernel, ctx)
         except DSLError as err:
-            raise PassError(p.name, str(err.located(SourceFile(f"{before.kernel.name}.{before.pass_name}.dsl",
-                                                               before.text))),
-                            before=before.text, after=None) from None
+            # spans point into the text the level was parsed from: the user's file for the source
+            # (its comments included), the printed program for later levels
+            where = before.kernel.source if before.pass_name == "source" and before.kernel.source else \
+                SourceFile(f"{before.kernel.name}.{before.pass_name}.dsl", before.text)
+            raise PassError(p.name, str(err.located(where)), before=before.text, after=None) from None
         try:
             kernel, text = _reparse(lowered, p.name)
         except DSLError as err:

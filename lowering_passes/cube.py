@@ -46,7 +46,11 @@ from .base import LoweringPass, Names, binary, call, map_names, name
 
 
 class _NotGemm(Exception):
-    """The phase is not the accumulate-over-K form; carries the reason."""
+    """The phase is not the accumulate-over-K form; carries the reason and, if known, the statement."""
+
+    def __init__(self, why: str, node=None):
+        super().__init__(why)
+        self.node = node
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,9 @@ class Cube(LoweringPass):
                 try:
                     body += _Gemm(s, kernel, ctx).rewrite(names)
                 except _NotGemm as why:
+                    at = why.node.span if why.node is not None and why.node.span is not None else s.span
                     raise DSLError(f"cube: this phase uses matmul but is not a K accumulation the Matmul API "
-                                   f"lowering handles: {why}", s.span, kind="lowering error",
+                                   f"lowering handles: {why}", at, kind="lowering error",
                                    hint="write each C tile as acc = matmul(...) then a K loop of acc = acc + "
                                         "matmul(...) and one store (docs/lowering.md, 'Cube phases')") from None
             else:
@@ -140,7 +145,7 @@ class _Gemm:
             if isinstance(s, A.Assign) and store is None and loop is None and init is None and \
                     isinstance(self.ctx.type_of(s.value), TScalar):
                 if s.target in self.scalars:
-                    raise _NotGemm(f"{s.target} is assigned twice")
+                    raise _NotGemm(f"{s.target} is assigned twice", s)
                 self.scalars[s.target] = s.value
             elif isinstance(s, A.Assign) and isinstance(s.value, A.Load) and init is None:
                 self.l1[s.target] = s.value
@@ -151,7 +156,7 @@ class _Gemm:
             elif isinstance(s, A.Store) and loop is not None and store is None:
                 store = s
             else:
-                raise _NotGemm(f"unexpected statement at line {s.span.line if s.span else '?'}")
+                raise _NotGemm("unexpected statement", s)
         if init is None or loop is None or store is None:
             raise _NotGemm("expected acc = matmul(...), a K loop accumulating into acc, then store(c[...], acc)")
         self.a0, self.b0, self.flags = init
@@ -170,38 +175,38 @@ class _Gemm:
                 other = rhs if isinstance(lhs, A.Name) and lhs.id == self.acc else \
                     lhs if isinstance(rhs, A.Name) and rhs.id == self.acc else None
                 if other is None:
-                    raise _NotGemm("the K loop must update acc = acc + matmul(...)")
+                    raise _NotGemm("the K loop must update acc = acc + matmul(...)", s)
                 step = self._product(other, loads)
             else:
-                raise _NotGemm("the K loop may only load l1 tiles and accumulate into acc")
+                raise _NotGemm("the K loop may only load l1 tiles and accumulate into acc", s)
         if step is None:
-            raise _NotGemm("the K loop does not accumulate into acc")
+            raise _NotGemm("the K loop does not accumulate into acc", self.loop)
         a1, b1, flags = step
         if flags != self.flags:
-            raise _NotGemm("the transposes of the first and the accumulated products differ")
+            raise _NotGemm("the transposes of the first and the accumulated products differ", self.loop)
         ta, tb = self.flags
         k_var = A.Name(self.loop.var)
         self.a_name, self.b_name = self.a0.src.base.id, self.b0.src.base.id
         if a1.src.base.id != self.a_name or b1.src.base.id != self.b_name:
-            raise _NotGemm("the K loop multiplies other tensors than the first product")
+            raise _NotGemm("the K loop multiplies other tensors than the first product", self.loop)
         a_k, b_k = (1 if not ta else 0), (0 if not tb else 1)
         depth = self._first_k_slice(self.a0, a_k)
         if self.resolve(self._first_k_slice(self.b0, b_k)) != self.resolve(depth):
-            raise _NotGemm("A and B tiles have different K depths")
+            raise _NotGemm("A and B tiles have different K depths", self.loop)
         start, step_, stop = (self.resolve(x) for x in (self.loop.start, self.loop.step, self.loop.stop))
         if start != self.resolve(depth) or step_ != self.resolve(depth):
-            raise _NotGemm("the K loop must start at the first tile's depth and step by it")
+            raise _NotGemm("the K loop must start at the first tile's depth and step by it", self.loop)
         k_dim = self._dim(self.a_name, a_k)
         if stop != k_dim and stop != self._dim(self.b_name, b_k):
-            raise _NotGemm("the K loop must run to the K extent of the operands")
+            raise _NotGemm("the K loop must run to the K extent of the operands", self.loop)
         want = A.Slice(k_var, binary("+", k_var, self.resolve(depth)))
         for load, axis in ((a1, a_k), (b1, b_k)):
             sub = load.src.subscripts[axis]
             if A.Slice(self.resolve(sub.start), self.resolve(sub.stop)) != want:
-                raise _NotGemm("the K loop's tiles must be k:k + depth along K")
+                raise _NotGemm("the K loop's tiles must be k:k + depth along K", self.loop)
         for first, later, axis in ((self.a0, a1, 1 - a_k), (self.b0, b1, 1 - b_k)):
             if self.resolve(first.src.subscripts[axis]) != self.resolve(later.src.subscripts[axis]):
-                raise _NotGemm("the K loop's tiles must cover the same rows (columns) as the first product")
+                raise _NotGemm("the K loop's tiles must cover the same rows (columns) as the first product", self.loop)
         self.depth, self.k_dim = depth, k_dim
 
     def _first_k_slice(self, load: A.Load, axis: int):
@@ -217,21 +222,21 @@ class _Gemm:
     def _match_store(self):
         st = self.store
         if st.accumulate or not (isinstance(st.value, A.Name) and st.value.id == self.acc):
-            raise _NotGemm("the tile must be stored once with store(c[...], acc)")
+            raise _NotGemm("the tile must be stored once with store(c[...], acc)", st)
         if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) == 2
                 and all(isinstance(x, A.Slice) for x in st.dst.subscripts)):
-            raise _NotGemm("the store must write a 2-D slice of C")
+            raise _NotGemm("the store must write a 2-D slice of C", st)
         ta, tb = self.flags
         rows_a = self.resolve(self.a0.src.subscripts[0 if not ta else 1])
         cols_b = self.resolve(self.b0.src.subscripts[1 if not tb else 0])
         rows_c, cols_c = (self.resolve(x) for x in st.dst.subscripts)
         if rows_c != rows_a or cols_c != cols_b:
-            raise _NotGemm("the stored tile must be the rows of A's tile by the columns of B's")
+            raise _NotGemm("the stored tile must be the rows of A's tile by the columns of B's", st)
         self.c_name = st.dst.base.id
         # the Matmul API takes C's row stride from B's N and its rows from A's M
         if self._dim(self.c_name, 0) != self._dim(self.a_name, 1 if ta else 0) or \
                 self._dim(self.c_name, 1) != self._dim(self.b_name, 0 if tb else 1):
-            raise _NotGemm("C must be declared with A's row extent and B's column extent")
+            raise _NotGemm("C must be declared with A's row extent and B's column extent", st)
         # each parallel variable must walk one axis of C in whole tiles: start v * T, length T,
         # v in range(cdiv(extent, T)), so the tiles cover C exactly
         self.axes = {}
