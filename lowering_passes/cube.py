@@ -79,7 +79,8 @@ class Cube(LoweringPass):
 def block_extent(extent: int, parts: int) -> int:
     """One core's share of an axis: cdiv(extent, parts) rounded up to the cube's 16 (the C++ and
     DSL forms compute the same: cdiv(cdiv(extent, parts), 16) * 16)."""
-    return -(-(-(-extent // parts)) // 16) * 16
+    share = -(-extent // parts)
+    return -(-share // 16) * 16
 
 
 def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_per_cycle: float,
