@@ -31,8 +31,13 @@ kernel runs) from double-buffered queues are moved, and only when their region d
 the loop variable and on names fixed during the loop (scalar names computed earlier in the
 body from the loop variable are substituted).
 
+Also, in every block, the read of a loaded one-value tile (``x = GetValue(v)``, with its
+``free(v)``) moves down to just before the first use of ``x``: the copy is issued where it was
+written, and the scalar unit waits for it only when it needs the value (a class index or a
+picked logit then overlaps the row's work instead of stalling it).
+
 Establishes: in loops with a scalar reduction, the next tile's copy-in is issued before the
-current tile's compute.
+current tile's compute; one-value reads wait at their first use.
 """
 from __future__ import annotations
 
@@ -47,7 +52,8 @@ from .bufferize import SCALAR_RESERVE
 @dataclass(frozen=True)
 class Prefetch(LoweringPass):
     name: str = "prefetch"
-    establishes: tuple[str, ...] = ("copy-in of tile i+1 is issued before the compute of tile i",)
+    establishes: tuple[str, ...] = ("copy-in of tile i+1 is issued before the compute of tile i",
+                                    "one-value reads wait at the first use of their value")
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         return _Prefetcher(kernel, ctx).run(kernel)
@@ -82,7 +88,7 @@ class _Prefetcher:
                 out += self._loop(replace(s, body=tuple(self.block(s.body))))
             else:
                 out.append(s)
-        return out
+        return _sink_reads(out)
 
     def _loop(self, loop: A.For) -> list:
         if not _has_scalar_reduction(loop.body):
@@ -172,6 +178,58 @@ class _Prefetcher:
             return names
         names = closure(src)
         return not ((names - set(scalars)) & assigned) and loop.var in names
+
+
+def _sink_reads(stmts: list) -> list:
+    """Move each ``x = GetValue(v)`` of a loaded one-value tile (with its ``free(v)``) down to just
+    before the first statement that uses ``x``: the scalar unit waits for the copy there, after
+    issuing the work in between, instead of right after issuing the copy. It never moves past a
+    statement that names ``v`` or ``x``, or places a tile in ``v``'s buffer (which could need its slot)."""
+    homes = {s.target: s.value.out for s in stmts if isinstance(s, A.Assign) and isinstance(s.value, A.Load)}
+    out = list(stmts)
+    i = 0
+    while i < len(out):
+        s = out[i]
+        v = s.value.args[0].id if isinstance(s, A.Assign) and isinstance(s.value, A.Call) and \
+            s.value.func == "GetValue" and isinstance(s.value.args[0], A.Name) else None
+        if v is None or v not in homes:
+            i += 1
+            continue
+        moved = [s] + ([out[i + 1]] if i + 1 < len(out) and isinstance(out[i + 1], A.Free)
+                       and out[i + 1].name == v else [])
+        j = k = i + len(moved)
+        while k < len(out) and not ({s.target, v} & _mentions(out[k])) and not _places_in(out[k], homes[v]):
+            k += 1
+        if k == j:
+            i += 1
+            continue
+        out[i:k] = out[j:k] + moved   # out[i] is now another statement: look at it next
+    return out
+
+
+def _mentions(s) -> set:
+    """Every name a statement mentions: uses, assignment targets, loop variables, frees."""
+    found = set()
+    for n in A.walk(s):
+        if isinstance(n, A.Name):
+            found.add(n.id)
+        elif isinstance(n, A.Assign):
+            found.add(n.target)
+        elif isinstance(n, A.For):
+            found.add(n.var)
+        elif isinstance(n, A.Free):
+            found.add(n.name)
+    return found
+
+
+def _places_in(s, buffer: str | None) -> bool:
+    """Does ``s`` (or a statement nested in it) put a tile into ``buffer``?"""
+    for n in A.walk(s):
+        out = n.out if isinstance(n, A.Load) else n.kwarg("out").id \
+            if isinstance(n, A.Call) and n.kwarg("out") is not None else None
+        if out is not None and out == buffer:
+            return True
+    return False
 
 
 def _has_scalar_reduction(stmts) -> bool:

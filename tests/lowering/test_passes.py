@@ -218,3 +218,25 @@ def test_queues_go_to_tiles_in_loops_sized_by_what_they_copy():
     text = _lower((d / "kernel.dsl").read_text(), d, _chain_to("pipeline")).final.text
     # the one-off load of the partials after the phase stays in a TBuf
     assert re.search(r"= load\(part, out=b\d+\)", text)
+
+
+def test_a_one_value_read_waits_where_its_value_is_first_used():
+    d = ROOT / "examples" / "loss" / "cross_entropy_loss"
+    text = _lower((d / "kernel.dsl").read_text(), d, default_passes()).final.text
+    # the picked logit is copied at the row's start and read after the row's reductions
+    assert text.index("picked = GetValue(") > text.index("for j in range(0, C, T):")
+    assert re.search(r"picked = GetValue\((_v\d+)\)\n +free\(\1\)\n +acc = acc \+", text)
+
+
+def test_a_read_is_not_moved_past_a_copy_into_its_buffer():
+    from lowering_passes.prefetch import _sink_reads
+    body = parse("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"
+                 "    for i in parallel(1):\n"
+                 "        _v0 = load(x[0], out=q)\n"
+                 "        a = GetValue(_v0)\n"
+                 "        free(_v0)\n"
+                 "        _t0 = load(x[0:8], out=w)\n"
+                 "        _t1 = load(x[8:16], out=q)\n"
+                 "        b = a + 1.0\n", "k.dsl").body[0].body
+    order = [getattr(s, "target", None) or s.name for s in _sink_reads(list(body))]
+    assert order == ["_v0", "_t0", "a", "_v0", "_t1", "b"]   # stops before q is used again
