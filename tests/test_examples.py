@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import inspect
-import re
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,10 +20,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from ascendcraft.mkb_shapes import mkb_2026_constants, with_constants
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 KERNELS = sorted(EXAMPLES.glob("*/*/kernel.dsl"))
 CATEGORIES = ("activation", "loss", "math", "normalization", "optimizer", "pooling", "reduce")
-_MKB_LINE = re.compile(r"^# MKB 2026 shapes:\s*(.+)$", re.M)
 
 
 def _id(path: Path) -> str:
@@ -33,14 +33,7 @@ def _id(path: Path) -> str:
 
 def mkb_constants(op_path: Path) -> dict[str, int]:
     """The module constants of the MultiKernelBench 2026 version of an example's op."""
-    m = _MKB_LINE.search(op_path.read_text())
-    if m is None:
-        raise AssertionError(f"{op_path} has no '# MKB 2026 shapes: name=value, ...' line")
-    out = {}
-    for item in m.group(1).split(","):
-        name, value = (s.strip() for s in item.split("="))
-        out[name] = int(value)
-    return out
+    return mkb_2026_constants(op_path.read_text(), str(op_path))
 
 
 def mkb_shapes(op_path: Path):
@@ -48,10 +41,7 @@ def mkb_shapes(op_path: Path):
     (nothing is allocated: these tensors are several GB)."""
     from ascendcraft.task import TensorSpec
 
-    source = op_path.read_text()
-    for name, value in mkb_constants(op_path).items():
-        source, n = re.subn(rf"^{name}\s*=.*$", f"{name} = {value}", source, flags=re.M)
-        assert n == 1, f"{op_path}: no module constant {name} to set to its MKB 2026 value"
+    source = with_constants(op_path.read_text(), mkb_constants(op_path), str(op_path))
     ns: dict = {"__name__": "mkb_" + op_path.parent.name}
     exec(compile(source, str(op_path), "exec"), ns)  # noqa: S102 - our own example file
     with torch.device("meta"), torch.no_grad():
