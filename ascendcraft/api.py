@@ -94,17 +94,21 @@ def _np_dtype(dtype: str):
     return NUMPY[dtype]
 
 
-def compile(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "sim", trials: int = 3, seed: int = 0,
-            max_bytes: int = 64 << 20, model_time: bool = False, progress=None) -> CompiledKernel:
-    """Check, lower, build and verify a DSL kernel (path, text or parsed) for an op file."""
+def compile(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "sim", trials: int | None = None,
+            seed: int = 0, max_bytes: int = 64 << 20, model_time: bool = False, inputs: str = "adversarial",
+            progress=None) -> CompiledKernel:
+    """Check, lower, build and verify a DSL kernel (path, text or parsed) for an op file.
+
+    ``trials`` (default 5), ``seed`` and ``inputs`` (``"adversarial"`` or ``"op"``) set the
+    verification policy (docs/verification.md)."""
     from .lower import lower
     return CompiledKernel(lower(kernel, op, chip=chip, backend=backend, trials=trials, seed=seed,
-                                max_bytes=max_bytes, model_time=model_time, progress=progress))
+                                max_bytes=max_bytes, model_time=model_time, inputs=inputs, progress=progress))
 
 
 def generate(op, *, model: str | None = None, api_base: str | None = None, lower: bool = True,
-             chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = 3, seed: int = 0, cache=None,
-             **options):
+             chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int | None = None, seed: int = 0,
+             cache=None, **options):
     """Generate a verified kernel for ``op`` with an LLM: see :func:`ascendcraft.llm.generate.generate`.
 
     With ``lower`` (the default) every verified reply is also lowered to AscendC and run on the
@@ -125,6 +129,8 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, lower
 
         def after_verify(checked):
             return lower_checked(checked, chip=chip, backend=backend, trials=trials, seed=seed, assist=client.ask)
+    from .distributions import DEFAULT_TRIALS
+    trials = DEFAULT_TRIALS if trials is None else trials
     result = _generate(op, chip=chip, backend=backend, trials=trials, seed=seed, client=client,
                        after_verify=after_verify, **options)
     if result.verified and result.after is not None:

@@ -8,6 +8,7 @@ import sys
 
 from . import __version__
 from .errors import AscendcraftError
+from .distributions import DEFAULT_TRIALS, INPUT_POLICIES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,7 +24,11 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("kernel", help="the tile DSL kernel (.dsl)")
     c.add_argument("--op", required=True, help="the op file: class Model(nn.Module), get_inputs(), "
                    "get_init_inputs()")
-    c.add_argument("--trials", type=int, default=3, help="random trials (default 3, at least 1)")
+    c.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"verification trials (default {DEFAULT_TRIALS}, at least 1)")
+    c.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help="verification inputs: adversarial (default: the op's own get_inputs() for trial 0, then signed, " 
+                   "edge-case, near-one and offset draws that keep the op's structure) or op (every trial from "
+                   "get_inputs(), as MultiKernelBench does); docs/verification.md")
     c.add_argument("--seed", type=int, default=0, help="seed of the first trial (trial t uses seed+t)")
     c.add_argument("--chip", default="910B2", help="chip profile for capacity checks and core count "
                    "(910B1 910B2 910B3 910B4 310P3)")
@@ -44,7 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--out", help="output directory (default kernels_out/<op>, the op file's name, or its "
                     "folder's name for .../<op>/op.py)")
     lo.add_argument("--force", action="store_true", help="replace an existing output directory")
-    lo.add_argument("--trials", type=int, default=3, help="random trials per check (default 3)")
+    lo.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                    help=f"verification trials of the source and the backend run (default {DEFAULT_TRIALS}; each "
+                    "pass is checked on the first two)")
+    lo.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help="verification inputs: adversarial (default: the op's own get_inputs() for trial 0, then signed, " 
+                   "edge-case, near-one and offset draws that keep the op's structure) or op (every trial from "
+                   "get_inputs(), as MultiKernelBench does); docs/verification.md")
     lo.add_argument("--seed", type=int, default=0, help="seed of the first trial")
     lo.add_argument("--max-bytes", type=int, default=64 << 20,
                     help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
@@ -70,7 +80,8 @@ def _cmd_check(args) -> int:
     if args.trials < 1:
         raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
-                          max_bytes=args.max_bytes, full_shapes=args.full_shapes, progress=progress_printer())
+                          max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
+                          progress=progress_printer())
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
@@ -95,7 +106,7 @@ def _cmd_lower(args) -> int:
     try:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
-                       progress=progress_printer())
+                       inputs=args.inputs, progress=progress_printer())
     except PassError as err:
         where = write_failure(err, out, force=args.force)
         err.hint = (err.hint + "; " if err.hint else "") + f"both programs are in {where / 'passes'}"

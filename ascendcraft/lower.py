@@ -50,6 +50,7 @@ class Lowered:
     backend: str
     chip: str
     verification: object = None         # VerifyReport of the compiled kernel on the backend
+    second_verification: object = None  # ... at the check's second shape set (pipeline.SecondShapes)
     cost: object = None                 # sim CostReport at the op's real shapes
     floor_us: float | None = None       # launch + the larger of the HBM floor (bytes the op must move /
                                         # bandwidth) and, for cube kernels, the cube floor
@@ -75,6 +76,8 @@ class Lowered:
             "source_check": self.check.to_json(),
             "passes": [{"name": lv.pass_name, "checked": True, "notes": lv.notes} for lv in self.run.levels[1:]],
             "backend_verification": self.verification.to_json() if self.verification is not None else None,
+            "backend_second_shapes_verification": (self.second_verification.to_json()
+                                                   if self.second_verification is not None else None),
             "modeled_note": self.cost_note,
             "modeled": None if c is None else {
                 "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
@@ -89,6 +92,8 @@ class Lowered:
                  f"compiled and verified on {self.backend} ({self.chip})"]
         if self.verification is not None:
             lines.append("  " + self.verification.summary().splitlines()[-1])
+        if self.second_verification is not None:
+            lines.append("  second shapes: " + self.second_verification.summary().splitlines()[-1])
         if self.cost_note is not None:
             lines.append(f"  {self.cost_note}")
         if self.cost is not None:
@@ -115,17 +120,22 @@ def resolve_backend(backend: str) -> str:
     return npu.default_backend() if npu is not None else "sim"
 
 
-def lower(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = 3, seed: int = 0,
-          max_bytes: int = 64 << 20, model_time: bool = True, assist: Callable[[str], str] | None = None,
-          progress: Callable[[str], None] | None = None) -> Lowered:
-    """Check, lower, emit, build and verify ``kernel`` for ``op``. Raises on any failure."""
+def lower(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int | None = None,
+          seed: int = 0, max_bytes: int = 64 << 20, model_time: bool = True, inputs: str = "adversarial",
+          assist: Callable[[str], str] | None = None, progress: Callable[[str], None] | None = None) -> Lowered:
+    """Check, lower, emit, build and verify ``kernel`` for ``op``. Raises on any failure.
+
+    ``trials``, ``seed`` and ``inputs`` are the verification policy's (docs/verification.md):
+    the source check and the backend run use every trial, each pass the first two."""
     say = progress or (lambda msg: None)
     backend = resolve_backend(backend)
     t0 = time.perf_counter()
     source = load_kernel(kernel)
-    checked = check_kernel(source, op, trials=trials, seed=seed, chip=chip, max_bytes=max_bytes, progress=say)
+    checked = check_kernel(source, op, trials=trials, seed=seed, chip=chip, max_bytes=max_bytes, inputs=inputs,
+                           progress=say)
     if not checked.passed:
-        raise KernelMismatch(f"kernel {source.name} does not match the op before lowering:\n"
+        what = "cannot be verified" if checked.report.verdict == "NOT VERIFIABLE" else "does not match the op"
+        raise KernelMismatch(f"kernel {source.name} {what} before lowering:\n"
                              f"{checked.report.summary()}", hint="fix the kernel first (ascendcraft check)")
     check_s = time.perf_counter() - t0
     result = lower_checked(checked, chip=chip, backend=backend, trials=trials, seed=seed, model_time=model_time,
@@ -134,20 +144,27 @@ def lower(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials
     return result
 
 
-def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = 3,
-                  seed: int = 0, model_time: bool = True, assist: Callable[[str], str] | None = None,
+def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: str = "auto",
+                  trials: int | None = None, seed: int = 0, model_time: bool = True,
+                  assist: Callable[[str], str] | None = None,
                   progress: Callable[[str], None] | None = None) -> Lowered:
     """Lower a kernel that already passed ``check_kernel`` (``ascendcraft gen`` calls this after
     each verified reply). Errors carry ``stage``: ``lower`` for the passes, ``backend`` for the
-    build and run of the AscendC kernel."""
+    build and run of the AscendC kernel. The check's draws (its trials' inputs and references)
+    are reused: the first :data:`~ascendcraft.passes.PASS_TRIALS` for each pass, all of them on
+    the backend; ``trials`` and ``seed`` only matter for a check result without draws."""
+    from .passes import PASS_TRIALS
+    from .verify import DEFAULT_TRIALS, make_draws
     say = progress or (lambda msg: None)
     backend = resolve_backend(backend)
     timings = {}
     chip_profile = load_chip(chip)
+    if not checked.draws:
+        checked.draws = make_draws(checked.shapes, trials=trials or DEFAULT_TRIALS, seed=seed)
     t0 = time.perf_counter()
     try:
         run = run_passes(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
-                         chip=chip_profile, trials=trials, seed=seed, assist=assist, progress=say,
+                         chip=chip_profile, assist=assist, progress=say, draws=checked.draws[:PASS_TRIALS],
                          source_checks=(checked.real, checked.checked))
         final = run.final
         spec = emit_kernel(final.kernel, final.real)
@@ -160,11 +177,14 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     result = Lowered(checked, run, spec, header, backend, chip_profile.name, timings=timings)
     try:
         if backend == "sim":
-            _run_on_sim(result, chip_profile, trials, seed, model_time, say)
+            _run_on_sim(result, chip_profile, model_time, say)
         else:
             from .backends import npu
             say("building with CANN")
-            result.verification = npu.verify_on_npu(result, trials=trials, seed=seed)
+            result.verification = npu.verify_on_npu(result, draws=checked.draws)
+            if checked.second is not None:
+                result.second_verification = npu.verify_on_npu(result, draws=checked.second.draws,
+                                                               shapes=checked.second.shapes)
     except AscendcraftError as err:
         err.stage = "backend"
         raise
@@ -206,7 +226,7 @@ def sim_runner(result: Lowered, shapes):
     return run
 
 
-def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
+def _run_on_sim(result: Lowered, chip, model_time, say):
     from .sim import build_kernel, gm, run_kernel
     from .verify import verify
 
@@ -220,12 +240,21 @@ def _run_on_sim(result: Lowered, chip, trials, seed, model_time, say):
     shapes = result.check.shapes
     t0 = time.perf_counter()
     say("verifying the AscendC kernel on the simulator")
-    report = verify(sim_runner(result, shapes), shapes, trials=trials, seed=seed, progress=say)
-    result.timings["sim_verify"] = time.perf_counter() - t0
+    report = verify(sim_runner(result, shapes), shapes, draws=result.check.draws, progress=say)
     result.verification = report
     if not report.passed:
         raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator:\n"
                              f"{report.summary()}", hint="this is a lowering bug: report it")
+    second = result.check.second
+    if second is not None:
+        say("verifying the AscendC kernel on the simulator at the second shapes")
+        report = verify(sim_runner(result, second.shapes), second.shapes, draws=second.draws, progress=say)
+        result.second_verification = report
+        if not report.passed:
+            raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator at the "
+                                 f"second verification shapes:\n{report.summary()}",
+                                 hint="this is a lowering bug: report it")
+    result.timings["sim_verify"] = time.perf_counter() - t0
     if not model_time:
         return
     t0 = time.perf_counter()
@@ -336,6 +365,9 @@ def report_markdown(r: Lowered) -> str:
     lines += ["", "Verification shapes: " + r.check.shapes.describe(), ""]
     if v is not None:
         lines += ["```", v.summary(), "```", ""]
+    if r.second_verification is not None:
+        lines += ["Second verification shapes: " + r.check.second.shapes.describe(), "",
+                  "```", r.second_verification.summary(), "```", ""]
     if c is not None:
         eff = r.efficiency
         lines += ["## Modeled performance (real shapes, simulator cost model)", "",

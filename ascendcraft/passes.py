@@ -75,14 +75,23 @@ def _reparse(kernel: A.Kernel, pass_name: str) -> tuple[A.Kernel, str]:
     return parse(text, name), text
 
 
-def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3, seed: int = 0,
+#: Trials each pass is checked on (the verification policy's first draws: the op's own and a
+#: signed one); the source and the backend run get the full policy.
+PASS_TRIALS = 2
+
+
+def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = PASS_TRIALS, seed: int = 0,
                assist: Callable[[str], str] | None = None, progress: Callable[[str], None] | None = None,
-               source_checks: tuple[CheckedKernel, CheckedKernel] | None = None) -> LoweringRun:
+               source_checks: tuple[CheckedKernel, CheckedKernel] | None = None,
+               draws: list | None = None) -> LoweringRun:
     """Run ``passes`` on a checked source kernel; raise PassError naming the first bad pass.
 
     ``source_checks``: the source's checks at the real and the verification shapes, when the
     caller has them already (``pipeline.check_kernel`` does), so they are not done twice.
+    ``draws``: the verification draws (``verify.make_draws``) to check each level on; by
+    default ``trials`` of them are made here.
     """
+    from .verify import make_draws
     from lowering_passes.base import PassContext
 
     say = progress or (lambda msg: None)
@@ -93,10 +102,9 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3,
     if plan.parameters:
         values = shapes.parameter_values()
         params = {n: to_numpy(values[n])[0] for n in plan.parameters}
-    inputs = []
-    for t in range(trials):
-        raw = shapes.make_inputs(seed + t)
-        inputs.append([to_numpy(x)[0] if isinstance(x, torch.Tensor) else x for x in raw])
+    if draws is None:
+        draws = make_draws(shapes, trials=trials, seed=seed)
+    inputs = [d.numpy_inputs for d in draws]
 
     def runner(k, checked=None):
         return _LevelRunner(k, shapes, chip, params, checked)
@@ -132,7 +140,8 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = 3,
                 if not res.passed:
                     worst = "; ".join(f"at {list(ix)} expected {e} got {g}" for ix, e, g in res.worst[:3])
                     raise PassError(p.name, f"the program after this pass computes something else than the one "
-                                    f"before it (output {i}, trial seed {seed + t}): {res.problem}"
+                                    f"before it (output {i}, trial seed {draws[t].seed}, {draws[t].label} inputs): "
+                                    f"{res.problem}"
                                     + (f"; {worst}" if worst else ""), before=before.text, after=text)
         levels.append(Level(p.name, kernel, text, real, list(ctx.notes)))
         prev_outputs = outputs

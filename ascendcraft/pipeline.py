@@ -2,7 +2,7 @@
 op's real shapes, and verify it with the interpreter at verification shapes."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -22,10 +22,18 @@ class CheckResult:
     checked: CheckedKernel       # the kernel as verified (reduced shapes when the real ones are too big)
     shapes: object               # ascendcraft.task.TaskShapes used for verification
     report: object               # ascendcraft.verify.VerifyReport
+    draws: list = field(default_factory=list)   # the trials' inputs and references (verify.Draw), reused
+                                                # by the lowering's checks and the backend run
+    second: "SecondShapes | None" = None        # the same kernel verified at a second shape set
+
+    @property
+    def reports(self) -> list:
+        """Every verification report: the main shapes', then the second shapes'."""
+        return [self.report] + ([self.second.report] if self.second is not None else [])
 
     @property
     def passed(self) -> bool:
-        return self.report.passed
+        return self.report.passed and (self.second is None or self.second.report.passed)
 
     def to_json(self) -> dict:
         return {
@@ -39,6 +47,7 @@ class CheckResult:
                             "peak_bytes": {sp: self.real.peak[sp][0] for sp in ("ub", "l1", "l0c")},
                             "capacity_bytes": {sp: self.real.chip.capacity(sp) for sp in ("ub", "l1", "l0c")}},
             "verification": self.report.to_json(),
+            "second_shapes_verification": self.second.report.to_json() if self.second is not None else None,
         }
 
     def summary(self) -> str:
@@ -47,7 +56,21 @@ class CheckResult:
                  for sp in ("ub", "l1", "l0c") if sp == "ub" or self.real.peak[sp][0]]
         head = (f"{'PASS' if self.passed else 'FAIL'}  kernel {self.kernel.name} vs {Path(self.task.path).name} "
                 f"on {chip.name} ({self.real.cores} cores); on-chip peak at real shapes: {', '.join(peaks)} bytes")
-        return head + "\n" + self.report.summary()
+        text = head + "\n" + self.report.summary()
+        if self.second is not None:
+            text += "\nsecond shapes:\n" + self.second.report.summary()
+        return text
+
+
+@dataclass
+class SecondShapes:
+    """Verification at a second shape set derived from the seed (see ``Task.variant``): a kernel
+    keyed on one shape (a hard-coded extent, a bound that holds only at one size) differs there."""
+
+    shapes: object               # TaskShapes
+    checked: CheckedKernel
+    report: object               # VerifyReport (the first SECOND_TRIALS trials of the policy)
+    draws: list
 
 
 def load_kernel(kernel) -> A.Kernel:
@@ -66,15 +89,18 @@ def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict):
     return run
 
 
-def check_kernel(kernel, op, *, trials: int = 3, seed: int = 0, chip: str = DEFAULT_CHIP,
-                 max_bytes: int = 64 << 20, full_shapes: bool = False,
-                 progress: Callable[[str], None] | None = None) -> CheckResult:
+def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: str = DEFAULT_CHIP,
+                 max_bytes: int = 64 << 20, full_shapes: bool = False, inputs: str = "adversarial",
+                 second_shapes: bool = True, progress: Callable[[str], None] | None = None) -> CheckResult:
     """Parse, bind, check (at real and verification shapes) and verify a kernel against an op.
 
+    ``trials`` (default :data:`~ascendcraft.verify.DEFAULT_TRIALS`) and ``inputs`` (the input
+    policy, ``adversarial`` or ``op``) are the verification policy's (docs/verification.md);
+    ``second_shapes`` also verifies at a second shape set derived from the seed (``Task.variant``).
     ``progress``, if given, receives a short line at each stage (the CLI prints them to stderr).
     """
     from .task import load_task
-    from .verify import verify
+    from .verify import DEFAULT_TRIALS, make_draws, verify
 
     say = progress or (lambda msg: None)
     k = load_kernel(kernel)
@@ -87,10 +113,46 @@ def check_kernel(kernel, op, *, trials: int = 3, seed: int = 0, chip: str = DEFA
     say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
     binding, plan = bind(k, shapes)
     checked = real if binding == real_binding else check(k, binding, chip_profile)
-    params = {}
-    if plan.parameters:
-        from .verify import to_numpy
-        values = shapes.parameter_values()
-        params = {name: to_numpy(values[name])[0] for name in plan.parameters}
-    report = verify(interpreter_runner(checked, plan, params), shapes, trials=trials, seed=seed, progress=say)
-    return CheckResult(k, task, real, checked, shapes, report)
+    params = _parameters(plan, shapes)
+    draws = make_draws(shapes, trials=DEFAULT_TRIALS if trials is None else trials, seed=seed, inputs=inputs,
+                       progress=say)
+    report = verify(interpreter_runner(checked, plan, params), shapes, draws=draws, progress=say)
+    result = CheckResult(k, task, real, checked, shapes, report, draws)
+    if report.passed and second_shapes:
+        result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
+                                       min(len(draws), SECOND_TRIALS))
+    return result
+
+
+#: Trials at the second shape set (the op's own draw and a signed one, under the default policy).
+SECOND_TRIALS = 2
+
+
+def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> SecondShapes | None:
+    from .errors import UserError
+    from .verify import make_draws, verify
+    second = task.variant(shapes, seed, max_bytes)
+    if second is None:
+        return None
+    say("verifying on second shapes " + second.shapes_text())
+    try:
+        binding, plan = bind(k, second)
+        checked = check(k, binding, chip_profile)
+        draws = make_draws(second, trials=trials, seed=seed, inputs=inputs, progress=say)
+        report = verify(interpreter_runner(checked, plan, _parameters(plan, second)), second, draws=draws,
+                        progress=say)
+    except UserError as err:
+        err.message = (f"at the second verification shapes ({second.shapes_text()}; {task.path.name}'s size "
+                       f"constants moved so that a kernel keyed on one shape shows it): {err.message}")
+        err.hint = ("write extents as dim names from the signature, not as numbers: the kernel must hold for "
+                    "every size the op's constants can take" + (f"; {err.hint}" if err.hint else ""))
+        raise
+    return SecondShapes(second, checked, report, draws)
+
+
+def _parameters(plan: Plan, shapes) -> dict:
+    if not plan.parameters:
+        return {}
+    from .verify import to_numpy
+    values = shapes.parameter_values()
+    return {name: to_numpy(values[name])[0] for name in plan.parameters}

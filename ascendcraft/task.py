@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import random
 import re
 import sys
 import traceback
@@ -462,6 +463,23 @@ class TaskShapes:
             raise err from None
         return [o.detach() for o in _flatten_outputs(out, filename)]
 
+    def reference64(self, inputs: list) -> tuple[list[torch.Tensor] | None, str]:
+        """The reference in float64: floating inputs and the module's parameters cast to double.
+
+        Returns ``(outputs, "")``, or ``(None, why)`` when the op does not run in float64 (a
+        dtype check, an op without a double kernel, ...). Outputs the op casts back to a
+        narrower float (``.half()``) keep that dtype: rounded once from the float64 result.
+        """
+        try:
+            with torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+                model = self._model().double()
+                out = model(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                              for x in inputs])
+            outs = _flatten_outputs(out, str(self._task.path))
+        except Exception as e:  # noqa: BLE001 - any failure means: no float64 reference
+            return None, f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"[:160]
+        return [o.detach() for o in outs], ""
+
     def parameter_values(self) -> dict[str, torch.Tensor]:
         """The model's state_dict (seeded), keys with '.' replaced by '_'."""
         try:
@@ -689,6 +707,46 @@ class Task:
             self._shapes[key] = TaskShapes(self, mod, ev, reduced=True,
                                            original={k: real_values[k] for k in overrides}, max_bytes=max_bytes)
         return self._shapes[key]
+
+    def variant(self, base: TaskShapes, seed: int, max_bytes: int = DEFAULT_MAX_BYTES) -> TaskShapes | None:
+        """A second shape set for verification, derived from ``seed``: the shape constants of
+        ``base`` moved to other values (odd, so tails and uneven core splits stay; between a third
+        of the value and twice it), within ``max_bytes``. A kernel that keys on one shape (a
+        hard-coded extent, a bound that only holds at the reduced size) differs there.
+        None when no module constant sizes the inputs, or no other value runs."""
+        knobs = self.shape_constants()
+        real_values = self._root_constants()
+        cur = {k: base.overrides.get(k, real_values[k]) for k in knobs}
+        rng = random.Random(f"variant-{seed}")
+        new = dict(cur)
+
+        def works(values) -> bool:
+            changed = {k: v for k, v in values.items() if v != real_values[k]}
+            ev = self._eval(changed, max_bytes)
+            return ev.valid and ev.nbytes <= max_bytes
+
+        for k in sorted(knobs):
+            v = cur[k]
+            lo = max(2, v // 3)
+            odd = [x for x in range(lo | 1, 2 * v + 1, 2) if x != v]
+            smaller = [x for x in odd if x < v]
+            picks = [rng.choice(odd)] if odd else []
+            picks += ([rng.choice(smaller)] if smaller else []) + [x for x in (v // 2, v - 1) if x >= 2]
+            group = [n for n in knobs if cur[n] == v]
+            for pick in picks:
+                if works({**new, k: pick}):
+                    new[k] = pick
+                    break
+                if len(group) > 1 and works({**new, **{n: pick for n in group}}):
+                    new.update({n: pick for n in group})
+                    break
+        if new == cur:
+            return None
+        changed = {k: v for k, v in new.items() if v != real_values[k]}
+        mod = self._execute(changed)
+        ev = self._eval(changed, max_bytes)
+        return TaskShapes(self, mod, ev, reduced=True, original={k: real_values[k] for k in changed},
+                          max_bytes=max_bytes)
 
     def _reduce(self, max_bytes: int) -> dict[str, int]:
         knobs = self.shape_constants()

@@ -1,13 +1,35 @@
-"""Verification: run a kernel on fresh random inputs and compare it with PyTorch.
+"""Verification: the one policy that decides whether a kernel computes what the op computes.
 
-One function, :func:`verify`, used by everything that needs to know whether a kernel
-is right. Per trial ``t`` it draws fresh inputs with seed ``seed + t``, runs the torch
-reference, hands the kernel NumPy copies of the inputs and *poisoned* output buffers,
-and compares what the kernel wrote with the reference.
+Used by ``check``, ``lower`` (the source, every pass, the backend run), ``gen`` and the
+compiled-kernel handle. Per trial it draws inputs (:mod:`ascendcraft.distributions`), runs
+the torch reference, hands the kernel NumPy copies of the inputs and *poisoned* output
+buffers, and compares what the kernel wrote with the reference. docs/verification.md is
+the user's page of this policy.
 
-GM convention (how tensors are held in NumPy): f16 -> float16, f32 -> float32,
-bf16 -> float32 holding bf16-exact values, integers -> the NumPy integer of the same
-width, bool -> ``np.bool_`` for inputs. Output buffers are poisoned before each run:
+**Inputs.** Trial 0 is the op's own ``get_inputs()`` with ``torch.manual_seed(seed)`` (the
+task's contract). Trials 1, 2, ... draw from the distributions of
+:data:`~ascendcraft.distributions.DERIVED` (signed, edges, near_one, offset, cycling) with
+the op's structure kept. A derived draw is *screened* before the kernel sees it: if the
+reference raises on it, turns non-finite where the op's own draw did not, is degenerate
+(below), or is too ill-conditioned for float32 to decide (the op's own float32 result misses
+the tolerance against float64), a domain-safe variant is tried, then the other
+distributions, then the op's own draw with another seed; the report names the draw used and
+why. ``inputs="op"`` gives every trial the op's own ``get_inputs()`` (MultiKernelBench's
+behaviour).
+
+**Degenerate references.** An output whose reference is constant (all equal, all zero, all
+NaN/Inf) or unchanged from an earlier trial's is no evidence in that trial. The kernel is
+still compared there, but PASS needs, for every output, at least one trial that is
+evidence; otherwise the verdict is *not verifiable on these inputs*, with the reason.
+
+**Reference precision.** The kernel is judged against the reference evaluated in float64
+(inputs and module cast to double) where the op runs that way; the float32 reference's own
+error against it is reported ("reference f32 error 2.0e-4"). Integer and bool outputs, and
+ops that do not run in float64, use the op's own result, and the report says so.
+
+**Comparison.** GM convention (how tensors are held in NumPy): f16 -> float16, f32 ->
+float32, bf16 -> float32 holding bf16-exact values, integers -> the NumPy integer of the
+same width, bool -> ``np.bool_`` for inputs. Output buffers are poisoned before each run:
 
 * floats: a NaN with a distinctive payload (:data:`POISON_BITS`), so an element still
   holding it is reported as *unwritten*, apart from NaNs the kernel computed;
@@ -37,6 +59,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from . import distributions as D
 from .dtypes import NUMPY as _NP
 from .errors import UserError
 from .task import TaskShapes, TensorSpec, dtype_name
@@ -51,7 +74,9 @@ REL_L2_BOUND: dict[str, float] = {"f32": 2e-4, "f16": 2e-2, "bf16": 2e-2}
 POISON_BITS = {"f32": 0x7FC0DEAD, "f16": 0x7E5B}
 BOOL_POISON = 0xAB
 WORST = 5  # elements listed per failing output
-
+#: The float reference's own error (rel-L2 against float64) is shown in summaries from here up.
+REF_ERROR_SHOWN = 1e-5
+INPUT_POLICIES, DEFAULT_TRIALS = D.INPUT_POLICIES, D.DEFAULT_TRIALS
 
 
 # --------------------------------------------------------------------------- conversion
@@ -99,13 +124,18 @@ class OutputResult:
     n_mismatched: int = 0                # written elements outside tolerance or NaN/Inf misplaced
     worst: list[tuple[tuple[int, ...], object, object]] = field(default_factory=list)  # (index, expected, got)
     problem: str = ""                    # why it failed, one short sentence
+    ref_error: float | None = None       # rel-L2 of the op's own float result against the float64 one
+    against: str = ""                    # "" = the judged reference; else what it matched instead
+    degenerate: str = ""                 # why this trial is no evidence for this output ("" = it is)
 
     def to_json(self) -> dict:
         return {"index": self.index, "name": self.name, "shape": list(self.shape), "dtype": self.dtype,
                 "passed": self.passed, "max_abs_err": _j(self.max_abs_err), "max_rel_err": _j(self.max_rel_err),
                 "rel_l2": _j(self.rel_l2), "n_unwritten": self.n_unwritten, "n_mismatched": self.n_mismatched,
                 "worst": [{"index": list(i), "expected": _j(e), "got": _j(g)} for i, e, g in self.worst],
-                "problem": self.problem}
+                "problem": self.problem, "reference_f32_rel_l2": _j(self.ref_error),
+                "evidence": not self.degenerate, "degenerate": self.degenerate,
+                "matched": self.against or "judged reference"}
 
 
 @dataclass
@@ -113,10 +143,14 @@ class TrialResult:
     seed: int
     passed: bool
     outputs: list[OutputResult]
-    problem: str = ""   # a trial-level failure (wrong number of outputs)
+    problem: str = ""           # a trial-level failure (wrong number of outputs)
+    distribution: str = "op"    # the draw used: Draw.label
+    reference: str = "float64"  # what the kernel was judged against (Draw.reference)
+    notes: list[str] = field(default_factory=list)   # draws tried and refused before this one
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "passed": self.passed, "problem": self.problem,
+                "distribution": self.distribution, "reference": self.reference, "notes": self.notes,
                 "outputs": [o.to_json() for o in self.outputs]}
 
 
@@ -126,6 +160,15 @@ class VerifyReport:
     trials: list[TrialResult]
     shapes: dict            # TaskShapes.to_json(): reduced, overrides, original, inputs, outputs, bytes
     shapes_text: str        # TaskShapes.describe()
+    unverifiable: str = ""  # why the trials are no evidence for some output ("" = they are)
+    inputs: str = "adversarial"
+
+    @property
+    def verdict(self) -> str:
+        """``PASS``, ``FAIL`` or ``NOT VERIFIABLE`` (every trial matched, but none is evidence)."""
+        if self.passed:
+            return "PASS"
+        return "NOT VERIFIABLE" if self.unverifiable and all(t.passed for t in self.trials) else "FAIL"
 
     def summary(self) -> str:
         lines = []
@@ -135,21 +178,35 @@ class VerifyReport:
             rel = max((o.max_rel_err for o in errs), default=0.0)
             l2s = [o.rel_l2 for o in errs if o.rel_l2 is not None]
             l2 = _fmt(max(l2s)) if l2s else "-"
-            line = (f"trial {i} (seed {t.seed}): {'PASS' if t.passed else 'FAIL'}  "
+            line = (f"trial {i} (seed {t.seed}, {t.distribution}): {'PASS' if t.passed else 'FAIL'}  "
                     f"max abs {_fmt(abs_)}  max rel {_fmt(rel)}  rel-L2 {l2}")
+            ref_errs = [o.ref_error for o in errs if o.ref_error is not None]
+            if ref_errs and max(ref_errs) >= REF_ERROR_SHOWN:
+                line += f"  (reference f32 error {max(ref_errs):.1e})"
+            if t.reference != "float64":
+                line += f"  [judged against {t.reference}]"
             if not t.passed:
                 line += f"  -- {_trial_problem(t)}"
+            degenerate = [f"output {o.index} {o.degenerate}" for o in errs if o.degenerate]
+            if degenerate:
+                line += "  [no evidence: " + "; ".join(degenerate) + "]"
             lines.append(line)
-        lines.append(("PASS" if self.passed else "FAIL") + f" ({sum(t.passed for t in self.trials)}/"
-                     f"{len(self.trials)} trials) on {self.shapes_text}")
+            lines += [f"    {n}" for n in t.notes]
+        verdict = self.verdict
+        tail = f" ({sum(t.passed for t in self.trials)}/{len(self.trials)} trials) on {self.shapes_text}"
+        if verdict == "NOT VERIFIABLE":
+            tail = f" on these inputs: {self.unverifiable}" + tail
+        lines.append(verdict + tail)
         return "\n".join(lines)
 
     def first_failure(self) -> str | None:
         """The first failure, precisely and briefly (fed back to the LLM in repair loops)."""
+        if self.verdict == "NOT VERIFIABLE":
+            return f"not verifiable on these inputs: {self.unverifiable}"
         for t in self.trials:
             if t.passed:
                 continue
-            head = f"trial seed {t.seed}"
+            head = f"trial seed {t.seed} ({t.distribution} inputs)"
             if t.problem:
                 return f"{head}: {t.problem}"
             for o in t.outputs:
@@ -164,7 +221,8 @@ class VerifyReport:
         return None
 
     def to_json(self) -> dict:
-        return {"passed": self.passed, "trials": [t.to_json() for t in self.trials], "shapes": self.shapes,
+        return {"passed": self.passed, "verdict": self.verdict, "unverifiable": self.unverifiable,
+                "inputs": self.inputs, "trials": [t.to_json() for t in self.trials], "shapes": self.shapes,
                 "tolerances": {d: {"atol": a, "rtol": r, "rel_l2": REL_L2_BOUND[d]} for d, (a, r) in TOLERANCES.items()}}
 
 
@@ -228,9 +286,19 @@ def _worst(score: np.ndarray, candidates: np.ndarray, k: int = WORST) -> np.ndar
     return idx[order]
 
 
-def compare(got, expected: torch.Tensor, index: int, name: str = "") -> OutputResult:
-    """Compare one kernel output (a NumPy buffer) with one reference tensor."""
-    exp, dtype = to_numpy(expected)
+def compare(got, expected: torch.Tensor, index: int, name: str = "", dtype: str | None = None,
+            slack: tuple = (None, 0.0)) -> OutputResult:
+    """Compare one kernel output (a NumPy buffer) with one reference tensor.
+
+    ``dtype``: the output's DSL dtype when ``expected`` holds it in a wider type (the float64
+    reference judges a float32 output); by default, ``expected``'s own dtype. ``slack``:
+    (per-element absolute error or None, relative-L2 error) that float arithmetic of this dtype
+    cannot avoid on these inputs (:func:`float_slack`); the tolerances rise to them where larger.
+    """
+    if dtype is None:
+        exp, dtype = to_numpy(expected)
+    else:
+        exp = expected.detach().cpu().double().numpy() if dtype in TOLERANCES else to_numpy(expected)[0]
     shape = tuple(exp.shape)
     name = name or f"output {index}"
     res = OutputResult(index, name, shape, dtype, passed=False)
@@ -248,7 +316,7 @@ def compare(got, expected: torch.Tensor, index: int, name: str = "") -> OutputRe
         return _compare_bool(got, exp, res)
     if dtype not in TOLERANCES:
         return _compare_int(got, exp, res)
-    return _compare_float(got, exp, res)
+    return _compare_float(got, exp, res, slack)
 
 
 def _compare_bool(got: np.ndarray, exp: np.ndarray, res: OutputResult) -> OutputResult:
@@ -286,9 +354,12 @@ def _compare_int(got: np.ndarray, exp: np.ndarray, res: OutputResult) -> OutputR
     return _finish(res)
 
 
-def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult) -> OutputResult:
+def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult,
+                   slack: tuple = (None, 0.0)) -> OutputResult:
     dtype = res.dtype
     atol, rtol = TOLERANCES[dtype]
+    l2_bound = max(REL_L2_BOUND[dtype], slack[1])
+    atol_each = atol if slack[0] is None else np.maximum(atol, slack[0])
     bits = got.view(np.uint16 if got.dtype == np.float16 else np.uint32)
     unwritten = bits == POISON_BITS["f16" if got.dtype == np.float16 else "f32"]
     g = got.astype(np.float64)
@@ -297,9 +368,9 @@ def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult) -> Outpu
     nonfinite_bad = ((g_nan != e_nan) | ((g == np.inf) != (e == np.inf)) | ((g == -np.inf) != (e == -np.inf))) \
         & ~unwritten
     both = np.isfinite(g) & np.isfinite(e)
-    diff = np.where(both, np.abs(g - e), 0.0)
+    diff = np.abs(np.where(both, g, 0.0) - np.where(both, e, 0.0))
     absref = np.abs(e)
-    outside = both & (diff > atol + rtol * absref)
+    outside = both & (diff > atol_each + rtol * absref)
     wrong = outside | nonfinite_bad
     res.n_unwritten, res.n_mismatched = int(unwritten.sum()), int(wrong.sum())
     if both.any():
@@ -312,16 +383,18 @@ def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult) -> Outpu
             res.rel_l2 = float(np.linalg.norm(diff)) / ref_norm
     score = np.where(unwritten | nonfinite_bad, np.inf, diff)
     failing = unwritten | wrong
-    l2_bad = res.rel_l2 is not None and res.rel_l2 > REL_L2_BOUND[dtype]
+    l2_bad = res.rel_l2 is not None and res.rel_l2 > l2_bound
     idx = _worst(score, failing if failing.any() else (both if l2_bad else failing))
     res.worst = [(_index(i, res.shape), float(e.reshape(-1)[i]),
                   "unwritten" if unwritten.reshape(-1)[i] else float(g.reshape(-1)[i])) for i in idx]
     extra = ""
     if l2_bad:
-        extra = f"relative L2 error {res.rel_l2:.3g} > {REL_L2_BOUND[dtype]:g}"
+        extra = f"relative L2 error {res.rel_l2:.3g} > {l2_bound:.3g}"
         if not failing.any():
             extra += f" (every element is within atol={atol:g} rtol={rtol:g}, but the result is not accurate)"
-    return _finish(res, extra=extra, tol=f"atol={atol:g} rtol={rtol:g}", nonfinite=int(nonfinite_bad.sum()))
+    tol = f"atol={atol:g} rtol={rtol:g}" + ("" if slack[0] is None else
+                                             f" + {SLACK_ULPS:g} eps x the sum of magnitudes per element")
+    return _finish(res, extra=extra, tol=tol, nonfinite=int(nonfinite_bad.sum()))
 
 
 def _finish(res: OutputResult, extra: str = "", tol: str = "exact", nonfinite: int = 0) -> OutputResult:
@@ -340,36 +413,262 @@ def _finish(res: OutputResult, extra: str = "", tol: str = "exact", nonfinite: i
     return res
 
 
-# --------------------------------------------------------------------------- verify
+# --------------------------------------------------------------------------- draws
 
-def verify(run: Runner, shapes: TaskShapes, *, trials: int = 3, seed: int = 0,
-           progress: Callable[[str], None] | None = None) -> VerifyReport:
-    """Run ``run(inputs, outputs)`` for ``trials`` fresh input sets and compare with torch.
+@dataclass
+class Draw:
+    """The inputs of one trial and the references on them (reusable across runs on one shape set)."""
 
-    ``inputs`` are NumPy arrays (GM convention) or Python scalars in forward-argument
-    order; ``outputs`` are poisoned NumPy buffers that ``run`` fills in place. Errors
-    raised by ``run`` propagate unchanged (AscendcraftError is rendered by the caller).
+    trial: int
+    seed: int
+    label: str                       # "op" or a derived distribution, with its variant
+    inputs: list                     # as given to the reference (torch tensors, scalars)
+    native: list                     # the op's reference, in the op's own dtypes
+    truth: list                      # what the kernel is judged against, per output
+    reference: str                   # "float64", or "float32 (why not float64)"
+    degenerate: list                 # per output: why this draw is no evidence for it ("" = it is)
+    notes: list = field(default_factory=list)
+    policy: str = "adversarial"      # the input policy the draw was made under
+    magnitude: list | None = None    # condition_magnitude() of the inputs (float slack), if it runs
+
+    @property
+    def numpy_inputs(self) -> list:
+        """Fresh NumPy copies in the GM convention (a kernel may write its inputs)."""
+        return [to_numpy(x)[0] if isinstance(x, torch.Tensor) else x for x in self.inputs]
+
+
+def _references(shapes: TaskShapes, inputs: list) -> tuple[list, list, str]:
+    """(native outputs, judged outputs, what judges): float outputs against float64 where the op runs so."""
+    native = shapes.reference([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
+    wide, why = shapes.reference64([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
+    if wide is not None and (len(wide) != len(native) or any(w.shape != n.shape for w, n in zip(wide, native))):
+        wide, why = None, "its float64 run returns other shapes"
+    if wide is None:
+        return native, native, f"float32 reference (no float64 run: {why})"
+    truth = [w if n.is_floating_point() and w.is_floating_point() else n for w, n in zip(wide, native)]
+    return native, truth, "float64"
+
+
+def _as_float64(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().double().numpy() if t.dtype != torch.bool else t.cpu().numpy().astype(np.float64)
+
+
+def _degenerate(out: torch.Tensor, earlier: list[tuple[int, torch.Tensor]]) -> str:
+    """Why ``out`` is no evidence (constant, or the same as an earlier trial's), or ""."""
+    a = _as_float64(out)
+    if a.size >= 2:
+        finite = np.isfinite(a)
+        if not finite.any():
+            return "is NaN/Inf everywhere"
+        if np.unique(np.where(np.isnan(a), np.inf, a)).size == 1:
+            return f"is {_val(float(a.reshape(-1)[0]))} everywhere"
+    elif a.size == 1 and not np.isfinite(a).all():
+        return "is NaN/Inf"
+    for trial, e in earlier:
+        if e.shape == out.shape and np.array_equal(a, _as_float64(e), equal_nan=True):
+            return f"equals trial {trial}'s although it is another draw"
+    return ""
+
+
+#: A derived draw on which the op's own float result is this many times further from float64
+#: than on the op's own draw (and outside the tolerance) is too ill-conditioned to judge by.
+ILL_CONDITIONED = 10.0
+
+
+def _ill_conditioned(draw: "Draw", op0: "Draw") -> str:
+    """Why ``draw`` is too ill-conditioned for the op's float dtype to decide, or ""."""
+    for i, (n, t) in enumerate(zip(draw.native, draw.truth)):
+        if n is t or not n.is_floating_point():
+            continue
+        err, base = _ref_error(n, t), _ref_error(op0.native[i], op0.truth[i]) if i < len(op0.native) else None
+        if err is None or err <= ILL_CONDITIONED * max(base or 0.0, 1e-12):
+            continue
+        dtype = dtype_name(n.dtype)
+        magnitude = draw.magnitude[i] if draw.magnitude is not None and i < len(draw.magnitude) else None
+        res = compare(to_numpy(n)[0], t, i, dtype=dtype, slack=float_slack(magnitude, t, dtype))
+        if not res.passed:
+            return (f"too ill-conditioned: the op's own {dtype_name(n.dtype)} result is {err:.1e} from float64 "
+                    f"there (relative L2 of output {i}; {base or 0:.1e} on the op's own draw)")
+    return ""
+
+
+def _ref_error(native: torch.Tensor, truth: torch.Tensor) -> float | None:
+    if native is truth or not native.is_floating_point():
+        return None
+    n, t = _as_float64(native), _as_float64(truth)
+    both = np.isfinite(n) & np.isfinite(t)
+    norm = float(np.linalg.norm(np.where(both, t, 0.0)))
+    return float(np.linalg.norm(np.where(both, n, 0.0) - np.where(both, t, 0.0))) / norm if norm > 0 else None
+
+
+#: Rounding a kernel of the op's float dtype may make, in units of the dtype's machine epsilon
+#: times the output's condition magnitude (see :func:`float_slack`).
+SLACK_ULPS = 4.0
+_EPS = {"f32": 2.0 ** -23, "f16": 2.0 ** -10, "bf16": 2.0 ** -7}
+
+
+def condition_magnitude(shapes: TaskShapes, inputs: list) -> list | None:
+    """The op on the absolute values of its floating inputs, in float64: per output element, the
+    sum of the magnitudes that went into it (exactly so for sums, scans and products of matrices;
+    an order of magnitude otherwise). None when the op does not run that way."""
+    xs = [x.abs() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+    outs, _ = shapes.reference64(xs)
+    return outs
+
+
+def float_slack(magnitude: torch.Tensor | None, truth: torch.Tensor, dtype: str) -> tuple:
+    """(per-element absolute, relative-L2) error a kernel of ``dtype`` cannot be blamed for.
+
+    A float sum of n terms is off by up to about eps * sum|terms| whatever its order; where the
+    terms cancel (a signed cumsum near a zero crossing, a matmul of wide values) that is more
+    than ``atol``, even for a correct float32 kernel (torch's CPU cumsum accumulates in double,
+    so its own result is no guide). The tolerances never go below the per-dtype ones, and a
+    wrong kernel, off by the order of the values, stays outside.
     """
+    if magnitude is None or dtype not in _EPS or magnitude.shape != truth.shape:
+        return None, 0.0
+    m = np.abs(_as_float64(magnitude))
+    m = np.where(np.isfinite(m), m, 0.0)
+    floor = SLACK_ULPS * _EPS[dtype] * m
+    t = _as_float64(truth)
+    norm = float(np.linalg.norm(np.where(np.isfinite(t), t, 0.0)))
+    return floor, (float(np.linalg.norm(floor)) / norm if norm > 0 else 0.0)
+
+
+def _nonfinite(outputs: list, allowed: list[bool]) -> str:
+    for i, (o, ok) in enumerate(zip(outputs, allowed)):
+        if not ok and o.is_floating_point() and not bool(torch.isfinite(o).all()):
+            return f"the reference's output {i} has NaN/Inf there (the op's own draw has none)"
+    return ""
+
+
+def _candidates(trial: int, structures: list) -> list[tuple[str, str]]:
+    """(distribution, variant) to try for a derived trial, best first."""
+    first = D.DERIVED[(trial - 1) % len(D.DERIVED)]
+    variants = [v for v in D.VARIANTS if v != "non-negative" or D.non_negative_inputs(structures)]
+    order = [first] + [d for d in D.DERIVED if d != first]
+    return [(d, v) for d in order for v in variants]
+
+
+def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 0, inputs: str = "adversarial",
+               progress: Callable[[str], None] | None = None) -> list[Draw]:
+    """The trials' inputs and references under the input policy (see the module docstring)."""
     if trials < 1:
         raise UserError(f"the number of trials must be at least 1, not {trials}")
-    results: list[TrialResult] = []
+    if inputs not in INPUT_POLICIES:
+        raise UserError(f"unknown input policy {inputs!r}", hint="choose " + " or ".join(INPUT_POLICIES))
+    draws: list[Draw] = []
+    history: list[tuple[int, list]] = []        # (trial, judged outputs) of the draws taken
+
+    def evaluate(t: int, seed_t: int, label: str, xs: list, notes: list) -> Draw:
+        native, truth, ref = _references(shapes, xs)
+        earlier = [[(k, outs[i]) for k, outs in history if i < len(outs)] for i in range(len(truth))]
+        degenerate = [_degenerate(o, e) for o, e in zip(truth, earlier)]
+        return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs,
+                    condition_magnitude(shapes, xs))
+
+    op0 = None
     for t in range(trials):
         seed_t = seed + t
         if progress is not None:
-            progress(f"trial {t + 1}/{trials} (seed {seed_t})")
-        inputs = shapes.make_inputs(seed_t)
-        np_inputs = [to_numpy(x)[0] if isinstance(x, torch.Tensor) else x for x in inputs]
-        # The reference gets its own copies: a forward that modifies its inputs in place
-        # must not change what the kernel sees (np_inputs are copies already).
-        expected = shapes.reference([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
-        out_specs = [TensorSpec.of(e, f"output {i} of Model.forward") for i, e in enumerate(expected)]
-        buffers = [poison_buffer(s) for s in out_specs]
-        outputs = list(buffers)
-        run(np_inputs, outputs)  # any exception propagates; AscendcraftError is rendered by the caller
-        if len(outputs) != len(expected):
-            results.append(TrialResult(seed_t, False, [], problem=(
-                f"the kernel left {len(outputs)} output buffers, the reference has {len(expected)} outputs")))
+            progress(f"drawing trial {t + 1}/{trials} inputs")
+        if t == 0 or inputs == "op":
+            draw = evaluate(t, seed_t, "op", shapes.make_inputs(seed_t), [])
+        else:
+            draw = _derived_draw(t, seed_t, shapes, op0, evaluate)
+        if t == 0:
+            op0 = draw
+        draws.append(draw)
+        history.append((t, draw.truth))
+    return draws
+
+
+def _derived_draw(t: int, seed_t: int, shapes: TaskShapes, op0: Draw, evaluate) -> Draw:
+    """The first derived draw the reference can judge: in its domain, well-conditioned, informative."""
+    structures = D.analyse(op0.inputs)
+    finite_ok = [not bool(torch.isfinite(o).all()) if o.is_floating_point() else True for o in op0.truth]
+    notes: list[str] = []
+    best: tuple[int, Draw] | None = None
+    for dist, variant in _candidates(t, structures):
+        label = dist if variant == "as drawn" else f"{dist}, {variant}"
+        xs = D.derived_inputs(op0.inputs, structures, dist, variant, seed_t)
+        try:
+            draw = evaluate(t, seed_t, label, xs, notes)
+        except UserError as err:
+            notes.append(f"{label}: the reference fails on it ({err.message.splitlines()[0][:120]})")
             continue
-        per = [compare(g, e, i) for i, (g, e) in enumerate(zip(outputs, expected))]
-        results.append(TrialResult(seed_t, all(o.passed for o in per), per))
-    return VerifyReport(all(r.passed for r in results), results, shapes.to_json(), shapes.describe())
+        why = _nonfinite(draw.truth, finite_ok) or _ill_conditioned(draw, op0)
+        if why:
+            notes.append(f"{label}: {why}")
+            continue
+        n_degenerate = sum(bool(d) for d in draw.degenerate)
+        if n_degenerate == 0:
+            return draw
+        notes.append(f"{label}: no evidence (" + "; ".join(
+            f"output {i} {d}" for i, d in enumerate(draw.degenerate) if d) + ")")
+        if best is None or n_degenerate < best[0]:
+            best = (n_degenerate, draw)
+    if best is not None:
+        return best[1]
+    # every derived draw left the reference's domain: the op's own distribution, another seed
+    draw = evaluate(t, seed_t, "op (fallback)", shapes.make_inputs(seed_t + 7919 * t), notes)
+    return draw
+
+
+# --------------------------------------------------------------------------- verify
+
+def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
+           inputs: str = "adversarial", draws: list[Draw] | None = None,
+           progress: Callable[[str], None] | None = None) -> VerifyReport:
+    """Run ``run(inputs, outputs)`` on every trial's inputs and judge it against torch.
+
+    ``inputs`` are NumPy arrays (GM convention) or Python scalars in forward-argument
+    order; ``outputs`` are poisoned NumPy buffers that ``run`` fills in place. ``draws``
+    (from :func:`make_draws` on the same shapes) saves drawing and evaluating the references
+    again. Errors raised by ``run`` propagate unchanged (AscendcraftError is rendered by the
+    caller).
+    """
+    if draws is None:
+        draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=progress)
+    results: list[TrialResult] = []
+    for t, draw in enumerate(draws):
+        if progress is not None:
+            progress(f"trial {t + 1}/{len(draws)} (seed {draw.seed}, {draw.label} inputs)")
+        out_specs = [TensorSpec.of(e, f"output {i} of Model.forward") for i, e in enumerate(draw.native)]
+        outputs = [poison_buffer(s) for s in out_specs]
+        run(draw.numpy_inputs, outputs)  # any exception propagates; AscendcraftError is rendered by the caller
+        if len(outputs) != len(draw.native):
+            results.append(TrialResult(draw.seed, False, [], problem=(
+                f"the kernel left {len(outputs)} output buffers, the reference has {len(draw.native)} outputs"),
+                distribution=draw.label, reference=draw.reference, notes=list(draw.notes)))
+            continue
+        per = []
+        for i, (got, native, truth) in enumerate(zip(outputs, draw.native, draw.truth)):
+            dtype = dtype_name(native.dtype)
+            magnitude = draw.magnitude[i] if draw.magnitude is not None and i < len(draw.magnitude) else None
+            res = compare(got, truth, i, dtype=dtype, slack=float_slack(magnitude, truth, dtype))
+            if not res.passed and truth is not native:
+                # A kernel that reproduces the op's own rounding (f16 intermediates, torch's
+                # summation order) is right by the op's contract too.
+                own = compare(got, native, i)
+                if own.passed:
+                    res = own
+                    res.against = "the op's own result"
+            res.ref_error = _ref_error(native, truth)
+            res.degenerate = draw.degenerate[i]
+            per.append(res)
+        results.append(TrialResult(draw.seed, all(o.passed for o in per), per, distribution=draw.label,
+                                   reference=draw.reference, notes=list(draw.notes)))
+    unverifiable = _unverifiable(draws)
+    passed = all(r.passed for r in results) and not unverifiable
+    return VerifyReport(passed, results, shapes.to_json(), shapes.describe(), unverifiable, draws[0].policy)
+
+
+def _unverifiable(draws: list[Draw]) -> str:
+    """Why some output has no trial that is evidence, or ""."""
+    n = min(len(d.degenerate) for d in draws)
+    for i in range(n):
+        if all(d.degenerate[i] for d in draws):
+            why = "; ".join(f"trial {d.trial} ({d.label}): {d.degenerate[i]}" for d in draws)
+            return f"output {i} is no evidence in any trial ({why})"
+    return ""

@@ -87,7 +87,8 @@ def test_correct_runner_passes_and_records_seeds():
     assert out.rel_l2 < 1e-5 and out.max_abs_err < 1e-8
     assert rep.first_failure() is None
     lines = rep.summary().splitlines()
-    assert len(lines) == 4 and all(line.startswith(f"trial {i} (seed {10 + i}): PASS") for i, line in enumerate(lines[:3]))
+    assert len(lines) == 4 and all(line.startswith(f"trial {i} (seed {10 + i}, {d}): PASS")
+                                   for i, (line, d) in enumerate(zip(lines[:3], ("op", "signed", "edges"))))
     assert "real shapes" in lines[3] and "f32[3, 100003]" in lines[3]
     json.dumps(rep.to_json())
 

@@ -215,11 +215,12 @@ def build_and_run(spec: KernelSpec, project_dir: Path, inputs: list[np.ndarray],
     return run_launcher(spec, launcher, inputs, output_shapes, attrs, device=device)
 
 
-def verify_on_npu(lowered, *, trials: int = 3, seed: int = 0):
+def verify_on_npu(lowered, *, draws=None, shapes=None, trials: int | None = None, seed: int = 0):
     """Verify a lowered kernel on the NPU against torch, as ``lower`` does on the simulator.
 
     ``lowered`` is an ``ascendcraft.lower.Lowered``. The project is built once in a temporary
-    directory and the launcher runs once per trial. Untested on hardware.
+    directory and the launcher runs once per trial, on ``draws`` (the check's, by default new
+    ones under the verification policy). Untested on hardware.
     """
     from ..binding import bind, gm_arrays
     from ..verify import to_numpy, verify
@@ -227,7 +228,7 @@ def verify_on_npu(lowered, *, trials: int = 3, seed: int = 0):
     spec = lowered.spec
     project = Path(tempfile.mkdtemp(prefix=f"ascendcraft-{spec.op_name}-"))
     launcher = build_project(spec, project)
-    shapes = lowered.check.shapes
+    shapes = shapes or lowered.check.shapes
     binding, plan = bind(lowered.run.final.kernel, shapes)
     params = {}
     if plan.parameters:
@@ -240,4 +241,7 @@ def verify_on_npu(lowered, *, trials: int = 3, seed: int = 0):
                                binding.attrs)
         for out, result in zip(outputs, results):
             out[...] = result
-    return verify(run, shapes, trials=trials, seed=seed)
+    if draws is None:
+        from ..verify import DEFAULT_TRIALS, make_draws
+        draws = make_draws(shapes, trials=trials or DEFAULT_TRIALS, seed=seed)
+    return verify(run, shapes, draws=draws)

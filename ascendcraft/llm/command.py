@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES
+
 
 def add_parser(sub) -> None:
     g = sub.add_parser(
@@ -33,7 +35,11 @@ def add_parser(sub) -> None:
     g.add_argument("--force", action="store_true", help="replace an existing output directory")
     g.add_argument("--seed", type=int, default=0, help="seed of the first verification trial and of the first "
                    "sample's request (sample i sends seed+i-1; the response cache is keyed on it)")
-    g.add_argument("--trials", type=int, default=3, help="random verification trials per reply (default 3)")
+    g.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"verification trials per reply (default {DEFAULT_TRIALS})")
+    g.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help="verification inputs: adversarial (default: the op's own get_inputs() for trial 0, then signed, " 
+                   "edge-case, near-one and offset draws that keep the op's structure) or op (every trial from "
+                   "get_inputs(), as MultiKernelBench does); docs/verification.md")
     g.add_argument("--max-bytes", type=int, default=64 << 20,
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
     g.add_argument("--cache", choices=("on", "off", "replay"),
@@ -70,6 +76,7 @@ def run(args) -> int:
                                  assist=client.ask, progress=say)
     result = generate(args.op, samples=args.samples, turns=args.turns, temperature=args.temperature,
                       best=args.best, chip=args.chip, backend=args.backend, trials=args.trials, seed=args.seed,
+                      inputs=args.inputs,
                       max_bytes=args.max_bytes, client=client, progress=say, debug=getattr(args, "debug", False),
                       after_verify=after_verify)
     write_extra = None

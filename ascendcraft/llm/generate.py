@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..chips import DEFAULT_CHIP, load_chip
+from ..distributions import DEFAULT_TRIALS
 from ..errors import UserError
 from .cache import ResponseCache
 from .client import LLMClient, LLMError
@@ -79,8 +80,8 @@ def _load_task(op):
 
 def generate(op, *, model: str | None = None, api_base: str | None = None, samples: int = 1,
              turns: int = DEFAULT_TURNS, temperature: float | None = None, best: bool = False,
-             chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = 3, seed: int = 0,
-             max_bytes: int = 64 << 20, full_shapes: bool = False,
+             chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = DEFAULT_TRIALS, seed: int = 0,
+             max_bytes: int = 64 << 20, full_shapes: bool = False, inputs: str = "adversarial",
              after_verify: Callable | None = None, score: Callable | None = None,
              cache: str | ResponseCache | None = None, client: LLMClient | None = None,
              examples_dir: Path | str | None = None, n_examples: int = 2,
@@ -124,7 +125,7 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
     if best and score is None:
         score = modeled_time
     evaluate = Evaluator(task, chip=chip, trials=trials, seed=seed, max_bytes=max_bytes, full_shapes=full_shapes,
-                         after_verify=after_verify, progress=None)
+                         inputs=inputs, after_verify=after_verify, progress=None)
 
     done: list[Sample] = []
     stopped = None
@@ -151,7 +152,7 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
                               chosen.evaluation.after if chosen else None, report={}, samples=done)
     result.report = build_report(result, task=task, client=client, prompt=prompt, chosen=chosen,
                                  settings={"samples": samples, "turns": turns, "temperature": temperature,
-                                           "best": best, "chip": chip, "backend": backend, "trials": trials,
+                                           "best": best, "chip": chip, "backend": backend, "trials": trials, "inputs": inputs,
                                            "seed": seed, "max_bytes": max_bytes, "full_shapes": full_shapes,
                                            "cache": client.cache.mode, "cache_dir": str(client.cache.directory)},
                                  wall_s=time.perf_counter() - started, stopped=stopped)

@@ -38,9 +38,9 @@ class Evaluator:
     """Runs the stages on a reply; ``stage`` tells, at any moment, which one is running."""
 
     def __init__(self, task, *, chip: str, trials: int, seed: int, max_bytes: int, full_shapes: bool,
-                 after_verify: Callable | None = None, progress: Callable[[str], None] | None = None):
+                 inputs: str = "adversarial", after_verify: Callable | None = None, progress: Callable[[str], None] | None = None):
         self.task, self.chip, self.trials, self.seed = task, chip, trials, seed
-        self.max_bytes, self.full_shapes = max_bytes, full_shapes
+        self.max_bytes, self.full_shapes, self.inputs = max_bytes, full_shapes, inputs
         self.after_verify = after_verify
         self.say = progress or (lambda msg: None)
         self.stage = "extract"
@@ -66,11 +66,11 @@ class Evaluator:
         try:
             result = check_kernel(kernel, self.task, trials=self.trials, seed=self.seed, chip=self.chip,
                                   max_bytes=self.max_bytes, full_shapes=self.full_shapes,
-                                  progress=self._checking)
+                                  inputs=self.inputs, progress=self._checking)
         except AscendcraftError as err:
             raise self._failed(self.stage if isinstance(err, InterpreterError) else "check", err, dsl) from None
         if not result.passed:
-            shapes = result.shapes.describe()
+            shapes = result.shapes.describe()   # (a NOT VERIFIABLE verdict is sent back too: first_failure says why)
             error = result.report.first_failure() or result.report.summary()
             raise StageFailure("verify", error, repair_prompt("verify", error, mismatch=True, shapes=shapes), dsl)
 

@@ -1,0 +1,160 @@
+"""The inputs of verification trials: the op's own draw, and draws that exercise every branch.
+
+Most MultiKernelBench tasks draw ``torch.rand`` (every value in [0, 1)), so a kernel that is
+wrong for negative, large or zero inputs would pass on the op's own inputs alone. Trial 0
+keeps the op's ``get_inputs()`` (the task's contract); later trials draw from the
+distributions in :data:`DERIVED`, cycling:
+
+* ``signed``: standard normal (half the values negative; the branch of every activation);
+* ``edges``: a mixture per element: exact zeros, ties from a small value set, magnitudes
+  from 1e-3 to 1e3 with either sign (cancellation in sums), and standard normal values;
+* ``near_one``: ±(1 + 0.03·N(0, 1)): long products and powers stay finite and informative;
+* ``offset``: 6 + N(0, 1): a mean well above the spread, which stresses cancellation in
+  variance-like reductions.
+
+Inputs that carry structure keep it (:func:`analyse` reads it off the op's own draw):
+integer tensors stay within the range the op drew (indices stay valid), bool tensors stay
+masks (with about the op's density of True), a floating tensor drawn from a small value set
+(±1 targets, 0/1 labels) is drawn from that set, probability rows (non-negative, summing to 1
+along an axis) stay probability rows, Python scalars stay as the op gave them.
+
+Where the derived draw leaves the reference's domain (it raises, or its result turns
+non-finite where the op's own draw gave a finite one) the caller tries :data:`VARIANTS` of the
+same draw in order: non-negative (tensors the op drew non-negative), then squashed into the
+range of values the op drew. Everything is deterministic in the seed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:   # torch is imported where it is used: the CLI reads this module's constants
+    import torch
+
+#: Input policies: ``adversarial`` (trial 0 the op's own draw, then derived draws) or ``op`` (every
+#: trial the op's own get_inputs(), as MultiKernelBench does).
+INPUT_POLICIES = ("adversarial", "op")
+#: Distributions of trials 1, 2, ... (cycling); trial 0 is the op's own ``get_inputs()``.
+DERIVED = ("signed", "edges", "near_one", "offset")
+#: Domain-safe variants of a derived draw, tried in order when the reference leaves its domain.
+VARIANTS = ("as drawn", "non-negative", "op's range")
+#: Trials per verification by default: the op's own draw and one per derived distribution.
+DEFAULT_TRIALS = 1 + len(DERIVED)
+#: At most this many distinct values make a floating tensor a value set (±1 targets, labels).
+MAX_SET = 16
+_PROB_TOL = 1e-3
+_TIES = np.array([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0])
+#: Softmax temperature of derived probability rows, per distribution.
+_PROB_SCALE = {"signed": 1.0, "edges": 6.0, "near_one": 0.05, "offset": 3.0}
+
+
+@dataclass(frozen=True)
+class Structure:
+    """What the op's own draw says about one input."""
+
+    kind: str                   # float | int | bool | set | prob | other
+    lo: float = 0.0             # observed range (float, int)
+    hi: float = 0.0
+    values: tuple = ()          # set: the values drawn
+    axis: int = -1              # prob: the axis along which rows sum to 1
+    true_frac: float = 0.5      # bool: share of True
+
+    def describe(self) -> str:
+        if self.kind == "int":
+            return f"integers in [{int(self.lo)}, {int(self.hi)}]"
+        if self.kind == "set":
+            return "values from {" + ", ".join(f"{v:g}" for v in self.values) + "}"
+        if self.kind == "prob":
+            return f"probability rows along axis {self.axis}"
+        if self.kind == "bool":
+            return f"a mask ({self.true_frac:.0%} True)"
+        return self.kind
+
+
+def analyse(inputs: list) -> list[Structure]:
+    """The structure of each input of the op's own draw."""
+    return [_analyse_one(x) for x in inputs]
+
+
+def _analyse_one(x) -> Structure:
+    import torch
+    if not isinstance(x, torch.Tensor):
+        return Structure("other")
+    if x.dtype == torch.bool:
+        frac = float(x.float().mean()) if x.numel() else 0.5
+        return Structure("bool", true_frac=min(max(frac, 0.1), 0.9))
+    if not x.dtype.is_floating_point:
+        if x.numel() == 0:
+            return Structure("other")
+        return Structure("int", lo=float(x.min()), hi=float(x.max()))
+    v = x.detach().double()
+    if v.numel() == 0 or not bool(torch.isfinite(v).all()):
+        return Structure("other")
+    lo, hi = float(v.min()), float(v.max())
+    if v.numel() > 2 * MAX_SET:
+        distinct = torch.unique(v)
+        if 2 <= distinct.numel() <= MAX_SET:
+            return Structure("set", lo, hi, values=tuple(float(d) for d in distinct))
+    if lo >= 0 and v.dim() >= 1:
+        for axis in range(v.dim() - 1, -1, -1):
+            if v.shape[axis] > 1 and bool(torch.allclose(v.sum(axis), torch.ones((), dtype=v.dtype),
+                                                          atol=_PROB_TOL, rtol=0)):
+                return Structure("prob", lo, hi, axis=axis)
+    return Structure("float", lo, hi)
+
+
+def derived_inputs(op_inputs: list, structures: list[Structure], distribution: str, variant: str,
+                   seed: int) -> list:
+    """A draw from ``distribution`` (one of :data:`DERIVED`) shaped like ``op_inputs``."""
+    rng = np.random.default_rng([seed, DERIVED.index(distribution), VARIANTS.index(variant)])
+    return [_draw(x, s, distribution, variant, rng) for x, s in zip(op_inputs, structures)]
+
+
+def _draw(x, s: Structure, dist: str, variant: str, rng: np.random.Generator):
+    import torch
+    if s.kind == "other":
+        return x.clone() if isinstance(x, torch.Tensor) else x
+    shape = tuple(x.shape)
+    if s.kind == "bool":
+        return torch.from_numpy(rng.random(shape) < s.true_frac)
+    if s.kind == "int":
+        vals = rng.integers(int(s.lo), int(s.hi) + 1, size=shape)
+        return torch.from_numpy(vals).to(x.dtype)
+    if s.kind == "set":
+        vals = rng.choice(np.array(s.values), size=shape)
+    elif s.kind == "prob":
+        logits = rng.standard_normal(shape) * _PROB_SCALE[dist]
+        e = np.exp(logits - logits.max(axis=s.axis, keepdims=True))
+        vals = e / e.sum(axis=s.axis, keepdims=True)
+    else:
+        vals = _floats(dist, shape, rng)
+        if variant == "non-negative" and s.lo >= 0:
+            vals = np.abs(vals)
+        elif variant == "op's range":
+            vals = s.lo + (s.hi - s.lo) * (0.5 + 0.5 * np.tanh(vals / 2))
+    return torch.from_numpy(np.asarray(vals, dtype=np.float64)).to(x.dtype)
+
+
+def _floats(dist: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+    if dist == "signed":
+        return rng.standard_normal(shape)
+    if dist == "near_one":
+        sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+        return sign * (1.0 + 0.03 * rng.standard_normal(shape))
+    if dist == "offset":
+        return 6.0 + rng.standard_normal(shape)
+    if dist == "edges":
+        pick = rng.random(shape)
+        sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+        wide = sign * 10.0 ** rng.uniform(-3, 3, shape)
+        ties = rng.choice(_TIES, size=shape)
+        normal = rng.standard_normal(shape)
+        return np.where(pick < 0.15, 0.0, np.where(pick < 0.4, ties, np.where(pick < 0.6, wide, normal)))
+    raise ValueError(f"unknown distribution {dist!r}")
+
+
+def non_negative_inputs(structures: list[Structure]) -> bool:
+    """Whether the non-negative variant differs from the draw (some float input the op drew >= 0)."""
+    return any(s.kind == "float" and s.lo >= 0 for s in structures)

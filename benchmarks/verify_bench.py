@@ -1,0 +1,60 @@
+"""What verification costs on the bundled examples: ``check`` and ``lower`` (no cost model), wall time.
+
+    python3 benchmarks/verify_bench.py [--only softmax,cumsum] [--lower] [--markdown]
+
+Run it in two checkouts to compare policies (docs/performance.md, "Verification cost", has the
+figures for the policy before and after the adversarial inputs, float64 reference and second
+shape set). It imports ``ascendcraft`` from wherever Python finds it (PYTHONPATH=<checkout>).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", help="comma-separated example names")
+    ap.add_argument("--lower", action="store_true", help="also time lower (passes, build, backend verification)")
+    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = ap.parse_args(argv)
+
+    import ascendcraft
+    from ascendcraft.lower import lower
+    from ascendcraft.pipeline import check_kernel
+
+    only = set(args.only.split(",")) if args.only else None
+    rows = []
+    for d in sorted(p for p in EXAMPLES.glob("*/*") if (p / "kernel.dsl").is_file()):
+        if only and d.name not in only:
+            continue
+        t0 = time.perf_counter()
+        ok = check_kernel(str(d / "kernel.dsl"), str(d / "op.py")).passed
+        check_s = time.perf_counter() - t0
+        lower_s = None
+        if args.lower:
+            t0 = time.perf_counter()
+            lower(str(d / "kernel.dsl"), str(d / "op.py"), backend="sim", model_time=False)
+            lower_s = time.perf_counter() - t0
+        rows.append((d.name, ok, check_s, lower_s))
+        print(f"{d.name:34s} {'PASS' if ok else 'FAIL'}  check {check_s:6.1f} s"
+              + (f"  lower {lower_s:6.1f} s" if lower_s is not None else ""), file=sys.stderr, flush=True)
+    total_c = sum(r[2] for r in rows)
+    total_l = sum(r[3] for r in rows if r[3] is not None)
+    if args.markdown:
+        print(f"ascendcraft from {Path(ascendcraft.__file__).parent}")
+        print("| example | check s | lower s |\n|---|---|---|")
+        for name, ok, c, lo in rows:
+            print(f"| {name}{'' if ok else ' (FAIL)'} | {c:.1f} | {'' if lo is None else f'{lo:.1f}'} |")
+        print(f"| **total** | {total_c:.1f} | {total_l:.1f} |")
+    else:
+        print(f"total: check {total_c:.1f} s" + (f", lower {total_l:.1f} s" if args.lower else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

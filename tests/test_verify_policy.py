@@ -1,0 +1,220 @@
+"""The verification policy against kernels that cheat or are subtly wrong, and correct kernels
+whose float32 reference is the inaccurate side (docs/verification.md).
+
+Every op file here draws its inputs the way benchmark tasks often do (torch.rand, ones): on
+the op's own draw alone each cheat below would pass.
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from ascendcraft import distributions as D
+from ascendcraft.errors import UserError
+from ascendcraft.pipeline import check_kernel
+from ascendcraft.task import load_task
+from ascendcraft.verify import make_draws
+
+DATA = Path(__file__).parent / "data" / "policy"
+
+
+def op(name: str) -> str:
+    return str(DATA / f"{name}.py")
+
+
+def rows(body: str, signature: str = "x: gm f32[B, N]", out: str = "y: gm f32[B, N]") -> str:
+    """A kernel with one parallel loop over rows; ``body`` uses ``b`` and ``t = load(x[b, :])``."""
+    return (f"kernel k({signature}) -> ({out}):\n"
+            f"    for b in parallel(B):\n"
+            f"        t = load(x[b, :])\n"
+            + "".join(f"        {line}\n" for line in body.splitlines()))
+
+
+IDENTITY = rows("store(y[b, :], t)")
+LEAKY = "store(y[b, :], where(t >= 0.0, t, t * negative_slope))"
+
+# (op, kernel, what makes it wrong) -- each passes on the op's own draw alone
+CHEATS = {
+    "identity as relu": ("relu_rand", IDENTITY),
+    "identity as hardtanh": ("hardtanh_rand", IDENTITY),
+    "leaky_relu without its sign branch": ("leaky_rand", rows("store(y[b, :], relu(t))")),
+    "leaky_relu with the default slope, not the op's": (
+        "leaky_rand", rows(LEAKY.replace("negative_slope", "slope"), "x: gm f32[B, N], slope: f32 = 0.01")),
+    "zeros for a product that underflows": (
+        "prod_rows", rows("store(y[b], 0.0)", out="y: gm f32[B]")),
+    "a constant for a normalised output": ("normalize_ones", rows("store(y[b, :], t * 0.0 + 1.0 / N)")),
+    "half of the output written": ("relu_rand", rows("store(y[b, 0:N // 2], relu(t[0:N // 2]))")),
+    "a shape hard-coded as a constant": (
+        "relu_rand", "kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+                     "    for b in parallel(19):\n"
+                     "        store(y[b, 0:1037], relu(load(x[b, 0:1037])))\n"),
+}
+
+CORRECT = {
+    "relu": ("relu_rand", rows("store(y[b, :], relu(t))")),
+    "hardtanh": ("hardtanh_rand", rows("store(y[b, :], clamp(t, -1.0, 1.0))")),
+    "leaky_relu": ("leaky_rand", rows(LEAKY, "x: gm f32[B, N], negative_slope: f32 = 0.01")),
+    "prod": ("prod_rows", rows("store(y[b], prod(t))", out="y: gm f32[B]")),
+    "normalize": ("normalize_ones", rows("store(y[b, :], t / sum(t))")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_cheat_is_rejected(name):
+    task, kernel = CHEATS[name]
+    try:
+        result = check_kernel(kernel, op(task))
+    except UserError as err:          # e.g. the hard-coded shape running off the second shapes
+        assert "second verification shapes" in err.message, err.message
+        return
+    assert not result.passed, result.summary()
+    text = result.summary()
+    assert "FAIL" in text.splitlines()[0]
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_cheat_passes_the_op_draw_alone(name):
+    """The table is honest: on the op's own first draw, at the op's own shape, each cheat passes."""
+    task, kernel = CHEATS[name]
+    if name in ("half of the output written",):
+        pytest.skip("wrong on every draw: kept as the poison check's case")
+    result = check_kernel(kernel, op(task), trials=1, inputs="op", second_shapes=False)
+    assert result.report.trials[0].passed, result.report.summary()
+
+
+@pytest.mark.parametrize("name", sorted(CORRECT))
+def test_correct_kernel_passes(name):
+    task, kernel = CORRECT[name]
+    result = check_kernel(kernel, op(task))
+    assert result.passed, result.summary()
+    assert result.second is not None and result.second.report.passed
+
+
+def test_degenerate_op_draw_is_no_evidence_and_redrawn():
+    task, kernel = CORRECT["prod"]
+    result = check_kernel(kernel, op(task))
+    trial0 = result.report.trials[0]
+    assert trial0.distribution == "op" and trial0.outputs[0].degenerate == "is 0 everywhere"
+    assert any(not t.outputs[0].degenerate for t in result.report.trials[1:])
+
+
+def test_only_degenerate_draws_are_not_verifiable():
+    """With the op's own draws only, a product that underflows is never evidence: NOT VERIFIABLE,
+    for the cheat and the correct kernel alike, never PASS."""
+    for kernel in (CHEATS["zeros for a product that underflows"][1], CORRECT["prod"][1]):
+        result = check_kernel(kernel, op("prod_rows"), inputs="op")
+        assert not result.passed
+        assert result.report.verdict == "NOT VERIFIABLE", result.report.summary()
+        assert "is 0 everywhere" in result.report.unverifiable
+        assert result.report.to_json()["verdict"] == "NOT VERIFIABLE"
+
+
+FROBENIUS = """\
+kernel frob(x: gm f32[B, N]) -> (y: gm f32[B, N]):
+    const T = 8192
+    scratch part: f32[B]
+    for b in parallel(B):
+        acc = 0.0
+        for j in range(0, N, T):
+            t = load(x[b, j:j + T])
+            acc = acc + sum(t * t)
+        store(part[b], acc)
+    norm = sqrt(sum(load(part)))
+    for b in parallel(B):
+        for j in range(0, N, T):
+            store(y[b, j:j + T], load(x[b, j:j + T]) / norm)
+"""
+
+
+def test_imprecise_float32_reference_does_not_fail_a_correct_kernel():
+    result = check_kernel(FROBENIUS, op("frobenius"), trials=2, max_bytes=128 << 20)
+    assert result.passed, result.summary()
+    trial0 = result.report.trials[0]
+    assert trial0.reference == "float64"
+    assert trial0.outputs[0].ref_error > 2e-5     # torch's own float32 result is the inaccurate side
+    assert "reference f32 error" in result.summary()
+
+
+def test_long_signed_scan_is_judged_by_what_float32_can_do():
+    """A correct chunked float32 cumsum misses atol=1e-4 near the zero crossings of signed prefix
+    sums (torch's CPU cumsum accumulates in double); the slack admits it, not a wrong scan."""
+    ex = Path(__file__).parents[1] / "examples" / "math" / "cumsum"
+    kernel = (ex / "kernel.dsl").read_text()
+    assert check_kernel(kernel, str(ex / "op.py")).passed
+    wrong = kernel.replace("carry = carry + sum(t)", "carry = carry + sum(t) * 1.0001")
+    assert not check_kernel(wrong, str(ex / "op.py")).passed
+
+
+# --------------------------------------------------------------------------- the distributions
+
+def test_structured_inputs_keep_their_structure():
+    task = load_task(op("structured"))
+    draws = make_draws(task.shapes(), trials=5, seed=3)
+    assert [d.label for d in draws][:2] == ["op", "signed"]
+    op_logits, op_index, *_ = draws[0].inputs
+    for d in draws[1:]:
+        logits, index, mask, sign, probs, scale = d.inputs
+        assert index.dtype == torch.int64 and int(index.min()) >= 3 and int(index.max()) <= 67 - 6
+        assert mask.dtype == torch.bool and 0 < int(mask.sum()) < mask.numel()
+        assert set(torch.unique(sign).tolist()) <= {-1.0, 1.0}
+        assert bool((probs >= 0).all()) and torch.allclose(probs.sum(1), torch.ones(9), atol=1e-5)
+        assert scale == 2.5
+    assert bool((draws[1].inputs[0] < 0).any())        # the plain float input is signed
+
+
+def test_distributions_are_deterministic_per_seed():
+    task = load_task(op("structured"))
+    a = make_draws(task.shapes(), trials=3, seed=5)
+    b = make_draws(task.shapes(), trials=3, seed=5)
+    c = make_draws(task.shapes(), trials=3, seed=6)
+    for x, y in zip(a[2].inputs[:5], b[2].inputs[:5]):
+        assert torch.equal(x, y)
+    assert not torch.equal(a[2].inputs[0], c[2].inputs[0])
+
+
+def test_domain_fallback_is_used_and_reported():
+    task = load_task(op("log_rand"))
+    draws = make_draws(task.shapes(), trials=3)
+    signed = draws[1]
+    assert signed.label == "signed, non-negative"
+    assert any("NaN/Inf" in n for n in signed.notes)
+    assert bool((signed.inputs[0] >= 0).all())
+    result = check_kernel(rows("store(y[b, :], log(t))"), op("log_rand"), trials=3)
+    assert result.passed, result.summary()
+    assert "signed, non-negative" in result.summary()
+    trial = result.to_json()["verification"]["trials"][1]
+    assert trial["distribution"] == "signed, non-negative" and trial["notes"]
+
+
+def test_every_trial_names_its_distribution_in_text_and_json():
+    result = check_kernel(CORRECT["relu"][1], op("relu_rand"))
+    labels = [t["distribution"] for t in result.to_json()["verification"]["trials"]]
+    assert labels == ["op", *D.DERIVED]
+    for i, label in enumerate(labels):
+        assert f"trial {i} (seed {i}, {label})" in result.summary()
+
+
+def test_inputs_op_restricts_to_the_op_draw():
+    result = check_kernel(IDENTITY, op("relu_rand"), inputs="op")
+    assert result.passed      # MultiKernelBench's behaviour, on request: the cheat is not caught
+    assert {t["distribution"] for t in result.to_json()["verification"]["trials"]} == {"op"}
+    assert result.report.inputs == "op"
+
+
+def test_analysis_of_the_op_draw():
+    s = D.analyse([torch.rand(4, 40), torch.randint(0, 5, (4,)), torch.rand(4, 40) > 0.5,
+                   torch.softmax(torch.randn(4, 40), 1), torch.randint(0, 2, (4, 40)).float(), 3.0])
+    assert [x.kind for x in s] == ["float", "int", "bool", "prob", "set", "other"]
+    assert s[3].axis == 1 and s[4].values == (0.0, 1.0)
+
+
+def test_float_slack_never_lowers_the_tolerance():
+    from ascendcraft.verify import TOLERANCES, compare, float_slack
+    truth = torch.linspace(-1, 1, 101, dtype=torch.float64)
+    got = (truth + 5e-5).float().numpy()
+    tight = float_slack(torch.zeros(101, dtype=torch.float64), truth, "f32")
+    assert compare(got, truth, 0, dtype="f32", slack=tight).passed
+    wrong = (truth + 3 * TOLERANCES["f32"][0]).float().numpy()
+    assert not compare(wrong, truth, 0, dtype="f32", slack=tight).passed
+    assert np.all(tight[0] == 0)
