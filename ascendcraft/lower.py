@@ -274,9 +274,19 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
                      workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
                      timeout_s=600)
     result.timings["cost_model"] = time.perf_counter() - t0
+    if res.errors or (res.crash and "time limit" not in res.crash):
+        # The real-shape run is a checked run: a rule the kernel breaks only at the real size
+        # (an index past the end of a tensor, a race) fails the lowering, never a note beside PASS.
+        problems = [str(d) for d in res.errors[:5]] + ([f"crash: {res.crash}"] if res.crash else [])
+        raise KernelMismatch("the AscendC kernel breaks a hardware rule at the op's real shapes (simulator, "
+                             "cost-only run; the data runs were at smaller shapes):\n  " + "\n  ".join(problems),
+                             hint="the DSL kernel's indices or loop bounds go wrong only at the real size: make them "
+                                  "follow the dims (docs/dsl.md); if the DSL kernel is right at every size, this is "
+                                  "a lowering bug: report it")
     if not res.ok or res.cost is None:
-        why = (res.errors or [res.crash or "no cost report"])[0]
-        result.cost_note = f"no modeled time: the cost-only run failed ({str(why).splitlines()[0][:200]})"
+        why = res.crash or "no cost report"
+        result.cost_note = (f"no modeled time, and the kernel was not run at the real shapes: the cost-only run "
+                            f"stopped ({str(why).splitlines()[0][:200]})")
     else:
         result.cost = res.cost
         moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
@@ -284,6 +294,21 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
         cube_us = _cube_floor_us(final, res.cost, chip)
         result.floor_kind = "cube" if cube_us > hbm_us else "HBM"
         result.floor_us = max(hbm_us, cube_us) + chip.launch_overhead_us
+        _floor_is_a_law(result)
+
+
+def _floor_is_a_law(result: Lowered) -> None:
+    """A modeled time below the physical floor is an error, never a result: the kernel skips
+    work at the real shapes (writes part of an output, reads part of an input), or the cost
+    model is wrong."""
+    if result.cost.time_us >= result.floor_us * (1 - 1e-9):
+        return
+    raise KernelMismatch(
+        f"the modeled time at the op's real shapes, {result.cost.time_us:,.1f} us, is below the {result.floor_kind} "
+        f"floor of {result.floor_us:,.1f} us (efficiency {result.floor_us / result.cost.time_us:.0%}): no kernel "
+        f"that reads every input and writes every output can be that fast",
+        hint="check that the kernel covers every element at the real size (a bound such as minimum(N, 200000) "
+             "holds at the verification shapes only); if it does, this is a cost-model bug: report it")
 
 
 def _cube_floor_us(kernel, cost, chip) -> float:

@@ -9,6 +9,7 @@ from typing import Callable
 from .binding import Plan, bind, gm_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .dsl import ast as A
+from .dsl.bounds import check_gm_bounds
 from .dsl.checker import CheckedKernel, check
 from .dsl.interpreter import interpret
 from .dsl.parser import parse, parse_file
@@ -109,6 +110,7 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     chip_profile = load_chip(chip)
     real_binding, _ = bind(k, task.real)
     real = check(k, real_binding, chip_profile)
+    check_gm_bounds(real)      # every GM index inside its tensor at the real dims, before any run
     shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
     say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
     binding, plan = bind(k, shapes)

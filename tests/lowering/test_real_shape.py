@@ -1,0 +1,45 @@
+"""What the simulator finds at the op's real shapes fails ``lower``, never a note beside PASS.
+
+The op (tests/data/policy/rows_mid.py, 4096 x 2048 f32) is verified at reduced shapes under a
+1 MiB budget (63 rows, second shapes under 100 rows); the cost model runs at the real 4096 rows.
+"""
+from pathlib import Path
+
+import pytest
+
+from ascendcraft.lower import KernelMismatch, lower
+
+OP = str(Path(__file__).parents[1] / "data" / "policy" / "rows_mid.py")
+
+
+def kernel(rows: str = "B", index: str = "b") -> str:
+    return ("kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+            "    const T = 8192\n"
+            f"    for b in parallel({rows}):\n"
+            "        for j in range(0, N, T):\n"
+            f"            store(y[b, j:j + T], relu(load(x[{index}, j:j + T])))\n")
+
+
+def run(text: str):
+    return lower(text, OP, backend="sim", max_bytes=1 << 20, trials=2)
+
+
+def test_correct_kernel_is_modeled_at_or_above_the_floor():
+    result = run(kernel())
+    assert result.cost is not None and result.efficiency <= 1.0
+    assert result.check.shapes.reduced
+
+
+def test_kernel_that_covers_only_the_verified_rows_is_below_the_floor_and_fails():
+    """Right at the reduced shapes (under 100 rows), 100 of 4096 rows at the real size."""
+    with pytest.raises(KernelMismatch, match="below the HBM floor") as e:
+        run(kernel(rows="minimum(B, 100)"))
+    assert "every element at the real size" in e.value.hint
+
+
+def test_out_of_bounds_read_only_at_the_real_size_fails_on_the_simulator():
+    """The index is not affine, so the bound check leaves it to the run; the cost-only run at
+    4096 rows reads four rows past the end of x."""
+    with pytest.raises(KernelMismatch, match="real shapes") as e:
+        run(kernel(index="(b * 3 + (B // 1000) * 3) // 3"))
+    assert "gm-bounds" in e.value.message
