@@ -108,8 +108,14 @@ def _cmd_lower(args) -> int:
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
                        inputs=args.inputs, progress=progress_printer())
     except PassError as err:
-        where = write_failure(err, out, force=args.force)
-        err.hint = (err.hint + "; " if err.hint else "") + f"both programs are in {where / 'passes'}"
+        where = write_failure(err, out)
+        err.hint = (err.hint + "; " if err.hint else "") + (f"both programs are in {where / 'passes'}" if err.after is not None
+                                                     else f"the program before the pass is in {where / 'passes'}")
+        raise
+    except AscendcraftError as err:
+        if getattr(err, "lowered", None) is not None:     # failed on the backend: keep what was emitted
+            where = write_failure(err, out)
+            err.hint = (err.hint + "; " if err.hint else "") + f"the emitted kernel and every level are in {where}"
         raise
     write_output(result, out, force=args.force)
     if args.json:

@@ -187,6 +187,7 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
                                                                shapes=checked.second.shapes)
     except AscendcraftError as err:
         err.stage = "backend"
+        err.lowered = result       # what was emitted, for the failure folder
         raise
     return result
 
@@ -362,14 +363,26 @@ def write_levels(directory: Path, run: LoweringRun, failed: PassError | None = N
             (directory / f"failed_{failed.pass_name}.after.dsl").write_text(failed.after)
 
 
-def write_failure(err: PassError, out: Path, *, force: bool) -> Path:
-    """A failed pass leaves both programs: in ``out`` when it is free, else in ``<out>.failed``."""
+def write_failure(err: AscendcraftError, out: Path, *, force: bool = False) -> Path:
+    """A failed run leaves what it made, in ``out`` when it is free, else in ``<out>.failed``
+    (never over a good result): a failed pass both programs; a failure on the backend every
+    level, the AscendC kernel and the error."""
     from .outdir import atomic_output_dir, failure_dir
-    target = failure_dir(out, force=force)
-    with atomic_output_dir(target, force=True) as d:
-        write_levels(d / "passes", None, err)
-        (d / "report.json").write_text(json.dumps({"status": "failed", "pass": err.pass_name,
-                                                   "error": err.message}, indent=2) + "\n")
+    target = failure_dir(out)
+    lowered = getattr(err, "lowered", None)
+    with atomic_output_dir(target, force=True, kind="failure") as d:
+        report = {"status": "failed", "stage": getattr(err, "stage", None), "error": err.message}
+        if isinstance(err, PassError):
+            write_levels(d / "passes", None, err)
+            report["pass"] = err.pass_name
+        elif lowered is not None:
+            (d / "kernel.dsl").write_text(lowered.run.levels[0].text)
+            write_levels(d / "passes", lowered.run)
+            src = d / "ascendc"
+            src.mkdir()
+            (src / f"{lowered.spec.op_name}.cpp").write_text(lowered.spec.kernel_source)
+            (src / f"{lowered.spec.op_name}_tiling.h").write_text(lowered.tiling_header)
+        (d / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     return target
 
 
