@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -83,9 +84,9 @@ def _cmd_check(args) -> int:
                           max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
                           progress=progress_printer())
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps(result.to_json(), indent=2), file=args.stdout)
     else:
-        print(result.summary())
+        print(result.summary(), file=args.stdout)
     return 0 if result.passed else 1
 
 
@@ -119,12 +120,12 @@ def _cmd_lower(args) -> int:
         raise
     write_output(result, out, force=args.force)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2, default=str))
+        print(json.dumps(result.to_json(), indent=2, default=str), file=args.stdout)
     else:
-        print(result.summary())
+        print(result.summary(), file=args.stdout)
         print(f"  wrote {out}/ (report.md, ascendc/, passes/"
               + (", project/ for CANN and MultiKernelBench)" if result.project_note is None
-                 else f"); {result.project_note}"))
+                 else f"); {result.project_note}"), file=args.stdout)
     return 0
 
 
@@ -135,9 +136,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         _parser().print_help()
         return 2
+    from .errors import handle_interrupts
+    handle_interrupts()
+    # Results go to stdout, everything else (progress, op files' own prints) to stderr, so
+    # `--json` output stays parseable whatever the op file prints.
+    args.stdout = sys.stdout
     try:
         from .llm import command as gen_command
-        return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run}[args.command](args)
+        with contextlib.redirect_stdout(sys.stderr):
+            return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run}[args.command](args)
     except AscendcraftError as err:
         if args.debug:
             raise

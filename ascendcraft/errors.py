@@ -73,6 +73,30 @@ class InterpreterError(DSLError):
     """Raised while running a kernel (hardware rule, shape mismatch at run time, ...)."""
 
 
+# --------------------------------------------------------------------------- Ctrl-C
+
+_SIGINT = {"handled": False, "seen": False}
+
+
+def handle_interrupts() -> None:
+    """Install a SIGINT handler that records a real Ctrl-C (the CLI does this), so that a
+    KeyboardInterrupt an op file raises itself can be told from the user's."""
+    import signal
+
+    def on_sigint(signum, frame):
+        _SIGINT["seen"] = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    _SIGINT["handled"] = True
+
+
+def interrupted() -> bool:
+    """Whether a KeyboardInterrupt now is the user's Ctrl-C: yes when one was received, and
+    whenever no handler tells (library use without :func:`handle_interrupts`)."""
+    return _SIGINT["seen"] or not _SIGINT["handled"]
+
+
 def render(err: AscendcraftError) -> str:
     """The single renderer: ``kind: message``, location, source line, caret, hints."""
     out = [f"{err.kind}: {err.message}"]

@@ -30,7 +30,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from .dtypes import ITEMSIZE
-from .errors import UserError
+from .errors import UserError, interrupted
 
 #: Seed set before every ``Model(*init_args)`` so parameters are reproducible
 #: (MultiKernelBench uses the same value, ``seed_num = 1024``).
@@ -106,13 +106,30 @@ def _where(exc: BaseException, filename: str) -> str:
     return f"{Path(filename).name}:{f.lineno}" + (f": {f.line.strip()}" if f.line else "")
 
 
+#: What code in an op file can raise. Op files are untrusted: ``sys.exit()`` or a raised
+#: KeyboardInterrupt there is the op file's failure, never ascendcraft's exit code.
+_OP_ERRORS = (Exception, SystemExit, KeyboardInterrupt)
+
+
+def _op_error(exc: BaseException) -> None:
+    """Let a real Ctrl-C through (see errors.interrupted); every other op-file failure is handled."""
+    if isinstance(exc, KeyboardInterrupt) and interrupted():
+        raise exc
+
+
 def _fail(stage: str, exc: BaseException, filename: str, hint: str | None = None) -> UserError:
+    _op_error(exc)
     if isinstance(exc, UserError):
         return exc
     where = _where(exc, filename)
-    text = f"{type(exc).__name__}: {exc}".strip()
+    if isinstance(exc, SystemExit):
+        text = f"it called sys.exit({exc.code!r})"
+    elif isinstance(exc, KeyboardInterrupt):
+        text = "it raised KeyboardInterrupt"
+    else:
+        text = f"{type(exc).__name__}: {exc}".strip()
     msg = f"{stage} failed: {text}" + (f" (at {where})" if where else "")
-    return UserError(msg, hint=hint)
+    return UserError(msg, hint=hint or (_TASK_HELP if isinstance(exc, (SystemExit, KeyboardInterrupt)) else None))
 
 
 class _TooBig(Exception):
@@ -135,7 +152,8 @@ class _AllocationGuard(TorchDispatchMode):
         if any(a.name == "device" for a in func._schema.arguments):
             try:
                 probe = func(*args, **{**kwargs, "device": torch.device("meta")})
-            except Exception:  # noqa: BLE001 - the real call reports the real error
+            except _OP_ERRORS as e:  # noqa: BLE001 - the real call reports the real error
+                _op_error(e)
                 probe = None
             if isinstance(probe, torch.Tensor):
                 self.total += probe.numel() * probe.element_size()
@@ -295,7 +313,7 @@ def _parameter_specs(model: torch.nn.Module) -> dict[str, TensorSpec]:
 def _init_args(mod: _Module, filename: str) -> tuple:
     try:
         args = mod.get_init_inputs()
-    except Exception as e:  # noqa: BLE001
+    except _OP_ERRORS as e:  # noqa: BLE001
         raise _fail("get_init_inputs()", e, filename) from None
     if not isinstance(args, (list, tuple)):
         raise UserError(f"get_init_inputs() in {filename} returned {type(args).__name__}, not a list",
@@ -319,7 +337,8 @@ def _evaluate(mod: _Module, filename: str, cap: int = ALLOCATION_CAP) -> _Eval:
     try:
         with torch.device("meta"), torch.no_grad():
             inputs = mod.get_inputs()
-    except Exception:  # noqa: BLE001 - retry on the CPU under the guard
+    except _OP_ERRORS as e:  # noqa: BLE001 - retry on the CPU under the guard
+        _op_error(e)
         try:
             with _AllocationGuard(ALLOCATION_CAP), torch.no_grad():
                 torch.manual_seed(0)
@@ -328,7 +347,7 @@ def _evaluate(mod: _Module, filename: str, cap: int = ALLOCATION_CAP) -> _Eval:
             raise UserError(f"get_inputs() in {filename} does not run on torch's meta device and its "
                             f"real inputs are too large to create ({e})",
                             hint="avoid .item()/.tolist() on tensors in get_inputs()") from None
-        except Exception as e:  # noqa: BLE001
+        except _OP_ERRORS as e:  # noqa: BLE001
             raise _fail("get_inputs()", e, filename, hint=_TASK_HELP) from None
     input_specs = _input_specs(inputs, filename)
 
@@ -344,7 +363,8 @@ def _evaluate(mod: _Module, filename: str, cap: int = ALLOCATION_CAP) -> _Eval:
                      _parameter_specs(model), init_args)
     except UserError:
         raise
-    except Exception as e:  # noqa: BLE001
+    except _OP_ERRORS as e:  # noqa: BLE001
+        _op_error(e)
         meta_error = e
     # The meta device could not run Model(...) / forward: run it for real if that is cheap.
     in_bytes = sum(s.nbytes for s in input_specs if isinstance(s, TensorSpec))
@@ -353,20 +373,21 @@ def _evaluate(mod: _Module, filename: str, cap: int = ALLOCATION_CAP) -> _Eval:
         try:
             with torch.device("meta"):
                 params = _parameter_specs(mod.model(*init_args))
-        except Exception:  # noqa: BLE001
+        except _OP_ERRORS as e:  # noqa: BLE001
+            _op_error(e)
             params = {}
         return _Eval(input_specs, None, params, init_args, error=err, definitive=False)
     try:
         with _AllocationGuard(ALLOCATION_CAP), torch.no_grad():
             torch.manual_seed(0)
             inputs = real_inputs if real_inputs is not None else mod.get_inputs()
-    except Exception as e:  # noqa: BLE001
+    except _OP_ERRORS as e:  # noqa: BLE001
         raise _fail("get_inputs()", e, filename, hint=_TASK_HELP) from None
     try:
         with torch.no_grad():
             torch.manual_seed(MODEL_SEED)
             model = mod.model(*init_args)
-    except Exception as e:  # noqa: BLE001
+    except _OP_ERRORS as e:  # noqa: BLE001
         return _Eval(input_specs, None, {}, init_args,
                      error=_fail(f"Model(*get_init_inputs()) with arguments {_short(init_args)}", e, filename))
     try:
@@ -374,7 +395,7 @@ def _evaluate(mod: _Module, filename: str, cap: int = ALLOCATION_CAP) -> _Eval:
             outputs = _flatten_outputs(model(*inputs), filename)
     except UserError:
         raise
-    except Exception as e:  # noqa: BLE001
+    except _OP_ERRORS as e:  # noqa: BLE001
         return _Eval(input_specs, None, _parameter_specs(model), init_args,
                      error=_fail("Model.forward on the inputs from get_inputs()", e, filename))
     return _Eval(input_specs, tuple(TensorSpec.of(o, f"output {i} of Model.forward") for i, o in enumerate(outputs)),
@@ -430,7 +451,7 @@ class TaskShapes:
             with torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 torch.manual_seed(seed)
                 inputs = self._mod.get_inputs()
-        except Exception as e:  # noqa: BLE001
+        except _OP_ERRORS as e:  # noqa: BLE001
             raise _fail("get_inputs()", e, filename, hint=_TASK_HELP) from None
         specs = _input_specs(inputs, filename)
         for i, (got, want) in enumerate(zip(specs, self.input_specs)):
@@ -455,7 +476,7 @@ class TaskShapes:
                 model = self._model()
                 stage = "Model.forward"
                 out = model(*inputs)
-        except Exception as e:  # noqa: BLE001
+        except _OP_ERRORS as e:  # noqa: BLE001
             err = _fail(stage + (f" at reduced shapes ({self.shapes_text()})" if self.reduced else ""), e, filename)
             if self.reduced:
                 err.hint = ("the reference does not run at the reduced shapes; verify on the real shapes "
@@ -476,7 +497,8 @@ class TaskShapes:
                 out = model(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
                               for x in inputs])
             outs = _flatten_outputs(out, str(self._task.path))
-        except Exception as e:  # noqa: BLE001 - any failure means: no float64 reference
+        except _OP_ERRORS as e:  # noqa: BLE001 - any failure means: no float64 reference
+            _op_error(e)
             return None, f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"[:160]
         return [o.detach() for o in outs], ""
 
@@ -485,7 +507,7 @@ class TaskShapes:
         try:
             with torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 model = self._model()
-        except Exception as e:  # noqa: BLE001
+        except _OP_ERRORS as e:  # noqa: BLE001
             raise _fail("Model(*get_init_inputs())", e, str(self._task.path)) from None
         return {k.replace(".", "_"): v.detach().clone() for k, v in model.state_dict().items()}
 
@@ -613,7 +635,7 @@ class Task:
         sys.modules[module.__name__] = module
         try:
             exec(code, module.__dict__)  # noqa: S102 - running the task file is the point
-        except Exception as e:  # noqa: BLE001
+        except _OP_ERRORS as e:  # noqa: BLE001
             stage = f"importing {self.path.name}" + (f" with {overrides}" if overrides else "")
             raise _fail(stage, e, filename) from None
         finally:
@@ -678,7 +700,8 @@ class Task:
                 mod = self._execute({name: value + 1})
                 with torch.device("meta"), torch.no_grad():
                     specs = _input_specs(mod.get_inputs(), str(self.path))
-            except Exception:  # noqa: BLE001 - not a free size, leave it alone
+            except _OP_ERRORS as e:  # noqa: BLE001 - not a free size, leave it alone
+                _op_error(e)
                 continue
             moved = []
             for i, (b, s) in enumerate(zip(base, specs)):

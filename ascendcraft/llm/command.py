@@ -86,14 +86,15 @@ def run(args) -> int:
         def write_extra(d):
             write_lowered(result.after, d)
     written = result.save(out, force=args.force, write_extra=write_extra)
+    out_ = getattr(args, "stdout", None)     # the CLI's stdout (sys.stdout is stderr while commands run)
     if args.json:
-        print(json.dumps(result.report, indent=2, default=str))
+        print(json.dumps(result.report, indent=2, default=str), file=out_)
     else:
-        print(result.summary())
+        print(result.summary(), file=out_)
         if result.verified:
-            print("\n" + result.check.summary())
+            print("\n" + result.check.summary(), file=out_)
         if result.verified and result.after is not None:
-            print(result.after.summary())
+            print(result.after.summary(), file=out_)
         extra = ", ascendc/, passes/" if result.verified and result.after is not None else ""
-        print(f"  wrote {written}/ (report.md, llm/{', kernel.dsl' if result.verified else ''}{extra})")
+        print(f"  wrote {written}/ (report.md, llm/{', kernel.dsl' if result.verified else ''}{extra})", file=out_)
     return 0 if result.verified else 1

@@ -196,6 +196,11 @@ def test_existing_output_needs_force_before_any_call(server, tmp_path, capsys):
     out.mkdir()
     (out / "kernel.dsl").write_text("precious\n")
     server.replies(R.GOOD, R.GOOD)
+    assert gen(server, out, "--force") == 2        # the user's own folder: never replaced
+    assert "did not make" in capsys.readouterr().err and server.requests == []
+    assert (out / "kernel.dsl").read_text() == "precious\n"
+    from ascendcraft.outdir import MARKER
+    (out / MARKER).write_text("{}")                 # a previous ascendcraft result
     assert gen(server, out) == 2
     assert "already exists" in capsys.readouterr().err and server.requests == []
     assert gen(server, out, "--force") == 0
@@ -229,7 +234,8 @@ def test_a_failure_while_writing_leaves_nothing(scripted, tmp_path):
         assert (staging / "kernel.dsl").exists() and (staging / "llm" / "sample_01.jsonl").exists()
         raise OSError("disk full")
 
-    with pytest.raises(OSError):
+    from ascendcraft.errors import UserError
+    with pytest.raises(UserError, match="cannot write the output directory .*disk full"):
         g.save(out, write_extra=crash)
     assert list(tmp_path.glob("*out*")) == []
     assert g.save(out) == out and (out / "kernel.dsl").exists()

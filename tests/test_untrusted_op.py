@@ -1,0 +1,66 @@
+"""Code in an op file never decides ascendcraft's exit code or output (issue classes: sys.exit,
+SystemExit, KeyboardInterrupt raised by the op, prints on stdout)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from ascendcraft.cli import main
+
+KERNEL = """\
+kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):
+    for b in parallel(B):
+        store(y[b, :], relu(load(x[b, :])))
+"""
+
+OP = """\
+import sys
+import torch
+import torch.nn as nn
+{top}
+
+class Model(nn.Module):
+    def forward(self, x):
+        {forward}
+        return torch.relu(x)
+
+
+def get_inputs():
+    {inputs}
+    return [torch.randn(5, 40)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def write(tmp_path, top="", forward="pass", inputs="pass"):
+    (tmp_path / "k.dsl").write_text(KERNEL)
+    op = tmp_path / "op_file.py"
+    op.write_text(OP.format(top=top, forward=forward, inputs=inputs))
+    return ["check", str(tmp_path / "k.dsl"), "--op", str(op)]
+
+
+@pytest.mark.parametrize("where,code,expect", [
+    ("top", "sys.exit(0)", "sys.exit(0)"),
+    ("inputs", "sys.exit(2)", "sys.exit(2)"),
+    ("top", 'raise SystemExit("bye")', "sys.exit('bye')"),
+    ("forward", "raise KeyboardInterrupt", "KeyboardInterrupt"),
+    ("inputs", "raise KeyboardInterrupt", "KeyboardInterrupt"),
+])
+def test_exits_and_interrupts_in_the_op_file_are_user_errors(tmp_path, capsys, where, code, expect):
+    argv = write(tmp_path, **{where: code})
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    assert rc == 2, (out, err)
+    assert expect in err and "op_file.py:" in err          # names the op file and the line
+    assert out == ""
+
+
+def test_prints_of_the_op_file_do_not_reach_stdout(tmp_path, capsys):
+    argv = write(tmp_path, top='print("hello from the op file")', forward='print("forward!")')
+    assert main(argv + ["--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["passed"] is True               # stdout holds the JSON alone
+    assert "hello from the op file" in err and "forward!" in err
