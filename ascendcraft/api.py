@@ -46,6 +46,7 @@ class CompiledKernel:
         if low.backend != "sim" or low.artifact is None:
             raise UserError(f"calling a kernel compiled for {low.backend} is not supported in this build",
                             hint="compile with backend='sim'")
+        _check_call(args, low.check.shapes)
         use_torch = any(isinstance(a, torch.Tensor) for a in args)
         inputs = [to_numpy(a)[0] if isinstance(a, torch.Tensor) else a for a in args]
         # dims come from the arrays actually passed, so one compiled kernel serves any shape
@@ -82,6 +83,36 @@ class _CallShapes:
 
     def __getattr__(self, name):
         return getattr(self._base, name)
+
+
+def _check_call(args, shapes) -> None:
+    """The arguments of a call, against the op's forward: count, kind, dtype and rank (UserError)."""
+    import torch
+
+    from .task import dtype_name
+    want = shapes.input_specs
+    names = shapes.input_names
+    if len(args) != len(want):
+        listed = ", ".join(f"{n}: {w}" for n, w in zip(names, want))
+        raise UserError(f"the kernel takes {len(want)} argument(s) like the op's forward ({listed}), "
+                        f"not {len(args)}", hint="call it as the op's forward: k(" + ", ".join(names) + ")")
+    for i, (a, w, n) in enumerate(zip(args, want, names)):
+        if not hasattr(w, "shape"):
+            continue          # a scalar forward argument: the op's own value is used
+        if isinstance(a, torch.Tensor):
+            got, rank = dtype_name(a.dtype, f"argument {i} ({n})"), a.dim()
+        elif isinstance(a, np.ndarray):
+            from .dtypes import from_numpy
+            got, rank = from_numpy(a.dtype), a.ndim
+            if got is None:
+                raise UserError(f"argument {i} ({n}) is a NumPy array of {a.dtype}, which Ascend kernels do not take",
+                                hint=f"pass {w.dtype} data, as the op's get_inputs() does")
+        else:
+            raise UserError(f"argument {i} ({n}) is a {type(a).__name__}, not a tensor",
+                            hint=f"pass a torch tensor or NumPy array like {w}")
+        if got != w.dtype or rank != len(w.shape):
+            raise UserError(f"argument {i} ({n}) is {got} with {rank} dims; the kernel was compiled for "
+                            f"{w.dtype} with {len(w.shape)} dims ({w})", hint="pass data of the op's dtype and rank")
 
 
 def _spec(array, inv):

@@ -78,6 +78,10 @@ def load_kernel(kernel) -> A.Kernel:
     """A kernel from a path, DSL text, or an already parsed Kernel."""
     if isinstance(kernel, A.Kernel):
         return kernel
+    if not isinstance(kernel, (str, Path)):
+        from .errors import UserError
+        raise UserError(f"a kernel is a path to a .dsl file, DSL text or a parsed Kernel, not "
+                        f"{type(kernel).__name__}", hint="ascendcraft.compile('kernel.dsl', 'op.py')")
     if isinstance(kernel, Path) or "\n" not in str(kernel):  # kernel text always spans several lines
         return parse_file(kernel)
     return parse(str(kernel))

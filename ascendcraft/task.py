@@ -913,6 +913,9 @@ def _check_interface(mod: _Module, path: Path) -> None:
 
 def load_task(path: str | Path) -> Task:
     """Import a task file (or a folder holding ``op.py``) and work out its real shapes."""
+    if not isinstance(path, (str, Path)):
+        raise UserError(f"an op is the path of a task file (or of a folder holding op.py), not "
+                        f"{type(path).__name__}", hint="ascendcraft.compile('kernel.dsl', 'op.py')")
     p = Path(path)
     if p.is_dir() and (p / "op.py").is_file():
         p = p / "op.py"

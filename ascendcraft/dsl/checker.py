@@ -206,6 +206,12 @@ class Checker:
             if s.type.dtype not in D.ALL:
                 raise _err(f"unknown dtype {s.type.dtype!r}", s.type)
             g = TGM(s.name, s.type.dtype, self._dims(s.type, s), "scratch")
+            total = g.nbytes + sum(x.nbytes for x in self.scratch.values())
+            if total > self.chip.hbm_bytes:
+                raise _err(f"scratch {s.name} takes {g.nbytes:,} bytes here ({total:,} for all scratch tensors), "
+                           f"more than the {self.chip.hbm_bytes:,} bytes of global memory on {self.chip.name}", s,
+                           kind="memory error", hint="size scratch by the work it holds, e.g. one value per core "
+                           "or per row: scratch part: f32[B]")
             self._define(s.name, g, s)
             self.fixed.add(s.name)
             self.scratch[s.name] = g
@@ -459,6 +465,13 @@ class Checker:
         self.env[s.var] = TScalar("int")
         self.fixed.add(s.var)
         # Loop-carried values: re-check the body until the types of the names it assigns are stable.
+        # A scalar the body reassigns is not a constant inside the loop: dropping its value first
+        # makes the first pass stable in the usual case, so nested loops stay linear in depth
+        # (re-checking every level twice would double the time with each level).
+        for n in {a.target for a in A.walk(s) if isinstance(a, A.Assign)}:
+            t = self.env.get(n)
+            if isinstance(t, TScalar) and t.value is not None:
+                self.env[n] = TScalar(t.dtype)
         for _ in range(4):
             before = {n: t for n, t in self.env.items()}
             self._block(s.body, depth + 1, in_parallel)

@@ -58,11 +58,19 @@ def _is_cube_accumulate(e, types) -> bool:
         isinstance(x, A.Call) and x.func == "matmul" for x in (e.lhs, e.rhs))
 
 
+def _loop_head(s) -> tuple[set, set]:
+    """(names a loop's header reads, its loop variables)."""
+    if isinstance(s, A.For):
+        return names_used(s.start) | names_used(s.stop) | names_used(s.step), {s.var}
+    return set().union(*(names_used(e) for e in s.extents)), set(s.vars)
+
+
 class _Analysis:
     def __init__(self, checker):
         self.c = checker
         self.types = checker.expr_types
         self.dead_after: dict[int, frozenset] = {}
+        self._summaries: dict[int, tuple[frozenset, frozenset]] = {}
         self.var_bytes = {sp: {} for sp in SPACES}
         for node in A.walk(checker.kernel):
             if isinstance(node, A.Assign):
@@ -82,16 +90,15 @@ class _Analysis:
 
     def stmt(self, s, live_out: set) -> set:
         if isinstance(s, (A.For, A.ParallelFor)):
-            carried: set = set()
-            for _ in range(len(_defs(s)) + 2):
-                body_in = self.block(s.body, live_out | carried)
-                if body_in <= carried:
-                    break
-                carried |= body_in
-            if isinstance(s, A.For):
-                head, loop_vars = names_used(s.start) | names_used(s.stop) | names_used(s.step), {s.var}
-            else:
-                head, loop_vars = set().union(*(names_used(e) for e in s.extents)), set(s.vars)
+            # Liveness is a gen/kill problem: the body's live-in is gen | (X - kill) for what is
+            # live after it, so the loop's fixed point (what the back edge carries) is the body's
+            # live-in for live_out itself, found from the body's summary without walking it;
+            # one walk then records the body's sets. (Iterating walks doubled the time with each
+            # level of loop nesting.)
+            gen, kill = self._summary(s.body)
+            carried = gen | (live_out - kill)
+            self.block(s.body, live_out | carried)
+            head, loop_vars = _loop_head(s)
             # Conservative: what is live after the loop is live before it (the loop may run zero times).
             live_in = (live_out | carried | head) - loop_vars
         else:
@@ -99,6 +106,22 @@ class _Analysis:
             self._measure(s, live_in, live_out)
         self.dead_after[id(s)] = frozenset((live_in | _defs(s)) - live_out)
         return live_in
+
+    def _summary(self, stmts) -> tuple[frozenset, frozenset]:
+        """(gen, kill) of a statement sequence: live-in = gen | (live-out - kill)."""
+        key = id(stmts)
+        if key not in self._summaries:
+            gen, kill = frozenset(), frozenset()
+            for st in reversed(stmts):
+                if isinstance(st, (A.For, A.ParallelFor)):
+                    g_body, _ = self._summary(st.body)
+                    head, loop_vars = _loop_head(st)
+                    g, k = frozenset((g_body | head) - loop_vars), frozenset(loop_vars)
+                else:
+                    g, k = frozenset(_uses(st)), frozenset(_defs(st))
+                gen, kill = g | (gen - k), k | kill
+            self._summaries[key] = (gen, kill)
+        return self._summaries[key]
 
     # ---- footprint
     def _result(self, e, space) -> int:

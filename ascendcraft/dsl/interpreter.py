@@ -25,6 +25,9 @@ from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS, apply_r
 
 _ATOMIC = 127  # writer mark for atomic_add (cores are marked core + 1; 0 = unwritten this phase)
 _SPACES = ("ub", "l1", "l0c")
+#: Loop iterations one run may take (a kernel over tiles takes thousands at verification shapes;
+#: a Python loop body takes microseconds, so this is minutes of work, not hours).
+STEP_BUDGET = 20_000_000
 _SPACE_INDEX = {s: i for i, s in enumerate(_SPACES)}
 _SCALAR_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
                "%": operator.mod, "**": operator.pow, "&": operator.and_, "|": operator.or_, "<": operator.lt,
@@ -134,6 +137,7 @@ class Interpreter:
         fixed.clear()
         fixed.update(self.ck.binding.dims)
         fixed["CORES"] = self.cores
+        self.steps = 0
         self.gm = {}
         self.buffers.clear()
         for p in self.kernel.inputs + self.kernel.outputs:
@@ -358,6 +362,16 @@ class Interpreter:
                                  "results with atomic_add or in a later phase")
         g.writers[index] = mark
 
+    def _count_steps(self, n: int, node) -> None:
+        """Charge ``n`` loop iterations to the run's budget: a kernel that would run for hours
+        (parallel(2**40)) stops at once with its line, never hangs."""
+        self.steps += n
+        if self.steps > STEP_BUDGET:
+            raise _fail(f"the kernel runs more than {STEP_BUDGET:,} loop iterations at these shapes (this loop "
+                        f"adds {n:,})", node, kind="runtime error",
+                        hint="loop over tiles of many elements (range(0, N, T)), not over single elements; "
+                             "parallel loops take one iteration per row or tile")
+
     def _for(self, s: A.For):
         start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
         body, var = self._block(s.body), s.var
@@ -366,7 +380,9 @@ class Interpreter:
             st = step(env)
             if st == 0:
                 raise _fail("range step is 0 at run time", s.step, hint="steps come from constants or dims > 0")
-            for i in range(start(env), stop(env), st):
+            trips = range(start(env), stop(env), st)
+            self._count_steps(len(trips), s)
+            for i in trips:
                 env[var] = i
                 body(env)
         return run
@@ -381,6 +397,7 @@ class Interpreter:
             for n in extents:
                 total *= n
             total = max(total, 0)
+            self._count_steps(total, s)
             for g in self.gm.values():
                 if g.writers is not None:
                     g.writers.fill(0)

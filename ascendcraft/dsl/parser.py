@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Tree, Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
 
@@ -322,6 +322,29 @@ def _bad_dedent(source: SourceFile) -> DSLError:
     return DSLError("inconsistent indentation", None, kind="syntax error", source=source)
 
 
+#: Deepest nesting of the parse tree accepted (statements and expressions together). The
+#: bundled kernels and every lowered level reach about 20; the front end and the passes walk
+#: trees recursively, so a deeper program (300 nested unary minus, a 500-term sum written out,
+#: 300 nested loops) gets a located error instead of exhausting the Python stack.
+MAX_NESTING = 100
+
+
+def _check_nesting(tree, source: SourceFile) -> None:
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        if depth > MAX_NESTING:
+            meta = node.meta
+            span = Span(meta.line, meta.column, meta.end_line, meta.end_column) if not meta.empty else None
+            raise DSLError(f"the kernel nests deeper than {MAX_NESTING} levels here (loops inside loops, or an "
+                           f"expression of operators inside operators)", span, kind="syntax error", source=source,
+                           hint="split a long expression into several statements (partial sums: s1 = a + b + c, "
+                                "then s1 + d + ...), or flatten the loops")
+        stack.extend((c, depth + 1) for c in node.children)
+
+
 def parse(text: str, filename: str = "<kernel>") -> A.Kernel:
     """Parse one kernel. Raises DSLError (kind "syntax error") with a location on bad input."""
     source = SourceFile(filename, text)
@@ -330,6 +353,7 @@ def parse(text: str, filename: str = "<kernel>") -> A.Kernel:
         normalized += "\n"  # the final _NL lets the indenter close every block (LLM output often lacks it)
     try:
         tree = _parser().parse(normalized)
+        _check_nesting(tree, source)
         kernel = _ToIR().transform(tree)
     except UnexpectedInput as err:
         raise _syntax_error(err, source) from None

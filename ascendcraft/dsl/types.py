@@ -58,6 +58,13 @@ class TGM:
     shape: tuple[int, ...]
     role: str  # "input" | "output" | "scratch"
 
+    @property
+    def nbytes(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n * D.ITEMSIZE[self.dtype]
+
     def describe(self) -> str:
         return f"GM {self.role} {self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
 
