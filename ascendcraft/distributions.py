@@ -93,7 +93,8 @@ def _analyse_one(x) -> Structure:
     if v.numel() == 0 or not bool(torch.isfinite(v).all()):
         return Structure("other")
     lo, hi = float(v.min()), float(v.max())
-    if v.numel() > 2 * MAX_SET:
+    # a sample rules most tensors out cheaply: unique() over millions of values takes a second
+    if v.numel() > 2 * MAX_SET and torch.unique(v.reshape(-1)[:4096]).numel() <= MAX_SET:
         distinct = torch.unique(v)
         if 2 <= distinct.numel() <= MAX_SET:
             return Structure("set", lo, hi, values=tuple(float(d) for d in distinct))

@@ -429,7 +429,28 @@ class Draw:
     degenerate: list                 # per output: why this draw is no evidence for it ("" = it is)
     notes: list = field(default_factory=list)
     policy: str = "adversarial"      # the input policy the draw was made under
-    magnitude: list | None = None    # condition_magnitude() of the inputs (float slack), if it runs
+    shapes: object = field(default=None, repr=False)   # the TaskShapes drawn for (for the magnitudes)
+    _magnitudes: object = field(default=False, repr=False)
+
+    def magnitude(self, i: int):
+        """Output ``i`` of :func:`condition_magnitude` on these inputs, or None; computed on first
+        need (only a comparison that fails the plain tolerances asks)."""
+        if self._magnitudes is False:
+            self._magnitudes = condition_magnitude(self.shapes, self.inputs) if self.shapes is not None else None
+        m = self._magnitudes
+        return m[i] if m is not None and i < len(m) else None
+
+    def judge(self, got: np.ndarray, i: int) -> OutputResult:
+        """``got``, output ``i`` of a run (or the op's own result), against the judged reference:
+        the per-dtype tolerances first, the float slack only where those fail."""
+        truth = self.truth[i]
+        dtype = dtype_name(self.native[i].dtype)
+        res = compare(got, truth, i, dtype=dtype)
+        if not res.passed and dtype in _EPS and res.n_unwritten == 0:
+            slack = float_slack(self.magnitude(i), truth, dtype)
+            if slack[0] is not None:
+                res = compare(got, truth, i, dtype=dtype, slack=slack)
+        return res
 
     @property
     def numpy_inputs(self) -> list:
@@ -483,9 +504,7 @@ def _ill_conditioned(draw: "Draw", op0: "Draw") -> str:
         err, base = _ref_error(n, t), _ref_error(op0.native[i], op0.truth[i]) if i < len(op0.native) else None
         if err is None or err <= ILL_CONDITIONED * max(base or 0.0, 1e-12):
             continue
-        dtype = dtype_name(n.dtype)
-        magnitude = draw.magnitude[i] if draw.magnitude is not None and i < len(draw.magnitude) else None
-        res = compare(to_numpy(n)[0], t, i, dtype=dtype, slack=float_slack(magnitude, t, dtype))
+        res = draw.judge(to_numpy(n)[0], i)
         if not res.passed:
             return (f"too ill-conditioned: the op's own {dtype_name(n.dtype)} result is {err:.1e} from float64 "
                     f"there (relative L2 of output {i}; {base or 0:.1e} on the op's own draw)")
@@ -564,8 +583,7 @@ def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 
         native, truth, ref = _references(shapes, xs)
         earlier = [[(k, outs[i]) for k, outs in history if i < len(outs)] for i in range(len(truth))]
         degenerate = [_degenerate(o, e) for o, e in zip(truth, earlier)]
-        return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs,
-                    condition_magnitude(shapes, xs))
+        return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs, shapes)
 
     op0 = None
     for t in range(trials):
@@ -575,17 +593,17 @@ def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 
         if t == 0 or inputs == "op":
             draw = evaluate(t, seed_t, "op", shapes.make_inputs(seed_t), [])
         else:
-            draw = _derived_draw(t, seed_t, shapes, op0, evaluate)
+            draw = _derived_draw(t, seed_t, shapes, op0, structures, evaluate)
         if t == 0:
             op0 = draw
+            structures = D.analyse(op0.inputs) if inputs != "op" else []
         draws.append(draw)
         history.append((t, draw.truth))
     return draws
 
 
-def _derived_draw(t: int, seed_t: int, shapes: TaskShapes, op0: Draw, evaluate) -> Draw:
+def _derived_draw(t: int, seed_t: int, shapes: TaskShapes, op0: Draw, structures: list, evaluate) -> Draw:
     """The first derived draw the reference can judge: in its domain, well-conditioned, informative."""
-    structures = D.analyse(op0.inputs)
     finite_ok = [not bool(torch.isfinite(o).all()) if o.is_floating_point() else True for o in op0.truth]
     notes: list[str] = []
     best: tuple[int, Draw] | None = None
@@ -644,9 +662,7 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
             continue
         per = []
         for i, (got, native, truth) in enumerate(zip(outputs, draw.native, draw.truth)):
-            dtype = dtype_name(native.dtype)
-            magnitude = draw.magnitude[i] if draw.magnitude is not None and i < len(draw.magnitude) else None
-            res = compare(got, truth, i, dtype=dtype, slack=float_slack(magnitude, truth, dtype))
+            res = draw.judge(got, i)
             if not res.passed and truth is not native:
                 # A kernel that reproduces the op's own rounding (f16 intermediates, torch's
                 # summation order) is right by the op's contract too.

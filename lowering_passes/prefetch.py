@@ -91,7 +91,7 @@ class _Prefetcher:
         return _sink_reads(out)
 
     def _loop(self, loop: A.For) -> list:
-        if not _has_scalar_reduction(loop.body):
+        if not _has_scalar_reduction(loop.body) or not _counts_up(self.ctx, loop):
             return [loop]
         assigned = {n.target for b in loop.body for n in A.walk(b) if isinstance(n, A.Assign)}
         scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
@@ -180,6 +180,14 @@ class _Prefetcher:
         return not ((names - set(scalars)) & assigned) and loop.var in names
 
 
+def _counts_up(ctx, loop: A.For) -> bool:
+    """A loop with a step known to be positive: its first tile is a full one. (Counting down from
+    the tail, the first tile is the short one, and the prefetched tile's type would be the tail's.)"""
+    t = ctx.type_of(loop.step)
+    value = loop.step.value if isinstance(loop.step, A.Int) else getattr(t, "value", None)
+    return isinstance(value, int) and value > 0
+
+
 def _sink_reads(stmts: list) -> list:
     """Move each ``x = GetValue(v)`` of a loaded one-value tile (with its ``free(v)``) down to just
     before the first statement that uses ``x``: the scalar unit waits for the copy there, after
@@ -198,13 +206,20 @@ def _sink_reads(stmts: list) -> list:
         moved = [s] + ([out[i + 1]] if i + 1 < len(out) and isinstance(out[i + 1], A.Free)
                        and out[i + 1].name == v else [])
         j = k = i + len(moved)
-        while k < len(out) and not ({s.target, v} & _mentions(out[k])) and not _places_in(out[k], homes[v]):
+        # Stops at another one-value read too: two reads passing each other would swap forever.
+        while k < len(out) and not ({s.target, v} & _mentions(out[k])) and not _places_in(out[k], homes[v]) \
+                and not _is_read(out[k]):
             k += 1
         if k == j:
             i += 1
             continue
         out[i:k] = out[j:k] + moved   # out[i] is now another statement: look at it next
     return out
+
+
+def _is_read(s) -> bool:
+    """``x = GetValue(v)``: the scalar read of a one-value tile."""
+    return isinstance(s, A.Assign) and isinstance(s.value, A.Call) and s.value.func == "GetValue"
 
 
 def _mentions(s) -> set:

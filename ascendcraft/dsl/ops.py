@@ -38,7 +38,9 @@ class OpDef:
 
 def _torch_erf(a: np.ndarray) -> np.ndarray:
     import torch  # numpy has no erf; torch is a dependency anyway
-    return torch.special.erf(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32))).numpy()
+    a = np.asarray(a)
+    out = torch.special.erf(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32))).numpy()
+    return out.reshape(a.shape)     # ascontiguousarray makes a 0-d array 1-d
 
 
 def _sigmoid(a):
