@@ -17,9 +17,18 @@ def _parser() -> argparse.ArgumentParser:
                                 "through a tile DSL.")
     p.add_argument("--version", action="version", version=f"ascendcraft {__version__}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
+    p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr even when it is not a terminal")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    # The same flags after the subcommand (SUPPRESS: an absent flag does not reset the global one).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show Python tracebacks for errors")
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                        help="progress on stderr even when it is not a terminal")
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress on stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    c = sub.add_parser("check", help="parse, check and interpret a DSL kernel, compare it with the op's PyTorch "
+    c = sub.add_parser("check", parents=[common], help="parse, check and interpret a DSL kernel, compare it with the op's PyTorch "
                        "reference", description="Parse, type-check and interpret a tile-DSL kernel and compare it "
                        "with the PyTorch reference of an op file (MultiKernelBench/KernelBench format).")
     c.add_argument("kernel", help="the tile DSL kernel (.dsl)")
@@ -38,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--full-shapes", action="store_true", help="always verify at the op's real shapes")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    lo = sub.add_parser("lower", help="lower a checked DSL kernel to AscendC, compile it and run it on a backend",
+    lo = sub.add_parser("lower", parents=[common], help="lower a checked DSL kernel to AscendC, compile it and run it on a backend",
                         description="Check a tile-DSL kernel against an op, run the lowering passes (each "
                         "re-checked by the interpreter), emit AscendC, build and verify it on the backend and "
                         "model its time on the chip. Writes kernels_out/<op>/.")
@@ -63,14 +72,14 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--json", action="store_true", help="print report.json instead of the summary")
 
     from .llm import command as gen_command   # no litellm import here: it is imported on first use
-    gen_command.add_parser(sub)
+    gen_command.add_parser(sub, parents=[common])
     return p
 
 
-def progress_printer(verbose: bool = False):
-    """Stage lines on stderr for people watching a terminal (or asking with --verbose); silent
-    when piped or captured."""
-    if not (verbose or sys.stderr.isatty()):
+def progress_printer(verbose: bool = False, quiet: bool = False):
+    """Stage lines on stderr for people watching a terminal, or asking with --verbose; silent
+    when piped or captured, and with --quiet."""
+    if quiet or not (verbose or sys.stderr.isatty()):
         return None
     return lambda msg: print(f"... {msg}", file=sys.stderr, flush=True)
 
@@ -82,7 +91,7 @@ def _cmd_check(args) -> int:
         raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
                           max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
-                          progress=progress_printer())
+                          progress=progress_printer(args.verbose, args.quiet))
     if args.json:
         print(json.dumps(result.to_json(), indent=2), file=args.stdout)
     else:
@@ -107,7 +116,7 @@ def _cmd_lower(args) -> int:
     try:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
-                       inputs=args.inputs, progress=progress_printer())
+                       inputs=args.inputs, progress=progress_printer(args.verbose, args.quiet))
     except PassError as err:
         where = write_failure(err, out)
         err.hint = (err.hint + "; " if err.hint else "") + (f"both programs are in {where / 'passes'}" if err.after is not None
@@ -149,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(str(err), file=sys.stderr)
+        _json_error(args, err.kind, err.message, err.exit_code, hint=err.hint, location=_location(err))
         return err.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -161,7 +171,22 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"internal error: {type(err).__name__}: {err}\n  = hint: rerun with --debug for the traceback "
               "and report it", file=sys.stderr)
+        _json_error(args, "internal error", f"{type(err).__name__}: {err}", 3)
         return 3
+
+
+def _location(err) -> dict | None:
+    span, source = getattr(err, "span", None), getattr(err, "source", None)
+    if span is None:
+        return None
+    return {"file": source.name if source is not None else None, "line": span.line, "column": span.column}
+
+
+def _json_error(args, kind: str, message: str, code: int, *, hint: str | None = None, location=None) -> None:
+    """With --json, every failure is one JSON object on stdout too (the text stays on stderr)."""
+    if getattr(args, "json", False):
+        print(json.dumps({"status": "error", "kind": kind, "message": message, "hint": hint,
+                          "location": location, "exit_code": code}, indent=2), file=args.stdout)
 
 
 if __name__ == "__main__":

@@ -218,7 +218,7 @@ def sim_runner(result: Lowered, shapes):
         tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, binding.attrs)
         res = run_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
                          block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
-                         chip=result.chip)
+                         chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs])
         if not res.ok:
             raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n{res.report()}",
                                  hint="this is a lowering bug: report it with the kernels_out directory")
@@ -232,6 +232,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
     from .verify import verify
 
     spec, final = result.spec, result.run.final.kernel
+    _require_compiler()
     t0 = time.perf_counter()
     say("compiling on the simulator")
     art = build_kernel(spec.kernel_source, spec.op_name, tiling_header=result.tiling_header, chip=chip.name)
@@ -273,7 +274,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
     cores = result.run.final.real.cores
     res = run_kernel(art, args, tiling=tiling, block_dim=cores, cost_only=True,
                      workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
-                     timeout_s=600)
+                     timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs])
     result.timings["cost_model"] = time.perf_counter() - t0
     if res.errors or (res.crash and "time limit" not in res.crash):
         # The real-shape run is a checked run: a rule the kernel breaks only at the real size
@@ -310,6 +311,15 @@ def _floor_is_a_law(result: Lowered) -> None:
         f"that reads every input and writes every output can be that fast",
         hint="check that the kernel covers every element at the real size (a bound such as minimum(N, 200000) "
              "holds at the verification shapes only); if it does, this is a cost-model bug: report it")
+
+
+def _require_compiler() -> None:
+    """The simulator builds kernels with g++: a missing compiler is the user's to install (exit 2)."""
+    import shutil
+    if shutil.which("g++") is None:
+        raise UserError("the simulator needs the C++ compiler g++, which is not on PATH",
+                        hint="install it (Debian/Ubuntu: apt-get install g++; Fedora: dnf install gcc-c++), "
+                             "or run with --backend npu on a machine with CANN")
 
 
 def _cube_floor_us(kernel, cost, chip) -> float:

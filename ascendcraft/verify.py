@@ -191,6 +191,10 @@ class VerifyReport:
             if degenerate:
                 line += "  [no evidence: " + "; ".join(degenerate) + "]"
             lines.append(line)
+            for o in t.outputs:
+                if not o.passed and o.worst:
+                    lines.append(f"    output {o.index} worst elements: " + "; ".join(
+                        f"[{', '.join(map(str, i))}] expected {_val(e)} got {_val(g)}" for i, e, g in o.worst))
             lines += [f"    {n}" for n in t.notes]
         verdict = self.verdict
         tail = f" ({sum(t.passed for t in self.trials)}/{len(self.trials)} trials) on {self.shapes_text}"

@@ -87,3 +87,47 @@ def test_output_piped_into_a_reader_that_stops_is_not_an_error():
                        timeout=120)
     assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert "rc=0" in r.stdout
+
+
+# --------------------------------------------------------------------------- conventions
+
+def test_debug_and_verbose_work_after_the_subcommand_too(tmp_path, capsys):
+    from ascendcraft.cli import _parser
+    for argv in (["--debug", "check", "k.dsl", "--op", "o.py"], ["check", "k.dsl", "--op", "o.py", "--debug"]):
+        args = _parser().parse_args(argv)
+        assert args.debug is True and args.verbose is False
+    args = _parser().parse_args(["check", "k.dsl", "--op", "o.py", "-v", "-q"])
+    assert args.verbose and args.quiet
+
+
+def test_json_errors_are_one_object_on_stdout(tmp_path, capsys):
+    import json
+    from ascendcraft.cli import main
+    (tmp_path / "k.dsl").write_text("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n    store(y, x +)\n")
+    code = main(["check", str(tmp_path / "k.dsl"), "--op", str(tmp_path / "missing.py"), "--json"])
+    out, err = capsys.readouterr()
+    obj = json.loads(out)
+    assert code == 2 and obj["status"] == "error" and obj["exit_code"] == 2 and obj["kind"] == "syntax error"
+    assert obj["location"]["line"] == 2 and "syntax error" in err
+
+
+def test_a_failing_check_shows_the_worst_elements_in_text(tmp_path, capsys):
+    from pathlib import Path
+    from ascendcraft.cli import main
+    leaky = Path(__file__).parent.parent / "examples" / "activation" / "leaky_relu"
+    bad = tmp_path / "k.dsl"
+    bad.write_text((leaky / "kernel.dsl").read_text().replace("t * negative_slope", "t * 0.5"))
+    assert main(["check", str(bad), "--op", str(leaky / "op.py"), "--trials", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "worst elements: [" in out and "expected" in out and " got " in out
+
+
+def test_a_missing_compiler_is_a_user_error(monkeypatch, tmp_path, capsys):
+    from pathlib import Path
+    from ascendcraft.cli import main
+    leaky = Path(__file__).parent.parent / "examples" / "activation" / "leaky_relu"
+    monkeypatch.setenv("PATH", str(tmp_path))          # no g++ anywhere
+    code = main(["lower", str(leaky / "kernel.dsl"), "--op", str(leaky / "op.py"), "--out", str(tmp_path / "o"),
+                 "--trials", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "g++" in err and "apt-get install g++" in err

@@ -10,9 +10,9 @@ from pathlib import Path
 from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, parents=()) -> None:
     g = sub.add_parser(
-        "gen", help="generate a kernel for an op with an LLM, verified against PyTorch",
+        "gen", parents=list(parents), help="generate a kernel for an op with an LLM, verified against PyTorch",
         description="Ask an LLM (any litellm provider) for a tile-DSL kernel for an op file, check and verify every "
                     "reply, send each failure back to the model, and write the verified kernel, the "
                     "conversations and a report to kernels_out/<op>/. See docs/generation.md.")
@@ -50,7 +50,6 @@ def add_parser(sub) -> None:
                    "to AscendC (by default each verified reply is lowered and run on the backend, and a failure "
                    "there goes back to the model too)")
     g.add_argument("--json", action="store_true", help="print report.json instead of the summary")
-    g.add_argument("--verbose", "-v", action="store_true", help="progress on stderr even when it is not a terminal")
 
 
 def run(args) -> int:
@@ -64,7 +63,7 @@ def run(args) -> int:
     out = Path(args.out) if args.out else default_out(args.op)
     check_writable(out, force=args.force)   # before any model call: never replace a result silently
     from ..cli import progress_printer
-    say = progress_printer(args.verbose)
+    say = progress_printer(getattr(args, "verbose", False), getattr(args, "quiet", False))
     client = LLMClient(config, cache=ResponseCache(mode=args.cache))
     after_verify = None
     if not args.no_lower:

@@ -258,7 +258,7 @@ def _preexec(memory_limit_mb: int):
 def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
                cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
                chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
-               tiling_key: int = 0, dtypes: dict | None = None) -> SimResult:
+               tiling_key: int = 0, dtypes: dict | None = None, outputs=None) -> SimResult:
     """Run a built kernel on ``block_dim`` blocks.
 
     ``args`` follow the kernel's parameter order: NumPy arrays (or :func:`gm` specs in
@@ -266,6 +266,13 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
     parameters of custom-operator kernels are filled by the runner; pass ``None`` for them
     or leave them out.  ``dtypes`` maps a parameter name or index to ``"bfloat16"`` for
     GM_ADDR parameters that hold bf16 data (given as float32 arrays of bf16-exact values).
+
+    ``outputs`` names the GM arguments that are the kernel's outputs: kernel parameter names,
+    or ints indexing ``args`` as passed. For each of them the run records which bytes every
+    block writes in every parallel phase (phases are separated by ``SyncAll``), in cost-only
+    runs too, and reports as errors an output range no block writes (rule
+    ``output-unwritten``) and bytes two blocks write in one phase outside ``SetAtomicAdd``
+    mode (rule ``output-race``). ``None`` (the default) checks nothing.
     """
     chip_obj = load_chip(chip or art.chip)
     if block_dim < 1 or block_dim > 65535:
@@ -290,6 +297,8 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
         et = p.elem_type
         if et and any(n == et for n in _BF16_NAMES):
             bf16_params.add(i)
+
+    out_params = _output_params(art, args, values, outputs)
 
     run_dir = Path(tempfile.mkdtemp(prefix="ascendcraft-sim-run.", dir=_run_root()))
     try:
@@ -316,6 +325,9 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
                 out_specs.append(None)
             else:
                 is_bf16 = i in bf16_params or p.name in bf16_params
+                if i in out_params:
+                    itemsize = 2 if is_bf16 else (v.dtype.itemsize if isinstance(v, (GmSpec, np.ndarray)) else 1)
+                    job.append(f"output {i} {itemsize}")
                 if isinstance(v, GmSpec):
                     if not cost_only:
                         raise UserError(f"parameter {p.name}: a gm() shape spec needs cost_only=True; pass an array")
@@ -361,6 +373,36 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
                         cost_only)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _output_params(art: KernelArtifact, args: list, values: list, outputs) -> set[int]:
+    """Kernel parameter indices of the GM outputs named by ``outputs`` (names or ``args`` positions)."""
+    if outputs is None:
+        return set()
+    if isinstance(outputs, (str, int)):
+        outputs = [outputs]
+    params = art.params
+    # args position -> parameter index (workspace/tiling may have been left out of args)
+    if len(args) == len(params):
+        pos = list(range(len(params)))
+    else:
+        pos = [i for i, p in enumerate(params) if p.kind not in ("workspace", "tiling")]
+    chosen = set()
+    for o in outputs:
+        if isinstance(o, (int, np.integer)) and not isinstance(o, bool):
+            if not 0 <= int(o) < len(pos):
+                raise UserError(f"outputs: index {o} is out of range for {len(args)} arguments")
+            i = pos[int(o)]
+        else:
+            names = [p.name for p in params]
+            if o not in names:
+                raise UserError(f"outputs: {art.kernel_name} has no parameter named {o!r}",
+                                hint="parameters: " + ", ".join(names))
+            i = names.index(o)
+        if params[i].kind in ("workspace", "tiling", "scalar"):
+            raise UserError(f"outputs: parameter {params[i].name} is a {params[i].kind} argument, not a GM tensor")
+        chosen.add(i)
+    return chosen
 
 
 def _run_root() -> str:

@@ -30,11 +30,26 @@ def test_correct_kernel_is_modeled_at_or_above_the_floor():
     assert result.check.shapes.reduced
 
 
-def test_kernel_that_covers_only_the_verified_rows_is_below_the_floor_and_fails():
-    """Right at the reduced shapes (under 100 rows), 100 of 4096 rows at the real size."""
-    with pytest.raises(KernelMismatch, match="below the HBM floor") as e:
+def test_kernel_that_covers_only_the_verified_rows_fails_with_the_first_unwritten_element():
+    """Right at the reduced shapes (under 100 rows), 100 of 4096 rows at the real size: the
+    real-shape run records which output bytes are written, and row 100 never is."""
+    with pytest.raises(KernelMismatch, match="real shapes") as e:
         run(kernel(rows="minimum(B, 100)"))
-    assert "every element at the real size" in e.value.hint
+    assert "output-unwritten" in e.value.message and "element 204800 is never written" in e.value.message
+
+
+def test_a_modeled_time_below_the_floor_is_an_error():
+    """The floor is a law whatever the coverage check says: a cost model that goes below it is
+    wrong, and the report never prints it as a result."""
+    from types import SimpleNamespace
+
+    from ascendcraft.lower import _floor_is_a_law
+    ok = SimpleNamespace(cost=SimpleNamespace(time_us=62.0), floor_us=61.9, floor_kind="HBM")
+    _floor_is_a_law(ok)
+    fast = SimpleNamespace(cost=SimpleNamespace(time_us=21.9), floor_us=61.9, floor_kind="HBM")
+    with pytest.raises(KernelMismatch, match="below the HBM floor of 61.9 us") as e:
+        _floor_is_a_law(fast)
+    assert "cost-model bug" in e.value.hint
 
 
 def test_out_of_bounds_read_only_at_the_real_size_fails_on_the_simulator():

@@ -85,7 +85,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     uint64_t n = bytes / sizeof(T);
     asc_sim::use_local(api, asc_loc_, "dst", dst, n, true);
     asc_sim::gm_check(api, asc_loc_, src.addr_, bytes, "reads");
-    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(bytes), src.addr_, bytes, bytes);
+    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(bytes), src.addr_, bytes, bytes, 1);
     if (!s.cfg.cost_only) {
         std::memcpy(static_cast<void*>(dst.ptr()), static_cast<const void*>(src.addr_), bytes);
         asc_sim::wrote(dst, n);
@@ -144,8 +144,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         asc_sim::gm_check(api, asc_loc_, g, blk, "reads");
     }
     uint64_t bytes = blk * p.blockCount;
-    uint64_t span = p.blockCount ? (static_cast<uint64_t>(p.blockCount - 1) * (p.blockLen + p.srcStride)) * 32 + blk : 0;
-    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(bytes), src.addr_, span, bytes);
+    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(bytes), src.addr_, blk,
+                              (static_cast<uint64_t>(p.blockLen) + p.srcStride) * 32, p.blockCount);
     if (s.cfg.cost_only) return;
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         const uint8_t* g = reinterpret_cast<const uint8_t*>(src.addr_) + static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
@@ -217,6 +217,16 @@ inline void asc_sim_check_pad_supported(const char* api, const asc_sim::Loc& loc
                                    asc_sim::S().cfg.chip.c_str()));
 }
 
+// blockCount: the data_move_pad instruction's nBurst is 12 bits on A2, range [0, 4095] (CCE intrinsic
+// doc "搬运并补pad", cceapi_0092: nBurst [0, 2^12-1]; DataCopyPad docs: blockCount [0, 4095];
+// ascendc_api.md 2.2). The uint16_t field takes larger values that the hardware cannot move.
+inline void asc_sim_check_pad_count(const char* api, const asc_sim::Loc& loc, uint32_t count) {
+    if (count > 4095)
+        asc_sim::fail("param-range", api, loc,
+                      asc_sim::fmt("DataCopyPad: blockCount=%u is outside the documented range [0, 4095]; split the "
+                                   "copy", count));
+}
+
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
                         const DataCopyPadExtParams<T>& pad, ASC_LOC_PARAM) {
@@ -225,6 +235,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
     asc_sim::enter(api, asc_loc_);
     asc_sim_check_pad_supported(api, asc_loc_);
     if (p.blockCount == 0 || p.blockLen == 0) return;
+    asc_sim_check_pad_count(api, asc_loc_, p.blockCount);
     const uint32_t sz = sizeof(T);
     if (p.blockLen % sz != 0 || p.blockLen > 2097151u)
         asc_sim::fail("param-range", api, asc_loc_,
@@ -242,9 +253,8 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
     for (uint32_t i = 0; i < p.blockCount; ++i)
         asc_sim::gm_check(api, asc_loc_, reinterpret_cast<const uint8_t*>(src.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.srcStride),
                           p.blockLen, "reads");
-    uint64_t bytes = static_cast<uint64_t>(p.blockLen) * p.blockCount;
-    uint64_t span = p.blockCount ? static_cast<uint64_t>(p.blockCount - 1) * (static_cast<uint64_t>(p.blockLen) + p.srcStride) + p.blockLen : 0;
-    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(slot * p.blockCount), src.addr_, span, bytes);
+    asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(slot * p.blockCount), src.addr_, p.blockLen,
+                              static_cast<uint64_t>(p.blockLen) + p.srcStride, p.blockCount);
     if (s.cfg.cost_only) return;
     uint64_t n = p.blockLen / sz;
     for (uint32_t i = 0; i < p.blockCount; ++i) {
@@ -275,6 +285,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     asc_sim::enter(api, asc_loc_);
     asc_sim_check_pad_supported(api, asc_loc_);
     if (p.blockCount == 0 || p.blockLen == 0) return;
+    asc_sim_check_pad_count(api, asc_loc_, p.blockCount);
     const uint32_t sz = sizeof(T);
     if (p.blockLen % sz != 0 || p.blockLen > 2097151u)
         asc_sim::fail("param-range", api, asc_loc_,

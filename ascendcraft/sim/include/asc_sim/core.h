@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -233,11 +234,83 @@ struct GmRegion {
     uintptr_t base;
     uint64_t bytes;
     std::string name;
+    bool output = false;  // an output tensor: its writes are recorded for the coverage / race checks
+    uint32_t elem = 1;    // element size in bytes (for the element indices in those messages)
 };
 
+// L2 reuse model: the GM bytes one core read lately, as strided sets (`count` rows of `blk`
+// bytes, `stride` bytes apart; a contiguous read is one row). Only bytes actually read are
+// recorded: the gaps between the rows of a strided copy are not in L2.
 struct L2Entry {
-    uintptr_t start, end;
-    uint64_t clock;  // this core's GM bytes read when the range was read
+    uintptr_t start;
+    uint64_t blk, stride, count, span;  // span = (count - 1) * stride + blk
+    uint64_t clock;                     // this core's GM bytes read when the set was read
+    bool live = true;
+    std::multimap<uintptr_t, L2Entry*>::iterator pos;  // in its index's by_start
+    std::multimap<uint64_t, L2Entry*>::iterator res;   // in its index's by_res (strided entries)
+};
+// One index: the contiguous entries, or the strided entries of one row pitch. Strided entries
+// are also indexed by start % pitch (their column), so a tile of the same pitch finds the
+// entries whose columns meet its own without looking at the other column tiles.
+struct L2Index {
+    std::multimap<uintptr_t, L2Entry*> by_start;
+    std::map<uint64_t, uint64_t> spans;  // span -> entries (the largest bounds a search by start)
+    std::multimap<uint64_t, L2Entry*> by_res;
+    std::map<uint64_t, uint64_t> blks;   // blk -> entries (strided)
+    static void dec(std::map<uint64_t, uint64_t>& m, uint64_t k) {
+        auto it = m.find(k);
+        if (it != m.end() && --it->second == 0) m.erase(it);
+    }
+    uint64_t max_span() const { return spans.empty() ? 0 : spans.rbegin()->first; }
+    uint64_t max_blk() const { return blks.empty() ? 0 : blks.rbegin()->first; }
+};
+struct L2Recent {
+    std::deque<L2Entry> fifo;                // in read order (recency by bytes read)
+    L2Index contig;                          // count == 1
+    std::map<uint64_t, L2Index> strided;     // by row pitch
+    void clear() {
+        fifo.clear();
+        contig = L2Index{};
+        strided.clear();
+    }
+    L2Index& index_of(const L2Entry& e) { return e.count == 1 ? contig : strided[e.stride]; }
+    void drop(L2Entry& e) {
+        if (!e.live) return;
+        e.live = false;
+        L2Index& ix = index_of(e);
+        ix.by_start.erase(e.pos);
+        L2Index::dec(ix.spans, e.span);
+        if (e.count > 1) {
+            ix.by_res.erase(e.res);
+            L2Index::dec(ix.blks, e.blk);
+            if (ix.by_start.empty()) strided.erase(e.stride);
+        }
+    }
+    void add(uintptr_t start, uint64_t blk, uint64_t stride, uint64_t count, uint64_t clock) {
+        fifo.push_back(L2Entry{start, blk, stride, count, (count - 1) * stride + blk, clock, true, {}, {}});
+        L2Entry& e = fifo.back();
+        L2Index& ix = index_of(e);
+        e.pos = ix.by_start.emplace(start, &e);
+        ix.spans[e.span]++;
+        if (count > 1) {
+            e.res = ix.by_res.emplace(start % stride, &e);
+            ix.blks[blk]++;
+        }
+    }
+};
+
+// GM writes to output tensors, per core: byte intervals [lo, hi) of the output, with the API
+// and kernel line, the parallel phase (SyncAll calls so far) and the atomic-add mode. Checked
+// at the end of the run for outputs nobody wrote and for bytes two cores write in one phase.
+enum : uint8_t { WR_ATOMIC = 1 };
+struct WriteRec {
+    uint64_t lo, hi;
+    const char* api;
+    const char* file;
+    int32_t line;
+    uint32_t phase;
+    uint16_t region;
+    uint8_t flags;
 };
 
 struct CoreStats {
@@ -270,8 +343,13 @@ struct State {
     int flag_pending[64][8];
     CoreStats stats;
     std::vector<CoreStats> all_stats;
-    std::deque<L2Entry> l2_recent;   // GM ranges this core read lately (L2 reuse model)
+    L2Recent l2_recent;              // GM bytes this core read lately (L2 reuse model)
     uint64_t l2_clock = 0;
+    // output write records (coverage / race checks; cleared by the harness before each block)
+    std::vector<WriteRec> gm_writes;
+    size_t gm_writes_compact_at = 65536;
+    uint32_t gm_write_open[256];     // records by a hash of their end: a write that continues one extends it
+    uint32_t phase = 0;              // SyncAll calls this core has made
     // GM
     std::vector<GmRegion> gm;
     uint8_t* sys_workspace = nullptr;
@@ -351,8 +429,11 @@ inline void strict_or_warn(const char* rule, const char* api, const Loc& loc, co
 }
 
 inline void enter(const char* api, const Loc& loc) {
-    S().cur_api = api;
-    S().cur_loc = loc;
+    State& s = S();
+    s.cur_api = api;
+    s.cur_loc = loc;
+    // SyncAll separates parallel phases for the output race check
+    if (api[0] == 'S' && api[1] == 'y' && std::strcmp(api, "SyncAll") == 0) s.phase++;
 }
 
 // ---------------------------------------------------------------- cost timeline
@@ -363,28 +444,137 @@ inline double hbm_bytes_per_cycle() {
 }
 
 // L2 reuse: each active core owns an equal share of the chip's L2 (an approximation of a
-// shared cache). A GM read that overlaps a range the same core read within its last
-// `share` bytes of traffic is served by L2: it costs MTE2 time but no HBM bandwidth.
-// Returns the bytes that go to HBM. `span` is the address range the copy covers (rows and
-// gaps), `bytes` what it moves.
-inline uint64_t gm_read_hbm_bytes(const void* addr, uint64_t span, uint64_t bytes) {
+// shared cache). The bytes of a GM read that the same core read within its last `share` bytes
+// of traffic are served by L2: they cost MTE2 time but no HBM bandwidth. Returns the bytes
+// that go to HBM. The read is `count` rows of `blk` bytes, `stride` bytes apart (a contiguous
+// read: count 1); only those bytes are recorded and matched, never the gaps between rows.
+
+// bytes of the strided set (e, be, se, ne) inside [lo, hi); offsets relative to e, be <= se
+inline uint64_t l2_overlap_interval(int64_t lo, int64_t hi, int64_t be, int64_t se, int64_t ne) {
+    if (hi <= 0 || lo >= (ne - 1) * se + be || hi <= lo) return 0;
+    // rows j with j*se < hi and j*se + be > lo
+    int64_t jmax = std::min<int64_t>(ne - 1, (hi - 1) / se);
+    int64_t t = lo - be + 1;  // j*se >= t
+    int64_t jmin = t <= 0 ? 0 : (t + se - 1) / se;
+    if (jmin > jmax) return 0;
+    auto clip = [&](int64_t j) {
+        int64_t a = std::max<int64_t>(lo, j * se), b = std::min<int64_t>(hi, j * se + be);
+        return b > a ? static_cast<uint64_t>(b - a) : 0ull;
+    };
+    if (jmin == jmax) return clip(jmin);
+    return clip(jmin) + clip(jmax) + static_cast<uint64_t>(jmax - jmin - 1) * static_cast<uint64_t>(be);
+}
+// bytes of the set E inside the set Q (both strided; rows disjoint within each set)
+inline uint64_t l2_overlap(uintptr_t qa, uint64_t qb, uint64_t qs, uint64_t qn, const L2Entry& e) {
+    const int64_t base = static_cast<int64_t>(e.start);
+    if (qn == 1)
+        return l2_overlap_interval(static_cast<int64_t>(qa) - base, static_cast<int64_t>(qa + qb) - base,
+                                   static_cast<int64_t>(e.blk), static_cast<int64_t>(e.stride), static_cast<int64_t>(e.count));
+    if (e.count == 1)
+        return l2_overlap_interval(base - static_cast<int64_t>(qa), base + static_cast<int64_t>(e.blk) - static_cast<int64_t>(qa),
+                                   static_cast<int64_t>(qb), static_cast<int64_t>(qs), static_cast<int64_t>(qn));
+    if (qs == e.stride) {
+        // same row pitch (column tiles of one 2-D block): E's row j lands on Q's row j+k at
+        // offset r, and may spill into Q's row j+k+1
+        const int64_t s = static_cast<int64_t>(qs), d = base - static_cast<int64_t>(qa);
+        int64_t k = d >= 0 ? d / s : -((-d + s - 1) / s);
+        int64_t r = d - k * s;  // 0 <= r < s
+        const int64_t be = static_cast<int64_t>(e.blk), bq = static_cast<int64_t>(qb);
+        const int64_t ne = static_cast<int64_t>(e.count), nq = static_cast<int64_t>(qn);
+        int64_t ov1 = std::max<int64_t>(0, std::min(r + be, bq) - r);
+        int64_t ov2 = std::max<int64_t>(0, std::min(r + be - s, bq));
+        auto pairs = [&](int64_t off) {  // j in [0, ne) with j + off in [0, nq)
+            int64_t a = std::max<int64_t>(0, -off), b = std::min<int64_t>(ne, nq - off);
+            return b > a ? b - a : 0;
+        };
+        return static_cast<uint64_t>(pairs(k) * ov1 + (ov2 > 0 ? pairs(k + 1) * ov2 : 0));
+    }
+    // different pitches: row by row over the set with fewer rows (at most 4095 rows per copy)
+    uint64_t sum = 0;
+    if (qn <= e.count) {
+        for (uint64_t i = 0; i < qn; ++i) {
+            int64_t lo = static_cast<int64_t>(qa + i * qs) - base;
+            sum += l2_overlap_interval(lo, lo + static_cast<int64_t>(qb), static_cast<int64_t>(e.blk),
+                                       static_cast<int64_t>(e.stride), static_cast<int64_t>(e.count));
+        }
+    } else {
+        for (uint64_t j = 0; j < e.count; ++j) {
+            int64_t lo = static_cast<int64_t>(e.start + j * e.stride) - static_cast<int64_t>(qa);
+            sum += l2_overlap_interval(lo, lo + static_cast<int64_t>(e.blk), static_cast<int64_t>(qb),
+                                       static_cast<int64_t>(qs), static_cast<int64_t>(qn));
+        }
+    }
+    return sum;
+}
+
+inline uint64_t gm_read_hbm_bytes(const void* addr, uint64_t blk, uint64_t stride, uint64_t count) {
     State& s = S();
     const Config& c = s.cfg;
-    uintptr_t a = reinterpret_cast<uintptr_t>(addr), e = a + span;
+    if (blk == 0 || count == 0) return 0;
+    if (count == 1 || stride <= blk) {  // contiguous (stride < blk cannot occur: gaps are >= 0)
+        blk *= count;
+        count = 1;
+    }
+    if (count == 1) stride = blk;
+    const uint64_t bytes = blk * count;
+    uintptr_t a = reinterpret_cast<uintptr_t>(addr);
     int64_t active = std::min<int64_t>(std::max<int64_t>(c.block_dim, 1), c.cores);
     uint64_t share = c.l2_bytes > 0 ? static_cast<uint64_t>(c.l2_bytes / static_cast<double>(active)) : 0;
-    while (!s.l2_recent.empty() && s.l2_recent.front().clock + share < s.l2_clock) s.l2_recent.pop_front();
+    if (share == 0) return bytes;
+    L2Recent& l2 = s.l2_recent;
+    while (!l2.fifo.empty() && (!l2.fifo.front().live || l2.fifo.front().clock + share < s.l2_clock)) {
+        l2.drop(l2.fifo.front());
+        l2.fifo.pop_front();
+    }
+    const uint64_t span = (count - 1) * stride + blk;
+    const uintptr_t qend = a + span;
     uint64_t overlap = 0;
-    if (share > 0)
-        for (const L2Entry& r : s.l2_recent) {
-            uintptr_t lo = std::max(a, r.start), hi = std::min(e, r.end);
-            if (hi > lo) overlap += hi - lo;
+    L2Entry* stale[8];  // older reads of exactly these bytes (or of fewer, contiguous): refreshed by this one
+    int n_stale = 0;
+    auto visit = [&](L2Entry& e) {
+        if (e.start + e.span <= a || e.start >= qend) return;
+        overlap += l2_overlap(a, blk, stride, count, e);
+        bool same = e.start == a && e.blk == blk && e.stride == stride && e.count == count;
+        bool inside = count == 1 && e.start >= a && e.start + e.span <= qend;
+        if ((same || inside) && n_stale < 8) stale[n_stale++] = &e;
+    };
+    auto scan_by_start = [&](L2Index& ix) {
+        const uint64_t reach = ix.max_span();
+        for (auto it = ix.by_start.lower_bound(a > reach ? a - reach : 0);
+             it != ix.by_start.end() && it->first < qend && overlap < bytes; ++it)
+            visit(*it->second);
+    };
+    scan_by_start(l2.contig);
+    for (auto& g : l2.strided) {
+        if (overlap >= bytes) break;
+        L2Index& ix = g.second;
+        if (count == 1 || g.first != stride) {
+            scan_by_start(ix);
+            continue;
         }
-    overlap = std::min<uint64_t>(overlap, span);
-    uint64_t hit = span > 0 ? static_cast<uint64_t>(static_cast<double>(bytes) * overlap / static_cast<double>(span)) : 0;
+        // same pitch: an entry meets this read only if its column (start % pitch) lies in
+        // (col - its blk, col + blk), circularly
+        const uint64_t sp = stride, col = a % sp, mb = ix.max_blk();
+        auto scan_res = [&](uint64_t lo, uint64_t hi) {  // residues in [lo, hi)
+            for (auto it = ix.by_res.lower_bound(lo); it != ix.by_res.end() && it->first < hi && overlap < bytes; ++it)
+                visit(*it->second);
+        };
+        if (mb + blk >= sp) {
+            scan_res(0, sp);
+        } else {
+            uint64_t lo = (col + sp - (mb - 1)) % sp, hi = (col + blk) % sp;  // [lo, hi) circular, not empty
+            if (lo < hi) {
+                scan_res(lo, hi);
+            } else {
+                scan_res(lo, sp);
+                scan_res(0, hi);
+            }
+        }
+    }
+    for (int i = 0; i < n_stale; ++i) l2.drop(*stale[i]);
     s.l2_clock += bytes;
-    if (share > 0) s.l2_recent.push_back({a, e, s.l2_clock});
-    return bytes - std::min(hit, bytes);
+    l2.add(a, blk, stride, count, s.l2_clock);
+    return bytes - std::min(overlap, bytes);
 }
 
 struct Deps {
@@ -434,11 +624,13 @@ inline double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes 
 // serve (see gm_read_hbm_bytes), the data usable `gm_latency` cycles after the transfer.
 // `moved` is what the MTE2 transfers (with per-row padding); the part served by L2 moves at
 // the L2 rate (ini [AICoreMemoryRates] l2_rate, as the Matmul cost uses), the rest at the ddr rate.
-inline void schedule_gm_read(int dst_buf, double moved, const void* src, uint64_t span, uint64_t bytes) {
+// The read is `count` rows of `blk` bytes, `stride` bytes apart (GM addresses).
+inline void schedule_gm_read(int dst_buf, double moved, const void* src, uint64_t blk, uint64_t stride, uint64_t count) {
     State& s = S();
     Deps d;
     d.wr[0] = dst_buf;
-    uint64_t hbm = gm_read_hbm_bytes(src, span, bytes);
+    const uint64_t bytes = blk * count;
+    uint64_t hbm = gm_read_hbm_bytes(src, blk, stride, count);
     double from_hbm = bytes ? static_cast<double>(hbm) / static_cast<double>(bytes) : 1.0;
     double cycles = s.cfg.mte_overhead + moved * from_hbm / s.cfg.mte2_bpc + moved * (1.0 - from_hbm) / s.cfg.l2_bpc;
     schedule(Pipe::MTE2, cycles, d, static_cast<double>(hbm), s.cfg.gm_latency);
@@ -485,13 +677,66 @@ inline std::string gm_describe(uintptr_t a, uint64_t bytes) {
     return fmt("%s%+lld bytes: the access ends %llu bytes past the end of buffer '%s' (%llu bytes)", best->name.c_str(),
                off, bestd, best->name.c_str(), static_cast<unsigned long long>(best->bytes));
 }
+// ---------------------------------------------------------------- output write records
+// Sort and merge one core's records: same output, phase, mode, API and line; touching or
+// overlapping intervals become one (a core may rewrite its own bytes).
+inline void compact_writes(std::vector<WriteRec>& w) {
+    if (w.size() < 2) return;
+    auto key = [](const WriteRec& r) { return std::make_tuple(r.region, r.phase, r.flags, r.line, r.api); };
+    std::sort(w.begin(), w.end(), [&](const WriteRec& x, const WriteRec& y) {
+        auto kx = key(x), ky = key(y);
+        return kx != ky ? kx < ky : x.lo < y.lo;
+    });
+    size_t o = 0;
+    for (size_t i = 1; i < w.size(); ++i) {
+        if (key(w[i]) == key(w[o]) && w[i].lo <= w[o].hi) w[o].hi = std::max(w[o].hi, w[i].hi);
+        else w[++o] = w[i];
+    }
+    w.resize(o + 1);
+}
+inline void clear_open_writes(State& s) { std::memset(s.gm_write_open, 0xff, sizeof s.gm_write_open); }
+inline unsigned open_slot(uint64_t end) { return static_cast<unsigned>((end * 0x9E3779B97F4A7C15ull) >> 56); }
+inline void record_gm_write(size_t region, uint64_t lo, uint64_t hi, const char* api, const Loc& loc, uint8_t flags) {
+    const int line = loc.line;
+    State& s = S();
+    std::vector<WriteRec>& w = s.gm_writes;
+    // A write that starts where a recent one ended extends it: the next tile of a stream, or
+    // the next column tile of each row of a 2-D block (one record per row, not per tile row).
+    uint32_t& slot = s.gm_write_open[open_slot(lo)];
+    if (slot < w.size()) {
+        WriteRec& r = w[slot];
+        if (r.hi == lo && r.region == region && r.line == line && r.api == api && r.phase == s.phase && r.flags == flags) {
+            r.hi = hi;
+            uint32_t idx = slot;
+            slot = 0xffffffffu;
+            s.gm_write_open[open_slot(hi)] = idx;
+            return;
+        }
+    }
+    w.push_back(WriteRec{lo, hi, api, loc.file, line, s.phase, static_cast<uint16_t>(region), flags});
+    s.gm_write_open[open_slot(hi)] = static_cast<uint32_t>(w.size() - 1);
+    if (w.size() >= s.gm_writes_compact_at) {
+        compact_writes(w);
+        clear_open_writes(s);
+        s.gm_writes_compact_at = std::max<size_t>(65536, 2 * w.size());
+    }
+}
+
 inline void gm_check(const char* api, const Loc& loc, const void* p, uint64_t bytes, const char* what) {
     if (bytes == 0) return;
     uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    if (!gm_find(a, bytes))
+    const GmRegion* r = gm_find(a, bytes);
+    if (!r)
         fail("gm-bounds", api, loc,
              fmt("%s %s %llu bytes of GM at %s, outside every buffer the host passed", api, what,
                  static_cast<unsigned long long>(bytes), gm_describe(a, bytes).c_str()));
+    // Every API write to GM is bounds-checked here ("writes ..."), so this is where writes to
+    // output tensors are recorded.
+    if (what[0] != 'w' || !r->output) return;
+    State& s = S();
+    const size_t region = static_cast<size_t>(r - s.gm.data());
+    const uint8_t atomic = s.atomic_add ? WR_ATOMIC : 0;
+    record_gm_write(region, a - r->base, a + bytes - r->base, api, loc, atomic);
 }
 
 // ---------------------------------------------------------------- UB shadow ("was written")

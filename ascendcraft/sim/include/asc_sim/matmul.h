@@ -109,8 +109,9 @@ public:
         asc_sim::gm_check(api, asc_loc_, a_.addr_, sizeof(SrcAT), "reads A:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_ + b_idx(K - 1, N - 1), sizeof(SrcBT), "reads B:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_, sizeof(SrcBT), "reads B:");
-        asc_sim::gm_check(api, asc_loc_, gm.addr_, sizeof(DstT), "writes C:");
-        asc_sim::gm_check(api, asc_loc_, gm.addr_ + (M - 1) * ldc + (N - 1), sizeof(DstT), "writes C:");
+        // every row of the C block: bounds, and the output coverage / race record (core.h gm_check)
+        for (int64_t i = 0; i < M; ++i)
+            asc_sim::gm_check(api, asc_loc_, gm.addr_ + i * ldc, static_cast<uint64_t>(N) * sizeof(DstT), "writes");
         if (hasBias_) asc_sim::gm_check(api, asc_loc_, bias_.addr_ + (N - 1), sizeof(BiasT), "reads bias:");
         cost(M, N, K);
         if (asc_sim::S().cfg.cost_only) return;
