@@ -58,3 +58,18 @@ def test_out_of_bounds_read_only_at_the_real_size_fails_on_the_simulator():
     with pytest.raises(KernelMismatch, match="real shapes") as e:
         run(kernel(index="(b * 3 + (B // 1000) * 3) // 3"))
     assert "gm-bounds" in e.value.message
+
+
+def test_cores_that_collide_only_at_the_real_size_fail_with_the_race():
+    """Row minimum(b, 200) is row b at the verification shapes (under 200 rows); at 4096 rows the
+    cores from row 200 on all write row 200 in one phase."""
+    text = ("kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+            "    const T = 8192\n"
+            "    for i in parallel(B):\n"
+            "        b = minimum(i, 200)\n"
+            "        for j in range(0, N, T):\n"
+            "            store(y[b, j:j + T], relu(load(x[b, j:j + T])))\n")
+    with pytest.raises(KernelMismatch, match="real shapes") as e:
+        run(text)
+    assert "output-race" in e.value.message and "element 409600" in e.value.message        # row 200
+    assert "output-unwritten" in e.value.message and "element 411648 is never written" in e.value.message
