@@ -418,12 +418,64 @@ def report_markdown(r: Lowered) -> str:
                   "```", r.second_verification.summary(), "```", ""]
     if c is not None:
         eff = r.efficiency
+        floor = (f"the cube floor: the kernel's multiply-adds at the operand dtype's peak rate on every cube core"
+                 if r.floor_kind == "cube" else
+                 "the HBM floor: every input read once and every output written once at the chip's HBM bandwidth")
         lines += ["## Modeled performance (real shapes, simulator cost model)", "",
                   f"- modeled time: {c.time_us:,.1f} us ({c.bound}-bound; body {c.body_us:,.1f} us + launch "
                   f"{c.launch_us:,.1f} us)",
-                  f"- floor: {r.floor_us:,.1f} us, the {r.floor_kind} floor plus launch (HBM: each input read "
-                  f"once and each output written once; cube: the MACs at the operand dtype's peak rate)",
-                  f"- efficiency: {eff:.1%}" if eff else "- efficiency: n/a",
-                  f"- critical-core pipe busy (us): " + ", ".join(f"{k} {v_:.1f}" for k, v_ in c.pipe_busy_us.items()
-                                                              if v_ > 0), ""]
+                  f"- floor: {r.floor_us:,.1f} us, {floor}, plus the launch",
+                  f"- efficiency (floor / modeled time): {eff:.1%}" if eff else "- efficiency: n/a",
+                  f"- what would help most: {_advice(c.bound, eff)}", "",
+                  "Busy time of each pipe on the slowest core (the pipes run in parallel; the busiest bounds "
+                  "the kernel):", "", "| pipe | busy us | what runs there |", "|---|---|---|"]
+        lines += [f"| {k} | {v_:,.1f} | {PIPES.get(k, '')} |" for k, v_ in c.pipe_busy_us.items() if v_ > 0]
+        lines += ["", "How the time is modeled: docs/simulator.md (cost model) and docs/performance.md; the "
+                  "figures are the model's, not a measurement on hardware.", ""]
+    lines += ["## Files", "", *[f"- `{name}`: {what}" for name, what in REPORT_FILES], ""]
     return "\n".join(lines)
+
+
+#: What each pipe of the cost model does (the key printed in report.md).
+PIPES = {
+    "S": "scalar unit: control flow, address arithmetic, GetValue/SetValue, waits for the other pipes",
+    "V": "vector unit: element-wise math, reductions, casts, Gather on UB tiles",
+    "MTE1": "L1 -> L0A/L0B copies (cube operands)",
+    "MTE2": "GM -> UB/L1 copies (loads)",
+    "MTE3": "UB -> GM copies (stores)",
+    "M": "cube unit: matrix multiply-accumulate",
+    "FIX": "L0C -> GM/UB copies of cube results",
+    "HBM": "this core's share of the chip's HBM bandwidth (all cores share it)",
+}
+
+#: The files of a kernels_out/<op>/ folder, each with one line.
+REPORT_FILES = (
+    ("report.md", "this report"),
+    ("report.json", "everything here as data: checks, trials, pass decisions, modeled time"),
+    ("kernel.dsl", "the kernel as checked"),
+    ("passes/NN_<pass>.dsl", "the program after each lowering pass, each checked by the interpreter"),
+    ("ascendc/<op>.cpp, ascendc/<op>_tiling.h", "the AscendC kernel and its tiling header"),
+    ("project/", "CANN custom-op and direct-call projects, torch_npu binding, MultiKernelBench exports "
+                 "(docs/backends.md)"),
+)
+
+
+def _advice(bound: str, efficiency: float | None) -> str:
+    """The one change most likely to help a kernel with this bound."""
+    if bound == "hbm":
+        if efficiency is not None and efficiency >= 0.9:
+            return "nothing much: the kernel moves its bytes at about the memory floor"
+        return ("read each input once: fuse passes over the same data (a loop of phases keeps a slab in L2), and "
+                "load tiles of 16-32 KiB so copies stay long")
+    if bound == "l2":
+        return "reuse operands on chip longer (bigger tiles or blocks) so fewer bytes stream from L2"
+    if bound == "vector":
+        return "fewer vector ops per element (fold constants, reuse results), or fewer temporaries so tiles can grow"
+    if bound == "scalar":
+        return ("fewer scalar waits: avoid per-element scalar work, keep reductions as tiles, and let loads of the "
+                "next tile overlap (bigger tiles mean fewer waits)")
+    if bound == "cube":
+        return "at the cube's peak: a smaller operand dtype (f16/bf16 with f32 accumulation) doubles the rate"
+    if bound == "launch":
+        return "the op is too small for the chip's cores: fuse it with its neighbours or batch more work per launch"
+    return "see docs/performance.md"

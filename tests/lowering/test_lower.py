@@ -31,6 +31,11 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     assert report["backend"] == "sim" and report["backend_verification"]["passed"]
     assert report["modeled"]["time_us"] > report["modeled"]["launch_us"] > 0
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no staging left behind
+    md = (out / "report.md").read_text()
+    assert "the HBM floor: every input read once" in md and "cube" not in md.split("## Modeled")[1].split("|")[0]
+    assert "| MTE2 |" in md and "GM -> UB/L1 copies" in md and "what would help most:" in md
+    assert "## Files" in md and "`passes/NN_<pass>.dsl`" in md and "docs/simulator.md" in md
+    assert "Second verification shapes" in md and "trial 1 (seed 1, signed)" in md
 
 
 def test_lower_never_overwrites_a_result_without_force(tmp_path, capsys):
