@@ -86,7 +86,7 @@ def progress_printer(verbose: bool = False, quiet: bool = False):
 
 def _cmd_check(args) -> int:
     from .errors import UserError
-    from .pipeline import check_kernel
+    from .checking import check_kernel
     if args.trials < 1:
         raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,

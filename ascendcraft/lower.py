@@ -20,7 +20,7 @@ from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
 from .errors import AscendcraftError, UserError
 from .passes import LoweringRun, PassError, run_passes
-from .pipeline import CheckResult, check_kernel, load_kernel
+from .checking import CheckResult, check_kernel, load_kernel
 
 
 def default_passes():
@@ -50,7 +50,7 @@ class Lowered:
     backend: str
     chip: str
     verification: object = None         # VerifyReport of the compiled kernel on the backend
-    second_verification: object = None  # ... at the check's second shape set (pipeline.SecondShapes)
+    second_verification: object = None  # ... at the check's second shape set (checking.SecondShapes)
     cost: object = None                 # sim CostReport at the op's real shapes
     floor_us: float | None = None       # launch + the larger of the HBM floor (bytes the op must move /
                                         # bandwidth) and, for cube kernels, the cube floor

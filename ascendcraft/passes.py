@@ -87,7 +87,7 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = PA
     """Run ``passes`` on a checked source kernel; raise PassError naming the first bad pass.
 
     ``source_checks``: the source's checks at the real and the verification shapes, when the
-    caller has them already (``pipeline.check_kernel`` does), so they are not done twice.
+    caller has them already (``checking.check_kernel`` does), so they are not done twice.
     ``draws``: the verification draws (``verify.make_draws``) to check each level on; by
     default ``trials`` of them are made here.
     """

@@ -25,7 +25,7 @@ def main(argv=None) -> int:
 
     import ascendcraft
     from ascendcraft.lower import lower
-    from ascendcraft.pipeline import check_kernel
+    from ascendcraft.checking import check_kernel
 
     only = set(args.only.split(",")) if args.only else None
     rows = []

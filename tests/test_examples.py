@@ -80,7 +80,7 @@ def mkb_check(example: Path) -> str:
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=_id)
 def test_example_passes_check(kernel):
-    from ascendcraft.pipeline import check_kernel
+    from ascendcraft.checking import check_kernel
 
     r = check_kernel(kernel, kernel.parent / "op.py", trials=3)
     if not r.passed:
@@ -119,7 +119,7 @@ BROKEN = [
 
 @pytest.mark.parametrize("name, edits", BROKEN, ids=[f"{b[0]}:{i}" for i, b in enumerate(BROKEN)])
 def test_broken_variant_fails(name, edits):
-    from ascendcraft.pipeline import check_kernel
+    from ascendcraft.checking import check_kernel
 
     source = (EXAMPLES / name / "kernel.dsl").read_text()
     for old, new in edits:

@@ -12,7 +12,7 @@ import torch
 
 from ascendcraft import distributions as D
 from ascendcraft.errors import UserError
-from ascendcraft.pipeline import check_kernel
+from ascendcraft.checking import check_kernel
 from ascendcraft.task import load_task
 from ascendcraft.verify import make_draws
 

@@ -45,7 +45,7 @@ class GenerationResult:
     op_name: str
     verified: bool
     dsl: str | None                 # the verified kernel
-    check: object                   # its pipeline.CheckResult
+    check: object                   # its checking.CheckResult
     after: object                   # what after_verify returned for it (lowering / backend result)
     report: dict
     samples: list[Sample] = field(default_factory=list)

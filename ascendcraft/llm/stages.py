@@ -30,7 +30,7 @@ class StageFailure(Exception):
 @dataclass
 class Evaluation:
     dsl: str
-    check: object              # pipeline.CheckResult
+    check: object              # checking.CheckResult
     after: object = None       # what after_verify returned (e.g. the lowered kernel)
 
 
@@ -47,7 +47,7 @@ class Evaluator:
 
     def __call__(self, reply: Reply) -> Evaluation:
         from ..dsl.parser import parse
-        from ..pipeline import check_kernel
+        from ..checking import check_kernel
 
         self.stage = "extract"
         dsl = extract_dsl(reply.text)

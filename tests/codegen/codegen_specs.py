@@ -51,7 +51,7 @@ def lowered_spec(example: str) -> KernelSpec:
     from ascendcraft.codegen.kernel import emit_kernel
     from ascendcraft.lower import default_passes
     from ascendcraft.passes import run_passes
-    from ascendcraft.pipeline import load_kernel
+    from ascendcraft.checking import load_kernel
     from ascendcraft.task import load_task
 
     d = HERE.parents[1] / "examples" / example

@@ -9,7 +9,7 @@ from ascendcraft.dsl.bounds import check_gm_bounds
 from ascendcraft.dsl.checker import check
 from ascendcraft.dsl.parser import parse
 from ascendcraft.errors import DSLError
-from ascendcraft.pipeline import check_kernel
+from ascendcraft.checking import check_kernel
 from ascendcraft.task import load_task
 
 BIG = str(Path(__file__).parents[1] / "data" / "policy" / "rows_big.py")
@@ -40,7 +40,7 @@ def test_index_out_of_range_only_at_the_real_size_is_a_located_check_error():
 
 def test_the_same_kernel_passes_at_the_reduced_shapes_alone(monkeypatch):
     """Without the bound check the kernel is verified: its index is in range at the reduced B."""
-    import ascendcraft.pipeline as P
+    import ascendcraft.checking as P
     monkeypatch.setattr(P, "check_gm_bounds", lambda checked: None)
     result = P.check_kernel(kernel("b + B // 1000"), BIG, trials=2, max_bytes=4 << 20)
     assert result.passed and result.shapes.reduced, result.summary()
