@@ -175,6 +175,71 @@ def main(argv: list[str] | None = None) -> int:
         return 3
 
 
+def entry() -> int:
+    """The ``ascendcraft`` command: :func:`main` in a forked worker, so that code in an op file or
+    a kernel that ends the process itself (``os._exit``, a signal it sends itself) cannot decide
+    the exit code or end the command silently: the worker reports its exit code through a pipe,
+    and a worker that ends without one is reported, exit 2."""
+    if not hasattr(os, "fork") or os.environ.get("ASCENDCRAFT_NO_WORKER"):
+        return main()
+    import signal
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:                                    # the worker
+        os.close(read_end)
+        code = 3
+        try:
+            _die_with(parent)
+            os.setpgid(0, 0)    # its own group: the parent forwards Ctrl-C once; a kernel's kill(0) stays here
+            code = main()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.write(write_end, str(code).encode())
+            os._exit(code)
+    os.close(write_end)
+
+    def forward(signum, frame):                     # Ctrl-C, kill: the worker stops and reports it
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, forward)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    with os.fdopen(read_end, "rb") as f:
+        reported = f.read().decode()
+    if reported:
+        return int(reported)
+    how = (f"was killed by signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
+           else f"ended with exit status {os.WEXITSTATUS(status)} before finishing")
+    print(f"error: the run {how}: code in the op file (or a library it calls) ended the process "
+          f"(os._exit(), a signal sent to itself, or running out of memory)\n"
+          f"  = hint: an op file must only define Model, get_inputs() and get_init_inputs(); rerun with "
+          f"ASCENDCRAFT_NO_WORKER=1 and --debug to see where", file=sys.stderr)
+    return 2
+
+
+def _die_with(parent: int) -> None:
+    """Ask Linux to kill this process when its parent dies (a SIGKILLed command leaves no worker)."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:                      # the parent died before prctl took effect
+        os._exit(2)
+
+
 def _location(err) -> dict | None:
     span, source = getattr(err, "span", None), getattr(err, "source", None)
     if span is None:

@@ -64,3 +64,27 @@ def test_prints_of_the_op_file_do_not_reach_stdout(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert json.loads(out)["passed"] is True               # stdout holds the JSON alone
     assert "hello from the op file" in err and "forward!" in err
+
+
+@pytest.mark.parametrize("code,expect", [
+    ("import os\nos._exit(0)", "ended with exit status 0 before finishing"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)", "killed by signal SIGTERM"),
+])
+def test_an_op_file_that_ends_the_process_gets_a_message_and_exit_2(tmp_path, code, expect):
+    """The command runs in a worker process: an op file cannot end it silently with exit 0."""
+    import subprocess
+    import sys
+    argv = write(tmp_path, top=code)
+    proc = subprocess.run([sys.executable, "-m", "ascendcraft", *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert expect in proc.stderr and "op file" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_a_normal_run_keeps_its_exit_code_and_output_through_the_worker(tmp_path):
+    import subprocess
+    import sys
+    argv = write(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "ascendcraft", *argv, "--json"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["passed"] is True
