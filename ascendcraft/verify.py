@@ -53,6 +53,7 @@ far above rounding noise (f32 reordering gives ~1e-6; one f16/bf16 rounding ~5e-
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -581,12 +582,13 @@ def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 
     if inputs not in INPUT_POLICIES:
         raise UserError(f"unknown input policy {inputs!r}", hint="choose " + " or ".join(INPUT_POLICIES))
     draws: list[Draw] = []
-    history: list[tuple[int, list]] = []        # (trial, judged outputs) of the draws taken
 
     def evaluate(t: int, seed_t: int, label: str, xs: list, notes: list) -> Draw:
         native, truth, ref = _references(shapes, xs)
-        earlier = [[(k, outs[i]) for k, outs in history if i < len(outs)] for i in range(len(truth))]
-        degenerate = [_degenerate(o, e) for o, e in zip(truth, earlier)]
+        same = next((k for k, d in enumerate(draws) if _same_inputs(d.inputs, xs)), None)
+        earlier = [[(k, d.truth[i]) for k, d in enumerate(draws) if i < len(d.truth)] for i in range(len(truth))]
+        degenerate = [f"has the same inputs as trial {same}" if same is not None else _degenerate(o, e)
+                      for o, e in zip(truth, earlier)]
         return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs, shapes)
 
     op0 = None
@@ -602,8 +604,24 @@ def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 
             op0 = draw
             structures = D.analyse(op0.inputs) if inputs != "op" else []
         draws.append(draw)
-        history.append((t, draw.truth))
+    # An output that another draw left unchanged does not depend on the inputs where it was
+    # drawn: the first of the pair is no evidence either.
+    for d in draws[1:]:
+        for i, why in enumerate(d.degenerate):
+            k = _EQUALS.match(why)
+            if k and i < len(draws[int(k[1])].degenerate) and not draws[int(k[1])].degenerate[i]:
+                draws[int(k[1])].degenerate[i] = f"equals trial {d.trial}'s although that is another draw"
     return draws
+
+
+_EQUALS = re.compile(r"equals trial (\d+)'s although it is another draw")
+
+
+def _same_inputs(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(
+        (torch.equal(x, y) if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.shape == y.shape
+         and x.dtype == y.dtype else (x == y if not isinstance(x, torch.Tensor) and not isinstance(y, torch.Tensor)
+                                       else False)) for x, y in zip(a, b))
 
 
 def _derived_draw(t: int, seed_t: int, shapes: TaskShapes, op0: Draw, structures: list, evaluate) -> Draw:

@@ -218,3 +218,18 @@ def test_float_slack_never_lowers_the_tolerance():
     wrong = (truth + 3 * TOLERANCES["f32"][0]).float().numpy()
     assert not compare(wrong, truth, 0, dtype="f32", slack=tight).passed
     assert np.all(tight[0] == 0)
+
+
+def test_an_op_without_a_float64_run_is_judged_by_its_float32_result_and_says_so():
+    result = check_kernel(CORRECT["relu"][1], op("f32_only"), trials=2)
+    assert result.passed, result.summary()
+    ref = result.report.trials[0].reference
+    assert ref.startswith("float32 reference (no float64 run: AssertionError: float32 only")
+    assert "judged against float32 reference" in result.summary()
+
+
+def test_an_output_that_ignores_the_inputs_is_not_verifiable():
+    kernel = rows("store(y[b, :], iota(N, f32) * 0.5)")
+    result = check_kernel(kernel, op("ignores_input"), trials=3)
+    assert result.report.verdict == "NOT VERIFIABLE", result.report.summary()
+    assert "equals trial 0's although it is another draw" in result.report.unverifiable
