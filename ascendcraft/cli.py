@@ -69,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--max-bytes", type=int, default=64 << 20,
                     help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
     lo.add_argument("--no-model", action="store_true", help="skip the cost model at the op's real shapes")
+    lo.add_argument("--model", help="an LLM (litellm model string, as for gen) the passes may ask to lower a "
+                    "statement no rule covers; its answer is checked like any pass output (default: none)")
+    lo.add_argument("--api-base", help="base URL of the model's server (OpenAI-compatible servers, vLLM, ...)")
     lo.add_argument("--json", action="store_true", help="print report.json instead of the summary")
 
     from .llm import command as gen_command   # no litellm import here: it is imported on first use
@@ -113,10 +116,19 @@ def _cmd_lower(args) -> int:
     op_name = op_path.resolve().parent.name if op_path.stem == "op" else op_path.stem
     out = Path(args.out) if args.out else Path("kernels_out") / op_name
     check_writable(out, force=args.force)   # before any work: never overwrite a good result silently
+    client = None
+    if args.model:
+        from .llm.cache import ResponseCache
+        from .llm.client import LLMClient
+        from .llm.config import resolve
+        client = LLMClient(resolve(args.model, args.api_base), cache=ResponseCache())
     try:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
-                       inputs=args.inputs, progress=progress_printer(args.verbose, args.quiet))
+                       inputs=args.inputs, assist=client.ask if client else None,
+                       progress=progress_printer(args.verbose, args.quiet))
+        if client is not None:
+            result.llm = {"model": client.config.model, **client.usage.to_json()}
     except PassError as err:
         where = write_failure(err, out)
         err.hint = (err.hint + "; " if err.hint else "") + (f"both programs are in {where / 'passes'}" if err.after is not None

@@ -59,6 +59,7 @@ class Lowered:
     artifact: object = None             # the built simulator kernel (sim backend)
     project_note: str | None = None     # why the CANN project files were not written, if they were not
     cost_note: str | None = None        # why there is no modeled time, if there is none
+    llm: dict | None = None             # the model the passes could ask (lower --model), and its usage
 
     @property
     def efficiency(self) -> float | None:
@@ -84,6 +85,7 @@ class Lowered:
                 "bound": c.bound, "gm_bytes": c.gm_bytes, "pipe_busy_us": c.pipe_busy_us,
                 "floor_us": self.floor_us, "floor_kind": self.floor_kind, "efficiency": self.efficiency},
             "timings_s": self.timings,
+            "llm": self.llm,
             "project": self.project_note or "written",
         }
 
@@ -408,6 +410,11 @@ def report_markdown(r: Lowered) -> str:
     if v is not None:
         lines.append(f"| AscendC on {r.backend} vs torch | {'pass' if v.passed else 'FAIL'} |")
     notes = [f"- {note}" for lv in r.run.levels[1:] for note in lv.notes]   # each names its pass
+    if r.llm is not None:
+        cost = r.llm.get("cost_usd")
+        notes.append(f"- model {r.llm['model']} for statements no rule lowers: {r.llm['calls']} call(s), "
+                     f"{r.llm['tokens_in']} tokens in, {r.llm['tokens_out']} out"
+                     + (f", ${cost:.4f}" if cost is not None else ", cost unknown"))
     if notes:
         lines += ["", "## What the passes decided", "", *notes]
     lines += ["", "Verification shapes: " + r.check.shapes.describe(), ""]
