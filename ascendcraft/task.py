@@ -40,6 +40,9 @@ DEFAULT_MAX_BYTES = 64 << 20
 #: A leading dim that must shrink is kept above this when possible: the 910B2 has
 #: 48 vector cores, so e.g. 53 rows split unevenly over them.
 CORES = 48
+#: An op whose sizes no module constant sets cannot be reduced: it is verified at its real
+#: size when its tensors take at most this many bytes (``--full-shapes`` goes beyond).
+FULL_SIZE_BUDGET = 4 << 30
 #: Largest allocation the loader makes on its own when the meta device cannot be
 #: used (see :func:`_evaluate`).
 ALLOCATION_CAP = 1 << 30
@@ -522,6 +525,8 @@ class TaskShapes:
         if self.reduced:
             changes = ", ".join(f"{k}={v} (real {self.original[k]})" for k, v in self.overrides.items())
             head = f"reduced shapes [{changes}; {_fmt_bytes(self.nbytes)} within --max-bytes {_fmt_bytes(self.max_bytes or 0)}]"
+        elif self.max_bytes is None and self._ev.nbytes > DEFAULT_MAX_BYTES and not self._task.shape_constants():
+            head = f"real shapes [{_fmt_bytes(self.nbytes)}; no module constant sizes them, so not reduced]"
         else:
             head = f"real shapes [{_fmt_bytes(self.nbytes)}]"
         return f"{head}: inputs {ins} -> outputs {outs}"
@@ -721,6 +726,10 @@ class Task:
         real_ev = self._cache[()]
         if full or (real_ev.valid and real_ev.nbytes <= max_bytes):
             return self.real
+        if not self.shape_constants() and real_ev.valid and real_ev.nbytes <= FULL_SIZE_BUDGET:
+            # nothing sizes the tensors (literal shapes in get_inputs): verify at the real size,
+            # which still fits the machine
+            return self.real
         key = (max_bytes,)
         if key not in self._shapes:
             overrides = self._reduce(max_bytes)
@@ -776,10 +785,11 @@ class Task:
         real_bytes = self._cache[()].nbytes
         if not knobs:
             raise UserError(f"the inputs and outputs of {self.path.name} take {_fmt_bytes(real_bytes)}, more than "
-                            f"--max-bytes {_fmt_bytes(max_bytes)}, and no module-level constant sizes them, "
-                            "so they cannot be reduced",
+                            f"--max-bytes {_fmt_bytes(max_bytes)} and than the {_fmt_bytes(FULL_SIZE_BUDGET)} "
+                            "verified at the real size, and no module-level constant sizes them, so they cannot "
+                            "be reduced",
                             hint="define the sizes as module constants used by get_inputs() (batch_size = 4096), "
-                                 "or pass --full-shapes or a bigger --max-bytes")
+                                 "or pass --full-shapes to verify at the real size anyway")
         # Leading (batch-like) constants first: those setting an axis far from the last one.
         # Ties: the constant seen first (lowest input index, then axis) goes first.
         def leading(k):

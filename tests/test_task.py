@@ -265,3 +265,12 @@ def test_missing_file_and_missing_get_init_inputs(tmp_path):
 
 def test_tensor_spec_bytes():
     assert TensorSpec((3, 5), "f16").nbytes == 30 and TensorSpec((), "i64").nbytes == 8
+
+
+def test_no_shape_constants_within_the_full_size_budget_verify_at_the_real_size():
+    """An unmodified task whose literal shapes take more than --max-bytes (147 MiB here) but fit the
+    machine is verified at its real size, and says so."""
+    t = task("no_constants_mid")
+    s = t.shapes()
+    assert s is t.real and not s.reduced
+    assert "not reduced" in s.describe()
