@@ -204,7 +204,8 @@ def entry() -> int:
         os.close(read_end)
         code = 3
         try:
-            _die_with(parent)
+            from .processes import die_with_parent
+            die_with_parent(parent)    # a SIGKILLed command leaves no worker
             os.setpgid(0, 0)    # its own group: the parent forwards Ctrl-C once; a kernel's kill(0) stays here
             code = main()
         finally:
@@ -238,18 +239,6 @@ def entry() -> int:
           f"  = hint: an op file must only define Model, get_inputs() and get_init_inputs(); rerun with "
           f"ASCENDCRAFT_NO_WORKER=1 and --debug to see where", file=sys.stderr)
     return 2
-
-
-def _die_with(parent: int) -> None:
-    """Ask Linux to kill this process when its parent dies (a SIGKILLed command leaves no worker)."""
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:                      # the parent died before prctl took effect
-        os._exit(2)
 
 
 def _location(err) -> dict | None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import UserError
+from .processes import pid_alive
 
 #: The file that marks a directory as made by ascendcraft (and so replaceable with --force).
 MARKER = ".ascendcraft"
@@ -95,16 +96,6 @@ def check_writable(final: Path | str, *, force: bool) -> Path:
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>partial|old|probe)-(?P<pid>\d+)-")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _recover(final: Path) -> None:
     """Remove what killed runs left beside ``final``; put back a previous result a kill left
     in an ``.old-`` sibling with nothing in its place."""
@@ -114,7 +105,7 @@ def _recover(final: Path) -> None:
         return
     for p in siblings:
         m = _LEFTOVER.match(p.name)
-        if not m or m["name"] != final.name or _alive(int(m["pid"])):
+        if not m or m["name"] != final.name or pid_alive(int(m["pid"])):
             continue
         kept = p / final.name
         if m["kind"] == "old" and kept.is_dir() and not final.exists():

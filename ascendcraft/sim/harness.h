@@ -3,8 +3,15 @@
 // `asc_sim_launch(uint8_t** gm, const asc_sim::ScalarArg* sc)`.
 #pragma once
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+#ifdef ASC_SIM_SECCOMP
+#include <seccomp.h>
+#endif
 
 #include <cerrno>
 #include <fstream>
@@ -61,23 +68,159 @@ struct TilingFiller {
 
 inline int g_report_fd = 2;
 inline volatile sig_atomic_t g_in_handler = 0;
+// 1 while kernel code runs: an exit()/quick_exit() then is the kernel's, not the harness's
+inline volatile sig_atomic_t g_kernel_active = 0;
+
+// Writes "<tag>\t<what>\t<block>\t<api>\t<file>\t<line>" to the report (the crash-line layout).
+inline void report_where(const char* tag, const char* what) {
+    char buf[1024];
+    const State& s = S();
+    std::string f = loc_file(s.cur_loc);
+    int n = std::snprintf(buf, sizeof buf, "%s\t%s\t%lld\t%s\t%s\t%d\n", tag, what, static_cast<long long>(s.block_idx),
+                          s.cur_api ? s.cur_api : "", f.c_str(), s.cur_loc.line);
+    if (n > 0) {
+        ssize_t w = write(g_report_fd, buf, static_cast<size_t>(std::min<int>(n, sizeof buf - 1)));
+        (void)w;
+    }
+}
+
+// atexit / at_quick_exit hook: an exit while the kernel runs is reported, never taken for success.
+inline void exit_hook() {
+    if (!g_kernel_active) return;
+    g_kernel_active = 0;
+    report_where("Q", "exit");
+    _exit(160);
+}
 
 inline void crash_handler(int sig) {
     if (g_in_handler) _exit(128 + sig);
     g_in_handler = 1;
-    char buf[1024];
-    const State& s = S();
     const char* what = sig == SIGSEGV ? "SIGSEGV (segmentation fault)" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
-                     : sig == SIGABRT ? "SIGABRT (abort)" : sig == SIGALRM ? "SIGALRM (time limit)" : sig == SIGTERM ? "SIGTERM (time limit)" : "signal";
-    std::string f = loc_file(s.cur_loc);
-    int n = std::snprintf(buf, sizeof buf, "C\t%s\t%lld\t%s\t%s\t%d\n", what, static_cast<long long>(s.block_idx),
-                          s.cur_api ? s.cur_api : "", f.c_str(), s.cur_loc.line);
-    if (n > 0) {
-        ssize_t w = write(g_report_fd, buf, static_cast<size_t>(n));
-        (void)w;
-    }
+                     : sig == SIGABRT ? "SIGABRT (abort)" : sig == SIGALRM ? "SIGALRM (time limit)"
+                     : sig == SIGTERM ? "SIGTERM (terminated)" : sig == SIGILL ? "SIGILL (illegal instruction)" : "signal";
+    report_where("C", what);
     _exit(128 + sig);
 }
+
+// ---------------------------------------------------------------- sandbox (libseccomp)
+// After the harness has opened every file it needs, a seccomp filter is installed before the
+// kernel runs. Forbidden calls trap (SIGSYS, the call is not executed); the handler reports
+// the call's name and ends the process. See docs/simulator.md, "Sandbox".
+#ifdef ASC_SIM_SECCOMP
+inline const char* const kDenied[] = {
+    // processes
+    "execve", "execveat", "fork", "vfork",
+    // network
+    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendto", "sendmsg", "sendmmsg",
+    "recvfrom", "recvmsg", "recvmmsg", "setsockopt", "getsockopt", "shutdown", "getsockname", "getpeername",
+    // file system changes
+    "creat", "openat2", "open_by_handle_at", "name_to_handle_at", "unlink", "unlinkat", "rename", "renameat",
+    "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
+    "fchmodat2", "chown", "fchown", "lchown", "fchownat", "truncate", "ftruncate", "fallocate", "utime", "utimes",
+    "utimensat", "futimesat", "mknod", "mknodat", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
+    "lremovexattr", "fremovexattr", "chroot", "pivot_root", "mount", "umount2", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "swapon", "swapoff", "acct", "quotactl",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    // other processes
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
+    "tkill", "setpgid", "setsid", "setrlimit", "migrate_pages", "move_pages",
+    // system administration (the simulator may run as root)
+    "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "sethostname",
+    "setdomainname", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm", "unshare",
+    "setns", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "fanotify_init", "syslog",
+    "vhangup", "lookup_dcookie",
+};
+// Calls allowed only with some arguments: the name, the argument and how it is tested.
+inline const char* const kConditional[] = {"open", "openat", "clone", "clone3", "kill", "tgkill", "rt_sigqueueinfo",
+                                           "rt_tgsigqueueinfo", "prlimit64", "prctl", "rt_sigaction", "ioctl"};
+constexpr int kMaxNamed = static_cast<int>(sizeof(kDenied) / sizeof(kDenied[0]) + sizeof(kConditional) / sizeof(kConditional[0]));
+inline int g_named_nr[kMaxNamed];
+inline const char* g_named_name[kMaxNamed];
+inline int g_named_count = 0;
+
+inline void sigsys_handler(int, siginfo_t* si, void*) {
+    if (g_in_handler) _exit(159);
+    g_in_handler = 1;
+    g_kernel_active = 0;
+    const char* name = nullptr;
+    for (int i = 0; i < g_named_count; ++i)
+        if (g_named_nr[i] == si->si_syscall) name = g_named_name[i];
+    char num[32];
+    if (!name) {
+        std::snprintf(num, sizeof num, "syscall %d", si->si_syscall);
+        name = num;
+    }
+    report_where("V", name);
+    _exit(159);
+}
+
+// Installs the filter; returns "" or why the sandbox could not be installed.
+inline std::string install_sandbox() {
+    struct sigaction sa {};
+    sa.sa_sigaction = sigsys_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSYS, &sa, nullptr) != 0) return "sigaction(SIGSYS) failed";
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);  // other architectures' calls: killed (the default)
+    if (!ctx) return "seccomp_init failed";
+    std::string err;
+    auto named = [&](const char* n) -> int {
+        int nr = seccomp_syscall_resolve_name(n);
+        if (nr != __NR_SCMP_ERROR && nr >= 0 && g_named_count < kMaxNamed) {
+            g_named_nr[g_named_count] = nr;
+            g_named_name[g_named_count++] = n;
+        }
+        return nr;
+    };
+    auto rule = [&](uint32_t action, const char* n, unsigned cnt, const scmp_arg_cmp* cmp) {
+        int nr = named(n);
+        if (nr == __NR_SCMP_ERROR) return;  // a call this libseccomp does not know (newer than it)
+        int rc = seccomp_rule_add_array(ctx, action, nr, cnt, cmp);
+        if (rc != 0 && err.empty()) err = fmt("seccomp_rule_add(%s) failed: %s", n, std::strerror(-rc));
+    };
+    for (const char* n : kDenied) rule(SCMP_ACT_TRAP, n, 0, nullptr);
+    const scmp_datum_t low32 = 0xffffffffull;
+    const scmp_datum_t self = static_cast<scmp_datum_t>(getpid());
+    // open/openat for writing, creating or truncating: one rule per flag bit
+    for (int bit : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC}) {
+        scmp_arg_cmp a1 = SCMP_A1(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(bit), static_cast<scmp_datum_t>(bit));
+        scmp_arg_cmp a2 = SCMP_A2(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(bit), static_cast<scmp_datum_t>(bit));
+        rule(SCMP_ACT_TRAP, "open", 1, &a1);
+        rule(SCMP_ACT_TRAP, "openat", 1, &a2);
+    }
+    // clone: threads only (CLONE_THREAD implies CLONE_VM | CLONE_SIGHAND: no new process)
+    scmp_arg_cmp no_thread = SCMP_A0(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(CLONE_THREAD), 0);
+    rule(SCMP_ACT_TRAP, "clone", 1, &no_thread);
+    // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS makes glibc's
+    // pthread_create fall back to clone, where the rule above applies
+    rule(SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, nullptr);
+    // signals: to this process only (raise/abort use tgkill(getpid(), ...))
+    scmp_arg_cmp other0 = SCMP_A0(SCMP_CMP_NE, self);
+    for (const char* n : {"kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"}) rule(SCMP_ACT_TRAP, n, 1, &other0);
+    // raising a resource limit (reading one, new_limit == NULL, stays allowed)
+    scmp_arg_cmp set_limit = SCMP_A2(SCMP_CMP_NE, 0);
+    rule(SCMP_ACT_TRAP, "prlimit64", 1, &set_limit);
+    // prctl(PR_SET_PDEATHSIG): the kernel must die with the runner
+    scmp_arg_cmp pdeath = SCMP_A0(SCMP_CMP_MASKED_EQ, low32, PR_SET_PDEATHSIG);
+    rule(SCMP_ACT_TRAP, "prctl", 1, &pdeath);
+    // a SIGSYS handler of the kernel's own would hide violations
+    scmp_arg_cmp sigsys = SCMP_A0(SCMP_CMP_MASKED_EQ, low32, SIGSYS);
+    rule(SCMP_ACT_TRAP, "rt_sigaction", 1, &sigsys);
+    // typing into a terminal
+    for (unsigned long req : {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
+        scmp_arg_cmp cmd = SCMP_A1(SCMP_CMP_MASKED_EQ, low32, static_cast<scmp_datum_t>(req));
+        rule(SCMP_ACT_TRAP, "ioctl", 1, &cmd);
+    }
+    if (err.empty()) {
+        int rc = seccomp_load(ctx);  // also sets no_new_privs
+        if (rc != 0) err = fmt("seccomp_load failed: %s", std::strerror(-rc));
+    }
+    seccomp_release(ctx);
+    return err;
+}
+#else
+inline std::string install_sandbox() { return "the simulator was built without libseccomp"; }
+#endif
 
 inline uint8_t* gm_alloc_guarded(uint64_t bytes) {
     const uint64_t page = 4096;
@@ -94,6 +237,7 @@ struct GmArg {
     std::string name, in, out;
     uint64_t bytes;
     uint8_t* ptr = nullptr;
+    FILE* out_file = nullptr;  // opened before the sandbox is installed
 };
 
 inline bool read_file(const std::string& path, uint8_t* dst, uint64_t bytes) {
@@ -103,12 +247,10 @@ inline bool read_file(const std::string& path, uint8_t* dst, uint64_t bytes) {
     std::fclose(f);
     return got == bytes;
 }
-inline bool write_file(const std::string& path, const uint8_t* src, uint64_t bytes) {
-    FILE* f = std::fopen(path.c_str(), "wb");
+inline bool write_file(FILE* f, const uint8_t* src, uint64_t bytes) {
     if (!f) return false;
     uint64_t put = std::fwrite(src, 1, bytes, f);
-    std::fclose(f);
-    return put == bytes;
+    return std::fclose(f) == 0 && put == bytes;
 }
 
 inline void set_cfg(Config& c, const std::string& k, const std::string& v) {
@@ -397,7 +539,24 @@ int main(int argc, char** argv) {
         std::memset(t, 0, tb);
         if (!tiling_bytes.empty()) std::memcpy(t, tiling_bytes.data(), tiling_bytes.size());
     }
+    if (real)
+        for (GmArg& g : gms)
+            if (g.out != "-" && !(g.out_file = std::fopen(g.out.c_str(), "wb"))) {
+                std::fprintf(s.report, "X\tcannot create the output file for '%s'\n", g.name.c_str());
+                return 3;
+            }
+    // From here on the kernel's code runs: every file the harness needs is open.
+    std::atexit(exit_hook);
+    std::at_quick_exit(exit_hook);
+    {
+        std::string why = install_sandbox();
+        for (char& c : why)
+            if (c == '\t' || c == '\n') c = ' ';
+        if (why.empty()) std::fprintf(s.report, "S\t1\n");
+        else std::fprintf(s.report, "S\t0\t%s\n", why.c_str());
+    }
     std::fflush(s.report);
+    std::fflush(stdout);
 
     int64_t nblocks = std::max<int64_t>(s.cfg.block_dim, 1);
     std::vector<CoreStats> block_stats(static_cast<size_t>(nblocks));
@@ -451,6 +610,7 @@ int main(int argc, char** argv) {
     }
     g_barrier.active = true;
     g_barrier.total = nblocks;
+    g_kernel_active = 1;
     {
         std::vector<std::thread> threads;
         for (int64_t b = 0; b < nblocks; ++b) threads.emplace_back(run_block, b);
@@ -458,12 +618,14 @@ int main(int argc, char** argv) {
     }
     for (char f : block_failed) failed = failed || f;
 #else
+    g_kernel_active = 1;
     for (int64_t b = 0; b < nblocks && !failed; ++b) {
         run_block(b);
         failed = block_failed[static_cast<size_t>(b)] != 0;
         if (failed) nblocks = b + 1;
     }
 #endif
+    g_kernel_active = 0;
     for (int64_t b = 0; b < nblocks; ++b) {
         const CoreStats& cs = block_stats[static_cast<size_t>(b)];
         std::fprintf(s.report, "K\t%lld\t%.1f", static_cast<long long>(b), cs.end);
@@ -476,7 +638,8 @@ int main(int argc, char** argv) {
     if (!failed && !out_elem.empty() && check_outputs(s.report, s.gm, block_writes) > 0) failed = true;
     if (real)
         for (GmArg& g : gms)
-            if (g.out != "-") write_file(g.out, g.ptr, g.bytes);
+            if (g.out_file && !write_file(g.out_file, g.ptr, g.bytes))
+                std::fprintf(s.report, "X\tcannot write the output file for '%s'\n", g.name.c_str());
     std::fprintf(s.report, "E\t%s\n", failed ? "fail" : "ok");
     std::fflush(s.report);
     return failed ? 1 : 0;

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..chips import DEFAULT_CHIP, load_chip
+from .. import processes
 from ..errors import UserError
+from ..processes import die_with_parent, pid_alive
 from .cost import CoreCost, CostReport, PIPES, aggregate, chip_config
 from .signature import Param, parse_signature, registered_tiling_struct, strip_comments
 
@@ -84,6 +87,7 @@ class KernelArtifact:
     source_name: str = "kernel.cpp"
     build_seconds: float = 0.0
     cached: bool = False
+    sandboxed: bool = False  # linked with libseccomp: runs install the sandbox (see docs/simulator.md)
 
 
 @dataclass
@@ -96,6 +100,11 @@ class SimResult:
     returncode: int
     log: str = ""
     tiling_layout: list[dict] = field(default_factory=list)
+    #: whether the kernel ran inside the seccomp sandbox; when False, ``sandbox_note`` says why
+    sandboxed: bool = False
+    sandbox_note: str = ""
+    #: the forbidden system call the kernel made (``"execve"``, ...), or None
+    violation: str | None = None
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -111,6 +120,8 @@ class SimResult:
             lines.append(f"crash: {self.crash}")
         if self.cost:
             lines.append(self.cost.summary())
+        if not self.sandboxed:
+            lines.append(f"not sandboxed: {self.sandbox_note or 'the kernel ran without the seccomp sandbox'}")
         return "\n".join(lines) if lines else "ok"
 
 
@@ -132,6 +143,75 @@ def _library_digest() -> str:
 
 
 _LIB_DIGEST: str | None = None
+
+# ----------------------------------------------------------------------------- sandbox probe
+_SECCOMP_PROBE = """#include <seccomp.h>
+int main() {
+    scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+    if (!c) return 1;
+    int rc = seccomp_rule_add(c, SCMP_ACT_TRAP, SCMP_SYS(execve), 0);
+    seccomp_release(c);
+    return rc == 0 ? 0 : 1;
+}
+"""
+SECCOMP_FLAGS = ("-DASC_SIM_SECCOMP=1",)
+SECCOMP_LIBS = ("-lseccomp",)
+_SANDBOX: tuple[bool, str] | None = None
+_SANDBOX_LOCK = threading.Lock()
+
+
+def _probe_key() -> str:
+    """What the probe's answer depends on: the probe, the compiler, and libseccomp's header
+    and library being there (installing or removing libseccomp-dev changes the key)."""
+    h = hashlib.sha256(_SECCOMP_PROBE.encode())
+    gxx = shutil.which("g++") or "g++"
+    for path in (gxx, "/usr/include/seccomp.h", *sorted(str(p) for p in Path("/usr/lib").glob("*/libseccomp.so*")),
+                 *sorted(str(p) for p in Path("/usr/lib").glob("libseccomp.so*"))):
+        try:
+            st = os.stat(path)
+            h.update(f"{path}:{st.st_size}:{st.st_mtime_ns}".encode())
+        except OSError:
+            h.update(f"{path}:-".encode())
+    return h.hexdigest()[:16]
+
+
+def sandbox_support() -> tuple[bool, str]:
+    """``(available, why not)``: whether kernels can be linked against libseccomp. A tiny probe
+    is compiled, linked and run once; the answer is cached in the build cache (per compiler
+    and libseccomp install) and in the process."""
+    global _SANDBOX
+    with _SANDBOX_LOCK:
+        if _SANDBOX is not None:
+            return _SANDBOX
+        cache = cache_dir() / f"seccomp-probe-{_probe_key()}.json"
+        try:
+            data = json.loads(cache.read_text())
+            _SANDBOX = (bool(data["ok"]), str(data["why"]))
+            return _SANDBOX
+        except (OSError, ValueError, KeyError):
+            pass
+        with tempfile.TemporaryDirectory(prefix="seccomp-probe.", dir=cache_dir()) as d:
+            (Path(d) / "probe.cpp").write_text(_SECCOMP_PROBE)
+            try:
+                proc = subprocess.run(["g++", "probe.cpp", "-o", "probe", *SECCOMP_LIBS], cwd=d,
+                                      capture_output=True, text=True, timeout=120)
+                if proc.returncode != 0:
+                    ok, why = False, ("libseccomp is not installed (no <seccomp.h> or -lseccomp; "
+                                      "install the Debian package libseccomp-dev)")
+                else:
+                    run = subprocess.run([str(Path(d) / "probe")], capture_output=True, timeout=30)
+                    ok, why = run.returncode == 0, ("" if run.returncode == 0 else
+                                                    f"the libseccomp probe failed (exit status {run.returncode})")
+            except (OSError, subprocess.TimeoutExpired) as e:
+                ok, why = False, f"the libseccomp probe could not run: {e}"
+        _SANDBOX = (ok, why)
+        try:
+            tmp = cache.with_name(cache.name + f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"ok": ok, "why": why}))
+            os.replace(tmp, cache)
+        except OSError:
+            pass
+        return _SANDBOX
 
 
 def _launcher(kernel_name: str, params: list[Param]) -> str:
@@ -165,9 +245,12 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
                             hint="use BEGIN_TILING_DATA_DEF(Name) ... END_TILING_DATA_DEF or pass tiling_struct")
     if _LIB_DIGEST is None:
         _LIB_DIGEST = _library_digest()
+    sandboxed, _ = sandbox_support()
+    link = SECCOMP_LIBS if sandboxed else ()
+    cxxflags = tuple(cxxflags) + (SECCOMP_FLAGS if sandboxed else ())
     h = hashlib.sha256()
     for part in (BUILD_FORMAT, _LIB_DIGEST, source, kernel_name, tiling_header or "", tiling_struct or "",
-                 json.dumps(sorted((extra_sources or {}).items())), " ".join(cxxflags)):
+                 json.dumps(sorted((extra_sources or {}).items())), " ".join(cxxflags + link)):
         h.update(part.encode())
         h.update(b"\0")
     key = h.hexdigest()[:24]
@@ -177,7 +260,7 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
     if meta_path.exists() and exe.exists():
         meta = json.loads(meta_path.read_text())
         return KernelArtifact(kernel_name, exe, key, params, chip, lenient, tiling_struct, meta["warnings"],
-                              build_seconds=meta.get("build_seconds", 0.0), cached=True)
+                              build_seconds=meta.get("build_seconds", 0.0), cached=True, sandboxed=sandboxed)
 
     tmp = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=cache_dir()))
     try:
@@ -201,7 +284,7 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         tu_text += _launcher(kernel_name, params)
         tu_text += f'#include "{HARNESS}"\n'
         (tmp / "main.cpp").write_text(tu_text)
-        cmd = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", "-o", "kernel.bin"]
+        cmd = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", "-o", "kernel.bin", *link]
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
         elapsed = time.perf_counter() - t0
@@ -217,7 +300,7 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         except OSError:  # another process built it first
             shutil.rmtree(tmp, ignore_errors=True)
         return KernelArtifact(kernel_name, exe, key, params, chip, lenient, tiling_struct, warnings,
-                              build_seconds=elapsed)
+                              build_seconds=elapsed, sandboxed=sandboxed)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
@@ -246,9 +329,25 @@ def _from_bf16_bits(b: np.ndarray) -> np.ndarray:
     return (b.astype(np.uint32) << 16).view(np.float32)
 
 
+_LIBC = None
+
+
+def _libc():
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = processes.libc()
+    return _LIBC
+
+
 def _preexec(memory_limit_mb: int):
+    """Runs in the child between fork and exec: its own session and process group (a kernel's
+    kill(0, ...) reaches only itself), death with the calling thread (PR_SET_PDEATHSIG), limits."""
+    libc = _libc()  # loaded before the fork: nothing is imported in the child
+    parent = os.getpid()
+
     def fn():
         os.setsid()
+        die_with_parent(parent, libc)
         limit = int(memory_limit_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -300,7 +399,9 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
 
     out_params = _output_params(art, args, values, outputs)
 
-    run_dir = Path(tempfile.mkdtemp(prefix="ascendcraft-sim-run.", dir=_run_root()))
+    root = _run_root()
+    _reap_dead_jobs(root)
+    run_dir = Path(tempfile.mkdtemp(prefix=f"{_JOB_PREFIX}{os.getpid()}.", dir=root))
     try:
         job = []
         cfg = chip_config(chip_obj)
@@ -358,8 +459,9 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
 
         timed_out = False
         try:
-            proc = subprocess.Popen([str(art.exe), str(run_dir / "job.txt")], stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, preexec_fn=_preexec(memory_limit_mb), cwd=run_dir)
+            proc = subprocess.Popen([str(art.exe), str(run_dir / "job.txt")], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    preexec_fn=_preexec(memory_limit_mb), cwd=run_dir)
             try:
                 out, _ = proc.communicate(timeout=timeout_s + 5)
             except subprocess.TimeoutExpired:
@@ -405,6 +507,29 @@ def _output_params(art: KernelArtifact, args: list, values: list, outputs) -> se
     return chosen
 
 
+_JOB_PREFIX = "ascendcraft-sim-run."
+_JOB_RE = re.compile(re.escape(_JOB_PREFIX) + r"(\d+)\.")
+
+
+def _reap_dead_jobs(root: str) -> None:
+    """Remove job directories (``ascendcraft-sim-run.<pid>.*``) whose calling process is gone:
+    a caller killed with SIGKILL cannot clean up, and its GM arrays would stay in RAM."""
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    me = os.getpid()
+    for e in entries:
+        m = _JOB_RE.match(e.name)
+        if not m or int(m.group(1)) == me or pid_alive(int(m.group(1))):
+            continue
+        try:
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def _run_root() -> str:
     """Job directories live in RAM (/dev/shm) when possible: GM arrays pass through files."""
     shm = "/dev/shm"
@@ -433,13 +558,30 @@ def _collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, v
     cores: list[CoreCost] = []
     layout = []
     harness_error = None
+    violation = exit_call = None
+    finished = False
+    sandboxed, sandbox_note = False, ""
     text = report.read_text(errors="replace") if report.exists() else ""
     for line in text.splitlines():
         f = line.split("\t")
-        if f[0] == "D" and len(f) >= 8:
+        if f[0] == "S" and len(f) >= 2:
+            sandboxed = f[1] == "1"
+            sandbox_note = "" if sandboxed else "\t".join(f[2:])
+        elif f[0] == "V" and len(f) >= 6:
+            violation = f[1]
+            where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
+            crash = (f"sandbox violation: the kernel made a forbidden system call ({f[1]}) in block {f[2]}{where}: "
+                     f"{_violation_reason(f[1])}")
+        elif f[0] == "Q" and len(f) >= 6:
+            where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
+            exit_call = (f"the kernel called exit() in block {f[2]}{where}: a kernel must return from its entry "
+                         f"point; exit()/quick_exit() end the simulation, so its outputs are not trusted")
+        elif f[0] == "E":
+            finished = True
+        elif f[0] == "D" and len(f) >= 8:
             diags.append(Diagnostic(f[1], f[2], f[3], "\t".join(f[7:]), int(f[5]) or None, f[4] or None,
                                     int(f[6])))
-        elif f[0] == "C" and len(f) >= 6:
+        elif f[0] == "C" and len(f) >= 6 and violation is None:
             where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
             crash = f"{f[1]} in block {f[2]}{where}"
         elif f[0] == "K" and len(f) >= 16:
@@ -450,17 +592,32 @@ def _collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, v
             layout.append({"name": f[1], "type": f[2], "offset": int(f[3]), "size": int(f[4])})
         elif f[0] == "X":
             harness_error = "\t".join(f[1:])
+    if crash is None and exit_call:
+        crash = exit_call
     if timed_out and crash is None:
         crash = "time limit exceeded (the kernel hangs or is too slow); killed"
     elif crash is None and rc not in (0, 1):
-        if rc < 0:
+        if rc == -signal.SIGSYS:
+            violation = violation or "unknown"
+            crash = ("sandbox violation: the kernel made a forbidden system call while it blocked all signals, so the "
+                     "call is not named (glibc's system(), popen() and posix_spawn() block them before they start a "
+                     "process); it was killed by SIGSYS: kernels may not start processes, open files for writing, "
+                     "change files, signal other processes or use the network")
+        elif rc < 0:
             crash = f"killed by signal {-rc} ({signal.Signals(-rc).name})"
         elif harness_error:
             crash = harness_error
         else:
             crash = f"exit status {rc}" + (" (out of memory?)" if "bad_alloc" in log else "")
+    if crash is None and not finished and not harness_error:
+        # no crash line, no end line: the process ended inside the kernel (_exit, exit_group)
+        crash = (f"the kernel called exit() (_exit or exit_group, exit status {rc}) before it returned: a kernel "
+                 f"must return from its entry point, so its outputs are not trusted")
     if crash and crash.startswith("SIGALRM"):
         crash = "time limit exceeded (the kernel hangs or is too slow): " + crash
+    elif crash and crash.startswith("SIGTERM"):
+        crash = ("the kernel received " + crash + "; the simulator never sends SIGTERM, so the kernel sent it to "
+                 "itself (raise, kill) or another process did")
     outputs: list[Any] = []
     if not cost_only:
         for spec, v in zip(out_specs, values):
@@ -468,12 +625,47 @@ def _collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, v
                 outputs.append(v)
                 continue
             _, path, dtype, shape, is_bf16 = spec
-            if path.exists():
+            nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+            if finished and path.exists() and path.stat().st_size == nbytes:
                 arr = np.fromfile(path, dtype=dtype).reshape(shape)
                 outputs.append(_from_bf16_bits(arr) if is_bf16 else (arr.view(np.bool_) if v.dtype == np.bool_ else arr))
             else:
                 outputs.append(None)
     cost = aggregate(sorted(cores, key=lambda c: c.block), chip_obj, block_dim) if cores else None
-    ok = rc == 0 and crash is None and not any(d.severity == "error" for d in diags)
+    ok = rc == 0 and finished and crash is None and not any(d.severity == "error" for d in diags)
+    if not sandboxed:
+        if not art.sandboxed:
+            sandbox_note = "the simulator was built without libseccomp: " + (sandbox_support()[1] or "not available")
+        elif not sandbox_note:
+            sandbox_note = "the run ended before the harness installed the sandbox (the kernel did not run)"
     return SimResult(ok=ok, outputs=outputs, diagnostics=diags, cost=cost, crash=crash, returncode=rc, log=log,
-                     tiling_layout=layout)
+                     tiling_layout=layout, sandboxed=sandboxed, sandbox_note=sandbox_note, violation=violation)
+
+
+_VIOLATION_KINDS = (
+    (("execve", "execveat", "fork", "vfork", "clone", "clone3"),
+     "kernels may not start processes (system(), popen(), fork(), exec*())"),
+    (("socket", "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendto", "sendmsg", "sendmmsg",
+      "recvfrom", "recvmsg", "recvmmsg", "setsockopt", "getsockopt", "shutdown", "getsockname", "getpeername"),
+     "kernels may not use the network"),
+    (("open", "openat", "openat2", "creat", "open_by_handle_at", "name_to_handle_at"),
+     "kernels may not open files for writing or create files (reading is allowed)"),
+    (("unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat",
+      "symlink", "symlinkat", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+      "truncate", "ftruncate", "fallocate", "utime", "utimes", "utimensat", "futimesat", "mknod", "mknodat",
+      "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"),
+     "kernels may not change files or directories (delete, rename, create, chmod, chown, truncate; reading is "
+     "allowed)"),
+    (("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal",
+      "pidfd_getfd", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "setpgid", "setsid"),
+     "kernels may signal only their own process (raise(), kill(getpid(), ...)), not other processes or "
+     "process groups, and may not trace them"),
+)
+
+
+def _violation_reason(name: str) -> str:
+    for names, why in _VIOLATION_KINDS:
+        if name in names:
+            return why
+    return ("kernels may not start processes, open files for writing, change files or the system, signal other "
+            "processes or use the network")

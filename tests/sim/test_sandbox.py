@@ -1,0 +1,180 @@
+"""The sandbox around simulated kernels (docs/simulator.md, "Sandbox"): a kernel written by an
+LLM may try to write or delete files, start processes, use the network, end the process
+before it returns or signal its process group. Each attempt is stopped and reported with
+the reason; a normal kernel still runs; a killed caller leaves no job folder behind."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ascendcraft.sim import build_kernel, run_kernel
+from ascendcraft.sim.runner import _JOB_PREFIX, _run_root, sandbox_support
+
+from sim_helpers import kernel_source, poisoned
+
+N = 64
+NORMAL, WRITE_FILE, UNLINK, SYSTEM, FORK, CONNECT, EXIT, UNDERSCORE_EXIT, QUICK_EXIT, KILL_GROUP, RAISE, EXEC = range(12)
+
+
+@pytest.fixture(scope="module")
+def art():
+    a = build_kernel(kernel_source("sandbox_escape.cpp"), "escape")
+    assert a.warnings == [], a.warnings
+    return a
+
+
+@pytest.fixture
+def sandboxed(art):
+    ok, why = sandbox_support()
+    assert ok and art.sandboxed, f"libseccomp is not available, kernels run without a sandbox: {why}"
+
+
+def _run(art, mode, port=0, **kw):
+    x = np.arange(N, dtype=np.float32)
+    return x, run_kernel(art, [x, poisoned(N, np.float32), N, mode, port], block_dim=1, timeout_s=10, **kw)
+
+
+def test_normal_kernel_runs_sandboxed_and_matches_numpy(art, sandboxed):
+    x, res = _run(art, NORMAL)
+    assert res.ok, res.report()
+    assert res.sandboxed and res.violation is None and res.crash is None
+    np.testing.assert_array_equal(res.outputs[1], 2 * x)
+    assert "not sandboxed" not in res.report()
+
+
+def test_threaded_kernel_still_runs_sandboxed(rng, sandboxed):
+    """SyncAll kernels run one thread per block: threads are allowed, processes are not."""
+    art = build_kernel(kernel_source("sum_all_sync.cpp"), "sum_all")
+    x = rng.standard_normal(8 * 256).astype(np.float32)
+    res = run_kernel(art, [x, poisoned(8, np.float32), 256, -1], block_dim=8, workspace_bytes=8 * 32)
+    assert res.ok and res.sandboxed, res.report()
+    np.testing.assert_allclose(res.outputs[1][0], x.astype(np.float64).sum(), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("mode,calls,words", [
+    (WRITE_FILE, {"openat", "open"}, "open files for writing"),
+    (SYSTEM, None, "start processes"),
+    (FORK, {"clone", "fork"}, "start processes"),
+    (EXEC, {"execve"}, "start processes"),
+])
+def test_file_and_process_escapes_are_stopped(art, sandboxed, tmp_path, monkeypatch, mode, calls, words):
+    target = tmp_path / "escaped.txt"
+    monkeypatch.setenv("ASC_SANDBOX_FILE", str(target))
+    _, res = _run(art, mode)
+    assert not target.exists(), "the kernel wrote a file outside its job folder"
+    assert not res.ok and res.outputs[1] is None
+    assert res.crash.startswith("sandbox violation: the kernel made a forbidden system call"), res.crash
+    assert words in res.crash, res.crash
+    if calls is not None:  # system() blocks every signal first: the call cannot be named then
+        assert res.violation in calls and f"({res.violation})" in res.crash, res.crash
+        assert "GlobalTensor::SetValue at kernel.cpp:" in res.crash
+    assert "time limit" not in res.crash
+
+
+def test_deleting_a_file_is_stopped(art, sandboxed, tmp_path, monkeypatch):
+    target = tmp_path / "keep.txt"
+    target.write_text("mine")
+    monkeypatch.setenv("ASC_SANDBOX_FILE", str(target))
+    _, res = _run(art, UNLINK)
+    assert target.read_text() == "mine"
+    assert res.violation == "unlink" and "change files" in res.crash, res.crash
+
+
+def test_network_is_stopped(art, sandboxed):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        srv.settimeout(0.2)
+        _, res = _run(art, CONNECT, port=srv.getsockname()[1])
+        try:
+            conn, _ = srv.accept()
+            conn.close()
+            connected = True
+        except (socket.timeout, BlockingIOError):
+            connected = False
+    assert not connected, "the kernel connected to a local port"
+    assert res.violation == "socket" and "use the network" in res.crash, res.crash
+
+
+@pytest.mark.parametrize("mode", [EXIT, UNDERSCORE_EXIT, QUICK_EXIT])
+def test_exit_in_a_kernel_is_an_error(art, mode):
+    _, res = _run(art, mode)
+    assert not res.ok
+    assert res.outputs[1] is None
+    assert res.crash is not None and "the kernel called exit()" in res.crash, res.crash
+    if mode != UNDERSCORE_EXIT:  # the atexit/at_quick_exit hook knows where the kernel was
+        assert "GlobalTensor::SetValue at kernel.cpp:" in res.crash
+
+
+def test_signalling_the_process_group_is_not_a_time_limit(art):
+    _, res = _run(art, KILL_GROUP)
+    assert not res.ok and res.crash is not None
+    assert "time limit" not in res.crash, res.crash
+    if res.sandboxed:
+        assert res.violation == "kill" and "signal only their own process" in res.crash, res.crash
+    else:
+        assert "SIGTERM" in res.crash
+
+
+def test_a_kernel_that_signals_itself_is_reported_as_the_signal(art):
+    _, res = _run(art, RAISE)
+    assert not res.ok and res.violation is None
+    assert "SIGTERM" in res.crash and "time limit" not in res.crash, res.crash
+
+
+CALLER = """
+import sys, time
+import numpy as np
+sys.path.insert(0, {helpers!r})
+from sim_helpers import kernel_source
+from ascendcraft.sim import build_kernel, run_kernel
+art = build_kernel(kernel_source("crash_hang.cpp"), "hang_kernel")
+run_kernel(art, [np.zeros(64, np.float32), 64], block_dim=1, timeout_s=60)
+"""
+
+
+def _sim_children(job_dirs):
+    """Pids of processes whose command line names one of the job folders."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if any(str(d) in cmd for d in job_dirs):
+                pids.append(int(proc.name))
+    return pids
+
+
+def test_killed_caller_leaves_no_job_folder_and_no_process(art):
+    build_kernel(kernel_source("crash_hang.cpp"), "hang_kernel")  # built here: the caller finds it cached
+    root = Path(_run_root())
+    caller = subprocess.Popen([sys.executable, "-c", CALLER.format(helpers=str(Path(__file__).parent))],
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        pattern = f"{_JOB_PREFIX}{caller.pid}.*"
+        deadline = time.monotonic() + 20
+        jobs: list[Path] = []
+        while time.monotonic() < deadline and not (jobs and _sim_children(jobs)):
+            time.sleep(0.05)
+            jobs = list(root.glob(pattern))
+        assert jobs and _sim_children(jobs), "the caller never started the kernel (job folders are named by pid)"
+    finally:
+        caller.send_signal(signal.SIGKILL)
+        caller.wait()
+    deadline = time.monotonic() + 5
+    while _sim_children(jobs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _sim_children(jobs), "the simulated kernel outlived its caller"
+    assert all(j.exists() for j in jobs)  # SIGKILL: the caller could not clean up
+    _run(art, NORMAL)  # the next run removes the folders of dead callers
+    assert not any(j.exists() for j in jobs), "a killed caller's job folder outlived the next run"
