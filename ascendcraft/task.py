@@ -19,9 +19,12 @@ import inspect
 import math
 import random
 import re
+import signal
 import sys
+import threading
 import traceback
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -109,9 +112,38 @@ def _where(exc: BaseException, filename: str) -> str:
     return f"{Path(filename).name}:{f.lineno}" + (f": {f.line.strip()}" if f.line else "")
 
 
+#: Seconds one call into an op file (importing it, get_inputs(), building the Model, forward)
+#: may take before it is stopped as hanging.
+OP_CALL_TIMEOUT_S = 300
+
+
+class _OpTimeout(BaseException):
+    """Raised in the main thread when a call into the op file runs past OP_CALL_TIMEOUT_S."""
+
+
+@contextmanager
+def _time_limit():
+    """Stop an op-file call that runs too long (an endless loop): a SIGALRM in the main thread.
+    Does nothing off the main thread or when a timer is already running (nested calls, a caller's
+    own alarm), so it never clobbers another time limit."""
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0]:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _OpTimeout()
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, OP_CALL_TIMEOUT_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 #: What code in an op file can raise. Op files are untrusted: ``sys.exit()`` or a raised
 #: KeyboardInterrupt there is the op file's failure, never ascendcraft's exit code.
-_OP_ERRORS = (Exception, SystemExit, KeyboardInterrupt)
+_OP_ERRORS = (Exception, SystemExit, KeyboardInterrupt, _OpTimeout)
 
 
 def _op_error(exc: BaseException) -> None:
@@ -129,10 +161,13 @@ def _fail(stage: str, exc: BaseException, filename: str, hint: str | None = None
         text = f"it called sys.exit({exc.code!r})"
     elif isinstance(exc, KeyboardInterrupt):
         text = "it raised KeyboardInterrupt"
+    elif isinstance(exc, _OpTimeout):
+        text = f"it did not finish within {OP_CALL_TIMEOUT_S} s (an endless loop?)"
     else:
         text = f"{type(exc).__name__}: {exc}".strip()
     msg = f"{stage} failed: {text}" + (f" (at {where})" if where else "")
-    return UserError(msg, hint=hint or (_TASK_HELP if isinstance(exc, (SystemExit, KeyboardInterrupt)) else None))
+    return UserError(msg, hint=hint or (_TASK_HELP if isinstance(exc, (SystemExit, KeyboardInterrupt, _OpTimeout))
+                                        else None))
 
 
 class _TooBig(Exception):
@@ -451,7 +486,7 @@ class TaskShapes:
         """Fresh inputs: ``torch.manual_seed(seed)`` then ``get_inputs()`` (CPU tensors)."""
         filename = str(self._task.path)
         try:
-            with torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with _time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 torch.manual_seed(seed)
                 inputs = self._mod.get_inputs()
         except _OP_ERRORS as e:  # noqa: BLE001
@@ -475,7 +510,7 @@ class TaskShapes:
         filename = str(self._task.path)
         stage = "Model(*get_init_inputs())"
         try:
-            with torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with _time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 model = self._model()
                 stage = "Model.forward"
                 out = model(*inputs)
@@ -495,7 +530,7 @@ class TaskShapes:
         narrower float (``.half()``) keep that dtype: rounded once from the float64 result.
         """
         try:
-            with torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with _time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 model = self._model().double()
                 out = model(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
                               for x in inputs])
@@ -508,7 +543,7 @@ class TaskShapes:
     def parameter_values(self) -> dict[str, torch.Tensor]:
         """The model's state_dict (seeded), keys with '.' replaced by '_'."""
         try:
-            with torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with _time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 model = self._model()
         except _OP_ERRORS as e:  # noqa: BLE001
             raise _fail("Model(*get_init_inputs())", e, str(self._task.path)) from None
@@ -616,7 +651,8 @@ class Task:
         base = self._execute({})
         _check_interface(base, path)
         self._base = base
-        ev = _evaluate(base, str(path))
+        with _time_limit():
+            ev = _evaluate(base, str(path))
         if ev.error is not None and ev.definitive:
             raise ev.error  # the forward pass itself is broken, not just unshapeable on meta
         self._cache[()] = ev
@@ -639,7 +675,8 @@ class Task:
         # module up by name. Removed afterwards so loads do not leak into sys.modules.
         sys.modules[module.__name__] = module
         try:
-            exec(code, module.__dict__)  # noqa: S102 - running the task file is the point
+            with _time_limit():
+                exec(code, module.__dict__)  # noqa: S102 - running the task file is the point
         except _OP_ERRORS as e:  # noqa: BLE001
             stage = f"importing {self.path.name}" + (f" with {overrides}" if overrides else "")
             raise _fail(stage, e, filename) from None
@@ -657,7 +694,8 @@ class Task:
         if cached is None or (not cached.definitive and cap > self._caps.get(key, 0)):
             self._caps[key] = cap
             try:
-                ev = _evaluate(self._execute(overrides), str(self.path), cap)
+                with _time_limit():
+                    ev = _evaluate(self._execute(overrides), str(self.path), cap)
             except UserError as e:
                 ev = _Eval((), None, {}, (), error=e)
             self._cache[key] = ev
@@ -704,7 +742,8 @@ class Task:
             try:
                 mod = self._execute({name: value + 1})
                 with torch.device("meta"), torch.no_grad():
-                    specs = _input_specs(mod.get_inputs(), str(self.path))
+                    with _time_limit():
+                        specs = _input_specs(mod.get_inputs(), str(self.path))
             except _OP_ERRORS as e:  # noqa: BLE001 - not a free size, leave it alone
                 _op_error(e)
                 continue

@@ -228,11 +228,104 @@ def _launcher(kernel_name: str, params: list[Param]) -> str:
             f"    (void)gm; (void)sc;\n    {kernel_name}({body});\n}}\n")
 
 
+# ----------------------------------------------------------------------------- foreign host code
+def _mask_code(src: str) -> str:
+    """``src`` with comments and string/char literals replaced by spaces (same length, same
+    newlines), so the host-code scan below never matches inside them."""
+    out = list(src)
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+        elif src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif c in "\"'":
+            j = i + 1
+            while j < n and src[j] != c and src[j] != "\n":
+                j += 2 if src[j] == "\\" else 1
+            j = min(j + 1, n)
+        else:
+            i += 1
+            continue
+        for k in range(i, j):
+            if out[k] != "\n":
+                out[k] = " "
+        i = j
+    return "".join(out)
+
+
+_CALLEE_RE = re.compile(r"((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*(?:\s*<[^;{}()<>]*(?:<[^;{}()<>]*>[^;{}()<>]*)*>)?)"
+                        r"\s*\Z")
+_HOST_MAIN_RE = re.compile(r"\b(?:int|int32_t|auto)\s+main\s*\(")
+
+
+def _balanced_end(masked: str, i: int, open_: str, close: str) -> int:
+    """Index just past the bracket that closes the one at ``masked[i]``, or -1."""
+    depth = 0
+    for j in range(i, len(masked)):
+        if masked[j] == open_:
+            depth += 1
+        elif masked[j] == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return -1
+
+
+def rewrite_host_launches(source: str) -> str:
+    """Turn every host-side ``kernel<<<blockDim, l2ctrl, stream>>>(args...)`` (not C++) into
+    ``::asc_sim_host::launch(kernel, blockDim, l2ctrl, stream, args...)``, a no-op that still
+    makes the compiler see every expression.  Line numbers are preserved: the newlines of a
+    rewritten launch follow it.  Sources without ``<<<`` are returned unchanged."""
+    masked = _mask_code(source)
+    if "<<<" not in masked:
+        return source
+    out, pos = [], 0
+    for m in re.finditer(r"<<<", masked):
+        start = m.start()
+        if start < pos:
+            continue
+        callee = _CALLEE_RE.search(masked[max(0, start - 400):start])
+        close = masked.find(">>>", m.end())
+        if callee is None or close < 0:
+            continue
+        k = close + 3
+        while k < len(masked) and masked[k].isspace():
+            k += 1
+        if k >= len(masked) or masked[k] != "(":
+            continue
+        end = _balanced_end(masked, k, "(", ")")
+        if end < 0:
+            continue
+        cstart = start - len(callee.group(1)) - (len(masked[max(0, start - 400):start]) - callee.end(1))
+        cfg = source[m.end():close].strip()
+        args = source[k + 1:end - 1].strip()
+        name = source[cstart:start].strip()
+        call = f"::asc_sim_host::launch({name}, {cfg}" + (f", {args})" if args else ")")
+        call = " ".join(call.split())  # one line; the newlines go after it
+        out.append(source[pos:cstart])
+        out.append(call + "\n" * source[cstart:end].count("\n"))
+        pos = end
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def has_host_main(source: str) -> bool:
+    return bool(_HOST_MAIN_RE.search(_mask_code(source)))
+
+
 def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = None,
                  tiling_struct: str | None = None, chip: str = DEFAULT_CHIP, lenient: bool = False,
-                 extra_sources: dict[str, str] | None = None,
+                 extra_sources: dict[str, str] | None = None, defines: dict[str, Any] | None = None,
                  cxxflags: tuple[str, ...] = DEFAULT_CXXFLAGS) -> KernelArtifact:
-    """Compile ``source`` (an AscendC kernel) into a cached simulator executable."""
+    """Compile ``source`` (an AscendC kernel) into a cached simulator executable.
+
+    ``defines`` are macros the CANN build would pass on the command line, such as the
+    ``DTYPE_X``/``ORIG_DTYPE_X`` type macros of an msopgen project (``{"DTYPE_X": "half"}``);
+    they are defined before anything else in the translation unit."""
     global _LIB_DIGEST
     import time
 
@@ -249,7 +342,13 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
     link = SECCOMP_LIBS if sandboxed else ()
     cxxflags = tuple(cxxflags) + (SECCOMP_FLAGS if sandboxed else ())
     h = hashlib.sha256()
+    define_lines = []
+    for name, value in (defines or {}).items():
+        if not re.fullmatch(r"[A-Za-z_]\w*", str(name)) or "\n" in str(value):
+            raise UserError(f"defines: {name!r} = {value!r} is not a macro name and a one-line value")
+        define_lines.append(f"#define {name} {value}")
     for part in (BUILD_FORMAT, _LIB_DIGEST, source, kernel_name, tiling_header or "", tiling_struct or "",
+                 "\n".join(define_lines),
                  json.dumps(sorted((extra_sources or {}).items())), " ".join(cxxflags + link)):
         h.update(part.encode())
         h.update(b"\0")
@@ -264,12 +363,17 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
 
     tmp = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=cache_dir()))
     try:
-        (tmp / "kernel.cpp").write_text(source)
+        # foreign direct-launch sources: the host side is compiled (never run); see docs/simulator.md
+        (tmp / "kernel.cpp").write_text(rewrite_host_launches(source))
+        host_main = has_host_main(source)
+        for inc in sorted(set(re.findall(r'#\s*include\s*[<"](aclrtlaunch_\w+\.h)[>"]', source))):
+            if inc not in (extra_sources or {}):  # the header the CANN build generates per kernel
+                (tmp / inc).write_text('#pragma once\n#include "acl/acl.h"\n')
         for name, text in (extra_sources or {}).items():
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
-        tu = [f"#define ASC_SIM_NUM_ARGS {len(params)}"]
+        tu = define_lines + [f"#define ASC_SIM_NUM_ARGS {len(params)}"]
         if re.search(r"\bSyncAll\b", strip_comments(source)):
             tu.append("#define ASC_SIM_THREADS 1")  # one thread per block so SyncAll is a real barrier
         if tiling_header is not None:
@@ -279,7 +383,10 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         if tiling_header is not None:
             tu += ['#include "asc_sim_tiling_header.h"',
                    f"namespace asc_sim_tiling_ns {{ using namespace optiling; using Default = {tiling_struct}; }}"]
-        tu.append('#include "kernel.cpp"')
+        if host_main:  # the source's host main() becomes an ordinary function that nothing calls
+            tu += ["#define main asc_sim_foreign_host_main", '#include "kernel.cpp"', "#undef main"]
+        else:
+            tu.append('#include "kernel.cpp"')
         tu_text = "\n".join(tu) + "\n"
         tu_text += _launcher(kernel_name, params)
         tu_text += f'#include "{HARNESS}"\n'

@@ -7,3 +7,5 @@
 #include "asc_sim/tiling.h"
 #include "asc_sim/cube.h"
 #include "asc_sim/adv.h"
+#include "asc_sim/consts.h"
+#include "asc_sim/host.h"

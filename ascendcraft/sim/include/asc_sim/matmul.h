@@ -26,9 +26,9 @@ struct MatmulConfig {
     bool doMultiDataLoad = false;
     bool enableInit = true;
 };
-constexpr MatmulConfig CFG_NORM{true, false, true};
-constexpr MatmulConfig CFG_MDL{false, true, true};
-constexpr MatmulConfig CFG_IBSHARE_NORM{true, false, true};
+inline constexpr MatmulConfig CFG_NORM{true, false, true};
+inline constexpr MatmulConfig CFG_MDL{false, true, true};
+inline constexpr MatmulConfig CFG_IBSHARE_NORM{true, false, true};
 inline constexpr MatmulConfig GetNormalConfig() { return CFG_NORM; }
 inline constexpr MatmulConfig GetMDLConfig() { return CFG_MDL; }
 
