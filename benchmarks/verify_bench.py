@@ -32,7 +32,10 @@ def main(argv=None) -> int:
 
     import ascendcraft
     from ascendcraft.lower import lower
-    from ascendcraft.checking import check_kernel
+    try:
+        from ascendcraft.checking import check_kernel
+    except ImportError:            # a checkout from before the rename (to compare policies)
+        from ascendcraft.pipeline import check_kernel
 
     only = set(args.only.split(",")) if args.only else None
     rows = []
