@@ -28,6 +28,11 @@ loop stays live through it, a loop-carried value through the whole loop) do not 
 assignment is a greedy colouring of the interference graph (networkx). The interpreter checks
 the result: reading a tile after its buffer received another value is an error.
 
+Work areas the emitter's expansions need are declared here too, so the UB budget sees them:
+rwork (reductions), swork/sidx (scans), wwork/widx (windows), and xwork/xidx for copies of
+*strided* GM regions (``x[a:b, j]``: the tile's last axis is not the tensor's last axis), which
+move one element per 32-byte block and are packed with Gather.
+
 Establishes: every UB tile has ``out=<buffer>``; buffers fit the UB at the op's real shapes.
 """
 from __future__ import annotations
@@ -45,6 +50,7 @@ from .base import LoweringPass, Names, binary, call
 BLOCK = 32        # UB rows start on 32-byte blocks
 REPEAT = 256      # one vector repeat
 SCALAR_RESERVE = 256   # UB bytes the emitter keeps for scalar exp/log/sqrt on the vector unit
+STRIDED_CHUNK = 256    # most elements one strided GM copy moves per DataCopyPad (one 32-byte block each)
 
 
 def aligned_elems(shape: tuple, dtype: str):
@@ -89,6 +95,7 @@ class _Bufferizer:
         self.scanned: list[tuple[str, str]] = []           # (tile, op) of CumSum/CumProd/ReduceProd
         self.windows: list[tuple[str, str]] = []           # (input tile, output tile) of WindowMax/Avg
         self.apart: list[tuple[str, str]] = []             # tiles that must not share a buffer
+        self.strided: list = []                            # inner extents of strided GM regions copied
 
     def run(self) -> A.Kernel:
         self._scan(self.k.body)
@@ -124,6 +131,8 @@ class _Bufferizer:
             if isinstance(s, A.Assign):
                 self._use(s.value)
                 self.defs.setdefault(s.target, []).append(self.pos)
+                if isinstance(s.value, A.Load) and s.value.space == "ub":
+                    self._note_strided(s.value.src)
                 if tile_value(s.value):
                     self._record_tile(s)
                 if isinstance(s.value, A.Call) and s.value.func in OPS and OPS[s.value.func].form in ("reduce", "rowreduce"):
@@ -146,6 +155,8 @@ class _Bufferizer:
             elif isinstance(s, A.Store):
                 self._use(s.dst)
                 self._use(s.value)
+                if not (isinstance(s.value, A.Call) and s.value.func == "Matmul"):
+                    self._note_strided(s.dst)
             elif isinstance(s, A.Free):
                 self.uses.setdefault(s.name, []).append(self.pos)
             elif isinstance(s, (A.For, A.ParallelFor)):
@@ -157,6 +168,10 @@ class _Bufferizer:
                 used = {n.id for n in inner if isinstance(n, A.Name)}
                 defined = {n.target for n in inner if isinstance(n, A.Assign)}
                 self.loops.append((start, self.pos, used, defined))
+
+    def _note_strided(self, region):
+        if strided_region(region, self.k):
+            self.strided.append(region_extents(region, self.k, self.ctx)[-1])
 
     def _record_tile(self, s: A.Assign):
         t = self.ctx.type_of(s.value)
@@ -237,7 +252,23 @@ class _Bufferizer:
         return nx.greedy_color(g, strategy="largest_first")
 
     def _work_buffers(self) -> list:
-        return self._reduce_work() + self._scan_work() + self._window_work()
+        return self._reduce_work() + self._scan_work() + self._window_work() + self._strided_work()
+
+    def _strided_work(self) -> list:
+        """Copies of strided GM regions (a column ``x[a:b, j]``: the elements of the tile's last
+        axis are not adjacent in GM) go through xwork: K 32-byte blocks, one element each, which
+        DataCopyPad fills from GM (every block lands 32-byte aligned, ascendc_api.md 2.2) and Gather
+        packs into the tile (xidx: the K byte offsets 32 * i), or Brcb spreads the tile into for
+        the way back. K covers the longest strided extent, at most STRIDED_CHUNK."""
+        if not self.strided:
+            return []
+        k = call("minimum", _maximum([binary("*", call("cdiv", e, A.Int(16)), A.Int(16)) for e in self.strided]),
+                 A.Int(STRIDED_CHUNK))
+        work, idx = self.names.fresh("_n"), self.names.fresh("_n")
+        return [A.Const(work, binary("*", k, A.Int(BLOCK // 4))),
+                A.Buffer("xwork", A.TensorType("i32", (work,), "veccalc")),
+                A.Const(idx, binary("*", call("cdiv", k, A.Int(64)), A.Int(64))),
+                A.Buffer("xidx", A.TensorType("i32", (idx,), "veccalc"))]
 
     def _window_work(self) -> list:
         """Pooling works through wwork (every input row pooled along its width, and room for one
@@ -325,6 +356,20 @@ def _maximum(exprs: list):
     return out
 
 
+def strided_region(src, kernel) -> bool:
+    """Whether the last axis a GM region keeps is not the tensor's last axis (``x[a:b, j]``,
+    ``x[:, i, j]``): consecutive tile elements are then not adjacent in GM."""
+    if not isinstance(src, A.Index):
+        return False
+    param = kernel.param(src.base.id)
+    if param is not None:
+        rank = len(param.type.shape)
+    else:
+        rank = len(next(s for s in kernel.body if isinstance(s, A.Scratch) and s.name == src.base.id).type.shape)
+    subs = src.subscripts
+    return len(subs) == rank and not isinstance(subs[-1], A.Slice) and any(isinstance(x, A.Slice) for x in subs)
+
+
 def region_extents(src, kernel, ctx) -> tuple:
     """Extents of a GM region ``x[i, a:a + T, :]`` as expressions (integer indices drop their axis)."""
     gm = ctx.type_of(src.base if isinstance(src, A.Index) else src)
@@ -356,4 +401,43 @@ def _difference(start, stop, dim):
     if isinstance(start, A.Binary) and start.op == "-" and isinstance(stop, A.Binary) and stop.op == "+" \
             and start.lhs == stop.lhs:   # h - p : h + E + p style halos
         return binary("+", stop.rhs, start.rhs)
-    return dim
+    return _linear_difference(start, stop) or dim
+
+
+def _linear_difference(start, stop):
+    """``stop - start`` of sums and differences of terms when every term of ``start`` cancels
+    against ``stop`` (``h - 1:h + T + 1`` -> ``T + 2``), else None."""
+    def flatten(e, sign, terms, const):
+        if isinstance(e, A.Int):
+            const[0] += sign * e.value
+        elif isinstance(e, A.Binary) and e.op in ("+", "-"):
+            flatten(e.lhs, sign, terms, const)
+            flatten(e.rhs, sign if e.op == "+" else -sign, terms, const)
+        elif isinstance(e, A.Unary) and e.op == "-":
+            flatten(e.operand, -sign, terms, const)
+        elif isinstance(e, A.Binary) and e.op == "*" and isinstance(e.lhs, A.Int) and not isinstance(e.rhs, A.Int):
+            flatten(e.rhs, sign * e.lhs.value, terms, const)    # 2 * j is j * 2
+        elif isinstance(e, A.Binary) and e.op == "*" and isinstance(e.rhs, A.Int):
+            flatten(e.lhs, sign * e.rhs.value, terms, const)
+        else:
+            for t in terms:
+                if t[0] == e:
+                    t[1] += sign
+                    break
+            else:
+                terms.append([e, sign])
+    terms, const = [], [0]
+    flatten(stop, 1, terms, const)
+    flatten(start, -1, terms, const)
+    if any(c < 0 for _, c in terms):
+        return None
+    out = None
+    for e, c in terms:
+        if c:
+            term = e if c == 1 else binary("*", e, A.Int(c))
+            out = term if out is None else binary("+", out, term)
+    if out is None:
+        return A.Int(const[0]) if const[0] > 0 else None
+    if const[0]:
+        out = binary("+" if const[0] > 0 else "-", out, A.Int(abs(const[0])))
+    return out

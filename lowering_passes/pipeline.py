@@ -91,7 +91,8 @@ class _Pipeliner:
         self._choose()
         body = self._block(self.k.body)
         still_used = {n.id for s in body for n in A.walk(s) if isinstance(n, A.Name)} | \
-            {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | {"rwork", "swork", "sidx", "wwork", "widx"}
+            {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | \
+            {"rwork", "swork", "sidx", "wwork", "widx", "xwork", "xidx"}   # bufferize's work areas
         body = [s for s in body if not (isinstance(s, A.Buffer) and s.name not in still_used)]
         cut = max(i for i, s in enumerate(body) if isinstance(s, (A.Buffer, A.Const, A.Scratch))
                   and all(isinstance(x, (A.Buffer, A.Const, A.Scratch)) for x in body[:i + 1])) + 1

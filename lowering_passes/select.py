@@ -39,9 +39,11 @@ _UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsq
           "reciprocal": "Reciprocal", "relu": "Relu"}
 _BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
 _SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
-_REDUCE = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd"}
+_REDUCE_ALL = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd",
+               "mean": "ReduceSum"}
 _SCAN = {"cumsum": "CumSum", "cumprod": "CumProd"}
 _ROWS = {"sum": "SumRows", "max": "MaxRows", "min": "MinRows"}
+_ROWS_ALL = {**_ROWS, "mean": None}
 _EACH_ROW = {"sum": "SumEachRow", "max": "MaxEachRow", "min": "MinEachRow"}
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
@@ -97,10 +99,16 @@ class _Selector:
     def _store(self, s: A.Store) -> list:
         if not self._scalar_like(s.value):
             return [s]
+        from .bufferize import region_extents
         region = self.ctx.type_of(s.dst)
         dtype = region.gm.dtype if hasattr(region, "gm") else region.dtype
         tmp = self.names.fresh("_v")
-        dup = call("Duplicate", A.Tuple(()), s.value, A.Name(dtype))
+        # a scalar stored to a region of several elements (store(y[i, :], 0.0)) is broadcast:
+        # the one-value tile gets the region's (static) shape
+        shape = region_extents(s.dst, self.kernel, self.ctx)
+        if all(isinstance(d, A.Int) and d.value == 1 for d in shape):
+            shape = ()
+        dup = call("Duplicate", A.Tuple(tuple(shape)), s.value, A.Name(dtype))
         return [A.Assign(tmp, dup), replace(s, value=A.Name(tmp))]
 
     def _assign(self, s: A.Assign) -> list:
@@ -153,7 +161,8 @@ class _Selector:
                     call("Reciprocal", P), call("Muls", P, lit(-2.0)), call("Adds", P, lit(1.0))]
         if op == "erf":
             return self._erf(args[0])
-        if op in ("floor", "ceil"):
+        if op in ("floor", "ceil") and tiles == [True]:
+            # float -> float Cast rounds to an integer value (ascendc_api.md: Cast pairs on A2)
             return [call("Cast", args[0], A.Name(self.ctx.type_of(e).dtype), round=A.Str(op))]
         if op in _COMPARE:
             if tiles == [True, True]:
@@ -167,8 +176,8 @@ class _Selector:
             return [call("Maxs", args[0], args[1]), call("Mins", P, args[2])]
         if op == "where":
             return self._where(args, tiles, e)
-        if op in _REDUCE and isinstance(e, A.Call) and e.kwarg("axis") is None:
-            return [call(_REDUCE[op], args[0])]
+        if op in _REDUCE_ALL and isinstance(e, A.Call) and self._reduces_all(e):
+            return self._reduce_all(op, args[0], e)
         if op in _SCAN and isinstance(e, A.Call) and len(self.ctx.type_of(args[0]).shape) == 1 \
                 and _false(e.kwarg("exclusive")):
             rev = e.kwarg("reverse")
@@ -176,10 +185,15 @@ class _Selector:
         if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
             kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
             return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
-        if op in _ROWS and isinstance(e, A.Call) and self._last_axis_of_2d(e):
+        if op in _ROWS_ALL and isinstance(e, A.Call) and self._last_axis_of_2d(e):
             kw = {"keepdims": e.kwarg("keepdims")} if e.kwarg("keepdims") is not None else {}
+            if op == "mean":   # the row sums over each row's element count (tails: the real count)
+                return [call("SumEachRow", args[0], **kw), *self._ones(args[0]), call("SumEachRow", P, **kw),
+                        call("Div", _step(0), P)]
             return [call(_EACH_ROW[op], args[0], **kw)]
-        if op in _ROWS and isinstance(e, A.Call) and self._axis0_of_2d(e):
+        if op in _ROWS_ALL and isinstance(e, A.Call) and self._axis0_of_2d(e):
+            if op == "mean":
+                return [call("SumRows", args[0]), *self._ones(args[0]), call("SumRows", P), call("Div", _step(0), P)]
             return [call(_ROWS[op], args[0])]
         if op == "cast" and tiles[0]:
             kw = {"round": e.kwarg("round")} if e.kwarg("round") is not None else {}
@@ -190,6 +204,33 @@ class _Selector:
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
         raise NoRule(f"{op}(...) on {', '.join(self._describe(a) for a in args)}")
+
+    def _reduces_all(self, e) -> bool:
+        """A reduction to one value: no axis, or the only axis of a 1-D tile."""
+        axis = e.kwarg("axis")
+        if axis is None:
+            return True
+        shape = self.ctx.type_of(e.args[0]).shape
+        return len(shape) == 1 and _int_literal(axis) in (0, -1)
+
+    def _reduce_all(self, op, x, e) -> list:
+        """sum/max/min/prod/mean of all elements: one value on the scalar unit; keepdims=True makes it a
+        one-element tile of the kept rank. The mean divides by the tile's element count at run time
+        (a tail tile is shorter than its static shape), counted as the sum of a tile of ones."""
+        steps = [call(_REDUCE_ALL[op], x)]
+        if op == "mean":
+            steps += [*self._ones(x), call("ReduceSum", P), A.Binary("/", _step(0), P)]
+        keep = e.kwarg("keepdims")
+        if isinstance(keep, A.Name) and keep.id == "True":
+            t = self.ctx.type_of(e)
+            steps.append(call("Duplicate", A.Tuple(tuple(A.Int(1) for _ in t.shape)), P, A.Name(t.dtype)))
+        return steps
+
+    @staticmethod
+    def _ones(like) -> list:
+        """A tile of ones with ``like``'s run-time shape (not its static shape, which a tail tile does
+        not fill): Select from an all-false mask (x == NaN is false for every x, NaN included)."""
+        return [call("CompareScalar", like, A.Name("nan"), mode=A.Str("eq")), call("Select", P, like, lit(1.0))]
 
     def _plain_window(self, e) -> bool:
         """Windows without padding or dilation (halos come from load(..., pad=v)) on 1-D/2-D tiles."""
@@ -205,13 +246,12 @@ class _Selector:
     def _last_axis_of_2d(self, e) -> bool:
         t = self.ctx.type_of(e.args[0])
         axis = e.kwarg("axis")
-        return isinstance(t, TTile) and len(t.shape) == 2 and isinstance(axis, (A.Int, A.Unary)) and \
-            (axis == A.Int(1) or (isinstance(axis, A.Unary) and axis.operand == A.Int(1)))
+        return isinstance(t, TTile) and len(t.shape) == 2 and _int_literal(axis) in (1, -1)
 
     def _axis0_of_2d(self, e) -> bool:
         t = self.ctx.type_of(e.args[0])
         axis, keep = e.kwarg("axis"), e.kwarg("keepdims")
-        return isinstance(t, TTile) and len(t.shape) == 2 and isinstance(axis, A.Int) and axis.value in (0, -2) \
+        return isinstance(t, TTile) and len(t.shape) == 2 and _int_literal(axis) in (0, -2) \
             and (keep is None or (isinstance(keep, A.Name) and keep.id == "False"))
 
     def _describe(self, a) -> str:
@@ -230,11 +270,16 @@ class _Selector:
         if op == "pow":
             if not tiles[0]:
                 raise NoRule("a scalar raised to a tile power")
-            if isinstance(b, (A.Int, A.Float)) and float(b.value) == 2.0:
-                return [call("Mul", a, a)]
-            if isinstance(b, (A.Int, A.Float)) and float(b.value) == 0.5:
+            n = _number(b)
+            if n is not None and float(n).is_integer() and abs(n) <= 1024:
+                return self._integer_power(a, int(n))
+            if n == 0.5:
                 return [call("Sqrt", a)]
-            return [call("Ln", a), call("Muls", P, b), call("Exp", P)]   # x ** s = exp(s * ln x), x > 0
+            if n == -0.5:
+                return [call("Rsqrt", a)]
+            # x ** s = exp(s * ln x): NumPy's value for x >= 0 and a non-integral literal s (NaN for
+            # x < 0); an exponent known only at run time is correct for x > 0 only (docs/lowering.md)
+            return [call("Ln", a), call("Muls", P, b), call("Exp", P)]
         if tiles == [True, False]:
             if op in _SCALAR:
                 return [call(_SCALAR[op], a, b)]
@@ -251,15 +296,43 @@ class _Selector:
                 return [call("Reciprocal", b), call("Muls", P, a)]
         raise NoRule(f"{op} of {self._describe(a)} and {self._describe(b)}")
 
+    def _integer_power(self, x, n: int) -> list:
+        """x ** n for an integer n, any sign of x: square-and-multiply with Mul (x ** 0 = 1 everywhere,
+        NaN included, as NumPy), then Reciprocal for n < 0."""
+        if n == 0:
+            return self._ones(x)
+        steps, base, result, m = [], x, None, abs(n)
+        while m:
+            if m & 1:
+                if result is None:
+                    result = base
+                else:
+                    steps.append(call("Mul", result, base))
+                    result = _step(len(steps) - 1)
+            m >>= 1
+            if m:
+                steps.append(call("Mul", base, base))
+                base = _step(len(steps) - 1)
+        if n < 0:
+            return steps + [call("Reciprocal", result)]
+        return steps or [call("Muls", x, lit(1.0))]
+
     def _broadcast(self, op, a, b, sa, sb) -> list:
-        """[R, C] with a row vector [C] (either side), or with a column vector [R, 1] on the right."""
+        """[R, C] with a row vector [C] or a column vector [R, 1], on either side."""
         name = _BINARY.get(op)
-        if name is not None and len(sa) == 2 and sb == (sa[1],) or len(sb) == 2 and sa == (sb[1],):
+        if name is None:
+            raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)}")
+        if len(sa) == 2 and sb == (sa[1],) or len(sb) == 2 and sa == (sb[1],):
             return [call(f"{name}RowVec", a, b)]
-        if name is not None and len(sa) == 2 and sb == (sa[0], 1):
+        if len(sa) == 2 and sb == (sa[0], 1):
             return [call(f"{name}ColVec", a, b)]
-        if op in ("add", "mul", "maximum", "minimum") and len(sb) == 2 and sa == (sb[0], 1):
-            return [call(f"{name}ColVec", b, a)]
+        if len(sb) == 2 and sa == (sb[0], 1):   # the column vector on the left
+            if op in ("add", "mul", "maximum", "minimum"):   # commutative
+                return [call(f"{name}ColVec", b, a)]
+            if op == "sub":     # v - t = (-t) + v (negation is exact)
+                return [call("Muls", b, lit(-1.0)), call("AddColVec", P, a)]
+            if op == "div":     # v / t = (1 / t) * v
+                return [call("Reciprocal", b), call("MulColVec", P, a)]
         raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)} (only [R, C] with [C] or [R, 1] "
                      "broadcast)")
 
@@ -276,10 +349,11 @@ class _Selector:
             mask = _step(1)
         if tiles[1]:
             return steps + [call("Select", mask, a, b)]
-        shape = A.Tuple(tuple(A.Int(d) for d in self.ctx.type_of(e).shape))
-        # a is a scalar: make it a tile (Select's scalar operand is the second value)
-        dup = len(steps)
-        return steps + [call("Duplicate", shape, a, dtype), call("Select", mask, _step(dup), b)]
+        # a is a scalar (Select's scalar operand is the second value): make it a tile of b's run-time
+        # shape (a Duplicate of the static shape does not fit a tail), b where an all-false mask is set
+        first = len(steps)
+        return steps + [call("CompareScalar", b, A.Name("nan"), mode=A.Str("eq")),
+                        call("Select", _step(first), b, a), call("Select", mask, _step(first + 1), b)]
 
     def _erf(self, x) -> list:
         a1, a2, a3, a4, a5 = _ERF_A
@@ -301,6 +375,21 @@ P = A.Name("_prev")
 
 def _false(e) -> bool:
     return e is None or (isinstance(e, A.Name) and e.id == "False")
+
+
+def _number(e):
+    """The value of a numeric literal (``2``, ``-1.5``), else None."""
+    if isinstance(e, (A.Int, A.Float)):
+        return e.value
+    if isinstance(e, A.Unary) and e.op == "-":
+        v = _number(e.operand)
+        return -v if v is not None else None
+    return None
+
+
+def _int_literal(e):
+    v = _number(e)
+    return v if isinstance(v, int) else None
 
 
 def _step(k: int) -> A.Name:

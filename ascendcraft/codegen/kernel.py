@@ -9,7 +9,12 @@ Layout conventions (shared with ``lowering_passes/bufferize.py``): a tile's rows
 32 bytes (``pitch``), tiles have rank 0, 1 or 2 on chip, and a compute op covers
 ``(rows - 1) * pitch + cols`` elements. GM copies use ``DataCopy`` when the region is
 contiguous and a multiple of 32 bytes, ``DataCopyPad`` otherwise (tails, unaligned rows; one
-block per row with GM/UB strides); ascendc_api.md sections 2.1-2.2.
+block per row with GM/UB strides, at most 4095 blocks per call); ascendc_api.md sections
+2.1-2.2. A loaded tile's rows are written up to the pitch (a tail block's short rows are zeroed
+first), so compute ops never read unwritten UB. A *strided* region, whose last kept axis is not
+the tensor's last axis (a column ``x[a:b, j]``), is copied one element per 32-byte block
+through the ``xwork`` buffer and packed with ``Gather`` (``Brcb`` on the way out): see
+``_STRIDED_COPIES``.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from ..dsl import ast as A
 from ..dsl.ops import API_COMPARE_MODES, OPS
 from ..dsl.types import TScalar, TTile
 from ..errors import DSLError
-from lowering_passes.bufferize import SCALAR_RESERVE
+from lowering_passes.bufferize import SCALAR_RESERVE, strided_region
 from lowering_passes.base import is_phase_loop
 from lowering_passes.linearize import is_gemm
 
@@ -30,7 +35,8 @@ _KERNEL_TYPES = {"aiv": "KERNEL_TYPE_AIV_ONLY", "aic": "KERNEL_TYPE_AIC_ONLY", "
 _UB_CTYPES = dict(CTYPES, bool="uint8_t")     # bool tensors are bytes in GM and UB (Compare masks are bits)
 _ROUND = {"rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "round": "CAST_ROUND",
           "trunc": "CAST_TRUNC"}
-_SCALAR_UNARY = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt"}
+_SCALAR_UNARY = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "tanh": "Tanh",
+                 "sigmoid": "Sigmoid", "erf": "Erf"}
 
 
 def _camel(name: str) -> str:
@@ -53,7 +59,10 @@ class _Tile:
 
 def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> KernelSpec:
     """The AscendC kernel and its spec for a fully lowered, checked program."""
-    return _Emitter(kernel, checked, op_name or f"{kernel.name}_custom").spec()
+    try:
+        return _Emitter(kernel, checked, op_name or f"{kernel.name}_custom").spec()
+    except DSLError as err:   # spans point into the last level's text: show its line
+        raise err.located(getattr(kernel, "source", None))
 
 
 class _Emitter:
@@ -98,9 +107,15 @@ class _Emitter:
         return set(getattr(self.ck, "parameters", ()) or ())
 
     def _workspace_expr(self) -> str:
+        """Bytes of the scratch tensors as a host C++ expression over tiling fields (dims, attributes)
+        and the core count: a dim that is a ``const`` is replaced by its definition, recursively, with
+        the DSL's floor semantics for ``//``, ``%`` and ``cdiv`` spelled in plain C++ (no helpers exist
+        on the host)."""
+        consts = {c.name: c.value for c in self.k.body if isinstance(c, A.Const)}
         parts = []
         for s in self.scratch.values():
-            n = " * ".join(f"(int64_t)({d})" if isinstance(d, str) else str(d) for d in s.type.shape) or "1"
+            n = " * ".join(f"(int64_t)({_host_int(A.Name(d), consts)})" if isinstance(d, str) else str(d)
+                           for d in s.type.shape) or "1"
             parts.append(f"(({n}) * {D.ITEMSIZE[s.type.dtype]} + 31) / 32 * 32")
         return " + ".join(parts) or "0"
 
@@ -157,7 +172,13 @@ class _Emitter:
             decls.append(f"    {self._matmul_type(g)} mm{i};")
             decls.append(f"    TCubeTiling cubeTiling{i};")
         gets = [f"        AscendC::LocalTensor<{_UB_CTYPES[b.type.dtype]}> {b.name} = {b.name}Buf.Get<"
-                f"{_UB_CTYPES[b.type.dtype]}>();" for b in self.buffers.values() if b.type.space == "veccalc"]
+                f"{_UB_CTYPES[b.type.dtype]}>();" for b in self.buffers.values()
+                if b.type.space == "veccalc" and b.name not in ("xwork", "xidx")]
+        if "xidx" in self.buffers:   # the byte offsets 32 * i of strided copies' Gathers, once
+            gets.append(f"        {{ AscendC::LocalTensor<int32_t> xi_ = xidxBuf.Get<int32_t>(); const int32_t n_ = "
+                        f"static_cast<int32_t>(({self._buffer_elems('xwork')}) / 8); "
+                        f"AscendC::CreateVecIndex(xi_, static_cast<int32_t>(0), static_cast<uint32_t>(n_)); "
+                        f"AscendC::Muls(xi_, xi_, static_cast<int32_t>(32), n_); }}")
         if self.core_type != "aic":
             gets.append("        scalarTmp = scalarBuf.Get<float>();")
         local_decls = [f"        {ct} {n} = 0;" for n, ct in self.scalars.items()]
@@ -195,6 +216,8 @@ class _Emitter:
             _SCALAR_METHODS,
             _SCAN_TABLES if "sidx" in self.buffers else "",
             _WINDOW_TABLES if "widx" in self.buffers else "",
+            _STRIDED_COPIES.replace("STRIDED_CHUNK", f"(({self._buffer_elems('xwork')}) / 8)")
+            if "xwork" in self.buffers else "",
             "    AscendC::TPipe pipe;",
             *decls,
             "    AscendC::LocalTensor<float> scalarTmp;",
@@ -224,15 +247,19 @@ class _Emitter:
                     t = self.ck.expr_types.get(id(s.value))
                     if isinstance(t, TTile):
                         self._tile_decls[s.target] = _UB_CTYPES[t.dtype]
-                    elif s.target not in self.loop_vars:
-                        self.scalars[s.target] = self._ctype(t)
+                    else:
+                        assigned.setdefault(s.target, self._ctype(t))
                 elif isinstance(s, A.For):
                     self.loop_vars.add(s.var)
                     visit(s.body)
                 elif isinstance(s, A.ParallelFor):
                     self.loop_vars.update(s.vars)
                     visit(s.body)
+        assigned: dict[str, str] = {}
         visit(stmts)
+        # a name assigned anywhere is a local of Process(), even if another phase also uses it as a
+        # loop variable (that loop's own declaration shadows it there)
+        self.scalars.update(assigned)
 
     def _ctype(self, t) -> str:
         if isinstance(t, TScalar):
@@ -401,18 +428,56 @@ class _Emitter:
         self.emit("{")
         self.depth += 1
         self.emit(f"const int64_t r_ = {rows}, c_ = {cols}, off_ = {offset};")
-        self.emit(f"if (r_ == 0 || c_ == 0) {{")     # a region clamped away (e.g. a prefetch past the end)
-        self.emit(f"}} else if ((r_ == 1 || (c_ == ({pitch}) && c_ == ({row_stride}))) && "
-                  f"(r_ * c_ * sizeof({ct})) % 32 == 0) {{")
-        self.emit(f"    AscendC::DataCopy({target}, {name}Gm[off_], static_cast<uint32_t>(r_ * c_));")
-        self.emit("} else {")
-        params = self._copy_params("r_", "c_", pitch, row_stride, ct, to_gm=False)
-        self.emit(f"    AscendC::DataCopyPad({target}, {name}Gm[off_], {params}, "
-                  f"AscendC::DataCopyPadExtParams<{ct}>{{false, 0, 0, 0}});")
-        self.emit("}")
+        if len(axes) == 2:
+            # rows shorter than the pitch (a tail of a sub-block): the copy leaves gaps between them
+            # that compute ops, which cover (rows - 1) * pitch + cols elements, would read unwritten
+            # (the copies write each row's last 32-byte block whole)
+            per_block = 32 // D.ITEMSIZE[t.dtype]
+            self.emit(f"if (r_ > 1 && AcAlignUp(c_, {per_block}) < ({pitch})) {{")
+            self.emit(f"    AcZeroFill({target}, (r_ - 1) * ({pitch}));")
+            self.depth += 1
+            self._sync("V_MTE2")
+            self.depth -= 1
+            self.emit("}")
+        if strided_region(e.src, self.k):
+            # the tile's last axis is not adjacent in GM (a column x[a:b, j]): one element per block
+            self.emit(f"CopyInStrided<{ct}>({target}, {name}Gm[off_], r_, c_, {pitch}, 0, "
+                      f"{axes[0][1] if len(axes) == 2 else '0'}, {axes[-1][1]}, static_cast<{ct}>(0));")
+        else:
+            self.emit(f"if (r_ == 0 || c_ == 0) {{")     # a region clamped away (e.g. a prefetch past the end)
+            self.emit(f"}} else if ((r_ == 1 || (c_ == ({pitch}) && c_ == ({row_stride}))) && "
+                      f"(r_ * c_ * sizeof({ct})) % 32 == 0) {{")
+            self.emit(f"    AscendC::DataCopy({target}, {name}Gm[off_], static_cast<uint32_t>(r_ * c_));")
+            self.emit("} else {")
+            self.depth += 1
+            self._rows_pad_copy(target, f"{name}Gm", "r_" if len(axes) == 2 else "1", "c_", pitch, row_stride, ct,
+                                to_gm=False)
+            self.depth -= 1
+            self.emit("}")
         self.depth -= 1
         self.emit("}")
         self._copied_in(target, _Tile(ct, t.dtype, rows, cols, pitch, home), queue)
+
+    def _rows_pad_copy(self, tile: str, gm: str, rows: str, cols: str, pitch: str, row_stride: str, ct: str,
+                       to_gm: bool):
+        """DataCopyPad of ``rows`` rows of ``cols`` adjacent elements between GM (``gm[off_]``, rows
+        ``row_stride`` apart) and a tile (rows ``pitch`` apart), at most 4095 rows per call (the
+        documented range of blockCount, ascendc_api.md 2.2)."""
+        if rows == "1":
+            params = self._copy_params("1", cols, pitch, row_stride, ct, to_gm)
+            self.emit(f"AscendC::DataCopyPad({gm}[off_], {tile}, {params});" if to_gm else
+                      f"AscendC::DataCopyPad({tile}, {gm}[off_], {params}, "
+                      f"AscendC::DataCopyPadExtParams<{ct}>{{false, 0, 0, 0}});")
+            return
+        params = self._copy_params("n_", cols, pitch, row_stride, ct, to_gm)
+        self.emit(f"for (int64_t q_ = 0; q_ < {rows}; q_ += 4095) {{")
+        self.emit(f"    const int64_t n_ = AcMin<int64_t>({rows} - q_, 4095);")
+        if to_gm:
+            self.emit(f"    AscendC::DataCopyPad({gm}[off_ + q_ * ({row_stride})], {tile}[q_ * ({pitch})], {params});")
+        else:
+            self.emit(f"    AscendC::DataCopyPad({tile}[q_ * ({pitch})], {gm}[off_ + q_ * ({row_stride})], {params}, "
+                      f"AscendC::DataCopyPadExtParams<{ct}>{{false, 0, 0, 0}});")
+        self.emit("}")
 
     def _copied_in(self, target: str, tile: _Tile, queue: bool):
         """After a GM->UB copy: hand the tile to the compute stage (EnQue/DeQue, or wait for MTE2)."""
@@ -426,7 +491,9 @@ class _Emitter:
         self._freeze(target)
 
     def _slice_parts(self, src):
-        """Per sliced axis of a GM region: (requested start, static extent, clamped start, in-range count)."""
+        """Per sliced axis of a GM region: (requested start, static extent, clamped start, in-range count,
+        unclamped length). The static extent (what bufferize sized buffers by) is the dim when the
+        length cannot be read from the slice's text."""
         from lowering_passes.bufferize import _difference
         shape = self._gm_shape(src)
         subs = list(src.subscripts) if isinstance(src, A.Index) else []
@@ -440,12 +507,16 @@ class _Emitter:
             stop = sub.stop if sub.stop is not None else dim
             a, dim_s = self.scalar(start), self._dim(d)
             lo, hi = f"AcClamp({a}, {dim_s})", f"AcClamp({self.scalar(stop)}, {dim_s})"
-            parts.append((a, self.scalar(_difference(start, stop, dim)), lo, f"AcMax<int64_t>({hi} - {lo}, 0)"))
+            parts.append((a, self.scalar(_difference(start, stop, dim)), lo, f"AcMax<int64_t>({hi} - {lo}, 0)",
+                          f"AcMax<int64_t>(({self.scalar(stop)}) - ({a}), 0)"))
         return parts
 
     def _padded_load(self, target: str, e: A.Load):
         """load(x[...], pad=v): fill the whole tile with v, then copy the in-range part to its place.
-        A left halo (start before 0) is DataCopyPad's leftPadding, at most one 32-byte block."""
+        A left halo (start before 0) is DataCopyPad's leftPadding for its part in the last 32-byte
+        block before the data (a wider halo is filled with the rest of the tile). The tile has each
+        slice's full, unclamped length (stop - start, the DSL's meaning); its rows are laid out by
+        the static extent, as bufferize sized the buffer."""
         t = self.ck.expr_types[id(e)]
         ct = _UB_CTYPES[t.dtype]
         per_block = 32 // D.ITEMSIZE[t.dtype]
@@ -453,9 +524,9 @@ class _Emitter:
         parts = self._slice_parts(e.src)
         if not 1 <= len(parts) <= 2:
             raise _unsupported("padded loads of rank 3 or more", e)
-        cols_s = parts[-1][1]
-        rows_s = parts[0][1] if len(parts) == 2 else "1"
-        pitch = f"AcAlignUp({cols_s}, {per_block})"
+        cols_s = parts[-1][4]
+        rows_s = parts[0][4] if len(parts) == 2 else "1"
+        pitch = f"AcAlignUp({parts[-1][1]}, {per_block})"
         home = e.out
         queue = self.buffers[home].type.space != "veccalc"
         self.emit(f"{target} = {home}.AllocTensor<{ct}>();" if queue else f"{target} = {home};")
@@ -464,7 +535,7 @@ class _Emitter:
         pad = self.scalar(e.pad)
         self.emit("{")
         self.depth += 1
-        a_c, _, lo_c, n_c = parts[-1]
+        a_c, _, lo_c, n_c, _ = parts[-1]
         row_off = f"({parts[0][2]} - ({parts[0][0]}))" if len(parts) == 2 else "0"
         rows_in = parts[0][3] if len(parts) == 2 else "1"
         row_stride = axes[0][1] if len(axes) == 2 else "0"
@@ -474,9 +545,21 @@ class _Emitter:
         # Only the parts of the tile the copy does not write get the pad value: rows above and
         # below, and each row's blocks right of the copied ones (the copy pads its first and last
         # block itself). They are disjoint from the copy, so MTE2 need not wait for them. A tile
-        # entirely outside, or a left halo wider than a block, is filled whole first instead.
+        # entirely outside, or a left halo of a block or more, is filled whole first instead; the
+        # copy then starts at the halo's last whole block (DataCopyPad's leftPadding is at most
+        # 32 bytes, ascendc_api.md 2.2).
         fill = f"AscendC::Duplicate({{}}, static_cast<{ct}>({pad}), static_cast<int32_t>({{}}));"
-        self.emit(f"if (r_ == 0 || c_ == 0 || left_ > {per_block}) {{")
+        if strided_region(e.src, self.k):
+            # a strided region (a column with halos): pad the whole tile, then copy the part inside
+            # the tensor element by element to row ro_, column left_
+            self.emit(fill.format(target, "rs_ * p_"))
+            self.emit(f"CopyInStrided<{ct}>({target}[ro_ * p_], {name}Gm[off_], r_, c_, p_, left_, {row_stride}, "
+                      f"{axes[-1][1]}, static_cast<{ct}>({pad}));")
+            self.depth -= 1
+            self.emit("}")
+            self._copied_in(target, _Tile(ct, t.dtype, rows_s, cols_s, pitch, home), queue)
+            return
+        self.emit(f"if (r_ == 0 || c_ == 0 || left_ >= {per_block}) {{")
         self.emit("    " + fill.format(target, "rs_ * p_"))
         self.depth += 1
         self._sync("V_MTE2")
@@ -488,13 +571,15 @@ class _Emitter:
         self.emit("    for (int64_t i_ = 0; e_ < p_ && i_ < r_; ++i_) { "
                   + fill.format(f"{target}[(ro_ + i_) * p_ + e_]", "p_ - e_") + " }")
         self.emit("}")
-        self.emit(f"if (r_ > 0 && c_ > 0) {{")
-        self.emit(f"    const int64_t right_ = AcAlignUp(left_ + c_, {per_block}) - (left_ + c_);")
-        self.emit(f"    const int64_t gap_ = p_ / {per_block} - (left_ + c_ + right_) / {per_block};")
-        self.emit(f"    AscendC::DataCopyPad({target}[ro_ * p_], {name}Gm[off_], AscendC::DataCopyExtParams{{"
-                  f"static_cast<uint16_t>(r_), static_cast<uint32_t>(c_ * sizeof({ct})), static_cast<uint32_t>(("
-                  f"{row_stride} - c_) * sizeof({ct})), static_cast<uint32_t>(gap_), 0}}, "
-                  f"AscendC::DataCopyPadExtParams<{ct}>{{true, static_cast<uint8_t>(left_), "
+        self.emit(f"for (int64_t q_ = 0; c_ > 0 && q_ < r_; q_ += 4095) {{")
+        self.emit(f"    const int64_t lb_ = left_ / {per_block} * {per_block}, lp_ = left_ - lb_;")
+        self.emit(f"    const int64_t right_ = AcAlignUp(lp_ + c_, {per_block}) - (lp_ + c_);")
+        self.emit(f"    const int64_t gap_ = p_ / {per_block} - (lp_ + c_ + right_) / {per_block};")
+        self.emit(f"    AscendC::DataCopyPad({target}[(ro_ + q_) * p_ + lb_], {name}Gm[off_ + q_ * ({row_stride})], "
+                  f"AscendC::DataCopyExtParams{{"
+                  f"static_cast<uint16_t>(AcMin<int64_t>(r_ - q_, 4095)), static_cast<uint32_t>(c_ * sizeof({ct})), "
+                  f"static_cast<uint32_t>(({row_stride} - c_) * sizeof({ct})), static_cast<uint32_t>(gap_), 0}}, "
+                  f"AscendC::DataCopyPadExtParams<{ct}>{{true, static_cast<uint8_t>(lp_), "
                   f"static_cast<uint8_t>(right_), static_cast<{ct}>({pad})}});")
         self.emit("}")
         self.depth -= 1
@@ -554,11 +639,8 @@ class _Emitter:
 
     def _static_cols(self, src) -> str:
         """The static last extent of a loaded region (what bufferize sized the buffer by)."""
-        subs = list(src.subscripts) if isinstance(src, A.Index) else []
-        rank = len(self._gm_shape(src))
-        if len(subs) == rank and not isinstance(subs[-1], A.Slice):
-            return "1"                       # the last axis is indexed: rows of one element
-        return self._slice_parts(src)[-1][1]
+        parts = self._slice_parts(src)
+        return parts[-1][1] if parts else "1"     # the last axis the region keeps; "1": a single element
 
     def _gm_shape(self, src) -> tuple:
         base = src.base if isinstance(src, A.Index) else src
@@ -577,16 +659,20 @@ class _Emitter:
         if not isinstance(s.value, A.Name) or s.value.id not in self.tiles:
             raise _unsupported("storing something other than a tile name", s)
         t = self.tiles[s.value.id]
+        row_broadcast = self._check_broadcast(s)
         name, offset, axes = self._region(s.dst)
         gm_dtype = self._gm_dtype(s.dst)
         ct = _UB_CTYPES[gm_dtype]
         rows = axes[0][0] if len(axes) == 2 else "1"
         cols = axes[-1][0] if axes else "1"
         row_stride = axes[0][1] if len(axes) == 2 else cols
-        queue = self.buffers[t.home].type.space != "veccalc"
+        space = self.buffers[t.home].type.space
+        queue = space == "vecout"
         v = s.value.id
         if queue:
             self.emit(f"{v} = {t.home}.DeQue<{t.ctype}>();")
+        elif space == "vecin":   # a loaded tile stored as it is (a copy): its DeQue was at the load
+            self._sync("MTE2_MTE3")
         else:
             self._sync("V_MTE3")
         if s.accumulate:
@@ -594,14 +680,53 @@ class _Emitter:
         self.emit("{")
         self.depth += 1
         self.emit(f"const int64_t r_ = {rows}, c_ = {cols}, off_ = {offset};")
-        params = self._copy_params("r_", "c_", t.pitch, row_stride, ct, to_gm=True)
-        self.emit(f"AscendC::DataCopyPad({name}Gm[off_], {v}, {params});")
+        self.emit("if (r_ > 0 && c_ > 0) {")
+        self.depth += 1
+        if strided_region(s.dst, self.k):
+            self.emit(f"CopyOutStrided<{ct}>({name}Gm[off_], {v}, r_, c_, {'0' if row_broadcast else t.pitch}, "
+                      f"{axes[0][1] if len(axes) == 2 else '0'}, {axes[-1][1]});")
+        elif row_broadcast:   # every GM row from the tile's one row
+            self.emit("for (int64_t q_ = 0; q_ < r_; ++q_) {")
+            self.emit(f"    AscendC::DataCopyPad({name}Gm[off_ + q_ * ({row_stride})], {v}, "
+                      f"{self._copy_params('1', 'c_', t.pitch, row_stride, ct, True)});")
+            self.emit("}")
+        else:
+            self._rows_pad_copy(v, f"{name}Gm", "r_" if len(axes) == 2 else "1", "c_", t.pitch, row_stride, ct,
+                                to_gm=True)
+        self.depth -= 1
+        self.emit("}")
         self.depth -= 1
         self.emit("}")
         if s.accumulate:
             self.emit("AscendC::SetAtomicNone();")
-        if not queue:
+        if space == "vecin":   # the slot's next copy-in waits for this copy-out
+            self._sync("MTE3_MTE2")
+        elif not queue:
             self._sync("MTE3_V")
+
+    def _check_broadcast(self, s: A.Store) -> bool:
+        """Whether a stored tile is one row broadcast to the rows of its region (a [C] tile into
+        y[0:R, :]: each GM row is copied from it). Other broadcasts (a [1] tile into y[i, :], a
+        column [R, 1] into [R, C]) would be copied as if the tile had the region's shape: refused,
+        naming the statement. (Scalars are broadcast by select, as a tile of the region's shape.)"""
+        region, value = self.ck.expr_types.get(id(s.dst)), self.ck.expr_types.get(id(s.value))
+        if not (isinstance(value, TTile) and hasattr(region, "shape")):
+            return False
+        r, v = tuple(region.shape), tuple(value.shape)
+        if len(r) == 2 and r[0] > 1 and (len(v) == 1 or (len(v) == 2 and v[0] == 1)) and \
+                not (v[-1] == 1 and r[-1] > 1):
+            return True
+        lead = r[:len(r) - len(v)] if len(v) <= len(r) else ()
+        tail = r[len(r) - len(v):] if len(v) <= len(r) else r
+        if len(v) > len(r) or any(d > 1 for d in lead) or any(a == 1 and b > 1 for a, b in zip(v, tail)):
+            from ..dsl.printer import stmt_lines
+            raise DSLError(f"emitter: `{stmt_lines(s)[0].strip()}` stores a tile of shape [{', '.join(map(str, v))}] "
+                           f"to a GM region of shape [{', '.join(map(str, r))}], a broadcast, which the AscendC "
+                           f"emitter does not lower",
+                           s.span, kind="lowering error",
+                           hint="store a tile of the region's shape (broadcast it first, e.g. with an element-wise "
+                                "op against a full-size tile), or store each row separately")
+        return False
 
     # ------------------------------------------------------------ the Matmul API
     def _gemm_flags(self, e: A.Call) -> tuple[bool, bool]:
@@ -749,9 +874,9 @@ class _Emitter:
                 fn = {"sum": "Add", "max": "Max", "min": "Min"}[op.of]
                 tile = _Tile(ct, t.dtype, "1", src.cols, src.pitch, out)
                 cols = f"static_cast<int32_t>({src.cols})"
-                if out != src.home:
-                    self.emit(f"AscendC::DataCopy({target}, {a[0]}, static_cast<uint32_t>(AcAlignUp({src.cols}, "
-                              f"{32 // D.ITEMSIZE[src.dtype]})));")
+                if out != src.home:   # row 0 (its cols elements: a DataCopy of whole blocks would read
+                    # the row's padding, which the op that made the tile need not have written)
+                    self.emit(f"AscendC::Muls({target}, {a[0]}, static_cast<{src.ctype}>(1), {cols});")
                 self.emit(f"for (int64_t r_ = 1; r_ < {src.rows}; ++r_) {{")
                 self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
                 self.emit(f"    AscendC::{fn}({target}, {target}, {a[0]}[r_ * {src.pitch}], {cols});")
@@ -769,12 +894,15 @@ class _Emitter:
                 per_repeat = 256 // D.ITEMSIZE[src.dtype]
                 count = f"static_cast<uint32_t>(AcAlignUp({src.count}, {per_repeat}))"
                 # Compare works on whole 256-byte repeats: fill the operands' unused tail of the last
-                # repeat (from the 32-byte block after the data) so no lane reads uninitialised UB.
+                # repeat so no lane reads uninitialised UB: the rest of the data's last 32-byte block on
+                # the scalar unit (a Cast's output ends exactly at the data), then whole blocks.
                 per_block = 32 // D.ITEMSIZE[src.dtype]
                 for name in (x for x in a[:2] if x is not None):
                     self.emit(f"{{ const int64_t n_ = {src.count}, a_ = AcAlignUp(n_, {per_block}), "
-                              f"e_ = AcAlignUp(n_, {per_repeat}); if (e_ > a_) {{ AscendC::Duplicate({name}[a_], "
-                              f"static_cast<{src.ctype}>(0), static_cast<int32_t>(e_ - a_)); }} }}")
+                              f"e_ = AcAlignUp(n_, {per_repeat}); for (int64_t i_ = n_; i_ < a_; ++i_) {{ "
+                              f"{name}.SetValue(i_, static_cast<{src.ctype}>(0)); }} if (e_ > a_) {{ "
+                              f"AscendC::Duplicate({name}[a_], static_cast<{src.ctype}>(0), "
+                              f"static_cast<int32_t>(e_ - a_)); }} }}")
                 if a[1] is None:
                     self.emit(f"AscendC::CompareScalar({target}, {a[0]}, static_cast<{src.ctype}>("
                               f"{self.scalar(args[1])}), AscendC::CMPMODE::{mode}, {count});")
@@ -805,6 +933,15 @@ class _Emitter:
         # whole padded rows except the last, so the result's row padding is as defined as the
         # inputs' (later element-wise ops cover it)
         cols = f"static_cast<int32_t>(r_ + 1 < {big.rows} ? {big.pitch} : {big.cols})"
+        if op.form == "rowvec":
+            # those whole rows read the row vector up to the pitch: define its padding (1, harmless for
+            # every op, Div included) where nothing wrote it (a vector shorter than a 32-byte block)
+            vec, nv = (x, nx) if big is y else (y, ny)
+            per_block = 32 // D.ITEMSIZE[vec.dtype]
+            self.emit(f"if ({big.rows} > 1) {{ const int64_t n_ = {vec.cols}, a_ = AcAlignUp(n_, {per_block}), "
+                      f"p_ = {big.pitch}; for (int64_t i_ = n_; i_ < a_ && i_ < p_; ++i_) {{ {nv}.SetValue(i_, "
+                      f"static_cast<{vec.ctype}>(1)); }} if (p_ > a_) {{ AscendC::Duplicate({nv}[a_], "
+                      f"static_cast<{vec.ctype}>(1), static_cast<int32_t>(p_ - a_)); }} }}")
         self.emit(f"for (int64_t r_ = 0; r_ < {big.rows}; ++r_) {{")
         if op.form == "rowvec":
             a = f"{nx}[r_ * {x.pitch}]" if big is x else nx
@@ -924,11 +1061,18 @@ class _Emitter:
                 return "AscendC::GetBlockNum()"
             if e.id == "inf":
                 return "AC_INF"
+            if e.id == "nan":
+                return "AC_NAN"
             if e.id in ("True", "False"):
                 return "1" if e.id == "True" else "0"
             return e.id
         if isinstance(e, A.Unary):
-            return f"(-{self.scalar(e.operand)})"
+            # parenthesised operand: -(-1.5f), never the decrement --1.5f
+            if e.op == "~":
+                ot = self.ck.expr_types.get(id(e.operand))
+                return f"(!({self.scalar(e.operand)}))" if getattr(ot, "dtype", None) == "bool" \
+                    else f"(~({self.scalar(e.operand)}))"
+            return f"(-({self.scalar(e.operand)}))"
         if isinstance(e, A.Binary):
             a, b = self.scalar(e.lhs), self.scalar(e.rhs)
             ints = self._ctype(t) == "int64_t"
@@ -937,7 +1081,12 @@ class _Emitter:
             if e.op == "%":
                 return f"AcMod({a}, {b})"
             if e.op == "**":
-                return f"ScalarPow({a}, {b})"
+                return f"ScalarPow(static_cast<float>({a}), static_cast<float>({b}))"
+            if e.op in ("<", "<=", ">", ">=", "==", "!="):
+                ct = self._operand_ctype(e.lhs, e.rhs)
+                return f"(static_cast<{ct}>({a}) {e.op} static_cast<{ct}>({b}))"
+            if e.op in ("&", "|"):
+                return f"({a} {e.op} {b})"
             if e.op == "/" and ints:
                 return f"(static_cast<float>({a}) / static_cast<float>({b}))"
             if e.op in ("+", "-", "*") and ints:
@@ -950,19 +1099,95 @@ class _Emitter:
             args = [self.scalar(x) for x in e.args]
             if e.func == "cdiv":
                 return f"AcCdiv({args[0]}, {args[1]})"
+            ct = self._ctype(t)
             if e.func in ("minimum", "maximum"):
-                ct = self._ctype(t)
-                return f"Ac{'Min' if e.func == 'minimum' else 'Max'}<{ct}>({args[0]}, {args[1]})"
+                # floats propagate NaN like NumPy's minimum/maximum (the interpreter's meaning)
+                f = "F" if ct != "int64_t" else ""
+                return f"Ac{f}{'Min' if e.func == 'minimum' else 'Max'}<{ct}>({args[0]}, {args[1]})"
+            if e.func == "clamp":
+                f = "F" if ct != "int64_t" else ""
+                return f"Ac{f}Min<{ct}>(Ac{f}Max<{ct}>({args[0]}, {args[1]}), {args[2]})"
+            if e.func == "where":
+                return f"(({args[0]}) ? static_cast<{ct}>({args[1]}) : static_cast<{ct}>({args[2]}))"
             if e.func == "reciprocal":
                 return f"(1.0f / static_cast<float>({args[0]}))"
             if e.func == "abs":
                 return f"AcAbs({args[0]})"
+            if e.func == "relu":
+                return f"AcRelu<{ct}>({args[0]})"
+            if e.func in ("floor", "ceil"):
+                return f"Ac{e.func.capitalize()}(static_cast<float>({args[0]}))"
             if e.func in _SCALAR_UNARY:
-                return f"Scalar{_SCALAR_UNARY[e.func]}({args[0]})"
+                return f"Scalar{_SCALAR_UNARY[e.func]}(static_cast<float>({args[0]}))"
             if e.func == "cast":
-                return f"static_cast<{self._ctype(t)}>({args[0]})"
+                return self._scalar_cast(e, args[0], t)
             raise _unsupported(f"scalar function {e.func}", e)
         raise _unsupported(f"scalar expression {type(e).__name__}", e)
+
+
+    def _operand_ctype(self, *operands) -> str:
+        """The C++ type two scalar operands are compared in: float if either is a float."""
+        cts = [self._scalar_ctype(x) for x in operands]
+        return "float" if "float" in cts or "half" in cts else "int64_t"
+
+    def _scalar_cast(self, e: A.Call, x: str, t) -> str:
+        """cast(...) of a scalar-unit value with the interpreter's meaning: round= applies to float
+        sources (to an integer value); float -> int truncates by default, saturates, and maps NaN to 0;
+        to bool is x != 0."""
+        src = self.ck.expr_types.get(id(e.args[0]))
+        src_float = getattr(src, "dtype", "f32") in ("float",) + tuple(D.FLOATS)
+        dst = e.args[1].id
+        mode = e.kwarg("round")
+        if dst == "bool":
+            return f"static_cast<int64_t>(({x}) != 0)"
+        if not src_float:
+            return f"static_cast<{self._ctype(t)}>({x})"
+        v = f"static_cast<float>({x})"
+        if mode is not None:
+            v = f"{_SCALAR_ROUND[mode.value]}({v})"
+        if dst in D.INTS:
+            info = {"i8": (-128, 127), "u8": (0, 255), "i16": (-32768, 32767),
+                    "i32": (-2147483648, 2147483647), "i64": (-9223372036854775807 - 1, 9223372036854775807)}[dst]
+            return f"AcFloatToInt({v}, {info[0]}.0, {info[1]}.0)"
+        if dst == "f16":
+            return f"static_cast<float>(static_cast<half>({v}))"
+        return v
+
+
+def _host_int(e, consts: dict) -> str:
+    """An integer scalar expression of dims, attributes, constants and CORES as host C++ (operators
+    and ?: only), with constants expanded."""
+    if isinstance(e, A.Int):
+        return str(e.value)
+    if isinstance(e, A.Name):
+        if e.id in consts:
+            return f"({_host_int(consts[e.id], consts)})"
+        return "AscendC::GetBlockNum()" if e.id == "CORES" else e.id
+    if isinstance(e, A.Unary) and e.op == "-":
+        return f"(-({_host_int(e.operand, consts)}))"
+    if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+        return f"({_host_int(e.lhs, consts)} {e.op} {_host_int(e.rhs, consts)})"
+    if isinstance(e, A.Binary) and e.op in ("//", "%"):
+        return (_host_floordiv if e.op == "//" else _host_mod)(_host_int(e.lhs, consts), _host_int(e.rhs, consts))
+    if isinstance(e, A.Call) and e.func == "cdiv":   # cdiv(a, b) = -((-a) // b)
+        a, b = (_host_int(x, consts) for x in e.args)
+        return f"(-{_host_floordiv(f'(-{a})', b)})"
+    if isinstance(e, A.Call) and e.func in ("minimum", "maximum"):
+        a, b = (_host_int(x, consts) for x in e.args)
+        return f"(({a}) {'<' if e.func == 'minimum' else '>'} ({b}) ? ({a}) : ({b}))"
+    raise _unsupported("this constant in a scratch tensor's shape (the host computes the workspace size)", e)
+
+
+def _host_mod(a: str, b: str) -> str:
+    """Python's a % b (the sign of b) from C++'s truncating %."""
+    return f"(((({a}) % ({b})) + ({b})) % ({b}))"
+
+
+def _host_floordiv(a: str, b: str) -> str:
+    return f"((({a}) - {_host_mod(a, b)}) / ({b}))"
+
+
+_SCALAR_ROUND = {"rint": "AcRint", "floor": "AcFloor", "ceil": "AcCeil", "round": "AcRound", "trunc": "AcTrunc"}
 
 
 def _float(v: float, ct: str) -> str:
@@ -1006,17 +1231,103 @@ template <typename T> __aicore__ inline T AcMin(T a, T b) { return a < b ? a : b
 template <typename T> __aicore__ inline T AcMax(T a, T b) { return a > b ? a : b; }
 template <typename T> __aicore__ inline T AcAbs(T a) { return a < 0 ? -a : a; }
 __aicore__ inline int64_t AcClamp(int64_t v, int64_t dim) { return v < 0 ? 0 : (v > dim ? dim : v); }
+// Zero a tile's first n elements through a 16-bit view (Duplicate moves 16- and 32-bit types only).
+template <typename T> __aicore__ inline void AcZeroFill(const AscendC::LocalTensor<T>& t, int64_t n)
+{
+    AscendC::Duplicate(t.template ReinterpretCast<int16_t>(), static_cast<int16_t>(0),
+                       static_cast<int32_t>(n * static_cast<int64_t>(sizeof(T)) / 2));
+}
 constexpr float AC_INF = __builtin_huge_valf();
 constexpr float AC_NAN = __builtin_nanf("");
+// Scalar-unit float math with NumPy's meaning: minimum/maximum/relu propagate NaN; rounding to an
+// integer value keeps NaN, inf and values of 2^23 and more (already integers) and the sign of zero.
+template <typename T> __aicore__ inline T AcFMax(T a, T b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
+template <typename T> __aicore__ inline T AcFMin(T a, T b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
+template <typename T> __aicore__ inline T AcRelu(T a) { return a != a ? a : (a > 0 ? a : static_cast<T>(0)); }
+__aicore__ inline bool AcNoFraction(float x) { return !(x - x == 0.0f) || x >= 8388608.0f || x <= -8388608.0f; }
+__aicore__ inline float AcSignedZero(float r, float x) { return r == 0.0f ? x * 0.0f : r; }
+__aicore__ inline float AcTrunc(float x)
+{
+    return AcNoFraction(x) ? x : AcSignedZero(static_cast<float>(static_cast<int32_t>(x)), x);
+}
+__aicore__ inline float AcFloor(float x)
+{
+    if (AcNoFraction(x)) { return x; }
+    const float t = static_cast<float>(static_cast<int32_t>(x));
+    return AcSignedZero(t > x ? t - 1.0f : t, x);
+}
+__aicore__ inline float AcCeil(float x)
+{
+    if (AcNoFraction(x)) { return x; }
+    const float t = static_cast<float>(static_cast<int32_t>(x));
+    return AcSignedZero(t < x ? t + 1.0f : t, x);
+}
+__aicore__ inline float AcRound(float x)   // half away from zero
+{
+    if (AcNoFraction(x)) { return x; }
+    const float r = AcFloor((x < 0 ? -x : x) + 0.5f);
+    return AcSignedZero(x < 0 ? -r : r, x);
+}
+__aicore__ inline float AcRint(float x)    // half to even
+{
+    if (AcNoFraction(x)) { return x; }
+    const float f = AcFloor(x), d = x - f;
+    const float r = d > 0.5f ? f + 1.0f : (d < 0.5f ? f : (static_cast<int32_t>(f) % 2 == 0 ? f : f + 1.0f));
+    return AcSignedZero(r, x);
+}
+__aicore__ inline int64_t AcFloatToInt(float x, double lo, double hi)   // NaN -> 0, saturating
+{
+    if (x != x) { return 0; }
+    const double d = static_cast<double>(x);
+    return d <= lo ? static_cast<int64_t>(lo) : (d >= hi ? static_cast<int64_t>(hi) : static_cast<int64_t>(d));
+}
 """
 
 # Transcendental scalar math runs on the vector unit over one 32-byte block (the scalar unit
 # has no exp/log); the V<->S ordering around GetValue comes from cce-auto-sync (ascendc_api.md 2.3).
+from lowering_passes.select import _ERF_A, _ERF_P  # noqa: E402  (one erf approximation for tiles and scalars)
+
+_HELPERS += "".join(f"constexpr float ERF_{n} = {v!r}f;\n" for n, v in
+                    [("P", _ERF_P)] + [(f"A{i + 1}", a) for i, a in enumerate(_ERF_A)])
+
 _SCALAR_METHODS = """    __aicore__ inline float ScalarExp(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Exp(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
     __aicore__ inline float ScalarLn(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Ln(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
     __aicore__ inline float ScalarSqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Sqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
     __aicore__ inline float ScalarRsqrt(float x) { AscendC::Duplicate(scalarTmp, x, 8); AscendC::Rsqrt(scalarTmp, scalarTmp, 8); return scalarTmp.GetValue(0); }
-    __aicore__ inline float ScalarPow(float a, float b) { return ScalarExp(b * ScalarLn(a)); }
+    // Functions the scalar unit lacks, composed as in select.py's tile rules (tanh = 1 - 2 / (e^2x + 1),
+    // sigmoid = 1 / (1 + e^-x), erf: Abramowitz & Stegun 7.1.26), with NaN and +-inf as NumPy gives them.
+    __aicore__ inline float ScalarTanh(float x) { return x != x ? x : 1.0f - 2.0f / (ScalarExp(2.0f * x) + 1.0f); }
+    __aicore__ inline float ScalarSigmoid(float x) { return x != x ? x : 1.0f / (1.0f + ScalarExp(-x)); }
+    __aicore__ inline float ScalarErf(float x)
+    {
+        if (x != x || x == 0.0f) { return x; }
+        const float ax = x < 0 ? -x : x, t = 1.0f / (1.0f + ERF_P * ax);
+        const float poly = ((((ERF_A5 * t + ERF_A4) * t + ERF_A3) * t + ERF_A2) * t + ERF_A1) * t;
+        const float y = 1.0f - poly * ScalarExp(-ax * ax);
+        return x < 0 ? -y : y;
+    }
+    // x ** y as NumPy: an integral exponent by repeated squaring (any sign of x; 1/x^n for n < 0),
+    // x ** 0 = 1, x ** 0.5 = sqrt(x), +-inf exponents by |x| vs 1, otherwise exp(y ln x) (NaN for x < 0)
+    __aicore__ inline float ScalarPow(float a, float b)
+    {
+        if (b == 0.0f || a == 1.0f) { return 1.0f; }
+        if (b != b || a != a) { return AC_NAN; }
+        const float aa = a < 0 ? -a : a;
+        if (b == AC_INF || b == -AC_INF) {
+            if (aa == 1.0f) { return 1.0f; }
+            return (aa > 1.0f) == (b > 0) ? AC_INF : 0.0f;
+        }
+        if (AcFloor(b) == b && b <= 1073741824.0f && b >= -1073741824.0f) {
+            int64_t n = static_cast<int64_t>(b < 0 ? -b : b);
+            float r = 1.0f, p = a;
+            while (n > 0) { if (n & 1) { r = r * p; } p = p * p; n >>= 1; }
+            return b < 0 ? 1.0f / r : r;
+        }
+        if (b == 0.5f) { return ScalarSqrt(a); }
+        if (a < 0) { return AC_NAN; }
+        if (a == 0.0f) { return b > 0 ? 0.0f : AC_INF; }
+        return ScalarExp(b * ScalarLn(a));
+    }
 """
 
 # Gather offset tables (bytes) for pooling windows: the width pass reads element j*sw of every
@@ -1048,6 +1359,106 @@ _WINDOW_TABLES = """    int64_t windowTableKey[6] = {-1, -1, -1, -1, -1, -1};
         }
         for (int i = 0; i < 6; ++i) {
             windowTableKey[i] = key[i];
+        }
+    }
+"""
+
+# Copies of strided GM regions (the tile's last axis is not adjacent in GM: a column x[a:b, j]).
+# DataCopyPad moves K = STRIDED_CHUNK elements per call, one per block: each block lands 32-byte
+# aligned in UB and is padded to 32 bytes (ascendc_api.md 2.2), so element i of a chunk is at byte
+# 32 * i of xwork. Gather packs them into the tile (offsets 32 * i in xidx); the way back, Brcb
+# spreads 8 tile elements per repeat over 8 blocks (a last group of fewer than 8 goes by the
+# scalar unit: Brcb would read tile elements past the region) and DataCopyPad writes
+# blockLen = sizeof(T) of each. Gather and Brcb move 16- and 32-bit types only (ascendc_api.md
+# 3.2); other types are packed on the scalar unit. Flags order xwork's reuse between chunks
+# (MTE2/MTE3 against V or S).
+# CopyInStrided puts element c of row r at dst[r * pitch + dstCol + c]: dstCol > 0 is a padded
+# load's left halo, whose positions keep their pad value (the first chunk's leading blocks hold
+# the pad value, so the Gather can start on a 32-byte boundary).
+_STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void StridedSync()
+    {
+        auto e = static_cast<event_t>(AscendC::GetTPipePtr()->FetchEventID(E));
+        AscendC::SetFlag<E>(e);
+        AscendC::WaitFlag<E>(e);
+    }
+    template <typename T>
+    __aicore__ inline void CopyInStrided(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src,
+                                         int64_t rows, int64_t cols, int64_t pitch, int64_t dstCol,
+                                         int64_t rowStride, int64_t colStride, T pad)
+    {
+        constexpr int64_t epb = 32 / sizeof(T);
+        constexpr bool vec = sizeof(T) == 2 || sizeof(T) == 4;
+        const int64_t k = STRIDED_CHUNK;
+        AscendC::LocalTensor<T> stage = xworkBuf.Get<T>();
+        AscendC::LocalTensor<uint32_t> idx = xidxBuf.Get<uint32_t>();
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t done = 0; done < cols;) {
+                const int64_t pos = dstCol + done, a0 = pos / epb * epb, lead = vec ? pos - a0 : 0;
+                const int64_t m = AcMin<int64_t>(k - lead, cols - done);
+                StridedSync<AscendC::HardEvent::MTE3_MTE2>();   // a strided store's last read of xwork
+                if constexpr (vec) {
+                    StridedSync<AscendC::HardEvent::V_MTE2>();
+                    if (lead > 0) {
+                        AscendC::Duplicate(stage, pad, static_cast<int32_t>(lead * epb));
+                    }
+                } else {
+                    StridedSync<AscendC::HardEvent::S_MTE2>();
+                }
+                AscendC::DataCopyPad(stage[lead * epb], src[r * rowStride + done * colStride],
+                                     AscendC::DataCopyExtParams{static_cast<uint16_t>(m), static_cast<uint32_t>(sizeof(T)),
+                                                                static_cast<uint32_t>((colStride - 1) * sizeof(T)), 0, 0},
+                                     AscendC::DataCopyPadExtParams<T>{false, 0, 0, static_cast<T>(0)});
+                // the row's last 32-byte block is written whole, as DataCopyPad would (pad value past the end)
+                const int64_t end = lead + m, ext = done + m == cols ? AcAlignUp(pos + m, epb) - a0 : end;
+                if constexpr (vec) {
+                    if (ext > end) {
+                        AscendC::Duplicate(stage[end * epb], pad, static_cast<int32_t>((ext - end) * epb));
+                    }
+                    StridedSync<AscendC::HardEvent::MTE2_V>();
+                    AscendC::Gather(dst[r * pitch + a0], stage, idx, 0, static_cast<uint32_t>(ext));
+                } else {
+                    StridedSync<AscendC::HardEvent::MTE2_S>();
+                    for (int64_t i = 0; i < m; ++i) {
+                        dst.SetValue(r * pitch + pos + i, stage.GetValue(i * epb));
+                    }
+                    for (int64_t i = pos + m; i < a0 + ext; ++i) {
+                        dst.SetValue(r * pitch + i, pad);
+                    }
+                }
+                done += m;
+            }
+        }
+    }
+    template <typename T>
+    __aicore__ inline void CopyOutStrided(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                                          int64_t rows, int64_t cols, int64_t pitch, int64_t rowStride,
+                                          int64_t colStride)
+    {
+        constexpr int64_t epb = 32 / sizeof(T);
+        const int64_t k = STRIDED_CHUNK;
+        AscendC::LocalTensor<T> stage = xworkBuf.Get<T>();
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t c0 = 0; c0 < cols; c0 += k) {
+                const int64_t m = AcMin<int64_t>(k, cols - c0);
+                // Brcb takes whole groups of 8 elements; the rest (and other types) go by the scalar unit
+                const int64_t full = (sizeof(T) == 2 || sizeof(T) == 4) ? m / 8 * 8 : 0;
+                if (full > 0) {
+                    StridedSync<AscendC::HardEvent::MTE3_V>();
+                    AscendC::Brcb(stage, src[r * pitch + c0], static_cast<uint8_t>(full / 8),
+                                  AscendC::BrcbRepeatParams{1, 8});
+                    StridedSync<AscendC::HardEvent::V_MTE3>();
+                }
+                if (full < m) {
+                    StridedSync<AscendC::HardEvent::MTE3_S>();
+                    for (int64_t i = full; i < m; ++i) {
+                        stage.SetValue(i * epb, src.GetValue(r * pitch + c0 + i));
+                    }
+                    StridedSync<AscendC::HardEvent::S_MTE3>();
+                }
+                AscendC::DataCopyPad(dst[r * rowStride + c0 * colStride], stage,
+                                     AscendC::DataCopyExtParams{static_cast<uint16_t>(m), static_cast<uint32_t>(sizeof(T)), 0,
+                                                                static_cast<uint32_t>((colStride - 1) * sizeof(T)), 0});
+            }
         }
     }
 """

@@ -97,10 +97,46 @@ def workspace_size(spec: KernelSpec, values: dict[str, int | float], block_dim: 
     expr = host_workspace_expr(spec).replace("(int64_t)", "").replace("(size_t)", "").strip()
     env = dict(values, **{HOST_BLOCK_DIM: block_dim})
     try:
-        tree = ast.parse(expr, mode="eval")
-    except SyntaxError as e:
+        tree = ast.parse(_conditionals_to_python(expr), mode="eval")
+    except (SyntaxError, ValueError) as e:
         raise UserError(f"workspace expression {spec.workspace_bytes!r} is not an arithmetic expression: {e}") from None
     return int(_eval_cpp_int(tree.body, env, spec.workspace_bytes))
+
+
+def _conditionals_to_python(expr: str) -> str:
+    """C++ ``(c ? a : b)`` (each fully parenthesised, as codegen/kernel.py writes minimum/maximum) as
+    Python ``(a if c else b)``, innermost first; the other operators read the same in both."""
+    while "?" in expr:
+        q = expr.index("?")
+        # the enclosing parentheses of this ?: and its ':' at the same depth
+        depth, start = 0, q
+        while start > 0:
+            start -= 1
+            if expr[start] == ")":
+                depth += 1
+            elif expr[start] == "(":
+                if depth == 0:
+                    break
+                depth -= 1
+        depth, colon, end = 0, None, q
+        while end < len(expr) - 1:
+            end += 1
+            ch = expr[end]
+            if ch in "(":
+                depth += 1
+            elif ch == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == ":" and depth == 0 and colon is None:
+                colon = end
+            elif ch == "?" and depth == 0:
+                raise ValueError("nested ?: without parentheses")
+        if expr[start] != "(" or expr[end] != ")" or colon is None:
+            raise ValueError("a ?: that is not parenthesised")
+        cond, a, b = expr[start + 1:q], expr[q + 1:colon], expr[colon + 1:end]
+        expr = f"{expr[:start]}(({a}) if ({cond}) else ({b})){expr[end + 1:]}"
+    return expr
 
 
 def _eval_cpp_int(node: ast.AST, env: dict, source: str):
@@ -128,5 +164,11 @@ def _eval_cpp_int(node: ast.AST, env: dict, source: str):
                 return a / b if op is ast.Div else math.fmod(a, b)
             q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
             return q if op is ast.Div else a - q * b
+    if isinstance(node, ast.IfExp):
+        return _eval_cpp_int(node.body if _eval_cpp_int(node.test, env, source) else node.orelse, env, source)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        a, b = _eval_cpp_int(node.left, env, source), _eval_cpp_int(node.comparators[0], env, source)
+        return {ast.Lt: a < b, ast.Gt: a > b, ast.LtE: a <= b, ast.GtE: a >= b, ast.Eq: a == b,
+                ast.NotEq: a != b}[type(node.ops[0])]
     raise UserError(f"workspace expression {source!r} uses {ast.dump(node)[:40]}..., which is not supported",
-                    hint="use + - * / % over tiling field names and integers")
+                    hint="use + - * / % and (c ? a : b) over tiling field names and integers")

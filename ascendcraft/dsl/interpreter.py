@@ -602,6 +602,8 @@ class Interpreter:
             return t.value
         if isinstance(t, TScalar) and t.value is not None:
             return t.value
+        if t is None and isinstance(v, A.Str):   # a string literal the checker did not visit (API Cast's round=)
+            return v.value
         raise _fail(f"interpreter: {name}= is not a known constant", v, kind="internal error")
 
     def _call(self, e: A.Call):
@@ -864,6 +866,11 @@ def _scalar_binary(op, a, b, node):
         if isinstance(a, int) and isinstance(b, int):
             raise _fail("integer division by zero", node)
         return float("nan")
+    if op == "**" and not (isinstance(a, int) and isinstance(b, int)):
+        # NumPy's (and the DSL's) float power: 0.0 ** -2 is inf, (-2.0) ** 0.5 is NaN; Python's float
+        # ** raises ZeroDivisionError or gives a complex number there
+        with np.errstate(all="ignore"):
+            return float(np.power(np.float64(a), np.float64(b)))
     try:
         return _SCALAR_OPS[op](a, b)
     except OverflowError:
