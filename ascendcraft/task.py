@@ -112,8 +112,8 @@ def _where(exc: BaseException, filename: str) -> str:
     return f"{Path(filename).name}:{f.lineno}" + (f": {f.line.strip()}" if f.line else "")
 
 
-#: Seconds one call into an op file (importing it, get_inputs(), building the Model, forward)
-#: may take before it is stopped as hanging.
+#: CPU seconds one call into an op file (importing it, get_inputs(), building the Model,
+#: forward) may take before it is stopped as an endless loop.
 OP_CALL_TIMEOUT_S = 300
 
 
@@ -123,22 +123,22 @@ class _OpTimeout(BaseException):
 
 @contextmanager
 def _time_limit():
-    """Stop an op-file call that runs too long (an endless loop): a SIGALRM in the main thread.
-    Does nothing off the main thread or when a timer is already running (nested calls, a caller's
-    own alarm), so it never clobbers another time limit."""
-    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0]:
+    """Stop an op-file call that spins too long (an endless loop): after OP_CALL_TIMEOUT_S seconds
+    of the process's CPU time, a SIGVTALRM in the main thread. The virtual timer leaves the
+    wall-clock alarm (SIGALRM) to callers that use their own; nested calls keep the outer limit."""
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_VIRTUAL)[0]:
         yield
         return
 
     def expire(signum, frame):
         raise _OpTimeout()
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, OP_CALL_TIMEOUT_S)
+    previous = signal.signal(signal.SIGVTALRM, expire)
+    signal.setitimer(signal.ITIMER_VIRTUAL, OP_CALL_TIMEOUT_S)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
 
 
 #: What code in an op file can raise. Op files are untrusted: ``sys.exit()`` or a raised
