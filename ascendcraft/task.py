@@ -122,7 +122,7 @@ class _OpTimeout(BaseException):
 
 
 @contextmanager
-def _time_limit():
+def _time_limit(filename: str | None = None):
     """Stop an op-file call that spins too long (an endless loop): after OP_CALL_TIMEOUT_S seconds
     of the process's CPU time, a SIGVTALRM in the main thread. The virtual timer leaves the
     wall-clock alarm (SIGALRM) to callers that use their own; nested calls keep the outer limit."""
@@ -136,6 +136,10 @@ def _time_limit():
     signal.setitimer(signal.ITIMER_VIRTUAL, OP_CALL_TIMEOUT_S)
     try:
         yield
+    except _OpTimeout as e:     # one that no call site turned into a UserError on the way out
+        if filename is None:
+            raise
+        raise _fail("running the op file", e, filename) from None
     finally:
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
         signal.signal(signal.SIGVTALRM, previous)
@@ -147,13 +151,15 @@ _OP_ERRORS = (Exception, SystemExit, KeyboardInterrupt, _OpTimeout)
 
 
 def _op_error(exc: BaseException) -> None:
-    """Let a real Ctrl-C through (see errors.interrupted); every other op-file failure is handled."""
-    if isinstance(exc, KeyboardInterrupt) and interrupted():
+    """At a site that swallows an op-file failure (a probe, a retry): let a real Ctrl-C (see
+    errors.interrupted) and a time limit through; a retry must not run the endless loop again."""
+    if isinstance(exc, _OpTimeout) or (isinstance(exc, KeyboardInterrupt) and interrupted()):
         raise exc
 
 
 def _fail(stage: str, exc: BaseException, filename: str, hint: str | None = None) -> UserError:
-    _op_error(exc)
+    if isinstance(exc, KeyboardInterrupt) and interrupted():
+        raise exc
     if isinstance(exc, UserError):
         return exc
     where = _where(exc, filename)
@@ -651,7 +657,7 @@ class Task:
         base = self._execute({})
         _check_interface(base, path)
         self._base = base
-        with _time_limit():
+        with _time_limit(str(path)):
             ev = _evaluate(base, str(path))
         if ev.error is not None and ev.definitive:
             raise ev.error  # the forward pass itself is broken, not just unshapeable on meta
@@ -694,7 +700,7 @@ class Task:
         if cached is None or (not cached.definitive and cap > self._caps.get(key, 0)):
             self._caps[key] = cap
             try:
-                with _time_limit():
+                with _time_limit(str(self.path)):
                     ev = _evaluate(self._execute(overrides), str(self.path), cap)
             except UserError as e:
                 ev = _Eval((), None, {}, (), error=e)
@@ -742,7 +748,7 @@ class Task:
             try:
                 mod = self._execute({name: value + 1})
                 with torch.device("meta"), torch.no_grad():
-                    with _time_limit():
+                    with _time_limit(str(self.path)):
                         specs = _input_specs(mod.get_inputs(), str(self.path))
             except _OP_ERRORS as e:  # noqa: BLE001 - not a free size, leave it alone
                 _op_error(e)

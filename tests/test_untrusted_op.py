@@ -94,7 +94,9 @@ def test_a_normal_run_keeps_its_exit_code_and_output_through_the_worker(tmp_path
 def test_an_endless_loop_in_the_op_file_is_stopped_with_its_line(tmp_path, capsys, monkeypatch, where):
     import ascendcraft.task as T
     monkeypatch.setattr(T, "OP_CALL_TIMEOUT_S", 1)
-    argv = write(tmp_path, **{where: "while True:\n        pass" if where != "top" else "while True:\n    pass"})
+    loop = {"top": "while True:\n    pass", "inputs": "while True:\n        pass",
+            "forward": "while True:\n            pass"}[where]
+    argv = write(tmp_path, **{where: loop})
     rc = main(argv)
     err = capsys.readouterr().err
     assert rc == 2 and "did not finish within 1 s" in err and "op_file.py:" in err
