@@ -136,6 +136,15 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
     return Binding(dims, attrs), Plan(tuple(forward), tuple(params), tuple(p.name for p in kernel.outputs))
 
 
+def parameter_arrays(plan: Plan, shapes) -> dict[str, np.ndarray]:
+    """The model parameters the kernel binds, as GM-convention NumPy arrays (seeded like the op)."""
+    if not plan.parameters:
+        return {}
+    from .compare import to_numpy
+    values = shapes.parameter_values()
+    return {name: to_numpy(values[name])[0] for name in plan.parameters}
+
+
 def gm_arrays(plan: Plan, inputs: list, outputs: list, parameters: dict) -> dict[str, np.ndarray]:
     """The GM arrays of one run, by kernel parameter name."""
     gm: dict[str, np.ndarray] = {}

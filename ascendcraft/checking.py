@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .binding import Plan, bind, gm_arrays
+from .binding import Plan, bind, gm_arrays, parameter_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .dsl import ast as A
 from .dsl.bounds import check_gm_bounds
@@ -105,7 +105,7 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     ``progress``, if given, receives a short line at each stage (the CLI prints them to stderr).
     """
     from .task import load_task
-    from .verify import DEFAULT_TRIALS, make_draws, verify
+    from .verify import DEFAULT_TRIALS
 
     say = progress or (lambda msg: None)
     k = load_kernel(kernel)
@@ -117,12 +117,8 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     check_gm_bounds(real)      # every GM index inside its tensor at the real dims, before any run
     shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
     say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
-    binding, plan = bind(k, shapes)
-    checked = real if binding == real_binding else check(k, binding, chip_profile)
-    params = _parameters(plan, shapes)
-    draws = make_draws(shapes, trials=DEFAULT_TRIALS if trials is None else trials, seed=seed, inputs=inputs,
-                       progress=say)
-    report = verify(interpreter_runner(checked, plan, params), shapes, draws=draws, progress=say)
+    checked, draws, report = _interpret_at(k, shapes, chip_profile, DEFAULT_TRIALS if trials is None else trials,
+                                           seed, inputs, say, real=(real_binding, real))
     result = CheckResult(k, task, real, checked, shapes, report, draws)
     if report.passed and second_shapes:
         result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
@@ -136,17 +132,12 @@ SECOND_TRIALS = 2
 
 def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> SecondShapes | None:
     from .errors import UserError
-    from .verify import make_draws, verify
     second = task.variant(shapes, seed, max_bytes)
     if second is None:
         return None
     say("verifying on second shapes " + second.shapes_text())
     try:
-        binding, plan = bind(k, second)
-        checked = check(k, binding, chip_profile)
-        draws = make_draws(second, trials=trials, seed=seed, inputs=inputs, progress=say)
-        report = verify(interpreter_runner(checked, plan, _parameters(plan, second)), second, draws=draws,
-                        progress=say)
+        checked, draws, report = _interpret_at(k, second, chip_profile, trials, seed, inputs, say)
     except UserError as err:
         err.message = (f"at the second verification shapes ({second.shapes_text()}; {task.path.name}'s size "
                        f"constants moved so that a kernel keyed on one shape shows it): {err.message}")
@@ -156,9 +147,13 @@ def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, 
     return SecondShapes(second, checked, report, draws)
 
 
-def _parameters(plan: Plan, shapes) -> dict:
-    if not plan.parameters:
-        return {}
-    from .verify import to_numpy
-    values = shapes.parameter_values()
-    return {name: to_numpy(values[name])[0] for name in plan.parameters}
+def _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say, real=None):
+    """Bind and check ``k`` at ``shapes`` (reusing ``real`` = (binding, checked) when the binding is
+    the same) and verify it with the interpreter: (checked, draws, report)."""
+    from .verify import make_draws, verify
+    binding, plan = bind(k, shapes)
+    checked = real[1] if real is not None and binding == real[0] else check(k, binding, chip_profile)
+    draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=say)
+    report = verify(interpreter_runner(checked, plan, parameter_arrays(plan, shapes)), shapes, draws=draws,
+                    progress=say)
+    return checked, draws, report

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from .binding import bind, gm_arrays
+from .binding import bind, gm_arrays, parameter_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
@@ -204,15 +204,11 @@ def sim_runner(result: Lowered, shapes):
     """``run(inputs, outputs)`` executing the built kernel on the simulator for ``shapes`` (the
     dims, attributes and parameters are taken from them); outputs are filled in place."""
     from .sim import run_kernel
-    from .verify import to_numpy
 
     spec, final = result.spec, result.run.final.kernel
     gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
     binding, plan = bind(final, shapes)
-    params = {}
-    if plan.parameters:
-        values = shapes.parameter_values()
-        params = {n: to_numpy(values[n])[0] for n in plan.parameters}
+    params = parameter_arrays(plan, shapes)
     cores = result.run.final.real.cores
 
     def run(inputs, outputs):
@@ -425,7 +421,7 @@ def report_markdown(r: Lowered) -> str:
                   "```", r.second_verification.summary(), "```", ""]
     if c is not None:
         eff = r.efficiency
-        floor = (f"the cube floor: the kernel's multiply-adds at the operand dtype's peak rate on every cube core"
+        floor = ("the cube floor: the kernel's multiply-adds at the operand dtype's peak rate on every cube core"
                  if r.floor_kind == "cube" else
                  "the HBM floor: every input read once and every output written once at the chip's HBM bandwidth")
         lines += ["## Modeled performance (real shapes, simulator cost model)", "",

@@ -15,14 +15,14 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .binding import bind, gm_arrays
+from .binding import bind, gm_arrays, parameter_arrays
 from .dsl import ast as A
 from .dsl.checker import CheckedKernel, check
 from .dsl.interpreter import interpret
 from .dsl.parser import parse
 from .dsl.printer import print_kernel
 from .errors import AscendcraftError, DSLError, SourceFile
-from .verify import compare, poison_buffer, to_numpy
+from .verify import compare, poison_buffer
 
 
 class PassError(AscendcraftError):
@@ -97,11 +97,7 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = PA
     say = progress or (lambda msg: None)
     real_check, verification_check = source_checks or (check(source, bind(source, task.real)[0], chip), None)
     levels = [Level("source", source, print_kernel(source), real_check)]
-    params = {}
-    _, plan = bind(source, shapes)
-    if plan.parameters:
-        values = shapes.parameter_values()
-        params = {n: to_numpy(values[n])[0] for n in plan.parameters}
+    params = parameter_arrays(bind(source, shapes)[1], shapes)
     if draws is None:
         draws = make_draws(shapes, trials=trials, seed=seed)
     inputs = [d.numpy_inputs for d in draws]

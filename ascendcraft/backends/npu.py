@@ -222,18 +222,15 @@ def verify_on_npu(lowered, *, draws=None, shapes=None, trials: int | None = None
     directory and the launcher runs once per trial, on ``draws`` (the check's, by default new
     ones under the verification policy). Untested on hardware.
     """
-    from ..binding import bind, gm_arrays
-    from ..verify import to_numpy, verify
+    from ..binding import bind, gm_arrays, parameter_arrays
+    from ..verify import verify
 
     spec = lowered.spec
     project = Path(tempfile.mkdtemp(prefix=f"ascendcraft-{spec.op_name}-"))
     launcher = build_project(spec, project)
     shapes = shapes or lowered.check.shapes
     binding, plan = bind(lowered.run.final.kernel, shapes)
-    params = {}
-    if plan.parameters:
-        values = shapes.parameter_values()
-        params = {n: to_numpy(values[n])[0] for n in plan.parameters}
+    params = parameter_arrays(plan, shapes)
 
     def run(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
