@@ -14,7 +14,8 @@ class CompiledKernel:
 
     Call it like the op's ``forward``: ``y = k(x)`` with torch tensors or NumPy arrays (outputs
     come back as the same kind). ``.source`` is the AscendC kernel, ``.report`` the report as a
-    dict, ``.save(dir)`` writes the kernels_out directory.
+    dict, ``.timeline`` the simulated pipe timeline (with ``model_time=True``), ``.save(dir)``
+    writes the kernels_out directory.
     """
 
     def __init__(self, lowered):
@@ -31,6 +32,14 @@ class CompiledKernel:
     @property
     def dsl(self) -> str:
         return self.lowered.run.levels[0].text
+
+    @property
+    def timeline(self):
+        """The simulated pipe timeline of the real-shape cost run (an
+        :class:`ascendcraft.sim.timeline.Timeline`), or None: it needs ``model_time=True`` and the
+        sim backend. ``.save(dir)`` writes it as timeline.json (Chrome trace) and timeline.png;
+        ``ascendcraft.sim.timeline.chrome_trace`` / ``draw_timeline`` take it directly."""
+        return self.lowered.timeline
 
     def save(self, directory, *, force: bool = False) -> Path:
         from .lower import write_output

@@ -60,6 +60,10 @@ class Lowered:
     project_note: str | None = None     # why the CANN project files were not written, if they were not
     cost_note: str | None = None        # why there is no modeled time, if there is none
     llm: dict | None = None             # the model the passes could ask (lower --model), and its usage
+    timeline: object = None             # sim Timeline of the real-shape cost run (ascendcraft.sim.timeline)
+    timeline_files: dict = field(default_factory=dict)   # what write_timeline wrote ({"json": ..., "png": ...})
+    timeline_note: str | None = None    # why there is no timeline picture, if there is none
+    timeline_json_cores: tuple | None = None   # (cores in timeline.json, cores traced)
 
     @property
     def efficiency(self) -> float | None:
@@ -87,6 +91,9 @@ class Lowered:
             "timings_s": self.timings,
             "llm": self.llm,
             "project": self.project_note or "written",
+            "timeline": None if self.timeline is None else {
+                **self.timeline.summary(), "files": dict(self.timeline_files), "note": self.timeline_note,
+                "json_cores": self.timeline_json_cores},
         }
 
     def summary(self) -> str:
@@ -231,6 +238,8 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
 
     spec, final = result.spec, result.run.final.kernel
     _require_compiler()
+    if model_time:
+        _preload_plotting()
     t0 = time.perf_counter()
     say("compiling on the simulator")
     art = build_kernel(spec.kernel_source, spec.op_name, tiling_header=result.tiling_header, chip=chip.name)
@@ -272,7 +281,8 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
     cores = result.run.final.real.cores
     res = run_kernel(art, args, tiling=tiling, block_dim=cores, cost_only=True,
                      workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
-                     timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs])
+                     timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs],
+                     trace=_trace_limit(cores))
     result.timings["cost_model"] = time.perf_counter() - t0
     if res.errors or (res.crash and "time limit" not in res.crash):
         # The real-shape run is a checked run: a rule the kernel breaks only at the real size
@@ -289,12 +299,38 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
                             f"stopped ({str(why).splitlines()[0][:200]})")
     else:
         result.cost = res.cost
+        result.timeline = res.timeline
         moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
         hbm_us = moved / (chip.hbm_gbps * 1e3)
         cube_us = _cube_floor_us(final, res.cost, chip)
         result.floor_kind = "cube" if cube_us > hbm_us else "HBM"
         result.floor_us = max(hbm_us, cube_us) + chip.launch_overhead_us
         _floor_is_a_law(result)
+
+
+#: Timeline records the real-shape cost run keeps over all blocks: the per-block cap is this over
+#: the block count, between 20 000 and 200 000 (trace.bin: 32 bytes a record).
+TRACE_RECORDS = 2_000_000
+#: Instruction events in timeline.json: the slowest cores first, whole, until this many.
+TIMELINE_EVENTS = 20_000
+
+
+def _preload_plotting() -> None:
+    """Import matplotlib's Agg parts on a thread while the simulator builds and verifies (steps
+    that mostly wait for child processes), so drawing timeline.png adds little to ``lower``."""
+    import threading
+
+    def load():
+        try:
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import matplotlib.figure  # noqa: F401
+        except Exception:   # missing or broken: write_timeline says so
+            pass
+    threading.Thread(target=load, name="ascendcraft-preload-matplotlib").start()
+
+
+def _trace_limit(blocks: int) -> int:
+    return max(20_000, min(200_000, TRACE_RECORDS // max(1, blocks)))
 
 
 def _floor_is_a_law(result: Lowered) -> None:
@@ -340,6 +376,7 @@ def write_output(result: Lowered, out: Path, *, force: bool = False) -> Path:
     with atomic_output_dir(out, force=force) as d:
         (d / "kernel.dsl").write_text(result.run.levels[0].text)
         write_lowered(result, d)
+        write_timeline(result, d)
         (d / "report.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
         (d / "report.md").write_text(report_markdown(result))
     return out
@@ -359,6 +396,36 @@ def write_lowered(result: Lowered, d: Path) -> None:
         import shutil
         shutil.rmtree(d / "project", ignore_errors=True)
         result.project_note = f"CANN project not generated: {err.message}"
+
+
+def write_timeline(result: Lowered, d: Path) -> None:
+    """Into ``d``: timeline.json (Chrome trace of the real-shape cost run: the slowest cores, whole,
+    up to :data:`TIMELINE_EVENTS` instructions) and timeline.png (the critical core's pipes and the
+    roofline; needs matplotlib). Nothing when there was no cost run."""
+    tl = result.timeline
+    result.timeline_files, result.timeline_note, result.timeline_json_cores = {}, None, None
+    if tl is None or not len(tl):
+        return
+    from .sim.timeline import chrome_trace, draw_timeline, roofline_from_cost
+    name = result.spec.op_name
+    doc = chrome_trace(tl, source=result.spec.kernel_source, kernel_file=f"ascendc/{name}.cpp",
+                       max_events=TIMELINE_EVENTS, name=name)
+    (d / "timeline.json").write_text(json.dumps(doc, separators=(",", ":")))
+    result.timeline_files["json"] = "timeline.json"
+    cores = len(tl.cores())
+    result.timeline_json_cores = (cores - len(doc["otherData"].get("omitted_cores", ())), cores)
+    try:
+        import matplotlib  # noqa: F401  (only to say so when it is missing)
+    except ImportError:
+        result.timeline_note = "timeline.png was not drawn: the picture needs matplotlib (pip install matplotlib)"
+        return
+    try:
+        roof = roofline_from_cost(result.cost, load_chip(result.chip), floor_us=result.floor_us,
+                                  floor_kind=result.floor_kind)
+        draw_timeline(tl, d / "timeline.png", roofline=roof)
+        result.timeline_files["png"] = "timeline.png"
+    except Exception as err:   # a picture never fails a lowering that passed
+        result.timeline_note = f"timeline.png was not drawn: {type(err).__name__}: {err}"
 
 
 def write_levels(directory: Path, run: LoweringRun, failed: PassError | None = None):
@@ -435,8 +502,36 @@ def report_markdown(r: Lowered) -> str:
         lines += [f"| {k} | {v_:,.1f} | {PIPES.get(k, '')} |" for k, v_ in c.pipe_busy_us.items() if v_ > 0]
         lines += ["", "How the time is modeled: docs/simulator.md (cost model) and docs/performance.md; the "
                   "figures are the model's, not a measurement on hardware.", ""]
-    lines += ["## Files", "", *[f"- `{name}`: {what}" for name, what in REPORT_FILES], ""]
+    lines += _timeline_section(r)
+    files = [(name, what) for name, what in REPORT_FILES
+             if not name.startswith("timeline.") or name.split(".")[1] in r.timeline_files]
+    lines += ["## Files", "", *[f"- `{name}`: {what}" for name, what in files], ""]
     return "\n".join(lines)
+
+
+def _timeline_section(r: Lowered) -> list[str]:
+    if not r.timeline_files:
+        return []
+    tl = r.timeline
+    lines = ["## Timeline", ""]
+    if "png" in r.timeline_files:
+        lines += ["![timeline](timeline.png)", "",
+                  f"Pipe occupancy of the slowest core (core {tl.critical_core()}) over the modeled run at the real "
+                  "shapes, and where the kernel sits against the chip's roofs.", ""]
+    elif r.timeline_note:
+        lines += [r.timeline_note + ".", ""]
+    lines += ["`timeline.json` is the simulated timeline as a Chrome trace (one track per core and pipe, each "
+              "instruction with its AscendC call and kernel line): open it in https://ui.perfetto.dev or "
+              "chrome://tracing.", ""]
+    kept, cores = r.timeline_json_cores or (0, 0)
+    if kept < cores:
+        lines += [f"It holds the {kept} slowest of the {cores} cores (up to {TIMELINE_EVENTS:,} instructions); "
+                  "`ascendcraft.sim.run_kernel(..., trace=True)` and `ascendcraft.sim.timeline.chrome_trace` give "
+                  "them all (docs/simulator.md, Timeline).", ""]
+    if tl.dropped:
+        lines += [f"The trace keeps the first {tl.limit:,} instructions of each block; {tl.dropped:,} later ones "
+                  "are not in it.", ""]
+    return lines
 
 
 #: What each pipe of the cost model does (the key printed in report.md).
@@ -460,6 +555,9 @@ REPORT_FILES = (
     ("ascendc/<op>.cpp, ascendc/<op>_tiling.h", "the AscendC kernel and its tiling header"),
     ("project/", "CANN custom-op and direct-call projects, torch_npu binding, MultiKernelBench exports "
                  "(docs/backends.md)"),
+    ("timeline.json", "the simulated pipe timeline at the real shapes as a Chrome trace (open in "
+                      "https://ui.perfetto.dev or chrome://tracing)"),
+    ("timeline.png", "the slowest core's pipes over time and the kernel's roofline position"),
 )
 
 

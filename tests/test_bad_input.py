@@ -24,7 +24,7 @@ def run_check(tmp_path, text, capsys):
 
 def nested_loops(depth: int, body: str = "acc = acc + 1.0") -> str:
     lines = [HEAD, "    for b in parallel(B):\n", "        acc = 0.0\n"]
-    lines += ["    " * (i + 2) + f"for i{i} in range(1):\n" for i in range(depth)]
+    lines += ["    " * (i + 2) + f"for v{i} in range(1):\n" for i in range(depth)]
     lines += ["    " * (depth + 2) + body + "\n", "        store(y[b, :], load(x[b, :]) * 0.0 + acc)\n"]
     return "".join(lines)
 

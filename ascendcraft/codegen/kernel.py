@@ -58,10 +58,18 @@ class _Tile:
 
 
 def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> KernelSpec:
-    """The AscendC kernel and its spec for a fully lowered, checked program."""
+    """The AscendC kernel and its spec for a fully lowered, checked program. Every DSL name is
+    printed in its C++ spelling (codegen/names.py: ``x`` -> ``x_u``); the spec keeps DSL names
+    for tensors, attributes and dims, and C++ names for tiling fields."""
+    from .names import mangle_kernel, unmangle_spec, unmangle_text
+    op_name = op_name or f"{kernel.name}_custom"
+    mangled, mchecked = mangle_kernel(kernel, checked)
     try:
-        return _Emitter(kernel, checked, op_name or f"{kernel.name}_custom").spec()
-    except DSLError as err:   # spans point into the last level's text: show its line
+        return unmangle_spec(_Emitter(mangled, mchecked, op_name).spec())
+    except DSLError as err:   # spans point into the last level's text: show its line, in its names
+        err.message, err.hint = unmangle_text(err.message), unmangle_text(err.hint)
+        if err.args:
+            err.args = (unmangle_text(err.args[0]), *err.args[1:])
         raise err.located(getattr(kernel, "source", None))
 
 
@@ -79,6 +87,9 @@ class _Emitter:
         self.loop_vars: set[str] = set()
         self.lines: list[str] = []
         self.depth = 2
+        # queue tiles copied in and EnQue'd but not yet DeQue'd, per open block (innermost last):
+        # each is DeQue'd just before the first statement of its block that uses it
+        self.pending: list[set[str]] = [set()]
         # Matmul API stores (the cube pass's output): one Matmul object and TCubeTiling each
         self.gemms = [n for n in A.walk(kernel) if isinstance(n, A.Store) and is_gemm(n.value)]
         has_vector = bool(self.buffers) or any(isinstance(n, A.Load) for n in A.walk(kernel))
@@ -327,15 +338,47 @@ class _Emitter:
         self.depth -= 1
         self.emit("}")
 
-    def block(self, stmts):
+    def block(self, stmts, carried: frozenset = frozenset()):
+        """Emit a block. A copied-in queue tile is DeQue'd right before the first statement of its
+        block that uses it, not at its copy: the DeQue is the vector unit's wait for the copy
+        (docs/simulator.md, "Events"), so a tile loaded ahead (prefetch) is copied while the
+        current one is computed. ``carried``: tiles EnQue'd before a loop whose body takes them
+        over (the prefetch's ``t = _pf0``), pending again when the body ends."""
+        self.pending.append(set(carried))
         for s in stmts:
-            self.stmt(s)
+            self.stmt(s, self._deque_used(s))
+        left = self.pending.pop() - carried
+        for name in sorted(left):   # loaded and never used in the block: keep the queue balanced
+            self._deque(name)
 
-    def stmt(self, s):
+    def _deque(self, name: str):
+        t = self.tiles[name]
+        self.emit(f"{name} = {t.home}.DeQue<{t.ctype}>();")
+
+    def _deque_used(self, s) -> frozenset:
+        """DeQue the pending tiles of this block that ``s`` uses; return those a loop ``s`` takes
+        over instead (its body's first use of them is ``t = name``, and it loads them again)."""
+        pending = self.pending[-1]
+        used = {n.id for n in A.walk(s) if isinstance(n, A.Name)} | \
+            {n.name for n in A.walk(s) if isinstance(n, A.Free)}
+        carried = set()
+        for name in sorted(pending & used):
+            if isinstance(s, A.For) and _loop_carries(s, name):
+                carried.add(name)
+                continue
+            if isinstance(s, A.Assign) and isinstance(s.value, A.Name) and s.value.id == name:
+                pending.discard(name)      # another name for the tile: its DeQue moves to that name's use
+                pending.add(s.target)
+                continue
+            self._deque(name)
+            pending.discard(name)
+        return frozenset(carried)
+
+    def stmt(self, s, carried: frozenset = frozenset()):
         if isinstance(s, A.For):
             self._for_header(s)
             self.depth += 1
-            self.block(s.body)
+            self.block(s.body, carried)
             self.depth -= 1
             self.emit("}")
         elif isinstance(s, A.Assign):
@@ -483,7 +526,7 @@ class _Emitter:
         """After a GM->UB copy: hand the tile to the compute stage (EnQue/DeQue, or wait for MTE2)."""
         if queue:
             self.emit(f"{tile.home}.EnQue({target});")
-            self.emit(f"{target} = {tile.home}.DeQue<{tile.ctype}>();")
+            self.pending[-1].add(target)   # DeQue'd where it is first used (block)
         else:
             self._sync("MTE2_V")
         self.tiles[target] = tile
@@ -544,7 +587,7 @@ class _Emitter:
                   f"off_ = {offset};")
         # Only the parts of the tile the copy does not write get the pad value: rows above and
         # below, and each row's blocks right of the copied ones (the copy pads its first and last
-        # block itself). They are disjoint from the copy, so MTE2 need not wait for them. A tile
+        # block itself). A tile
         # entirely outside, or a left halo of a block or more, is filled whole first instead; the
         # copy then starts at the halo's last whole block (DataCopyPad's leftPadding is at most
         # 32 bytes, ascendc_api.md 2.2).
@@ -570,6 +613,9 @@ class _Emitter:
         self.emit(f"    const int64_t e_ = AcAlignUp(left_ + c_, {per_block});")
         self.emit("    for (int64_t i_ = 0; e_ < p_ && i_ < r_; ++i_) { "
                   + fill.format(f"{target}[(ro_ + i_) * p_ + e_]", "p_ - e_") + " }")
+        self.depth += 1
+        self._sync("V_MTE2")   # disjoint from the copy's bytes, but inside the range it spans
+        self.depth -= 1
         self.emit("}")
         self.emit(f"for (int64_t q_ = 0; c_ > 0 && q_ < r_; q_ += 4095) {{")
         self.emit(f"    const int64_t lb_ = left_ / {per_block} * {per_block}, lp_ = left_ - lb_;")
@@ -671,7 +717,7 @@ class _Emitter:
         v = s.value.id
         if queue:
             self.emit(f"{v} = {t.home}.DeQue<{t.ctype}>();")
-        elif space == "vecin":   # a loaded tile stored as it is (a copy): its DeQue was at the load
+        elif space == "vecin":   # a loaded tile stored as it is (a copy): DeQue'd before this statement
             self._sync("MTE2_MTE3")
         else:
             self._sync("V_MTE3")
@@ -1199,6 +1245,24 @@ def _float(v: float, ct: str) -> str:
     return f"static_cast<{ct}>({text}f)" if ct != "float" else f"{text}f"
 
 
+def _loop_carries(loop: A.For, name: str) -> bool:
+    """Whether ``loop`` takes over the pending tile ``name`` as a prefetch does: the first
+    top-level statement of its body that mentions ``name`` is ``t = name``, and a later one loads
+    ``name`` again (pending at the body's end, as on entry)."""
+    first = None
+    for i, s in enumerate(loop.body):
+        if any(isinstance(n, A.Name) and n.id == name for n in A.walk(s)):
+            first = i
+            break
+    if first is None:
+        return False
+    alias = loop.body[first]
+    if not (isinstance(alias, A.Assign) and isinstance(alias.value, A.Name) and alias.value.id == name):
+        return False
+    return any(isinstance(s, A.Assign) and s.target == name and isinstance(s.value, A.Load)
+               for s in loop.body[first + 1:])
+
+
 def _on_all_cores(s) -> bool:
     return isinstance(s, A.ParallelFor) or is_phase_loop(s)
 
@@ -1396,8 +1460,9 @@ _STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void 
                 const int64_t pos = dstCol + done, a0 = pos / epb * epb, lead = vec ? pos - a0 : 0;
                 const int64_t m = AcMin<int64_t>(k - lead, cols - done);
                 StridedSync<AscendC::HardEvent::MTE3_MTE2>();   // a strided store's last read of xwork
+                StridedSync<AscendC::HardEvent::V_MTE2>();      // the last vector pad or Gather of it (any type)
                 if constexpr (vec) {
-                    StridedSync<AscendC::HardEvent::V_MTE2>();
+                    StridedSync<AscendC::HardEvent::MTE3_V>();  // a strided store's read, before the vector unit pads it
                     if (lead > 0) {
                         AscendC::Duplicate(stage, pad, static_cast<int32_t>(lead * epb));
                     }

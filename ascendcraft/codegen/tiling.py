@@ -93,9 +93,16 @@ def host_workspace_expr(spec: KernelSpec) -> str:
 
 
 def workspace_size(spec: KernelSpec, values: dict[str, int | float], block_dim: int) -> int:
-    """The user workspace in bytes: ``spec.workspace_bytes`` evaluated with C++ integer semantics."""
+    """The user workspace in bytes: ``spec.workspace_bytes`` evaluated with C++ integer semantics.
+
+    ``values`` are tiling values (keyed by field name, as :func:`tiling_values` returns them) or
+    dims and attributes keyed by their DSL names (a binding's): the expression names fields in
+    their C++ spelling (codegen/names.py), and both spellings are accepted."""
+    from .names import cpp_name
     expr = host_workspace_expr(spec).replace("(int64_t)", "").replace("(size_t)", "").strip()
-    env = dict(values, **{HOST_BLOCK_DIM: block_dim})
+    env = dict(values)
+    env.update({cpp_name(k): v for k, v in values.items() if cpp_name(k) not in env})
+    env[HOST_BLOCK_DIM] = block_dim
     try:
         tree = ast.parse(_conditionals_to_python(expr), mode="eval")
     except (SyntaxError, ValueError) as e:

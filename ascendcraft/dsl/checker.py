@@ -14,7 +14,8 @@ from .. import dtypes as D
 from ..chips import Chip
 from ..errors import DSLError
 from . import ast as A
-from .ops import API_COMPARE_MODES, BINARY_OPERATORS, CONSTANT_NAMES, OPS, RESERVED, ROUND_MODES, UNARY_OPERATORS
+from .ops import API_COMPARE_MODES, BINARY_OPERATORS, CONSTANT_NAMES, OPS, ROUND_MODES, UNARY_OPERATORS
+from .parser import keywords
 from .types import TDType, TGM, TRegion, TScalar, TStr, TTile, TTuple
 
 
@@ -39,6 +40,7 @@ class CheckedKernel:
     dead_after: dict = field(repr=False)    # id(stmt) -> names dead after it
     peak: dict = field(default_factory=dict)  # space -> (bytes, stmt span, [(name, type)])
     buffers: dict = field(default_factory=dict)  # lowered forms: name -> A.Buffer
+    warnings: list = field(default_factory=list)  # DSLError (kind "warning"), located: legal but suspicious
 
 
 def _err(msg, node, hint=None, kind="type error"):
@@ -122,6 +124,8 @@ class Checker:
         self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
         self.buffers: dict[str, A.Buffer] = {}
         self._store_value = None   # the value of the store being checked (Matmul may only be one)
+        self.warnings: list[DSLError] = []
+        self._warned: set = set()
 
     # ------------------------------------------------------------ entry
     def run(self) -> CheckedKernel:
@@ -134,8 +138,8 @@ class Checker:
             for p in params:
                 if p.name in seen:
                     raise _err(f"parameter {p.name!r} is declared twice", p)
-                if p.name in RESERVED:
-                    raise _err(f"{p.name!r} is a reserved name", p, hint="rename the parameter")
+                if p.name in keywords():
+                    raise _err(f"{p.name!r} is a keyword of the tile DSL", p, hint=f"rename the parameter (e.g. {p.name}_)")
                 seen.add(p.name)
                 t = self._param_type(p, role)
                 self.params[p.name] = t
@@ -147,7 +151,7 @@ class Checker:
         if self.buffers:
             self._check_buffer_budget()
         return CheckedKernel(k, self.binding, self.chip, self.cores, self.uses_cube, self.params, self.scratch,
-                             self.expr_types, dead_after, peak, self.buffers)
+                             self.expr_types, dead_after, peak, self.buffers, self.warnings)
 
     def _dims(self, t: A.TensorType, node) -> tuple[int, ...]:
         out = []
@@ -185,9 +189,14 @@ class Checker:
             self._stmt(s, depth, in_parallel)
 
     def _define(self, name, t, node):
-        if name in self.fixed or name in RESERVED:
-            what = "a reserved name" if name in RESERVED else "a parameter, dim, constant or loop variable"
-            raise _err(f"cannot assign to {name!r}: it is {what}", node, hint="use a new name")
+        # Keywords cannot reach here from parsed text (the grammar reserves them); programs built
+        # as trees (passes, the fuzzer) are held to the same rule.
+        if name in keywords():
+            raise _err(f"cannot assign to {name!r}: it is a keyword of the tile DSL", node,
+                       hint=f"use another name (e.g. {name}_)")
+        if name in self.fixed:
+            raise _err(f"cannot assign to {name!r}: it is a parameter, dim, constant or loop variable", node,
+                       hint="use a new name")
         self.env[name] = t
 
     def _stmt(self, s, depth, in_parallel):
@@ -796,7 +805,15 @@ class Checker:
             raise _err(f"{e.func}(...) is only valid in a for loop header", e)
         op = OPS.get(e.func)
         if op is None:
-            raise _err(f"unknown function {e.func!r}", e, hint=_suggest(e.func, set(OPS) | {"load"}))
+            what = f"{e.func!r} is a variable here, not a function" if e.func in self.env else \
+                f"unknown function {e.func!r}"
+            raise _err(what, e, hint=_suggest(e.func, set(OPS) | {"load"}))
+        if e.func in self.env and e.func not in self._warned:
+            # a call names the op whatever variables exist: neg = ...; neg(t) negates t
+            self._warned.add(e.func)
+            self.warnings.append(_err(f"{e.func}(...) calls the op {e.func}; the variable {e.func!r} defined in "
+                                      f"this kernel is not called", e, kind="warning",
+                                      hint=f"rename the variable (e.g. {e.func}_) if this reads ambiguously"))
         allowed = set(op.kwargs)
         for k in e.kwargs:
             if k.name not in allowed:

@@ -218,8 +218,11 @@ ROUND_MODES = ("rint", "floor", "ceil", "round", "trunc")
 
 # Names that are not ops but mean something in expressions.
 CONSTANT_NAMES = {"inf": float("inf"), "nan": float("nan"), "True": True, "False": False}
-STATEMENT_FUNCS = ("load", "store", "atomic_add", "range", "parallel")
-RESERVED = set(OPS) | set(D.ALL) | set(CONSTANT_NAMES) | set(STATEMENT_FUNCS) | {"CORES", "ub", "l1", "l0c", "gm"}
+# Functions that are not ops: they are statements or loop headers (the parser reads them).
+STATEMENT_FUNCS = ("load", "store", "atomic_add", "range", "parallel", "free")
+# Op names, STATEMENT_FUNCS and memory spaces are not reserved: a variable may take any name that
+# is not a keyword (ascendcraft.dsl.parser.keywords(), read from the grammar), and a call names an
+# op whatever variables exist.
 
 
 def apply_round(a: np.ndarray, mode: str) -> np.ndarray:

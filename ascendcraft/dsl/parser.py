@@ -25,8 +25,25 @@ class TileIndenter(Indenter):
 
 @lru_cache(maxsize=None)
 def _parser() -> Lark:
-    return Lark(grammar_text(), parser="lalr", postlex=TileIndenter(), propagate_positions=True,
+    # The basic lexer (not lark's contextual one) makes every keyword reserved in every position:
+    # a contextual lexer would read `in` or `for` as a NAME wherever the keyword cannot occur.
+    return Lark(grammar_text(), parser="lalr", lexer="basic", postlex=TileIndenter(), propagate_positions=True,
                 maybe_placeholders=True, cache=True)
+
+
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=None)
+def _keyword_terminals() -> dict[str, str]:
+    """Terminal name -> keyword, for every quoted word of the grammar (see dsl_grammar/tile.lark)."""
+    return {t.name: t.pattern.value for t in _parser().terminals
+            if t.pattern.type == "str" and _NAME_RE.fullmatch(t.pattern.value)}
+
+
+def keywords() -> frozenset[str]:
+    """The keywords of the tile DSL: exactly the words the grammar reserves (docs/dsl.md lists them)."""
+    return frozenset(_keyword_terminals().values())
 
 
 def _span(meta) -> Span | None:
@@ -70,6 +87,12 @@ class _ToIR(Transformer):
 
     def dim_name(self, m, tok):
         return str(tok)
+
+    # keywords whose text the IR keeps: dtypes, True/False/inf/nan/CORES, and kernel= (window ops)
+    def dtype(self, m, tok):
+        return str(tok)
+
+    constant = cores = kernel_word = dtype
 
     def dim_int(self, m, tok):
         return int(tok)
@@ -239,13 +262,25 @@ _TOKEN_NAMES = {
 _OPEN, _CLOSE = "([", ")]"
 
 
-def _describe(token_type: str) -> str:
+_DTYPE_WORDS = frozenset(A.DTYPES)
+
+
+def _describe(token_type: str, names_expected: bool = False) -> str:
     if token_type in _TOKEN_NAMES:
         return _TOKEN_NAMES[token_type]
+    word = _keyword_terminals().get(token_type)
+    if word is not None and word not in ("kernel", "for", "in", "const", "scratch", "buffer", "pass"):
+        # dtypes and True/False/inf/nan/CORES are names in expressions: "name" covers them
+        return "name" if names_expected else "dtype" if word in _DTYPE_WORDS else repr(word)
     for term in _parser().terminals:
         if term.name == token_type:
             return repr(term.pattern.value) if term.pattern.type == "str" else token_type.lower()
     return token_type.lower()
+
+
+def _keyword_hint(word: str) -> str:
+    return (f"rename it (e.g. {word}_); the keywords are {' '.join(sorted(keywords(), key=str.lower))}; "
+            "op names such as neg, sum or Max are not keywords and may name variables")
 
 
 def _unclosed_bracket(text: str, upto_line: int) -> Span | None:
@@ -282,16 +317,31 @@ def _syntax_error(err: UnexpectedInput, source: SourceFile) -> DSLError:
                 line, col = tok.end_line, tok.end_column
         elif tok.type == "_NL":
             what = "unexpected end of line"
+        elif tok.type in _keyword_terminals():
+            what = f"unexpected keyword {tok.value!r}"
         else:
             what = f"unexpected {tok.value!r}"
-        if tok.type == "NAME" and tok.value in ("and", "or", "not"):
+        before = re.search(r"([A-Za-z_][A-Za-z0-9_]*)[\t ]*$", source.line(line)[:col - 1])
+        if tok.type in _keyword_terminals() and "NAME" in err.expected:
+            what = f"{tok.value!r} is a keyword of the tile DSL, so it cannot be a name here"
+            hint = _keyword_hint(tok.value)
+        elif before is not None and before.group(1) in keywords() and tok.type in ("EQUAL", "COLON", "COMMA", "RPAR"):
+            # `const = 1`, `for in in ...`: the keyword was taken for a name
+            word = before.group(1)
+            what = f"{word!r} is a keyword of the tile DSL, so it cannot be a name"
+            col = before.start(1) + 1
+            hint = _keyword_hint(word)
+        elif tok.type == "NAME" and tok.value in ("and", "or", "not"):
             hint = "use & | ~ for element-wise logic, with parentheses around comparisons"
         elif tok.type == "NAME" and tok.value in ("if", "while", "def", "return", "else", "elif"):
             hint = f"'{tok.value}' is not part of the tile DSL; see docs/dsl.md"
-        expected = tuple(sorted({_describe(t) for t in err.expected}))
+        names_expected = "NAME" in err.expected
+        expected = tuple(sorted({_describe(t, names_expected) for t in err.expected}))
         if len(expected) > 8:
             expected = ()
         width = len(str(tok.value)) if tok.type not in ("_NL", "_INDENT", "_DEDENT", "$END") else 1
+        if before is not None and what.endswith("so it cannot be a name"):
+            width = len(before.group(1))
         span = Span(line, col, line, col + max(width, 1))
         return DSLError(what, span, kind="syntax error", source=source, expected=expected, hint=hint)
     if isinstance(err, UnexpectedCharacters):

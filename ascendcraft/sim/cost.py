@@ -1,48 +1,55 @@
 """Cost model constants and the whole-kernel aggregation of per-core timelines.
 
 Per core, the C++ side keeps an event timeline over the pipes (S, V, M, MTE1, MTE2, MTE3,
-FIX) plus a per-core share of HBM bandwidth; instructions start when their pipe is free,
-when they have been issued by the scalar unit, and when the buffers they read were written
-(RAW) / the buffers they write were last used (WAR) -- the ordering that TQue
-EnQue/DeQue/AllocTensor/FreeTensor enforce on hardware, so double buffering shows up as
-overlap.  SetFlag/WaitFlag and PipeBarrier<PIPE_ALL> add their own constraints.
+FIX) plus a per-core share of HBM bandwidth: each pipe runs its instructions in issue order,
+and only events order one pipe against another (the flags of TQue EnQue/DeQue/AllocTensor/
+FreeTensor, SetFlag/WaitFlag, PipeBarrier<PIPE_ALL>, SyncAll, the scalar unit's waits), so
+double buffering overlaps exactly as far as the kernel's events allow (docs/simulator.md,
+"Events").
 
 This module turns the per-block results into a kernel time: blocks are placed on the
 physical cores round-robin (waves), the slowest core sets the body time, total GM traffic
-over the chip's HBM bandwidth is a floor, and the launch overhead is added.
+over the chip's *achievable* HBM bandwidth is a floor, and the launch overhead is added.  The
+reported HBM roofline stays the nominal bandwidth's, so efficiencies are against the data sheet.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
-from ..chips import Chip
+from ..chips import DEFAULT_CHIP, Chip, check_cost_keys, load_chip
 
-# Constants that no public document gives directly.  They are modelling choices, kept small
-# and named so the docs can list them (docs/simulator.md, "Cost model").
-COST_CONSTANTS: dict[str, float] = {
-    # scalar-unit cycles to issue one AscendC API call (address arithmetic, parameter setup)
-    "issue_cycles": 10.0,
-    # fixed cycles per MTE transfer (descriptor setup, first burst); the docs say transfers of
-    # >= 16 KB reach peak bandwidth, which this overhead roughly reproduces (16 KB: ~93 %)
-    "mte_overhead": 40.0,
-    # fixed cycles per vector instruction (pipeline fill)
-    "vec_overhead": 8.0,
-    # scalar pipe cycles for LocalTensor GetValue/SetValue and GlobalTensor GetValue/SetValue
-    "scalar_ub_cycles": 2.0,
-    "scalar_gm_cycles": 200.0,
-    # cycles per 256-byte repeat for Exp/Ln/Sqrt/Rsqrt/Reciprocal/Div (others: 1)
-    "transcendental_cpr": 2.0,
-    # fixed cycles per cube-side instruction (MTE1 load, Mmad, Fixpipe)
-    "cube_overhead": 16.0,
-    # cycles from the end of a GM->UB/L1 transfer's bandwidth slot until its data can be used
-    # (DRAM round trip; not occupying the pipe, so several transfers in flight hide it -- which
-    # is what double buffering buys on a bandwidth-bound kernel). No public figure: ~0.55 us.
-    "gm_latency": 1000.0,
-    # bytes/cycle per core for re-reads that hit L2 (Matmul base tiles loaded a second time);
-    # CANN 8.1 platform_config Ascend910B*.ini [AICoreMemoryRates] l2_rate=110.  Not a chip
-    # profile field yet, so it lives here.
-    "l2_bpc": 110.0,
-}
+# The cost model's constants live in the chip profiles (data/chips/<chip>.json, "cost"), each
+# with its source or "estimate: <reasoning>" (docs/simulator.md, "Constants and their sources").
+# This read-only view of the default chip's values is kept for code that has no chip at hand;
+# it is read-only because changing it would change no model run (use cost_overrides()).
+COST_CONSTANTS: Mapping[str, float] = MappingProxyType(load_chip(DEFAULT_CHIP).cost.values())
+
+# Overrides active in this context (cost_overrides()); a ContextVar so that concurrent runs in
+# other threads or tasks keep the profile's values.
+_OVERRIDES: ContextVar[Mapping[str, float]] = ContextVar("ascendcraft_cost_overrides", default=MappingProxyType({}))
+
+
+@contextmanager
+def cost_overrides(values: Mapping[str, float]) -> Iterator[None]:
+    """Within the block, every simulator run (``run_kernel``, and so ``lower``) models with these
+    constants instead of the chip profile's: for sensitivity studies (benchmarks/sensitivity.py),
+    where the callers in between take no override argument. Nested blocks combine."""
+    check_cost_keys(values)
+    token = _OVERRIDES.set(MappingProxyType({**_OVERRIDES.get(), **values}))
+    try:
+        yield
+    finally:
+        _OVERRIDES.reset(token)
+
+
+def model_chip(chip: Chip, overrides: Mapping[str, float] | None = None) -> Chip:
+    """The chip as the model sees it: its profile, then the active cost_overrides(), then ``overrides``."""
+    return chip.with_costs({**_OVERRIDES.get(), **(overrides or {})})
+
 
 PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "HBM")
 
@@ -53,8 +60,10 @@ PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "HBM")
 CUBE_RATE = {"f16": 1.0, "bf16": 1.0, "f32": 0.5, "i8": 2.0}
 
 
-def chip_config(chip: Chip) -> dict[str, float | str]:
-    """The key/value pairs the C++ harness reads (``cfg <key> <value>`` lines)."""
+def chip_config(chip: Chip, overrides: Mapping[str, float] | None = None) -> dict[str, float | str]:
+    """The key/value pairs the C++ harness reads (``cfg <key> <value>`` lines). ``overrides``
+    replaces cost-model constants for this run (on top of any active cost_overrides())."""
+    chip = model_chip(chip, overrides)
     return {
         "chip": chip.name,
         "ub_bytes": chip.ub_bytes,
@@ -77,7 +86,7 @@ def chip_config(chip: Chip) -> dict[str, float | str]:
         "max_buffers": chip.max_buffers,
         "data_copy_pad": int(chip.data_copy_pad),
         "bf16": int(chip.bf16),
-        **COST_CONSTANTS,
+        **chip.cost.values(),   # issue_cycles ... gm_latency, l2_bpc, hbm_achievable_gbps
     }
 
 
@@ -105,7 +114,7 @@ class CostReport:
     pipe_busy_us: dict[str, float]  # on the critical (slowest) core
     total_busy_us: dict[str, float]  # summed over all blocks
     gm_bytes: int
-    hbm_roofline_us: float  # gm_bytes / HBM bandwidth (no launch overhead)
+    hbm_roofline_us: float  # gm_bytes / nominal HBM bandwidth (no launch overhead)
     cube_roofline_us: float  # cube MACs / (AIC cores x 16x16x16 per cycle), fp16 rate
     roofline_us: float  # launch + the larger of the two floors
     per_core: list[CoreCost] = field(default_factory=list)
@@ -119,6 +128,7 @@ class CostReport:
 
 
 def aggregate(cores: list[CoreCost], chip: Chip, block_dim: int) -> CostReport:
+    chip = model_chip(chip)
     freq_hz = chip.freq_mhz * 1e6
     uses_cube = any(c.cube_macs for c in cores)
     physical = chip.aic_cores if uses_cube else chip.aiv_cores
@@ -136,8 +146,10 @@ def aggregate(cores: list[CoreCost], chip: Chip, block_dim: int) -> CostReport:
             crit_busy[p] += c.busy_cycles.get(p, 0.0)
     total_busy = {p: sum(c.busy_cycles.get(p, 0.0) for c in cores) / freq_hz * 1e6 for p in PIPES}
     gm_bytes = sum(c.gm_read + c.gm_write for c in cores)
-    hbm_us = gm_bytes / (chip.hbm_gbps * 1e9) * 1e6
-    body_us = max(max(per_phys) / freq_hz * 1e6 if cores else 0.0, hbm_us)
+    hbm_us = gm_bytes / (chip.hbm_gbps * 1e9) * 1e6   # nominal: what efficiencies are reported against
+    # the model's own ceiling is the bandwidth kernels reach, as for each core's share (core.h)
+    floor_us = gm_bytes / (chip.hbm_achievable_gbps * 1e9) * 1e6
+    body_us = max(max(per_phys) / freq_hz * 1e6 if cores else 0.0, floor_us)
     launch_us = chip.launch_overhead_us
     candidates = {
         "hbm": max(crit_busy["HBM"], crit_busy["MTE2"], crit_busy["MTE3"]),

@@ -284,9 +284,12 @@ inline void set_cfg(Config& c, const std::string& k, const std::string& v) {
     else if (k == "cube_overhead") c.cube_overhead = d;
     else if (k == "gm_latency") c.gm_latency = d;
     else if (k == "l2_bpc") c.l2_bpc = d;
+    else if (k == "hbm_achievable_gbps") c.hbm_achievable_gbps = d;
     else if (k == "l2_bytes") c.l2_bytes = d;
     else if (k == "cost_only") c.cost_only = d != 0;
     else if (k == "lenient") c.lenient = d != 0;
+    else if (k == "auto_sync") c.auto_sync = d != 0;
+    else if (k == "trace_limit") c.trace_limit = static_cast<int64_t>(d);
     else if (k == "block_dim") c.block_dim = static_cast<int64_t>(d);
     else if (k == "tiling_key") c.tiling_key = static_cast<uint64_t>(d);
 }
@@ -409,6 +412,82 @@ inline int check_outputs(FILE* out, const std::vector<GmRegion>& regions, const 
         }
     }
     return errors;
+}
+
+// ---------------------------------------------------------------- timeline export
+// With `cfg trace_limit N` (N > 0) each block's timeline records (core.h, trace_record) are
+// written at block end next to the report: trace.bin holds 32-byte records (TraceOutRec, read
+// by ascendcraft/sim/timeline.py), trace.txt the strings they refer to ("N\t<id>\t<text>": API
+// names and kernel file basenames) and one line per block ("B\t<block>\t<records>\t<dropped>")
+// in the order of the blocks' records in trace.bin. Both files are opened before the sandbox.
+struct TraceOutRec {
+    double start, end;          // cycles from the block's start
+    int32_t api, file, line;    // string ids (trace.txt), -1 for none
+    uint8_t pipe, kind, pad[2];
+};
+static_assert(sizeof(TraceOutRec) == 32, "trace.bin records are 32 bytes");
+struct TraceSink {
+    FILE* bin = nullptr;
+    FILE* txt = nullptr;
+    std::mutex mu;
+    std::map<const char*, int32_t> api_ids, file_ids;  // API names and __builtin_FILE() are literals
+    int32_t next_id = 0;
+    std::vector<TraceOutRec> buf;
+};
+inline TraceSink g_trace_sink;
+
+inline void trace_open(const std::string& report_path, const Config& c) {
+    if (c.trace_limit <= 0 || report_path.empty()) return;
+    size_t slash = report_path.find_last_of('/');
+    std::string dir = slash == std::string::npos ? std::string(".") : report_path.substr(0, slash);
+    g_trace_sink.bin = std::fopen((dir + "/trace.bin").c_str(), "wb");
+    g_trace_sink.txt = std::fopen((dir + "/trace.txt").c_str(), "w");
+}
+
+// Called by run_block around each block: a block's records start empty and are written at its end.
+inline void trace_block_begin(State& st) {
+    st.trace.clear();
+    st.trace_dropped = 0;
+}
+inline void trace_block_end(State& st, int64_t block) {
+    if (st.cfg.trace_limit <= 0) return;
+    TraceSink& t = g_trace_sink;
+    if (t.bin && t.txt) {
+        std::lock_guard<std::mutex> lock(t.mu);
+        auto id = [&](std::map<const char*, int32_t>& ids, const char* p, bool file) -> int32_t {
+            if (p == nullptr) return -1;
+            auto it = ids.find(p);
+            if (it != ids.end()) return it->second;
+            std::string text = file ? loc_file(Loc{p, 0}) : std::string(p);
+            for (char& ch : text)
+                if (ch == '\t' || ch == '\n') ch = ' ';
+            int32_t i = t.next_id++;
+            std::fprintf(t.txt, "N\t%d\t%s\n", i, text.c_str());
+            ids.emplace(p, i);
+            return i;
+        };
+        const size_t n = st.trace.size();
+        t.buf.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            const TraceRec& r = st.trace[i];
+            TraceOutRec& o = t.buf[i];
+            o.start = r.start;
+            o.end = r.end;
+            o.api = id(t.api_ids, r.api, false);
+            o.file = id(t.file_ids, r.file, true);
+            o.line = r.line;
+            o.pipe = r.pipe;
+            o.kind = r.kind;
+            o.pad[0] = o.pad[1] = 0;
+        }
+        size_t put = n ? std::fwrite(t.buf.data(), sizeof(TraceOutRec), n, t.bin) : 0;
+        std::fprintf(t.txt, "B\t%lld\t%zu\t%llu\n", static_cast<long long>(block), put,
+                     static_cast<unsigned long long>(st.trace_dropped + (n - put)));
+        std::fflush(t.bin);
+        std::fflush(t.txt);
+    }
+    st.trace.clear();
+    st.trace_dropped = 0;
 }
 
 }  // namespace asc_sim
@@ -545,6 +624,7 @@ int main(int argc, char** argv) {
                 std::fprintf(s.report, "X\tcannot create the output file for '%s'\n", g.name.c_str());
                 return 3;
             }
+    trace_open(report_path, s.cfg);
     // From here on the kernel's code runs: every file the harness needs is open.
     std::atexit(exit_hook);
     std::at_quick_exit(exit_hook);
@@ -574,6 +654,7 @@ int main(int argc, char** argv) {
             st.kernel_file = main_state->kernel_file;
         }
         reset_core(b);
+        trace_block_begin(st);
         st.gm_writes.clear();
         st.gm_writes_compact_at = 65536;
         clear_open_writes(st);
@@ -598,6 +679,7 @@ int main(int argc, char** argv) {
         }
         st.stats.end = std::max(st.stats.end, st.stats.busy[static_cast<int>(Pipe::HBM)]);
         block_stats[static_cast<size_t>(b)] = st.stats;
+        trace_block_end(st, b);
         compact_writes(st.gm_writes);
         block_writes[static_cast<size_t>(b)].swap(st.gm_writes);
     };

@@ -105,6 +105,8 @@ class SimResult:
     sandbox_note: str = ""
     #: the forbidden system call the kernel made (``"execve"``, ...), or None
     violation: str | None = None
+    #: with ``run_kernel(trace=...)``: the per-block pipe timeline (:class:`ascendcraft.sim.timeline.Timeline`)
+    timeline: Any = None
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -464,7 +466,8 @@ def _preexec(memory_limit_mb: int):
 def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
                cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
                chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
-               tiling_key: int = 0, dtypes: dict | None = None, outputs=None) -> SimResult:
+               tiling_key: int = 0, dtypes: dict | None = None, outputs=None,
+               auto_sync: bool = True, trace: int | bool = False) -> SimResult:
     """Run a built kernel on ``block_dim`` blocks.
 
     ``args`` follow the kernel's parameter order: NumPy arrays (or :func:`gm` specs in
@@ -479,6 +482,15 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
     runs too, and reports as errors an output range no block writes (rule
     ``output-unwritten``) and bytes two blocks write in one phase outside ``SetAtomicAdd``
     mode (rule ``output-race``). ``None`` (the default) checks nothing.
+
+    ``auto_sync`` says how the kernel would be compiled: with ``--cce-auto-sync=on`` (the
+    toolchain's default, True) the compiler orders scalar-unit accesses (``GetValue``,
+    ``SetValue``) against the other pipes; with False the kernel must do it with flags, and a
+    missing one is a ``missing-sync`` error like any other cross-pipe race.
+
+    ``trace`` records the timeline: ``True`` keeps up to
+    :data:`~ascendcraft.sim.timeline.DEFAULT_TRACE_LIMIT` records per block, an int that many;
+    ``res.timeline`` then holds every block's instructions per pipe (docs/simulator.md, "Timeline").
     """
     chip_obj = load_chip(chip or art.chip)
     if block_dim < 1 or block_dim > 65535:
@@ -513,8 +525,11 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
         job = []
         cfg = chip_config(chip_obj)
         cfg.update(cost_only=int(cost_only), lenient=int(art.lenient if lenient is None else lenient),
-                   block_dim=block_dim, tiling_key=tiling_key)
+                   block_dim=block_dim, tiling_key=tiling_key, auto_sync=int(auto_sync))
         job += [f"cfg {k} {v}" for k, v in cfg.items()]
+        trace_limit = _trace_limit(trace)
+        if trace_limit:
+            job.append(f"cfg trace_limit {trace_limit}")
         report = run_dir / "report.tsv"
         job.append(f"report {report}")
         job.append(f"timeout {max(1, int(timeout_s + 0.999))}")
@@ -578,10 +593,26 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
         except OSError as e:
             raise UserError(f"cannot run the simulator executable: {e}") from e
         log = out.decode(errors="replace") if out else ""
-        return _collect(art, report, proc.returncode, log, timed_out, out_specs, values, chip_obj, block_dim,
-                        cost_only)
+        res = _collect(art, report, proc.returncode, log, timed_out, out_specs, values, chip_obj, block_dim,
+                       cost_only)
+        if trace_limit:
+            from .timeline import read_trace
+            res.timeline = read_trace(run_dir, res.cost, chip_obj, trace_limit)
+        return res
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _trace_limit(trace) -> int:
+    """Records kept per block for ``run_kernel(trace=...)``: 0 (off), the default cap, or the given one."""
+    if trace is True:
+        from .timeline import DEFAULT_TRACE_LIMIT
+        return DEFAULT_TRACE_LIMIT
+    if trace is False or trace is None:
+        return 0
+    if not isinstance(trace, (int, np.integer)) or int(trace) < 0:
+        raise UserError(f"trace={trace!r}: pass True, False or a number of records per block (>= 0)")
+    return int(trace)
 
 
 def _output_params(art: KernelArtifact, args: list, values: list, outputs) -> set[int]:

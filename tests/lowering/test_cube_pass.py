@@ -92,7 +92,7 @@ def test_matmul_is_only_a_stores_value():
 def test_a_cube_kernel_and_a_mixed_one_compile_and_match_torch_on_the_simulator(tmp_path):
     mm = ascendcraft.compile(MATMUL / "kernel.dsl", MATMUL / "op.py", trials=1)
     assert "#define ASCENDC_CUBE_ONLY" in mm.source and "KERNEL_TYPE_AIC_ONLY" in mm.source
-    assert "mm0.IterateAll(cGm[" in mm.source and "REGIST_MATMUL_OBJ(&pipe" in mm.source
+    assert "mm0.IterateAll(c_uGm[" in mm.source and "REGIST_MATMUL_OBJ(&pipe" in mm.source
     assert "InitBuffer(scalarBuf" not in mm.source          # the AIC has no UB
     a, b = torch.rand(200, 300), torch.rand(300, 150)
     assert torch.allclose(mm(a, b), a @ b, rtol=1e-4, atol=1e-4)
@@ -100,7 +100,7 @@ def test_a_cube_kernel_and_a_mixed_one_compile_and_match_torch_on_the_simulator(
     assert "## What the passes decided\n\n- cube: c = a @ b on a 6 x 4 grid of cores" in report
     fused = ascendcraft.compile(FUSED / "kernel.dsl", FUSED / "op.py", trials=1)
     assert "KERNEL_TYPE_MIX_AIC_1_2" in fused.source and "GetBlockIdx() % AscendC::GetTaskRation() == 0" in fused.source
-    assert "SetTensorB(gemm_weightGm[" in fused.source and ", true);" in fused.source
+    assert "SetTensorB(gemm_weight_uGm[" in fused.source and ", true);" in fused.source
     assert fused.report["backend_verification"]["passed"]
 
 

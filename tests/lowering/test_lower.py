@@ -95,7 +95,7 @@ def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
 def test_a_loop_of_phases_runs_its_phases_once_per_iteration_with_barriers(tmp_path, capsys):
     out = _lower_rownorm("groups.dsl", tmp_path / "r", capsys)
     cpp = (out / "ascendc" / "rownorm_groups_custom.cpp").read_text()
-    loop = cpp[cpp.index("for (int64_t g = 0; g < R; g += G) {"):]
+    loop = cpp[cpp.index("for (int64_t g_u = 0; g_u < R_u; g_u += G_u) {"):]
     assert loop.count("AscendC::GetBlockIdx();") >= 2 and loop.count("AscendC::SyncAll();") == 2
     partitioned = (out / "passes" / "02_partition.dsl").read_text()
     assert "    for g in range(0, R, G):\n        for core0 in parallel(CORES):" in partitioned

@@ -25,8 +25,12 @@ extern "C" __global__ __aicore__ void sum_all(GM_ADDR x, GM_ADDR y, GM_ADDR work
     } else {
         AscendC::DataCopy(data, xGm, perBlock);
     }
+    AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
     AscendC::Duplicate(out, 0.0f, 8);
     AscendC::ReduceSum(out, data, work, perBlock);
+    AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
     AscendC::DataCopy(wsGm[idx * 8], out, 8);
     AscendC::SyncAll();
     if (idx == 0) {
@@ -38,6 +42,8 @@ extern "C" __global__ __aicore__ void sum_all(GM_ADDR x, GM_ADDR y, GM_ADDR work
         }
         AscendC::Duplicate(out, 0.0f, 8);
         out.SetValue(0, total);
+        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
         AscendC::DataCopy(yGm, out, 8);
     }
 }

@@ -4,6 +4,13 @@
 // `atomic` (every block writes the same 8 elements of z).
 #include "kernel_operator.h"
 
+// one cross-pipe ordering point (the pipes of E), as hand-written kernels write it
+#define SYNC(E)                                              \
+    do {                                                     \
+        AscendC::SetFlag<AscendC::HardEvent::E>(EVENT_ID0);  \
+        AscendC::WaitFlag<AscendC::HardEvent::E>(EVENT_ID0); \
+    } while (0)
+
 extern "C" __global__ __aicore__ void two_phase(GM_ADDR x, GM_ADDR y, GM_ADDR z, uint32_t perBlock, int32_t useSync,
                                                 int32_t atomic)
 {
@@ -22,19 +29,25 @@ extern "C" __global__ __aicore__ void two_phase(GM_ADDR x, GM_ADDR y, GM_ADDR z,
     AscendC::LocalTensor<float> out = outBuf.Get<float>();
     AscendC::LocalTensor<float> zl = zBuf.Get<float>();
     AscendC::DataCopy(data, xGm[perBlock * idx], perBlock);
+    SYNC(MTE2_MTE3);
     AscendC::DataCopy(yGm[perBlock * idx], data, perBlock);
     if (idx == 0) {
         AscendC::Duplicate(zl, 0.0f, 8);
+        SYNC(V_MTE3);
         AscendC::DataCopy(zGm, zl, 8);
     }
     if (useSync) {
         AscendC::SyncAll();
     }
     int64_t next = (idx + 1) % blocks;
+    SYNC(MTE3_MTE2);  // the phase-1 copy out of `data` is done before it is refilled
     AscendC::DataCopy(data, yGm[perBlock * next], perBlock);
+    SYNC(MTE2_V);
     AscendC::Muls(out, data, 2.0f, perBlock);
-    AscendC::DataCopy(yGm[perBlock * next], out, perBlock);
+    SYNC(MTE3_V);     // zl's phase-1 copy out is done before it is rewritten
     AscendC::Duplicate(zl, 1.0f, 8);
+    SYNC(V_MTE3);
+    AscendC::DataCopy(yGm[perBlock * next], out, perBlock);
     if (atomic) {
         AscendC::SetAtomicAdd<float>();
     }

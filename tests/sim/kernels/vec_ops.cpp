@@ -25,6 +25,8 @@ extern "C" __global__ __aicore__ void vec_ops(GM_ADDR a, GM_ADDR b, GM_ADDR out,
     LocalTensor<uint8_t> m = mBuf.Get<uint8_t>();
     DataCopy(x, aGm, n);
     DataCopy(y, bGm, n);
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
     Duplicate(o, 0.0f, n);
     const int32_t cnt = static_cast<int32_t>(n);
     switch (op) {
@@ -95,5 +97,7 @@ extern "C" __global__ __aicore__ void vec_ops(GM_ADDR a, GM_ADDR b, GM_ADDR out,
         case 34: DataCopy(o, y, n); MulAddDst(o, x, x, cnt); break;    // o + x * x
         default: break;
     }
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
     DataCopy(oGm, o, n);
 }

@@ -164,7 +164,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
         asc_sim::fail("param-range", api, asc_loc_, asc_sim::fmt("DataCopyParams.blockCount=%u > 4095", p.blockCount));
     uint64_t blk = static_cast<uint64_t>(p.blockLen) * 32;
     uint64_t ub_extent = (static_cast<uint64_t>(p.blockCount - 1) * (p.blockLen + p.srcStride)) * 32 + blk;
-    asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sizeof(T) - 1) / sizeof(T), true);
+    asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sizeof(T) - 1) / sizeof(T), false, 32, false);
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         uint64_t u = static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
         asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + u), blk, sizeof(T));
@@ -193,7 +193,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     uint64_t blk = static_cast<uint64_t>(p.blockLen) * 32;
     uint64_t src_ext = (static_cast<uint64_t>(p.blockCount - 1) * (p.blockLen + p.srcStride)) * 32 + blk;
     uint64_t dst_ext = (static_cast<uint64_t>(p.blockCount - 1) * (p.blockLen + p.dstStride)) * 32 + blk;
-    asc_sim::use_local(api, asc_loc_, "src", src, (src_ext + sizeof(T) - 1) / sizeof(T), true);
+    asc_sim::use_local(api, asc_loc_, "src", src, (src_ext + sizeof(T) - 1) / sizeof(T), false, 32, false);
     asc_sim::use_local(api, asc_loc_, "dst", dst, (dst_ext + sizeof(T) - 1) / sizeof(T), true);
     asc_sim::Deps d;
     d.rd[0] = src.buf_;
@@ -294,7 +294,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     uint64_t slot = (static_cast<uint64_t>(p.blockLen) + 31) / 32 * 32;
     uint64_t ub_step = slot + static_cast<uint64_t>(p.srcStride) * 32;
     uint64_t ub_extent = (p.blockCount - 1) * ub_step + p.blockLen;
-    asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sz - 1) / sz, true);
+    asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sz - 1) / sz, false, 32, false);
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + i * ub_step), p.blockLen, sz);
         asc_sim::gm_check(api, asc_loc_, reinterpret_cast<uint8_t*>(dst.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.dstStride),

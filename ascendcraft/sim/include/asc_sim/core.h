@@ -168,17 +168,20 @@ struct Config {
     uint32_t ub_bytes = 196608, l1_bytes = 524288, l0a_bytes = 65536, l0b_bytes = 65536, l0c_bytes = 131072;
     uint32_t bt_bytes = 1024, fb_bytes = 2048;
     double freq_mhz = 1800;
-    double hbm_gbps = 1600;
+    double hbm_gbps = 1600;      // nominal (the reported roofline); the model's ceiling is hbm_achievable_gbps
     double mte2_bpc = 32, mte3_bpc = 64, l1_l0a_bpc = 512, l1_l0b_bpc = 256, l0c_out_bpc = 256;
     double vec_bpc = 256, cube_macs = 4096;
     int cores = 48;              // physical cores sharing HBM (AIV for vector kernels)
     int max_buf_per_pos = 8, max_buffers = 64;
     bool data_copy_pad = true, bf16 = true;
-    // cost-model constants (documented in ascendcraft/sim/cost.py)
+    // cost-model constants: the chip profile's "cost" entries (data/chips/<chip>.json, with their sources)
     double issue_cycles = 10, mte_overhead = 40, vec_overhead = 8, scalar_ub_cycles = 2, scalar_gm_cycles = 200;
     double transcendental_cpr = 2, cube_overhead = 16, gm_latency = 1000, l2_bpc = 110;
+    double hbm_achievable_gbps = 1460;  // HBM bandwidth kernels reach; 0: the nominal hbm_gbps
     double l2_bytes = 0;         // chip L2; 0: every GM read goes to HBM
     bool cost_only = false, lenient = false;
+    bool auto_sync = true;       // --cce-auto-sync=on (the toolchain default): scalar accesses are ordered for you
+    int64_t trace_limit = 0;     // > 0: keep up to this many timeline records per core (trace export)
     int64_t block_dim = 1;
     uint64_t tiling_key = 0;
 };
@@ -196,11 +199,53 @@ inline const char* pipe_name(int p) {
     return (p >= 0 && p < 8) ? n[p] : "?";
 }
 
+// TPosition names, in the order of AscendC's TPosition enum (tensor.h)
+inline const char* position_label(int pos) {
+    static const char* n[] = {"GM", "A1", "A2", "B1", "B2", "C1", "C2", "CO1", "CO2", "VECIN", "VECOUT", "VECCALC",
+                              "SPM", "TSCM"};
+    return (pos >= 0 && pos < 14) ? n[pos] : "?";
+}
+
 enum SpaceId : int { SP_UB = 0, SP_L1, SP_L0A, SP_L0B, SP_L0C, SP_BT, SP_FB, SP_COUNT };
 inline const char* space_name(int s) {
     static const char* n[] = {"UB", "L1", "L0A", "L0B", "L0C", "BT", "FB"};
     return (s >= 0 && s < SP_COUNT) ? n[s] : "?";
 }
+
+// ---------------------------------------------------------------- events (happens-before)
+// The seven pipes that execute instructions (HBM is an accounting track, not a pipe).
+constexpr int NPIPES = 7;
+// A vector clock over the pipes: c[q] = how many instructions of pipe q are known to have
+// completed. Pipe p's clock is what p's next instruction is ordered after; an access by p to
+// data that pipe q touched at epoch e is ordered only if clock[p].c[q] >= e.
+struct VClock {
+    uint32_t c[NPIPES] = {0, 0, 0, 0, 0, 0, 0};
+    void join(const VClock& o) {
+        for (int i = 0; i < NPIPES; ++i) c[i] = std::max(c[i], o.c[i]);
+    }
+};
+// A set flag: when it fires (all earlier work of its source pipe done) and what that pipe had
+// seen by then.
+struct EventMark {
+    double time = 0;
+    VClock vc;
+    bool set = false;
+};
+// One access to a byte range of a buffer, for the missing-sync check.
+struct Access {
+    uint32_t lo = 0, hi = 0;  // byte range within the buffer's space
+    uint32_t epoch = 0;       // the accessing pipe's instruction count at the access
+    int8_t pipe = -1;
+    bool write = false;
+    const char* api = "";
+    int32_t line = 0;
+};
+// The operands of the API call being executed, as use_local() validated them.
+struct Operand {
+    int buf;
+    uint32_t lo, hi;
+    bool write;
+};
 
 struct Space {
     std::vector<uint8_t> mem, shadow;  // shadow[i] = 1 once byte i was written
@@ -217,7 +262,15 @@ struct Buffer {
     int state = BUF_FREE;
     uint32_t gen = 1;
     Loc alloc_loc{"", 0};
-    double wr_end = 0, acc_end = 0;  // cost model: end of last write / last access
+    // Library-internal buffers (the Matmul API's L1/L0 stages) are ordered by the library's own
+    // waits: their accesses are timed by dataflow and not checked for missing syncs.
+    bool internal = false;
+    double wr_end = 0, acc_end = 0;  // internal buffers: end of last write / last access
+    // missing-sync check: the recent accesses that a later access on another pipe could race with
+    std::vector<Access> accesses;
+    // the flags TQue sets on this buffer: EnQue's (waited by DeQue) and FreeTensor's (waited by
+    // the next AllocTensor of the buffer)
+    EventMark enq, freed;
 };
 
 struct QueueState {
@@ -313,6 +366,18 @@ struct WriteRec {
     uint8_t flags;
 };
 
+// One timeline record: an instruction on a pipe (kind TR_INSTR, [start, end)), or an event
+// (TR_SET / TR_WAIT at `start`, with the event's name in `api`). Kept only when
+// cfg.trace_limit > 0, for the timeline export (docs/simulator.md, "Timeline").
+enum : uint8_t { TR_INSTR = 0, TR_SET, TR_WAIT };
+struct TraceRec {
+    double start, end;
+    const char* api;
+    const char* file;
+    int32_t line;
+    uint8_t pipe, kind;
+};
+
 struct CoreStats {
     double end = 0;
     double busy[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -337,9 +402,11 @@ struct State {
     uint64_t mask_hi = ~0ull, mask_lo = ~0ull;
     bool atomic_add = false;
     // timeline
-    double pipe_free[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    double issue = 0;
-    double flag_time[64][8];
+    double pipe_free[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // when each pipe can start its next instruction
+    double pipe_done[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // when all its instructions so far have completed
+    double issue = 0;                                 // the scalar unit's clock
+    VClock vc[NPIPES];                                // per pipe: what it is ordered after
+    EventMark flag_mark[64][8];                       // the latest SetFlag per (event, id)
     int flag_pending[64][8];
     CoreStats stats;
     std::vector<CoreStats> all_stats;
@@ -350,6 +417,10 @@ struct State {
     size_t gm_writes_compact_at = 65536;
     uint32_t gm_write_open[256];     // records by a hash of their end: a write that continues one extends it
     uint32_t phase = 0;              // SyncAll calls this core has made
+    Operand operands[8];             // the current call's local operands (missing-sync check)
+    int n_operands = 0;
+    std::vector<TraceRec> trace;     // timeline records (cfg.trace_limit > 0)
+    uint64_t trace_dropped = 0;      // records past the limit
     // GM
     std::vector<GmRegion> gm;
     uint8_t* sys_workspace = nullptr;
@@ -432,15 +503,29 @@ inline void enter(const char* api, const Loc& loc) {
     State& s = S();
     s.cur_api = api;
     s.cur_loc = loc;
+    s.n_operands = 0;
     // SyncAll separates parallel phases for the output race check
     if (api[0] == 'S' && api[1] == 'y' && std::strcmp(api, "SyncAll") == 0) s.phase++;
 }
 
 // ---------------------------------------------------------------- cost timeline
+inline void trace_record(int pipe, double start, double end, uint8_t kind = TR_INSTR, const char* api = nullptr) {
+    State& s = S();
+    if (s.cfg.trace_limit <= 0) return;
+    if (static_cast<int64_t>(s.trace.size()) >= s.cfg.trace_limit) {
+        s.trace_dropped++;
+        return;
+    }
+    s.trace.push_back(TraceRec{start, end, api ? api : s.cur_api, s.cur_loc.file, s.cur_loc.line,
+                               static_cast<uint8_t>(pipe), kind});
+}
+// A core's share of the HBM bandwidth kernels actually reach (not the nominal figure: no
+// streaming kernel reaches that, so modelling it would make bandwidth-bound kernels too fast).
 inline double hbm_bytes_per_cycle() {
     const Config& c = S().cfg;
     int64_t active = std::min<int64_t>(std::max<int64_t>(c.block_dim, 1), c.cores);
-    return c.hbm_gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(active);
+    double gbps = c.hbm_achievable_gbps > 0 ? c.hbm_achievable_gbps : c.hbm_gbps;
+    return gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(active);
 }
 
 // L2 reuse: each active core owns an equal share of the chip's L2 (an approximation of a
@@ -582,20 +667,161 @@ struct Deps {
     int wr[2] = {-1, -1};
 };
 
-// Schedule one instruction on `pipe` (GM reads add `latency` before their data is usable): it starts when the pipe is free, when it has been
-// issued, and when its input buffers were written (RAW) / its output buffers were last
-// accessed (WAR, WAW): the same ordering TQue EnQue/DeQue/Alloc/Free enforce on hardware.
+// ---------------------------------------------------------------- pipes and events
+// Each pipe runs its instructions in issue order; what orders one pipe against another is an
+// event (SetFlag/WaitFlag, and the flags TQue EnQue/DeQue/AllocTensor/FreeTensor set and wait
+// on), a barrier, or the scalar unit's own waits. The timing follows those events only, and a
+// vector clock per pipe records what each pipe is ordered after, so an access to a buffer whose
+// last writer (or, for a write, last reader) on another pipe is not ordered before it is a
+// missing-sync race (docs/simulator.md, "Events").
+
+// The scalar unit issues every instruction: an instruction on pipe p is ordered after all the
+// scalar unit has done or waited for.
+inline VClock& issue_on(int p) {
+    State& s = S();
+    VClock& v = s.vc[p];
+    if (p != static_cast<int>(Pipe::S)) v.join(s.vc[static_cast<int>(Pipe::S)]);
+    return v;
+}
+// The flag a SetFlag on `src` raises: it fires when src has completed everything issued so far.
+inline EventMark mark_on(int src) {
+    State& s = S();
+    EventMark m;
+    m.vc = issue_on(src);
+    m.time = src == static_cast<int>(Pipe::S) ? s.issue : std::max(s.issue, s.pipe_done[src]);
+    m.set = true;
+    return m;
+}
+// A WaitFlag on `dst`: its next instruction starts no earlier than the flag, and is ordered after
+// what the flag's source had seen.
+inline void wait_on(int dst, const EventMark& m) {
+    State& s = S();
+    issue_on(dst).join(m.vc);
+    if (dst == static_cast<int>(Pipe::S)) {
+        s.issue = std::max(s.issue, m.time);
+    } else {
+        s.pipe_free[dst] = std::max(s.pipe_free[dst], std::max(m.time, s.issue));
+    }
+}
+// All pipes drain and every pipe is ordered after all of them (PipeBarrier<PIPE_ALL>, SyncAll):
+// drain_time() is when the last pipe finishes, release_all_pipes(t) resumes them all at t.
+inline double drain_time() {
+    State& s = S();
+    double t = s.issue;
+    for (int i = 0; i < NPIPES; ++i) t = std::max(t, std::max(s.pipe_free[i], s.pipe_done[i]));
+    return t;
+}
+inline void release_all_pipes(double t) {
+    State& s = S();
+    VClock all;
+    for (int i = 0; i < NPIPES; ++i) all.join(s.vc[i]);
+    for (int i = 0; i < NPIPES; ++i) {
+        s.vc[i] = all;
+        s.pipe_free[i] = std::max(s.pipe_free[i], t);
+    }
+    s.issue = std::max(s.issue, t);
+}
+
+inline std::string buffer_label(int b) {
+    State& s = S();
+    const Buffer& bf = s.bufs[b];
+    const char* pos = position_label(bf.pos);
+    if (bf.queue >= 0) {
+        const QueueState& q = s.queues[bf.queue];
+        return fmt("a TQue<%s> buffer (InitBuffer at line %d, %s 0x%x)", pos, q.init_loc.line, space_name(bf.space),
+                   bf.addr);
+    }
+    return fmt("a TBuf<%s> (InitBuffer at line %d, %s 0x%x)", pos, bf.alloc_loc.line, space_name(bf.space), bf.addr);
+}
+// What the writer should add between two pipes.
+inline std::string sync_advice(int first, int second) {
+    if (first == static_cast<int>(Pipe::MTE2) && second == static_cast<int>(Pipe::V))
+        return "EnQue the tile after the copy and DeQue it before the vector op, or SetFlag/WaitFlag<HardEvent::MTE2_V>";
+    if (first == static_cast<int>(Pipe::V) && second == static_cast<int>(Pipe::MTE3))
+        return "EnQue the tile after the vector op and DeQue it before the copy out, or SetFlag/WaitFlag<HardEvent::V_MTE3>";
+    if (first == static_cast<int>(Pipe::V) && second == static_cast<int>(Pipe::MTE2))
+        return "FreeTensor the tile and AllocTensor it again before the next copy in, or SetFlag/WaitFlag<HardEvent::V_MTE2>";
+    if (first == static_cast<int>(Pipe::MTE3) && second == static_cast<int>(Pipe::V))
+        return "FreeTensor the tile and AllocTensor it again before writing it, or SetFlag/WaitFlag<HardEvent::MTE3_V>";
+    return fmt("SetFlag<HardEvent::%s_%s> after the first and WaitFlag<HardEvent::%s_%s> before the second", pipe_name(first),
+               pipe_name(second), pipe_name(first), pipe_name(second));
+}
+[[noreturn]] inline void missing_sync(int b, const Access& first, int second, bool second_writes) {
+    State& s = S();
+    fail("missing-sync", s.cur_api, s.cur_loc,
+         fmt("%s on %s %s %s that %s at line %d %s on %s, and no event orders the two: on the NPU they can overlap "
+             "(a race). Add %s",
+             s.cur_api, pipe_name(second), second_writes ? "writes" : "reads", buffer_label(b).c_str(), first.api,
+             first.line, first.write ? "wrote" : "read", pipe_name(first.pipe), sync_advice(first.pipe, second).c_str()));
+}
+// An access whose pipe `p` (clock `v`) is not ordered after an earlier overlapping access on
+// another pipe, where either writes, is a race.
+inline void check_access(const Operand& o, int p, const VClock& v) {
+    Buffer& bf = S().bufs[o.buf];
+    if (bf.internal) return;
+    for (const Access& a : bf.accesses)
+        if (a.pipe != p && (a.write || o.write) && a.lo < o.hi && o.lo < a.hi && v.c[a.pipe] < a.epoch)
+            missing_sync(o.buf, a, p, o.write);
+}
+inline void record_access(const Operand& o, int p, uint32_t epoch) {
+    State& s = S();
+    Buffer& bf = s.bufs[o.buf];
+    if (bf.internal) return;
+    std::vector<Access>& acc = bf.accesses;
+    // an access covering an older one of the same pipe, or a write covering any older access
+    // (ordered before it, or the check above failed), replaces it
+    size_t k = 0;
+    for (size_t i = 0; i < acc.size(); ++i) {
+        const Access& a = acc[i];
+        bool covered = o.lo <= a.lo && a.hi <= o.hi && (o.write || (a.pipe == p && !a.write));
+        if (!covered) acc[k++] = a;
+    }
+    acc.resize(k);
+    if (acc.size() >= 32) {
+        // forget accesses every pipe is already ordered after: nothing later can race with them
+        k = 0;
+        for (size_t i = 0; i < acc.size(); ++i) {
+            bool known = true;
+            for (int q = 0; q < NPIPES && known; ++q) known = s.vc[q].c[acc[i].pipe] >= acc[i].epoch;
+            if (!known) acc[k++] = acc[i];
+        }
+        acc.resize(k);
+        if (acc.size() >= 32) acc.erase(acc.begin());  // bounded memory: the oldest goes unchecked
+    }
+    acc.push_back(Access{o.lo, o.hi, epoch, static_cast<int8_t>(p), o.write, s.cur_api, s.cur_loc.line});
+}
+// With cce-auto-sync (the toolchain default) the compiler puts a flag between a scalar access
+// and the other pipes' accesses to the same data: the scalar unit waits for those pipes.
+inline void auto_sync_scalar(const Operand& o) {
+    State& s = S();
+    const int sp = static_cast<int>(Pipe::S);
+    bool wait[NPIPES] = {false, false, false, false, false, false, false};
+    for (const Access& a : s.bufs[o.buf].accesses)
+        if (a.pipe != sp && (a.write || o.write) && a.lo < o.hi && o.lo < a.hi) wait[a.pipe] = true;
+    for (int q = 0; q < NPIPES; ++q)
+        if (wait[q]) wait_on(sp, mark_on(q));
+}
+
+// Schedule one instruction on `pipe`: it starts when it has been issued and its pipe is free
+// (after any WaitFlag queued on the pipe); GM reads add `latency` before their data lands.
+// Buffers of library-internal stages (Matmul) also order it by dataflow, as the library's own
+// waits do.
 inline double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes = 0, double latency = 0) {
     State& s = S();
     int p = static_cast<int>(pipe);
     s.stats.n_instr++;
     s.issue += s.cfg.issue_cycles;
     s.stats.busy[static_cast<int>(Pipe::S)] += s.cfg.issue_cycles;
+    VClock& v = issue_on(p);
+    const uint32_t epoch = ++v.c[p];
     double start = std::max(s.issue, s.pipe_free[p]);
     for (int b : d.rd)
-        if (b >= 0) start = std::max(start, s.bufs[b].wr_end);
+        if (b >= 0 && s.bufs[b].internal) start = std::max(start, s.bufs[b].wr_end);
     for (int b : d.wr)
-        if (b >= 0) start = std::max(start, s.bufs[b].acc_end);
+        if (b >= 0 && s.bufs[b].internal) start = std::max(start, s.bufs[b].acc_end);
+    for (int i = 0; i < s.n_operands; ++i) check_access(s.operands[i], p, v);
+    for (int i = 0; i < s.n_operands; ++i) record_access(s.operands[i], p, epoch);
+    s.n_operands = 0;
     // GM traffic: every active core gets an equal share of HBM bandwidth, for reads and writes
     // together; a transfer runs no faster than that share, and the core's total GM bytes over
     // its share is a floor on its time (applied by the harness at block end).
@@ -606,13 +832,15 @@ inline double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes 
     }
     double dur = std::max(cycles, hbm_cycles);
     double end = start + dur;
+    trace_record(p, start, end);
     s.pipe_free[p] = end;
     s.stats.busy[p] += dur;
-    for (int b : d.rd)
-        if (b >= 0) s.bufs[b].acc_end = std::max(s.bufs[b].acc_end, end);
     const double ready = end + latency;  // data lands `latency` cycles after the transfer left the pipe
+    s.pipe_done[p] = std::max(s.pipe_done[p], ready);
+    for (int b : d.rd)
+        if (b >= 0 && s.bufs[b].internal) s.bufs[b].acc_end = std::max(s.bufs[b].acc_end, end);
     for (int b : d.wr)
-        if (b >= 0) {
+        if (b >= 0 && s.bufs[b].internal) {
             s.bufs[b].wr_end = std::max(s.bufs[b].wr_end, ready);
             s.bufs[b].acc_end = std::max(s.bufs[b].acc_end, ready);
         }
@@ -637,19 +865,28 @@ inline void schedule_gm_read(int dst_buf, double moved, const void* src, uint64_
     s.stats.gm_read += hbm;
 }
 
-// A scalar-pipe access that must wait for a buffer (V->S sync inserted by cce-auto-sync).
-inline void schedule_scalar(double cycles, int buf_rd, int buf_wr) {
+// A scalar-unit access to bytes [lo, hi) of local buffer `buf` (LocalTensor GetValue/SetValue/
+// operator()): with cce-auto-sync the scalar unit first waits for the other pipes' accesses to
+// them; without it, an unordered one is a missing-sync race.
+inline void schedule_scalar(double cycles, int buf, uint32_t lo, uint32_t hi, bool read, bool write) {
     State& s = S();
-    double start = s.issue;
-    if (buf_rd >= 0) start = std::max(start, s.bufs[buf_rd].wr_end);
-    if (buf_wr >= 0) start = std::max(start, s.bufs[buf_wr].acc_end);
-    s.issue = start + cycles;
-    s.stats.busy[static_cast<int>(Pipe::S)] += cycles;
-    if (buf_wr >= 0) {
-        s.bufs[buf_wr].wr_end = std::max(s.bufs[buf_wr].wr_end, s.issue);
-        s.bufs[buf_wr].acc_end = std::max(s.bufs[buf_wr].acc_end, s.issue);
+    const int sp = static_cast<int>(Pipe::S);
+    if (buf >= 0) {
+        Operand ops[2] = {{buf, lo, hi, false}, {buf, lo, hi, true}};
+        const Operand* first = read ? &ops[0] : &ops[1];
+        const Operand* last = write ? &ops[2] : &ops[1];
+        if (s.cfg.auto_sync)
+            for (const Operand* o = first; o != last; ++o) auto_sync_scalar(*o);
+        VClock& v = s.vc[sp];
+        const uint32_t epoch = ++v.c[sp];
+        for (const Operand* o = first; o != last; ++o) check_access(*o, sp, v);
+        for (const Operand* o = first; o != last; ++o) record_access(*o, sp, epoch);
     }
-    if (buf_rd >= 0) s.bufs[buf_rd].acc_end = std::max(s.bufs[buf_rd].acc_end, s.issue);
+    double start = s.issue;
+    s.issue = start + cycles;
+    trace_record(sp, start, s.issue);
+    s.stats.busy[sp] += cycles;
+    s.pipe_done[sp] = s.issue;
     s.stats.end = std::max(s.stats.end, s.issue);
 }
 

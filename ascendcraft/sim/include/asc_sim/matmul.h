@@ -68,6 +68,7 @@ public:
             asc_sim::Buffer b;
             b.space = i < 8 ? asc_sim::SP_L1 : (i < 10 ? asc_sim::SP_L0A : asc_sim::SP_L0C);
             b.state = asc_sim::BUF_TBUF;
+            b.internal = true;  // ordered by the library's own waits
             s.bufs.push_back(b);
             slot_[i] = static_cast<int>(s.bufs.size()) - 1;
         }

@@ -14,25 +14,7 @@ enum class TPosition : uint8_t {
 };
 using QuePosition = TPosition;
 
-inline const char* PositionName(TPosition p) {
-    switch (p) {
-        case TPosition::GM: return "GM";
-        case TPosition::A1: return "A1";
-        case TPosition::A2: return "A2";
-        case TPosition::B1: return "B1";
-        case TPosition::B2: return "B2";
-        case TPosition::C1: return "C1";
-        case TPosition::C2: return "C2";
-        case TPosition::CO1: return "CO1";
-        case TPosition::CO2: return "CO2";
-        case TPosition::VECIN: return "VECIN";
-        case TPosition::VECOUT: return "VECOUT";
-        case TPosition::VECCALC: return "VECCALC";
-        case TPosition::SPM: return "SPM";
-        case TPosition::TSCM: return "TSCM";
-        default: return "?";
-    }
-}
+inline const char* PositionName(TPosition p) { return asc_sim::position_label(static_cast<int>(p)); }
 inline int PositionSpace(TPosition p) {
     switch (p) {
         case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return asc_sim::SP_L1;
@@ -92,6 +74,29 @@ inline std::pair<int, int> event_pipes(AscendC::HardEvent e) {
         case H::MTE2_FIX: return {m2, f}; case H::FIX_MTE2: return {f, m2}; case H::FIX_S: return {f, s};
         case H::M_S: return {m, s}; case H::FIX_MTE3: return {f, m3}; case H::MTE1_FIX: return {m1, f};
         case H::FIX_MTE1: return {f, m1}; case H::FIX_FIX: return {f, f}; default: return {s, s};
+    }
+}
+// The pipe that fills a queue position's buffers and the pipe that consumes them: EnQue raises
+// the producer->consumer flag and DeQue waits for it; FreeTensor raises consumer->producer and
+// the buffer's next AllocTensor waits for it (docs/simulator.md, "Events", with sources).
+inline int producer_pipe(AscendC::TPosition p) {
+    using P = AscendC::TPosition;
+    switch (p) {
+        case P::VECIN: case P::A1: case P::B1: case P::C1: return static_cast<int>(Pipe::MTE2);
+        case P::A2: case P::B2: case P::C2: return static_cast<int>(Pipe::MTE1);
+        case P::CO1: return static_cast<int>(Pipe::M);
+        case P::CO2: return static_cast<int>(Pipe::FIX);
+        default: return static_cast<int>(Pipe::V);  // VECOUT, VECCALC
+    }
+}
+inline int consumer_pipe(AscendC::TPosition p) {
+    using P = AscendC::TPosition;
+    switch (p) {
+        case P::VECOUT: case P::CO2: return static_cast<int>(Pipe::MTE3);
+        case P::A1: case P::B1: case P::C1: return static_cast<int>(Pipe::MTE1);
+        case P::A2: case P::B2: case P::C2: return static_cast<int>(Pipe::M);
+        case P::CO1: return static_cast<int>(Pipe::FIX);
+        default: return static_cast<int>(Pipe::V);  // VECIN, VECCALC
     }
 }
 }  // namespace asc_sim
@@ -164,7 +169,7 @@ public:
     T GetValue(uint64_t offset, ASC_LOC_PARAM) const {
         asc_sim::enter("GlobalTensor::GetValue", asc_loc_);
         asc_sim::gm_check("GlobalTensor::GetValue", asc_loc_, addr_ + offset, sizeof(T), "reads");
-        asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_gm_cycles, -1, -1);
+        asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_gm_cycles, -1, 0, 0, false, false);
         asc_sim::S().stats.gm_read += sizeof(T);
         if (asc_sim::S().cfg.cost_only) return T();
         return addr_[offset];
@@ -172,7 +177,7 @@ public:
     template <typename S> void SetValue(uint64_t offset, S value, ASC_LOC_PARAM) const {
         asc_sim::enter("GlobalTensor::SetValue", asc_loc_);
         asc_sim::gm_check("GlobalTensor::SetValue", asc_loc_, addr_ + offset, sizeof(T), "writes");
-        asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_gm_cycles, -1, -1);
+        asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_gm_cycles, -1, 0, 0, false, false);
         asc_sim::S().stats.gm_write += sizeof(T);
         if (!asc_sim::S().cfg.cost_only) addr_[offset] = static_cast<T>(value);
     }
@@ -188,10 +193,11 @@ public:
 namespace asc_sim {
 
 // Validate a LocalTensor operand of an API call.  `elems` is how many elements the call
-// touches from the tensor's start; `align` is the start-address alignment it needs.
+// touches from the tensor's start; `align` is the start-address alignment it needs. A strided
+// read (`whole_read` false) checks its rows for initialisation itself.
 template <typename T>
 inline void use_local(const char* api, const Loc& loc, const char* name, const AscendC::LocalTensor<T>& t,
-                      uint64_t elems, bool write, uint32_t align = 32) {
+                      uint64_t elems, bool write, uint32_t align = 32, bool whole_read = true) {
     State& s = S();
     if (!t.valid())
         fail("invalid-tensor", api, loc,
@@ -211,7 +217,10 @@ inline void use_local(const char* api, const Loc& loc, const char* name, const A
         fail("ub-align", api, loc,
              fmt("%s: operand %s starts at %s address 0x%x, which is not %u-byte aligned (offset of %u bytes)", api,
                  name, space_name(t.sp_), t.addr_, align, t.addr_ % align));
-    if (!write) check_written(api, loc, name, t.sp_, t.addr_, elems * sizeof(T), sizeof(T));
+    if (!write && whole_read) check_written(api, loc, name, t.sp_, t.addr_, elems * sizeof(T), sizeof(T));
+    // the bytes this call touches, for the missing-sync check of the instruction it schedules
+    if (t.buf_ >= 0 && elems > 0 && s.n_operands < 8)
+        s.operands[s.n_operands++] = Operand{t.buf_, t.addr_, static_cast<uint32_t>(t.addr_ + elems * sizeof(T)), write};
 }
 template <typename T> inline void wrote(const AscendC::LocalTensor<T>& t, uint64_t elems) {
     mark_written(t.sp_, t.addr_, elems * sizeof(T));
@@ -248,8 +257,9 @@ inline void reset_core(int64_t block_idx) {
     s.l2_recent.clear();
     s.l2_clock = 0;
     for (double& p : s.pipe_free) p = 0;
+    for (double& p : s.pipe_done) p = 0;
     s.issue = 0;
-    std::memset(s.flag_time, 0, sizeof s.flag_time);
+    for (VClock& v : s.vc) v = VClock{};
     std::memset(s.flag_pending, 0, sizeof s.flag_pending);
     s.stats = CoreStats{};
     s.aborting = false;
@@ -268,7 +278,8 @@ template <typename T> T LocalTensor<T>::GetValue(uint32_t index, asc_sim::Loc as
                       asc_sim::fmt("index %u is outside the LocalTensor of %u elements", index, size_));
     asc_sim::check_written("LocalTensor::GetValue", asc_loc_, "tensor", sp_, addr_ + index * sizeof(T), sizeof(T),
                            sizeof(T));
-    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, -1);
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, addr_ + index * sizeof(T),
+                             addr_ + (index + 1) * sizeof(T), true, false);
     return ptr()[index];
 }
 template <typename T> template <typename S>
@@ -278,7 +289,8 @@ void LocalTensor<T>::SetValue(uint32_t index, S value, asc_sim::Loc asc_loc_) co
     if (index >= size_)
         asc_sim::fail("tensor-overflow", "LocalTensor::SetValue", asc_loc_,
                       asc_sim::fmt("index %u is outside the LocalTensor of %u elements", index, size_));
-    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, -1, buf_);
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, addr_ + index * sizeof(T),
+                             addr_ + (index + 1) * sizeof(T), false, true);
     ptr()[index] = static_cast<T>(value);
     asc_sim::mark_written(sp_, addr_ + index * sizeof(T), sizeof(T));
 }
@@ -288,7 +300,8 @@ template <typename T> T& LocalTensor<T>::operator()(uint32_t index, asc_sim::Loc
     if (index >= size_)
         asc_sim::fail("tensor-overflow", "LocalTensor::operator()", asc_loc_,
                       asc_sim::fmt("index %u is outside the LocalTensor of %u elements", index, size_));
-    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, buf_);
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, addr_ + index * sizeof(T),
+                             addr_ + (index + 1) * sizeof(T), true, true);
     asc_sim::mark_written(sp_, addr_ + index * sizeof(T), sizeof(T));  // may be read or written: no uninit check
     return ptr()[index];
 }
@@ -320,6 +333,10 @@ public:
             asc_sim::Buffer& bf = s.bufs[b];
             if (bf.state == asc_sim::BUF_FREE) {
                 qs.cursor = (qs.cursor + k + 1) % nslots;
+                if (bf.freed.set) {  // the producer waits until the consumer released the buffer
+                    asc_sim::wait_on(asc_sim::producer_pipe(src), bf.freed);
+                    bf.freed.set = false;
+                }
                 bf.state = asc_sim::BUF_ALLOC;
                 bf.alloc_loc = asc_loc_;
                 asc_sim::mark_unwritten(bf.space, bf.addr, bf.len);  // contents are undefined
@@ -357,7 +374,9 @@ public:
                           asc_sim::fmt("EnQue on a TQue<%s, depth=%d> that already holds %d tensor(s): more than "
                                        "'depth' EnQue calls without a DeQue",
                                        PositionName(src), qs.depth, static_cast<int>(qs.fifo.size())));
-        s.bufs[t.buf_].state = asc_sim::BUF_ENQUEUED;
+        asc_sim::Buffer& bf = s.bufs[t.buf_];
+        bf.state = asc_sim::BUF_ENQUEUED;
+        bf.enq = asc_sim::mark_on(asc_sim::producer_pipe(src));
         qs.fifo.push_back(t.buf_);
         return true;
     }
@@ -375,6 +394,10 @@ public:
         qs.fifo.pop_front();
         asc_sim::Buffer& bf = s.bufs[b];
         bf.state = asc_sim::BUF_DEQUEUED;
+        if (bf.enq.set) {  // the consumer waits for the EnQue's flag
+            asc_sim::wait_on(asc_sim::consumer_pipe(dst), bf.enq);
+            bf.enq.set = false;
+        }
         LocalTensor<T> t;
         t.sp_ = bf.space;
         t.addr_ = bf.addr;
@@ -405,6 +428,8 @@ public:
         }
         bf.state = asc_sim::BUF_FREE;
         bf.gen++;
+        bf.enq.set = false;
+        bf.freed = asc_sim::mark_on(asc_sim::consumer_pipe(dst));
     }
     bool VacantInQue() { return qid_ >= 0 && static_cast<int>(asc_sim::S().queues[qid_].fifo.size()) < depth; }
     bool HasTensorInQue() { return qid_ >= 0 && !asc_sim::S().queues[qid_].fifo.empty(); }
@@ -543,6 +568,7 @@ public:
         uint32_t alen = (len + 31u) / 32u * 32u;
         int b = alloc_space(api, asc_loc_, PositionSpace(pos), pos, alen, 1, len);
         asc_sim::S().bufs[b].state = asc_sim::BUF_TBUF;
+        asc_sim::S().bufs[b].alloc_loc = asc_loc_;
         buf.bid_ = b;
         return true;
     }
@@ -612,8 +638,10 @@ template <HardEvent evt> inline void SetFlag(int32_t eventID, ASC_LOC_PARAM) {
     asc_sim::enter("SetFlag", asc_loc_);
     int e = static_cast<int>(evt), id = eventID & 7;
     auto pp = asc_sim::event_pipes(evt);
-    s.flag_time[e][id] = std::max(s.pipe_free[pp.first], s.issue);
+    asc_sim::EventMark m = asc_sim::mark_on(pp.first);
+    s.flag_mark[e][id] = m;
     s.flag_pending[e][id]++;
+    asc_sim::trace_record(pp.first, m.time, m.time, asc_sim::TR_SET);
 }
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, ASC_LOC_PARAM) {
     asc_sim::State& s = asc_sim::S();
@@ -625,19 +653,13 @@ template <HardEvent evt> inline void WaitFlag(int32_t eventID, ASC_LOC_PARAM) {
                       asc_sim::fmt("WaitFlag(event %d, id %d) with no matching SetFlag before it: on the NPU the "
                                    "pipe waits forever", e, eventID));
     s.flag_pending[e][id]--;
-    if (pp.second == static_cast<int>(asc_sim::Pipe::S))
-        s.issue = std::max(s.issue, s.flag_time[e][id]);
-    else
-        s.pipe_free[pp.second] = std::max(s.pipe_free[pp.second], s.flag_time[e][id]);
+    asc_sim::wait_on(pp.second, s.flag_mark[e][id]);
+    asc_sim::trace_record(pp.second, s.flag_mark[e][id].time, s.flag_mark[e][id].time, asc_sim::TR_WAIT);
 }
+// PIPE_ALL: every pipe drains and the scalar unit waits. A barrier on one pipe orders that
+// pipe's instructions among themselves, which in-order pipes already are.
 template <pipe_t pipe> inline void PipeBarrier() {
-    asc_sim::State& s = asc_sim::S();
-    if (pipe == PIPE_ALL) {
-        double t = s.issue;
-        for (int i = 0; i < 7; ++i) t = std::max(t, s.pipe_free[i]);
-        for (int i = 0; i < 7; ++i) s.pipe_free[i] = t;
-        s.issue = t;
-    }
+    if (pipe == PIPE_ALL) asc_sim::release_all_pipes(asc_sim::drain_time());
 }
 inline void pipe_barrier(pipe_t p) {
     if (p == PIPE_ALL) PipeBarrier<PIPE_ALL>();
@@ -670,10 +692,10 @@ template <bool isAIVOnly = true> inline void SyncAll(ASC_LOC_PARAM) {
     if (!b.active) {
         asc_sim::warn("unsupported", "SyncAll", asc_loc_,
                       "SyncAll outside threaded mode: blocks run one after another, the barrier is not modelled");
+        asc_sim::release_all_pipes(asc_sim::drain_time());
         return;
     }
-    double now = s.issue;
-    for (int i = 0; i < 7; ++i) now = std::max(now, s.pipe_free[i]);
+    double now = asc_sim::drain_time();
     std::unique_lock<std::mutex> lock(b.mu);
     int64_t gen = b.generation;
     b.max_time = std::max(b.max_time, now);
@@ -690,9 +712,8 @@ template <bool isAIVOnly = true> inline void SyncAll(ASC_LOC_PARAM) {
         s.aborting = true;
         throw asc_sim::Abort{};
     }
-    // every core resumes when the last one arrives
-    for (int i = 0; i < 7; ++i) s.pipe_free[i] = b.release_time;
-    s.issue = b.release_time;
+    // every core resumes when the last one arrives, each pipe ordered after all of its own
+    asc_sim::release_all_pipes(b.release_time);
 }
 
 // ---------------------------------------------------------------- debugging output

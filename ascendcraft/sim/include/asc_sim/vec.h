@@ -225,8 +225,8 @@ inline void vbin_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<
                     const AscendC::BinaryRepeatParams& p, int dts, double cpr, F f) {
     enter(api, loc);
     check_dtype<T>(api, loc, dts);
-    use_local(api, loc, "src0", a, l0_extent<T>(m, repeatTime, p.src0BlkStride, p.src0RepStride), true);
-    use_local(api, loc, "src1", b, l0_extent<T>(m, repeatTime, p.src1BlkStride, p.src1RepStride), true);
+    use_local(api, loc, "src0", a, l0_extent<T>(m, repeatTime, p.src0BlkStride, p.src0RepStride), false, 32, false);
+    use_local(api, loc, "src1", b, l0_extent<T>(m, repeatTime, p.src1BlkStride, p.src1RepStride), false, 32, false);
     use_local(api, loc, "dst", dst, l0_extent<T>(m, repeatTime, p.dstBlkStride, p.dstRepStride), true);
     l0_check_read(api, loc, "src0", a, m, repeatTime, p.src0BlkStride, p.src0RepStride);
     l0_check_read(api, loc, "src1", b, m, repeatTime, p.src1BlkStride, p.src1RepStride);
@@ -249,7 +249,7 @@ inline void vun_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<T
                    const L0Mask& m, uint8_t repeatTime, const AscendC::UnaryRepeatParams& p, int dts, double cpr, F f) {
     enter(api, loc);
     check_dtype<T>(api, loc, dts);
-    use_local(api, loc, "src", a, l0_extent<T>(m, repeatTime, p.srcBlkStride, p.srcRepStride), true);
+    use_local(api, loc, "src", a, l0_extent<T>(m, repeatTime, p.srcBlkStride, p.srcRepStride), false, 32, false);
     use_local(api, loc, "dst", dst, l0_extent<T>(m, repeatTime, p.dstBlkStride, p.dstRepStride), true);
     l0_check_read(api, loc, "src", a, m, repeatTime, p.srcBlkStride, p.srcRepStride);
     uint32_t reps = l0_repeats<T>(m, repeatTime);
@@ -795,7 +795,7 @@ inline void asc_whole_reduce(const char* api, const asc_sim::Loc& loc, const Loc
     if (reps == 0) return;
     const int outLen = (kind == 0 || order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX) ? 1 : 2;
     uint64_t dst_ext = static_cast<uint64_t>(reps - 1) * dstRepStride * outLen + outLen;
-    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, srcBlkStride, srcRepStride), true);
+    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, srcBlkStride, srcRepStride), false, 32, false);
     asc_sim::use_local(api, loc, "dst", dst, dst_ext, true, sizeof(T));
     asc_sim::l0_check_read(api, loc, "src", src, m, repeatTime, srcBlkStride, srcRepStride);
     asc_sim::vec_schedule(reps * 256ull, 1, src.buf_, -1, dst.buf_, reps * (256 / sizeof(T)));
@@ -853,7 +853,7 @@ inline void asc_block_reduce(const char* api, const asc_sim::Loc& loc, const Loc
     uint32_t reps = asc_sim::l0_repeats<T>(m, static_cast<uint32_t>(repeatTime));
     if (reps == 0) return;
     const uint32_t epb = 32 / sizeof(T);
-    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, srcBlkStride, srcRepStride), true);
+    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, srcBlkStride, srcRepStride), false, 32, false);
     asc_sim::use_local(api, loc, "dst", dst, static_cast<uint64_t>(reps - 1) * dstRepStride * 8 + 8, true, sizeof(T));
     asc_sim::l0_check_read(api, loc, "src", src, m, repeatTime, srcBlkStride, srcRepStride);
     asc_sim::vec_schedule(reps * 256ull, 1, src.buf_, -1, dst.buf_, reps * (256 / sizeof(T)));
@@ -927,7 +927,8 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     asc_sim::level2_epilogue();
     if (count == 0) return;
     asc_sim::use_local(api, asc_loc_, "srcOffset", srcOffset, count, false);
-    asc_sim::use_local(api, asc_loc_, "src", src, 0, true);
+    // the offsets are data: the whole source counts as read (its elements are checked one by one)
+    asc_sim::use_local(api, asc_loc_, "src", src, src.GetSize(), false, 32, false);
     asc_sim::use_local(api, asc_loc_, "dst", dst, count, true);
     asc_sim::vec_schedule(count * sizeof(T), 1, src.buf_, srcOffset.buf_, dst.buf_, count);
     if (asc_sim::S().cfg.cost_only) return;
