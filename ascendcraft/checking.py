@@ -49,6 +49,8 @@ class CheckResult:
                             "capacity_bytes": {sp: self.real.chip.capacity(sp) for sp in ("ub", "l1", "l0c")}},
             "verification": self.report.to_json(),
             "second_shapes_verification": self.second.report.to_json() if self.second is not None else None,
+            "warnings": [{"message": w.message, "hint": w.hint, "location": _location(w, self.kernel),
+                          "text": _warning_line(w, self.kernel)} for w in self.real.warnings],
         }
 
     def summary(self) -> str:
@@ -60,7 +62,24 @@ class CheckResult:
         text = head + "\n" + self.report.summary()
         if self.second is not None:
             text += "\nsecond shapes:\n" + self.second.report.summary()
+        for w in self.real.warnings:       # legal but suspicious (the checker's warnings): one line each
+            text += "\n" + _warning_line(w, self.kernel)
         return text
+
+
+def _location(w, kernel: A.Kernel) -> dict | None:
+    """Where a checker warning points: the kernel's file, line and column."""
+    if w.span is None:
+        return None
+    source = w.source or kernel.source
+    return {"file": source.name if source is not None else None, "line": w.span.line, "column": w.span.column}
+
+
+def _warning_line(w, kernel: A.Kernel) -> str:
+    """``file:line:col: warning: message (hint)`` for a checker warning."""
+    where = _location(w, kernel)
+    at = f"{where['file'] or '<kernel>'}:{where['line']}:{where['column']}: " if where else ""
+    return f"{at}warning: {w.message}" + (f" ({w.hint})" if w.hint else "")
 
 
 @dataclass

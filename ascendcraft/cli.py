@@ -118,10 +118,9 @@ def _cmd_lower(args) -> int:
     check_writable(out, force=args.force)   # before any work: never overwrite a good result silently
     client = None
     if args.model:
-        from .llm.cache import ResponseCache
-        from .llm.client import LLMClient
+        from .llm.command import make_client
         from .llm.config import resolve
-        client = LLMClient(resolve(args.model, args.api_base), cache=ResponseCache())
+        client = make_client(args, resolve(args.model, args.api_base))
     try:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
@@ -144,10 +143,18 @@ def _cmd_lower(args) -> int:
         print(json.dumps(result.to_json(), indent=2, default=str), file=args.stdout)
     else:
         print(result.summary(), file=args.stdout)
-        print(f"  wrote {out}/ (report.md, ascendc/, passes/"
-              + (", project/ for CANN and MultiKernelBench)" if result.project_note is None
-                 else f"); {result.project_note}"), file=args.stdout)
+        print(_wrote_line(result, out), file=args.stdout)
     return 0
+
+
+def _wrote_line(result, out) -> str:
+    """The last line of `lower`: the results folder and what is in it."""
+    timeline = getattr(result, "timeline_files", None) or {}
+    files = ["report.md", *(timeline[k] for k in ("json", "png") if k in timeline), "ascendc/", "passes/"]
+    notes = [n for n in (result.project_note, getattr(result, "timeline_note", None)) if n]
+    if result.project_note is None:
+        files.append("project/ for CANN and MultiKernelBench")
+    return f"  wrote {out}/ ({', '.join(files)})" + "".join(f"; {n}" for n in notes)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """What every lowering pass shares: the pass interface, its context, and IR-building helpers."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from ascendcraft.dsl import ast as A
@@ -50,17 +51,22 @@ def is_phase_loop(s) -> bool:
 
 
 class Names:
-    """Fresh names that do not collide with any name in a kernel."""
+    """The one source of fresh names for the passes: a name no identifier of the kernel uses.
+
+    Seeded with every identifier the kernel mentions, wherever it appears (parameters, dims in
+    types, constants, scratch tensors, buffers, variables, loop variables, ``out=`` buffers,
+    ``free`` operands), so a name a pass invents can never be one the writer chose (a variable
+    ``_t0``, ``core0``, ``_pf0`` or ``rwork`` only pushes the pass to the next free name)."""
 
     def __init__(self, kernel: A.Kernel):
-        self.taken = {getattr(n, "id", None) for n in A.walk(kernel)} | \
-            {getattr(n, "target", None) for n in A.walk(kernel)} | \
-            {getattr(n, "name", None) for n in A.walk(kernel)} | \
-            {getattr(n, "var", None) for n in A.walk(kernel)} | \
-            {v for n in A.walk(kernel) if isinstance(n, A.ParallelFor) for v in n.vars}
+        self.taken: set[str] = identifiers(kernel)
         self.counts: dict[str, int] = {}
 
-    def fresh(self, stem: str) -> str:
+    def fresh(self, stem: str, *, bare: bool = False) -> str:
+        """``<stem><k>`` for the first k that is free; with ``bare``, ``stem`` itself when it is free."""
+        if bare and stem not in self.taken:
+            self.taken.add(stem)
+            return stem
         while True:
             k = self.counts.get(stem, 0)
             self.counts[stem] = k + 1
@@ -68,6 +74,25 @@ class Names:
             if name not in self.taken:
                 self.taken.add(name)
                 return name
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def identifiers(kernel: A.Kernel) -> set[str]:
+    """Every identifier-shaped string in the kernel's IR: each string field of each node, and each
+    string in a tuple field (a ParallelFor's variables, a type's dims). Generic on purpose: a name
+    in a field added later is still seen (more taken names only make fresh names longer)."""
+    found: set[str] = set()
+    for n in A.walk(kernel):
+        for f in getattr(n, "__dataclass_fields__", {}):
+            if f in ("span", "source"):
+                continue
+            v = getattr(n, f)
+            for item in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(item, str) and _IDENT.fullmatch(item):
+                    found.add(item)
+    return found
 
 
 def name(n: str) -> A.Name:

@@ -31,13 +31,15 @@ the result: reading a tile after its buffer received another value is an error.
 Work areas the emitter's expansions need are declared here too, so the UB budget sees them:
 rwork (reductions), swork/sidx (scans), wwork/widx (windows), and xwork/xidx for copies of
 *strided* GM regions (``x[a:b, j]``: the tile's last axis is not the tensor's last axis), which
-move one element per 32-byte block and are packed with Gather.
+move one element per 32-byte block and are packed with Gather. Those are their roles; each is
+named by its role, or the role and a number if the kernel uses the name already (a variable
+``rwork``), and the emitter finds them by role (:func:`work_buffers`), never by a fixed name.
 
 Establishes: every UB tile has ``out=<buffer>``; buffers fit the UB at the op's real shapes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
@@ -117,7 +119,19 @@ class _Bufferizer:
         placement = {n: buf_of_colour[c] for n, c in colour.items()}
         body = self._place(self.k.body, placement)
         cut = next((i for i, s in enumerate(body) if not isinstance(s, (A.Const, A.Scratch))), len(body))
-        return replace(self.k, body=tuple(body[:cut]) + tuple(decls) + tuple(body[cut:]))
+        body = tuple(body[:cut]) + tuple(decls) + tuple(body[cut:])
+        # buffers the input already declared (lowered forms written in the source) under a name of
+        # a work buffer's form get other names, so the work buffers are the only ones of that form
+        clash = {s.name: self.names.fresh("b") for s in self.k.body
+                 if isinstance(s, A.Buffer) and work_role(s.name) is not None}
+        if clash:
+            body = tuple(rename_buffers(s, clash) for s in body)
+        return replace(self.k, body=body)
+
+    def _work_name(self, role: str) -> str:
+        """The work buffer of ``role``: the role itself, or the role and a number when the kernel
+        already uses that name (a variable ``rwork``): the emitter finds it by :func:`work_buffers`."""
+        return self.names.fresh(role, bare=True)
 
     # ------------------------------------------------------------ analysis
     def _use(self, node):
@@ -266,9 +280,9 @@ class _Bufferizer:
                  A.Int(STRIDED_CHUNK))
         work, idx = self.names.fresh("_n"), self.names.fresh("_n")
         return [A.Const(work, binary("*", k, A.Int(BLOCK // 4))),
-                A.Buffer("xwork", A.TensorType("i32", (work,), "veccalc")),
+                A.Buffer(self._work_name("xwork"), A.TensorType("i32", (work,), "veccalc")),
                 A.Const(idx, binary("*", call("cdiv", k, A.Int(64)), A.Int(64))),
-                A.Buffer("xidx", A.TensorType("i32", (idx,), "veccalc"))]
+                A.Buffer(self._work_name("xidx"), A.TensorType("i32", (idx,), "veccalc"))]
 
     def _window_work(self) -> list:
         """Pooling works through wwork (every input row pooled along its width, and room for one
@@ -284,8 +298,10 @@ class _Bufferizer:
             mids.append(binary("*", A.Int(2), mid))     # the pooled rows, and one gathered view
             tables.append(binary("+", mid, aligned_elems(out_shape, dtype)))
         work, idx = self.names.fresh("_n"), self.names.fresh("_n")
-        return [A.Const(work, _maximum(mids)), A.Buffer("wwork", A.TensorType(dtype, (work,), "veccalc")),
-                A.Const(idx, _maximum(tables)), A.Buffer("widx", A.TensorType("i32", (idx,), "veccalc"))]
+        return [A.Const(work, _maximum(mids)),
+                A.Buffer(self._work_name("wwork"), A.TensorType(dtype, (work,), "veccalc")),
+                A.Const(idx, _maximum(tables)),
+                A.Buffer(self._work_name("widx"), A.TensorType("i32", (idx,), "veccalc"))]
 
     def _scan_work(self) -> list:
         """Scans and ReduceProd work on a copy (swork: the tile plus one 64-element row); scans also
@@ -296,9 +312,10 @@ class _Bufferizer:
         size = _maximum([aligned_elems(self.shape[n], self.dtype[n]) for n, _ in self.scanned])
         work, idx = self.names.fresh("_n"), self.names.fresh("_n")
         out = [A.Const(work, binary("+", size, A.Int(64))),
-               A.Buffer("swork", A.TensorType(dtype, (work,), "veccalc"))]
+               A.Buffer(self._work_name("swork"), A.TensorType(dtype, (work,), "veccalc"))]
         if any(op != "ReduceProd" for _, op in self.scanned):
-            out += [A.Const(idx, binary("*", A.Int(2), size)), A.Buffer("sidx", A.TensorType("i32", (idx,), "veccalc"))]
+            out += [A.Const(idx, binary("*", A.Int(2), size)),
+                    A.Buffer(self._work_name("sidx"), A.TensorType("i32", (idx,), "veccalc"))]
         return out
 
     def _reduce_work(self) -> list:
@@ -314,7 +331,8 @@ class _Bufferizer:
                                 A.Int(per_repeat)))
         const = self.names.fresh("_n")
         dtype = self.dtype[self.reduced[0]]
-        return [A.Const(const, _maximum(sizes)), A.Buffer("rwork", A.TensorType(dtype, (const,), "veccalc"))]
+        return [A.Const(const, _maximum(sizes)),
+                A.Buffer(self._work_name("rwork"), A.TensorType(dtype, (const,), "veccalc"))]
 
     # ------------------------------------------------------------ rewrite
     def _place(self, stmts, placement) -> list:
@@ -327,6 +345,56 @@ class _Bufferizer:
             else:
                 out.append(s)
         return out
+
+
+#: The UB work areas bufferize declares for the emitter's expansions, by role: rwork (reductions),
+#: swork/sidx (scans, ReduceProd), wwork/widx (windows), xwork/xidx (strided GM copies).
+WORK_ROLES = ("rwork", "swork", "sidx", "wwork", "widx", "xwork", "xidx")
+
+
+def work_role(name: str) -> str | None:
+    """The role of a buffer named ``name`` if it has a work buffer's form (a role, then digits)."""
+    stem = name.rstrip("0123456789")
+    return stem if stem in WORK_ROLES else None
+
+
+def work_buffers(kernel: A.Kernel, spelled=lambda n: n) -> dict[str, str]:
+    """role -> name of each work buffer a bufferized kernel declares. Bufferize names them by
+    ``Names.fresh(role, bare=True)`` (fresh with respect to every name of the kernel, the writer's
+    included) and renames any other buffer of that form, so each role has at most one buffer of
+    its form. ``spelled`` maps a declared name to its DSL name (``codegen.names.dsl_name`` for a
+    program in C++ spelling)."""
+    out = {}
+    for s in kernel.body:
+        if isinstance(s, A.Buffer) and s.type.space == "veccalc":
+            role = work_role(spelled(s.name))
+            if role is not None:
+                out[role] = s.name
+    return out
+
+
+def rename_buffers(node, mapping: dict):
+    """``node`` with the buffers in ``mapping`` renamed: their declarations, ``out=`` of loads and
+    ``out=<buffer>`` of ops. Nodes that do not change are kept (types keyed by ``id`` stay valid)."""
+    if isinstance(node, tuple):
+        items = tuple(rename_buffers(x, mapping) for x in node)
+        return node if all(a is b for a, b in zip(items, node)) else items
+    if not is_dataclass(node) or isinstance(node, A.TensorType):
+        return node
+    changes = {}
+    for f in fields(node):
+        if f.name in ("span", "source"):
+            continue
+        v = getattr(node, f.name)
+        if isinstance(v, str):
+            if (isinstance(node, A.Name) and f.name == "id" or isinstance(node, A.Load) and f.name == "out"
+                    or isinstance(node, A.Buffer) and f.name == "name") and v in mapping:
+                changes[f.name] = mapping[v]
+        elif isinstance(v, tuple) or is_dataclass(v):
+            new = rename_buffers(v, mapping)
+            if new is not v:
+                changes[f.name] = new
+    return replace(node, **changes) if changes else node
 
 
 def window_kwargs(e) -> tuple[tuple, tuple]:

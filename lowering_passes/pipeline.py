@@ -36,7 +36,7 @@ from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 
 from .base import LoweringPass, Names
-from .bufferize import SCALAR_RESERVE, aligned_elems, region_extents, tile_value, with_out
+from .bufferize import SCALAR_RESERVE, aligned_elems, region_extents, tile_value, with_out, work_buffers
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class _Pipeliner:
         body = self._block(self.k.body)
         still_used = {n.id for s in body for n in A.walk(s) if isinstance(n, A.Name)} | \
             {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | \
-            {"rwork", "swork", "sidx", "wwork", "widx", "xwork", "xidx"}   # bufferize's work areas
+            set(work_buffers(self.k).values())    # bufferize's work areas: the emitter uses them
         body = [s for s in body if not (isinstance(s, A.Buffer) and s.name not in still_used)]
         cut = max(i for i, s in enumerate(body) if isinstance(s, (A.Buffer, A.Const, A.Scratch))
                   and all(isinstance(x, (A.Buffer, A.Const, A.Scratch)) for x in body[:i + 1])) + 1

@@ -31,6 +31,10 @@ kernel runs) from double-buffered queues are moved, and only when their region d
 the loop variable and on names fixed during the loop (scalar names computed earlier in the
 body from the loop variable are substituted).
 
+A prefetched one-value tile that the body reads with ``GetValue`` and frees is loaded again
+only after that ``free``: the scalar unit's wait for a copy is a flag that waits for every copy
+issued before it on MTE2, so a read issued after the next index's copy would wait for it too.
+
 Also, in every block, the read of a loaded one-value tile (``x = GetValue(v)``, with its
 ``free(v)``) moves down to just before the first use of ``x``: the copy is issued where it was
 written, and the scalar unit waits for it only when it needs the value (a class index or a
@@ -62,6 +66,10 @@ class Prefetch(LoweringPass):
 class _Prefetcher:
     def __init__(self, kernel, ctx):
         self.k, self.ctx, self.names = kernel, ctx, Names(kernel)
+        # names this pass made: prefetched tiles (_pf<k>), and the scalars computing an inner loop's
+        # first region (known by name, never by their spelling: a writer may name a variable _pf0)
+        self.prefetched: set[str] = set()
+        self.made: set[str] = set()
         self.queues = {s.name for s in kernel.body if isinstance(s, A.Buffer) and s.type.space == "vecin"
                        and s.depth >= 2}
         self.inputs = {p.name for p in kernel.inputs}
@@ -96,23 +104,41 @@ class _Prefetcher:
         assigned = {n.target for b in loop.body for n in A.walk(b) if isinstance(n, A.Assign)}
         scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
         body, before, after = [], [], []
+        deferred: dict[str, list] = {}    # one-value tile -> its next load, issued after its read
         for s in loop.body:
             # (scalars this pass made for an inner loop, such as `_j0 = 0`, have no type yet)
-            if isinstance(s, A.Assign) and (_is_int_scalar(self.ctx, s.value) or _made_here(s, loop.body)):
+            if isinstance(s, A.Assign) and (_is_int_scalar(self.ctx, s.value) or self._made_here(s)):
                 scalars[s.target] = s.value
             if self._movable(s, loop, assigned, scalars):
                 pre = self.names.fresh("_pf")
+                self.prefetched.add(pre)
                 first = self._region_at(s.value.src, scalars, loop.var, loop.start)
                 nxt = self._region_at(s.value.src, scalars, loop.var, binary("+", A.Name(loop.var), loop.step))
                 before += first[0] + [A.Assign(pre, replace(s.value, src=first[1]))]
-                body += [A.Assign(s.target, A.Name(pre))] + nxt[0] + [A.Assign(pre, replace(s.value, src=nxt[1]))]
+                body.append(A.Assign(s.target, A.Name(pre)))
+                load_next = nxt[0] + [A.Assign(pre, replace(s.value, src=nxt[1]))]
+                if _read_later(loop.body, s.target):
+                    deferred[s.target] = load_next
+                else:
+                    body += load_next
                 after.append(A.Free(pre))
                 continue
             body.append(s)
+            # A one-value tile's next load goes after this one's read (and free): the scalar unit's
+            # wait for the read is a flag that waits for every copy issued before it on MTE2
+            # (docs/simulator.md, "Events"), the next index's copy and its latency included.
+            if isinstance(s, A.Free) and s.name in deferred:
+                body += deferred.pop(s.name)
+        for rest in deferred.values():
+            body += rest
         if not before:
             return [loop]
         self.ctx.notes.append(f"prefetch: loop over {loop.var} loads {len(after)} tile(s) one iteration ahead")
         return before + [replace(loop, body=tuple(body))] + after
+
+    def _made_here(self, s: A.Assign) -> bool:
+        """An integer scalar this pass introduced for an inner prefetch (a literal or name arithmetic)."""
+        return s.target in self.made and all(isinstance(n, (A.Name, A.Int, A.Binary)) for n in A.walk(s.value))
 
     def _region_at(self, src, scalars: dict, var: str, value):
         """Statements computing the body scalars ``src`` needs with ``var`` = ``value``, and ``src`` then.
@@ -121,6 +147,7 @@ class _Prefetcher:
         constant extent); ``var`` itself becomes a fresh name bound to ``value``.
         """
         renamed = {var: self.names.fresh(f"_{var}")}
+        self.made.add(renamed[var])
         stmts = [A.Assign(renamed[var], value)]
         needed = _names(src)
         for name in reversed(list(scalars)):          # close over the scalars the region uses
@@ -129,6 +156,7 @@ class _Prefetcher:
         for name, definition in scalars.items():
             if name in needed:
                 renamed[name] = self.names.fresh(f"_{name}")
+                self.made.add(renamed[name])
                 stmts.append(A.Assign(renamed[name], map_names(definition, lambda n: A.Name(renamed[n.id])
                                                                  if n.id in renamed else n)))
         moved = map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
@@ -168,7 +196,7 @@ class _Prefetcher:
             return False
         if not any(isinstance(f, A.Free) and f.name == s.target for f in loop.body):
             return False
-        if s.target.startswith("_pf") and not self._third_slot(s.value.out):
+        if s.target in self.prefetched and not self._third_slot(s.value.out):
             return False
         def closure(e) -> set:
             names = _names(e)
@@ -178,6 +206,13 @@ class _Prefetcher:
             return names
         names = closure(src)
         return not ((names - set(scalars)) & assigned) and loop.var in names
+
+
+def _read_later(stmts, name: str) -> bool:
+    """Whether a top-level statement reads the one-value tile ``name`` with ``GetValue`` and
+    another frees it (where its next load then goes)."""
+    read = any(_is_read(s) and isinstance(s.value.args[0], A.Name) and s.value.args[0].id == name for s in stmts)
+    return read and any(isinstance(s, A.Free) and s.name == name for s in stmts)
 
 
 def _counts_up(ctx, loop: A.For) -> bool:
@@ -258,11 +293,6 @@ def _is_int_scalar(ctx, e) -> bool:
     from ascendcraft.dsl.types import TScalar
     t = ctx.type_of(e)
     return isinstance(t, TScalar) and t.is_int
-
-
-def _made_here(s: A.Assign, body) -> bool:
-    """An integer scalar this pass introduced for an inner prefetch (a literal or name arithmetic)."""
-    return s.target.startswith("_") and all(isinstance(n, (A.Name, A.Int, A.Binary)) for n in A.walk(s.value))
 
 
 def _names(e) -> set:

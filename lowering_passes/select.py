@@ -124,7 +124,8 @@ class _Selector:
         if isinstance(steps[-1], A.Call) and steps[-1].func in ("Compare", "CompareScalar"):
             self.bit_masks.add(s.target)
         targets = [self.names.fresh("_a") for _ in steps[:-1]] + [s.target]
-        # steps name earlier results with placeholders: _prev (the one before), _step<k> (the k-th)
+        # steps name earlier results with placeholders ($prev: the one before, $step<k>: the k-th),
+        # which no DSL identifier can spell: a writer's variable _prev or _step0 is left alone
         return [A.Assign(tgt, _subst(v, targets[:i])) for i, (tgt, v) in enumerate(zip(targets, steps))]
 
     def _is_vector_op(self, e) -> bool:
@@ -138,7 +139,8 @@ class _Selector:
 
     # ------------------------------------------------------------ expressions
     def select(self, e) -> list:
-        """API calls computing ``e``, in order; later calls name the previous result ``_prev``."""
+        """API calls computing ``e``, in order; later calls name the previous result ``P`` (``$prev``)
+        and the k-th ``_step(k)`` (``$step<k>``)."""
         if isinstance(e, A.Unary):
             return self._op(UNARY_OPERATORS[e.op], [e.operand], e)
         if isinstance(e, A.Binary):
@@ -370,7 +372,10 @@ class _Selector:
         ]
 
 
-P = A.Name("_prev")
+# Placeholders for earlier steps' results, replaced by _subst with the names select gives them.
+# "$" is not an identifier character (dsl_grammar/tile.lark, NAME), so no name in a kernel is one.
+_PLACEHOLDER = "$"
+P = A.Name(_PLACEHOLDER + "prev")
 
 
 def _false(e) -> bool:
@@ -393,15 +398,16 @@ def _int_literal(e):
 
 
 def _step(k: int) -> A.Name:
-    return A.Name(f"_step{k}")
+    return A.Name(f"{_PLACEHOLDER}step{k}")
 
 
 def _subst(e, earlier: list[str]):
-    """Replace the placeholders _prev and _step<k> by the names of earlier results."""
+    """Replace the placeholders $prev and $step<k> by the names of earlier results (no other name
+    can start with $)."""
     def name(n):
-        if n.id == "_prev":
+        if not n.id.startswith(_PLACEHOLDER):
+            return n
+        if n.id == P.id:
             return A.Name(earlier[-1])
-        if n.id.startswith("_step"):
-            return A.Name(earlier[int(n.id[5:])])
-        return n
+        return A.Name(earlier[int(n.id[len(_PLACEHOLDER) + len("step"):])])
     return map_names(e, name)

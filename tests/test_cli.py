@@ -131,3 +131,28 @@ def test_a_missing_compiler_is_a_user_error(monkeypatch, tmp_path, capsys):
                  "--trials", "1"])
     err = capsys.readouterr().err
     assert code == 2 and "g++" in err and "apt-get install g++" in err
+
+
+def test_lower_says_it_wrote_the_timeline(tmp_path, capsys):
+    from pathlib import Path
+    from ascendcraft.cli import main
+    leaky = Path(__file__).parent.parent / "examples" / "activation" / "leaky_relu"
+    out = tmp_path / "o"
+    assert main(["lower", str(leaky / "kernel.dsl"), "--op", str(leaky / "op.py"), "--out", str(out),
+                 "--trials", "1"]) == 0
+    (line,) = [ln for ln in capsys.readouterr().out.splitlines() if "wrote" in ln]
+    assert line.startswith(f"  wrote {out}/ (report.md, timeline.json")
+    for name in ("timeline.json", "ascendc/", "passes/", "project/"):
+        assert name in line and (out / name.rstrip("/")).exists()
+    assert ("timeline.png" in line) == (out / "timeline.png").exists()
+
+
+def test_the_wrote_line_lists_only_what_was_written():
+    from types import SimpleNamespace
+    from ascendcraft.cli import _wrote_line
+    r = SimpleNamespace(project_note=None, timeline_files={}, timeline_note=None)
+    assert _wrote_line(r, "o") == "  wrote o/ (report.md, ascendc/, passes/, project/ for CANN and MultiKernelBench)"
+    r = SimpleNamespace(project_note="CANN project not generated: x", timeline_files={"json": "timeline.json"},
+                        timeline_note="timeline.png was not drawn: the picture needs matplotlib")
+    assert _wrote_line(r, "o") == ("  wrote o/ (report.md, timeline.json, ascendc/, passes/); CANN project not "
+                                   "generated: x; timeline.png was not drawn: the picture needs matplotlib")

@@ -13,7 +13,7 @@ block per row with GM/UB strides, at most 4095 blocks per call); ascendc_api.md 
 2.1-2.2. A loaded tile's rows are written up to the pitch (a tail block's short rows are zeroed
 first), so compute ops never read unwritten UB. A *strided* region, whose last kept axis is not
 the tensor's last axis (a column ``x[a:b, j]``), is copied one element per 32-byte block
-through the ``xwork`` buffer and packed with ``Gather`` (``Brcb`` on the way out): see
+through the strided-copy work buffer (role ``xwork``) and packed with ``Gather`` (``Brcb`` on the way out): see
 ``_STRIDED_COPIES``.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..dsl import ast as A
 from ..dsl.ops import API_COMPARE_MODES, OPS
 from ..dsl.types import TScalar, TTile
 from ..errors import DSLError
-from lowering_passes.bufferize import SCALAR_RESERVE, strided_region
+from lowering_passes.bufferize import SCALAR_RESERVE, strided_region, work_buffers
 from lowering_passes.base import is_phase_loop
 from lowering_passes.linearize import is_gemm
 
@@ -79,6 +79,10 @@ class _Emitter:
         self.op_type = _camel(op_name)
         self.cls = f"Kernel{_camel(kernel.name)}"
         self.buffers = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
+        # bufferize's work buffers by role (rwork, swork, sidx, wwork, widx, xwork, xidx): their names
+        # come from the program (a writer's variable may be called rwork), in C++ spelling
+        from .names import dsl_name
+        self.work = work_buffers(kernel, dsl_name)
         self.scratch = {s.name: s for s in kernel.body if isinstance(s, A.Scratch)}
         self.params = {p.name: p for p in kernel.inputs + kernel.outputs}
         self.tiles: dict[str, _Tile] = {}
@@ -90,6 +94,13 @@ class _Emitter:
         # queue tiles copied in and EnQue'd but not yet DeQue'd, per open block (innermost last):
         # each is DeQue'd just before the first statement of its block that uses it
         self.pending: list[set[str]] = [set()]
+        # DeQue pops its queue's oldest tile, so a DeQue may move to the use only when one name
+        # is loaded through the queue (a prefetched tile and its loop's alias are one name)
+        loads: dict[str, set] = {}
+        for n in A.walk(kernel):
+            if isinstance(n, A.Assign) and isinstance(n.value, A.Load) and n.value.out:
+                loads.setdefault(n.value.out, set()).add(n.target)
+        self.deque_at_use = {home for home, targets in loads.items() if len(targets) == 1}
         # Matmul API stores (the cube pass's output): one Matmul object and TCubeTiling each
         self.gemms = [n for n in A.walk(kernel) if isinstance(n, A.Store) and is_gemm(n.value)]
         has_vector = bool(self.buffers) or any(isinstance(n, A.Load) for n in A.walk(kernel))
@@ -184,10 +195,10 @@ class _Emitter:
             decls.append(f"    TCubeTiling cubeTiling{i};")
         gets = [f"        AscendC::LocalTensor<{_UB_CTYPES[b.type.dtype]}> {b.name} = {b.name}Buf.Get<"
                 f"{_UB_CTYPES[b.type.dtype]}>();" for b in self.buffers.values()
-                if b.type.space == "veccalc" and b.name not in ("xwork", "xidx")]
-        if "xidx" in self.buffers:   # the byte offsets 32 * i of strided copies' Gathers, once
-            gets.append(f"        {{ AscendC::LocalTensor<int32_t> xi_ = xidxBuf.Get<int32_t>(); const int32_t n_ = "
-                        f"static_cast<int32_t>(({self._buffer_elems('xwork')}) / 8); "
+                if b.type.space == "veccalc" and b.name not in (self.work.get("xwork"), self.work.get("xidx"))]
+        if "xidx" in self.work:   # the byte offsets 32 * i of strided copies' Gathers, once
+            gets.append(f"        {{ AscendC::LocalTensor<int32_t> xi_ = {self.work['xidx']}Buf.Get<int32_t>(); "
+                        f"const int32_t n_ = static_cast<int32_t>(({self._buffer_elems(self.work['xwork'])}) / 8); "
                         f"AscendC::CreateVecIndex(xi_, static_cast<int32_t>(0), static_cast<uint32_t>(n_)); "
                         f"AscendC::Muls(xi_, xi_, static_cast<int32_t>(32), n_); }}")
         if self.core_type != "aic":
@@ -225,10 +236,11 @@ class _Emitter:
             "",
             "private:",
             _SCALAR_METHODS,
-            _SCAN_TABLES if "sidx" in self.buffers else "",
-            _WINDOW_TABLES if "widx" in self.buffers else "",
-            _STRIDED_COPIES.replace("STRIDED_CHUNK", f"(({self._buffer_elems('xwork')}) / 8)")
-            if "xwork" in self.buffers else "",
+            _SCAN_TABLES if "sidx" in self.work else "",
+            _WINDOW_TABLES if "widx" in self.work else "",
+            _STRIDED_COPIES.replace("STRIDED_CHUNK", f"(({self._buffer_elems(self.work['xwork'])}) / 8)")
+            .replace("XWORK_BUF", f"{self.work['xwork']}Buf").replace("XIDX_BUF", f"{self.work['xidx']}Buf")
+            if "xwork" in self.work else "",
             "    AscendC::TPipe pipe;",
             *decls,
             "    AscendC::LocalTensor<float> scalarTmp;",
@@ -526,7 +538,10 @@ class _Emitter:
         """After a GM->UB copy: hand the tile to the compute stage (EnQue/DeQue, or wait for MTE2)."""
         if queue:
             self.emit(f"{tile.home}.EnQue({target});")
-            self.pending[-1].add(target)   # DeQue'd where it is first used (block)
+            if tile.home in self.deque_at_use:
+                self.pending[-1].add(target)   # DeQue'd where it is first used (block)
+            else:
+                self.emit(f"{target} = {tile.home}.DeQue<{tile.ctype}>();")
         else:
             self._sync("MTE2_V")
         self.tiles[target] = tile
@@ -587,7 +602,7 @@ class _Emitter:
                   f"off_ = {offset};")
         # Only the parts of the tile the copy does not write get the pad value: rows above and
         # below, and each row's blocks right of the copied ones (the copy pads its first and last
-        # block itself). A tile
+        # block itself). They are disjoint from the copy, so MTE2 need not wait for them. A tile
         # entirely outside, or a left halo of a block or more, is filled whole first instead; the
         # copy then starts at the halo's last whole block (DataCopyPad's leftPadding is at most
         # 32 bytes, ascendc_api.md 2.2).
@@ -613,9 +628,6 @@ class _Emitter:
         self.emit(f"    const int64_t e_ = AcAlignUp(left_ + c_, {per_block});")
         self.emit("    for (int64_t i_ = 0; e_ < p_ && i_ < r_; ++i_) { "
                   + fill.format(f"{target}[(ro_ + i_) * p_ + e_]", "p_ - e_") + " }")
-        self.depth += 1
-        self._sync("V_MTE2")   # disjoint from the copy's bytes, but inside the range it spans
-        self.depth -= 1
         self.emit("}")
         self.emit(f"for (int64_t q_ = 0; c_ > 0 && q_ < r_; q_ += 4095) {{")
         self.emit(f"    const int64_t lb_ = left_ / {per_block} * {per_block}, lp_ = left_ - lb_;")
@@ -647,12 +659,13 @@ class _Emitter:
         self.depth += 1
         self.emit(f"const int64_t ri_ = {src.rows}, pi_ = {src.pitch}, ow_ = ({src.cols} - {kw}) / {sw} + 1, "
                   f"owp_ = AcAlignUp(ow_, {per_block}), oh_ = {f'(ri_ - {kh}) / {sh} + 1' if two_d else 'ri_'};")
-        self.emit(f"BuildWindowTables(widx, ri_, pi_, ow_, owp_, {sw}, oh_, {sh}, sizeof({src.ctype}));")
-        self.emit("AscendC::LocalTensor<uint32_t> th_ = widx.ReinterpretCast<uint32_t>();")
+        wwork, widx = self.work["wwork"], self.work["widx"]
+        self.emit(f"BuildWindowTables({widx}, ri_, pi_, ow_, owp_, {sw}, oh_, {sh}, sizeof({src.ctype}));")
+        self.emit(f"AscendC::LocalTensor<uint32_t> th_ = {widx}.ReinterpretCast<uint32_t>();")
         self.emit("AscendC::LocalTensor<uint32_t> tv_ = th_[ri_ * owp_];")
         # width pass: mid = wwork (2-D) or the output (1-D); tmp = the second half of wwork
-        mid = "wwork" if two_d else target
-        tmp = "wwork[ri_ * owp_]"
+        mid = wwork if two_d else target
+        tmp = f"{wwork}[ri_ * owp_]"
         n = "static_cast<uint32_t>(ri_ * owp_)"
         self.emit(f"AscendC::Gather({mid}, {name}, th_, 0, {n});")
         self.emit(f"for (int64_t b_ = 1; b_ < {kw}; ++b_) {{")
@@ -663,9 +676,10 @@ class _Emitter:
         count = "ri_ * owp_"
         if two_d:
             n = "static_cast<uint32_t>(oh_ * owp_)"
-            self.emit(f"AscendC::Gather({target}, wwork, tv_, 0, {n});")
+            self.emit(f"AscendC::Gather({target}, {wwork}, tv_, 0, {n});")
             self.emit(f"for (int64_t a_ = 1; a_ < {kh}; ++a_) {{")
-            self.emit(f"    AscendC::Gather({tmp}, wwork, tv_, static_cast<uint32_t>(a_ * owp_ * sizeof({src.ctype})), {n});")
+            self.emit(f"    AscendC::Gather({tmp}, {wwork}, tv_, static_cast<uint32_t>(a_ * owp_ * sizeof({src.ctype})), "
+                      f"{n});")
             self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
             self.emit(f"    AscendC::{fn}({target}, {target}, {tmp}, static_cast<int32_t>(oh_ * owp_));")
             self.emit("}")
@@ -850,19 +864,20 @@ class _Emitter:
         if form == "reduce":
             src = self.tiles[args[0].id]
             fn = op.api
+            rwork = self.work["rwork"]
             self.emit("{")
             self.depth += 1
             self.emit(f"if ({src.rows} == 1 || {src.cols} == {src.pitch}) {{")
-            self.emit(f"    AscendC::{fn}<{src.ctype}>(rwork, {args[0].id}, rwork, static_cast<int32_t>("
+            self.emit(f"    AscendC::{fn}<{src.ctype}>({rwork}, {args[0].id}, {rwork}, static_cast<int32_t>("
                       f"{src.rows} * {src.cols}));")
-            self.emit(f"    {target} = rwork.GetValue(0);")
+            self.emit(f"    {target} = {rwork}.GetValue(0);")
             self.emit("} else {")
             combine = {"ReduceSum": "{t} = {t} + v_;", "ReduceMax": "{t} = v_ > {t} ? v_ : {t};",
                        "ReduceMin": "{t} = v_ < {t} ? v_ : {t};"}[fn].format(t=target)
             self.emit(f"    for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
-            self.emit(f"        AscendC::{fn}<{src.ctype}>(rwork, {args[0].id}[r_ * {src.pitch}], rwork, "
+            self.emit(f"        AscendC::{fn}<{src.ctype}>({rwork}, {args[0].id}[r_ * {src.pitch}], {rwork}, "
                       f"static_cast<int32_t>({src.cols}));")
-            self.emit(f"        {src.ctype} v_ = rwork.GetValue(0);")
+            self.emit(f"        {src.ctype} v_ = {rwork}.GetValue(0);")
             self.emit(f"        if (r_ == 0) {{ {target} = v_; }} else {{ {combine} }}")
             self.emit("    }")
             self.emit("}")
@@ -889,13 +904,14 @@ class _Emitter:
             keep = bool(self._kw(e, "keepdims", False))
             per_block = 32 // D.ITEMSIZE[src.dtype]
             fn = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}[op.of]
+            rwork = self.work["rwork"]
             if keep:   # one value per 32-byte row: zero the rest so element-wise ops read defined lanes
                 self.emit(f"AscendC::Duplicate({target}, static_cast<{ct}>(0), static_cast<int32_t>({src.rows} * "
                           f"{per_block}));")
             self.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
-            self.emit(f"    AscendC::{fn}<{src.ctype}>(rwork, {args[0].id}[r_ * {src.pitch}], rwork, "
+            self.emit(f"    AscendC::{fn}<{src.ctype}>({rwork}, {args[0].id}[r_ * {src.pitch}], {rwork}, "
                       f"static_cast<int32_t>({src.cols}));")
-            self.emit(f"    {target}.SetValue(r_{f' * {per_block}' if keep else ''}, rwork.GetValue(0));")
+            self.emit(f"    {target}.SetValue(r_{f' * {per_block}' if keep else ''}, {rwork}.GetValue(0));")
             self.emit("}")
             tile = (_Tile(ct, t.dtype, src.rows, "1", str(per_block), out) if keep
                     else _Tile(ct, t.dtype, "1", src.rows, f"AcAlignUp({src.rows}, {per_block})", out))
@@ -1032,18 +1048,19 @@ class _Emitter:
     def _reduce_prod(self, target: str, name: str):
         """Product of a 1-D tile: multiply its 64-element rows into one row, then its 64 lanes."""
         src = self.tiles[name]
+        swork = self.work["swork"]
         self.emit("{")
         self.depth += 1
         self._fill_tail(name, src, "1")
         self.emit("const int64_t rows_ = s_ / 64;")
-        self.emit("if (rows_ == 1) { AscendC::DataCopy(swork, " + name + ", 64); }")
-        self.emit(f"else {{ AscendC::Mul(swork, {name}, {name}[64], 64); }}")
+        self.emit(f"if (rows_ == 1) {{ AscendC::DataCopy({swork}, {name}, 64); }}")
+        self.emit(f"else {{ AscendC::Mul({swork}, {name}, {name}[64], 64); }}")
         self.emit("for (int64_t r_ = 2; r_ < rows_; ++r_) {")
         self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
-        self.emit(f"    AscendC::Mul(swork, swork, {name}[r_ * 64], 64);")
+        self.emit(f"    AscendC::Mul({swork}, {swork}, {name}[r_ * 64], 64);")
         self.emit("}")
         self.emit(f"{src.ctype} p_ = 1;")
-        self.emit("for (int64_t c_ = 0; c_ < 64; ++c_) { p_ = p_ * swork.GetValue(c_); }")
+        self.emit(f"for (int64_t c_ = 0; c_ < 64; ++c_) {{ p_ = p_ * {swork}.GetValue(c_); }}")
         self.emit(f"{target} = p_;")
         self.depth -= 1
         self.emit("}")
@@ -1055,33 +1072,34 @@ class _Emitter:
         scalar unit, every row adds its chunk's offset, and Gather puts it back in order."""
         src = self.tiles[name]
         fn, identity = ("Add", "0") if op.name == "CumSum" else ("Mul", "1")
+        swork, sidx = self.work["swork"], self.work["sidx"]
         self.emit("{")
         self.depth += 1
         self._fill_tail(name, src, identity)
         self.emit("const int64_t rows_ = s_ / 64;")
-        self.emit(f"BuildScanTables(sidx, s_, sizeof({src.ctype}));")
-        self.emit("AscendC::LocalTensor<uint32_t> in_ = sidx.ReinterpretCast<uint32_t>();")
+        self.emit(f"BuildScanTables({sidx}, s_, sizeof({src.ctype}));")
+        self.emit(f"AscendC::LocalTensor<uint32_t> in_ = {sidx}.ReinterpretCast<uint32_t>();")
         self.emit("AscendC::LocalTensor<uint32_t> out_ = in_[s_];")
-        self.emit(f"AscendC::Gather(swork, {name}, in_, 0, static_cast<uint32_t>(s_));")
+        self.emit(f"AscendC::Gather({swork}, {name}, in_, 0, static_cast<uint32_t>(s_));")
         if reverse:
             self.emit("for (int64_t r_ = rows_ - 2; r_ >= 0; --r_) {")
             self.emit("    AscendC::PipeBarrier<PIPE_V>();")
-            self.emit(f"    AscendC::{fn}(swork[r_ * 64], swork[r_ * 64], swork[(r_ + 1) * 64], 64);")
+            self.emit(f"    AscendC::{fn}({swork}[r_ * 64], {swork}[r_ * 64], {swork}[(r_ + 1) * 64], 64);")
         else:
             self.emit("for (int64_t r_ = 1; r_ < rows_; ++r_) {")
             self.emit("    AscendC::PipeBarrier<PIPE_V>();")
-            self.emit(f"    AscendC::{fn}(swork[r_ * 64], swork[r_ * 64], swork[(r_ - 1) * 64], 64);")
+            self.emit(f"    AscendC::{fn}({swork}[r_ * 64], {swork}[r_ * 64], {swork}[(r_ - 1) * 64], 64);")
         self.emit("}")
         total_row = "0" if reverse else "(rows_ - 1) * 64"
         lanes = "for (int64_t c_ = 63; c_ >= 0; --c_)" if reverse else "for (int64_t c_ = 0; c_ < 64; ++c_)"
         combine = "acc_ + v_" if fn == "Add" else "acc_ * v_"
         self.emit(f"{src.ctype} acc_ = {identity};")
-        self.emit(f"{lanes} {{ {src.ctype} v_ = swork.GetValue({total_row} + c_); swork.SetValue(s_ + c_, acc_); "
+        self.emit(f"{lanes} {{ {src.ctype} v_ = {swork}.GetValue({total_row} + c_); {swork}.SetValue(s_ + c_, acc_); "
                   f"acc_ = {combine}; }}")
         self.emit("for (int64_t r_ = 0; r_ < rows_; ++r_) {")
-        self.emit(f"    AscendC::{fn}(swork[r_ * 64], swork[r_ * 64], swork[s_], 64);")
+        self.emit(f"    AscendC::{fn}({swork}[r_ * 64], {swork}[r_ * 64], {swork}[s_], 64);")
         self.emit("}")
-        self.emit(f"AscendC::Gather({target}, swork, out_, 0, static_cast<uint32_t>(s_));")
+        self.emit(f"AscendC::Gather({target}, {swork}, out_, 0, static_cast<uint32_t>(s_));")
         self.depth -= 1
         self.emit("}")
 
@@ -1430,7 +1448,8 @@ _WINDOW_TABLES = """    int64_t windowTableKey[6] = {-1, -1, -1, -1, -1, -1};
 # Copies of strided GM regions (the tile's last axis is not adjacent in GM: a column x[a:b, j]).
 # DataCopyPad moves K = STRIDED_CHUNK elements per call, one per block: each block lands 32-byte
 # aligned in UB and is padded to 32 bytes (ascendc_api.md 2.2), so element i of a chunk is at byte
-# 32 * i of xwork. Gather packs them into the tile (offsets 32 * i in xidx); the way back, Brcb
+# 32 * i of the xwork buffer (XWORK_BUF: its TBuf, named by the program). Gather packs them into the
+# tile (offsets 32 * i in the xidx buffer, XIDX_BUF); the way back, Brcb
 # spreads 8 tile elements per repeat over 8 blocks (a last group of fewer than 8 goes by the
 # scalar unit: Brcb would read tile elements past the region) and DataCopyPad writes
 # blockLen = sizeof(T) of each. Gather and Brcb move 16- and 32-bit types only (ascendc_api.md
@@ -1453,8 +1472,8 @@ _STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void 
         constexpr int64_t epb = 32 / sizeof(T);
         constexpr bool vec = sizeof(T) == 2 || sizeof(T) == 4;
         const int64_t k = STRIDED_CHUNK;
-        AscendC::LocalTensor<T> stage = xworkBuf.Get<T>();
-        AscendC::LocalTensor<uint32_t> idx = xidxBuf.Get<uint32_t>();
+        AscendC::LocalTensor<T> stage = XWORK_BUF.Get<T>();
+        AscendC::LocalTensor<uint32_t> idx = XIDX_BUF.Get<uint32_t>();
         for (int64_t r = 0; r < rows; ++r) {
             for (int64_t done = 0; done < cols;) {
                 const int64_t pos = dstCol + done, a0 = pos / epb * epb, lead = vec ? pos - a0 : 0;
@@ -1501,7 +1520,7 @@ _STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void 
     {
         constexpr int64_t epb = 32 / sizeof(T);
         const int64_t k = STRIDED_CHUNK;
-        AscendC::LocalTensor<T> stage = xworkBuf.Get<T>();
+        AscendC::LocalTensor<T> stage = XWORK_BUF.Get<T>();
         for (int64_t r = 0; r < rows; ++r) {
             for (int64_t c0 = 0; c0 < cols; c0 += k) {
                 const int64_t m = AcMin<int64_t>(k, cols - c0);

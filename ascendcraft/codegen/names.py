@@ -17,13 +17,17 @@ Why the mapping cannot collide:
   ``<n>_pitch``) end in ``Gm``, ``Buf``, ``_rows``, ``_cols`` or ``_pitch``, never in ``_u``, and
   each suffix keeps them apart from each other.
 
-Kept as they are: the DSL's keywords (a user identifier can never be one; the emitter reads
-``CORES``, ``inf``, ``True`` and the dtypes by name) and the work buffers bufferize creates,
-which the emitter names directly (:data:`EMITTER_BUFFERS`).
+Kept as they are: the DSL's keywords only (a user identifier can never be one; the emitter reads
+``CORES``, ``inf``, ``True`` and the dtypes by name). The names the passes invent are DSL names
+like any other (fresh with respect to every name of the kernel: ``lowering_passes.base.Names``)
+and are mangled the same way; the emitter finds bufferize's work buffers (``rwork``, ``xidx``,
+...) by their role (``lowering_passes.bufferize.work_buffers``), not by a fixed spelling.
 
 On the host side the spec keeps DSL names (tensors, attributes and dims, read by the project
 and the Python bindings by name); only tiling *field* names are C++ names, the same in the
-kernel, the tiling header and the tiling dict (``codegen.tiling.tiling_values`` keys).
+kernel, the tiling header and the tiling dict (``codegen.tiling.tiling_values`` keys). The
+project (``codegen.project``) spells them for each language: :func:`cpp_name` for identifiers of
+the generated host code, :func:`op_arg_name` for the op's description, :func:`py_name` for Python.
 """
 from __future__ import annotations
 
@@ -36,13 +40,27 @@ from ..dsl.parser import keywords
 
 SUFFIX = "_u"
 
-#: UB work areas bufferize declares under fixed names, which the emitter's code uses directly.
-EMITTER_BUFFERS = frozenset({"rwork", "swork", "sidx", "wwork", "widx", "xwork", "xidx"})
-
-
 def kept(name: str) -> bool:
-    """Names that are not user identifiers: keywords and the emitter's work buffers."""
-    return name in keywords() or name in EMITTER_BUFFERS
+    """Names that are not identifiers of the program: the DSL's keywords."""
+    return name in keywords()
+
+
+#: C++ keywords, and the standard names a generated declaration would shadow (a parameter ``int64_t``).
+CPP_RESERVED = frozenset({
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+    "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+    "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+    "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+    "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+    "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
+    "half", "bfloat16_t", "NULL", "std", "at", "ge", "gert", "optiling", "ops", "AscendC",
+    # what msopgen's aclnn API declares next to the operator's arguments
+    "workspaceSize", "executor", "workspace", "stream",
+})
 
 
 def cpp_name(name: str) -> str:
@@ -53,6 +71,28 @@ def cpp_name(name: str) -> str:
 def dsl_name(cpp: str) -> str:
     """The inverse of :func:`cpp_name`."""
     return cpp[: -len(SUFFIX)] if cpp.endswith(SUFFIX) else cpp
+
+
+# ------------------------------------------------------------------ the op's argument names
+#
+# Outside the kernel, an op argument (a tensor or an attribute) keeps its DSL name wherever the
+# language can declare it, and is spelled cpp_name(name) where it cannot. A DSL name that already
+# ends in the suffix is spelled cpp_name(name) too, so each mapping stays injective (``class`` ->
+# ``class_u``, ``class_u`` -> ``class_u_u``). Identifiers of the generated host code (binding
+# parameters and locals) are always cpp_name(name), or end in a suffix of their own (``x_uShape``).
+
+def op_arg_name(name: str) -> str:
+    """The argument's name in the CANN op's description (msopgen JSON, OpDef, the aclnn API that
+    msopgen generates as C++ from it): ``class`` -> ``class_u``, ``x`` -> ``x``."""
+    return cpp_name(name) if name in CPP_RESERVED or name.endswith(SUFFIX) else name
+
+
+def py_name(name: str, reserved=()) -> str:
+    """The argument's name in Python (the bindings' keyword arguments, ModelNew): ``class`` ->
+    ``class_u``, ``float`` -> ``float``. ``reserved``: names the generated module uses itself."""
+    import keyword
+    bad = keyword.iskeyword(name) or name == "self" or name in reserved or name.endswith(SUFFIX)
+    return cpp_name(name) if bad else name
 
 
 # ------------------------------------------------------------------ the program

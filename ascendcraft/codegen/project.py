@@ -26,6 +26,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..errors import UserError
 from ..dtypes import FLOATS, ITEMSIZE
+from .names import cpp_name, op_arg_name, py_name
 from .spec import GE_DTYPES, KernelSpec, TensorArg
 from .tiling import FIELD_SIZES, host_workspace_expr, ordered_fields, render_tiling_header
 
@@ -43,16 +44,12 @@ ATEN_DTYPES = {"f16": "at::kHalf", "bf16": "at::kBFloat16", "f32": "at::kFloat",
 _NUMPY_NAMES = {"f16": "float16", "bf16": "uint16 (bf16 bits)", "f32": "float32", "i8": "int8", "i16": "int16",
                 "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 
-# Locals of the generated binding function, whose parameters are the tensor and attribute names.
-RESERVED = {"tiling", "workspace", "stream", "blockDim", "platform", "tilingHost", "tilingDevice", "workspaceBytes",
-            "workspaceDevice", "CheckTensor"}
-# C++ keywords a DSL name could plausibly be (the binding declares parameters with these names).
-CPP_KEYWORDS = {"alignas", "auto", "bool", "break", "case", "catch", "char", "class", "const", "continue", "default",
-                "delete", "do", "double", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-                "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "operator",
-                "private", "protected", "public", "register", "return", "short", "signed", "sizeof", "static",
-                "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typename", "union",
-                "unsigned", "using", "virtual", "void", "volatile", "while"}
+# Names of tensors, attributes and dims in the generated code (codegen/names.py): every C++ identifier
+# the host code derives from a DSL name is cpp_name(name) (``x_u``: a binding parameter) or that and
+# a suffix of its own (``x_uContiguous``, ``x_uShape``, ``B_uDim``, ``alpha_uAttr``), and the host
+# code's own names (tiling, stream, blockDim, ...) never end in ``_u``, so no DSL name (``class``,
+# ``stream``, ``tiling``) can collide with C++ or with the host code. The op's description uses
+# op_arg_name, Python uses py_name: the DSL name wherever that language can declare it.
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -112,14 +109,12 @@ class _DimOrigin:
 
 
 def _check_names(spec: KernelSpec):
+    """The spec's names can be spelled in the project: identifiers (any of them, C++ and Python
+    keywords included: the project mangles what a language cannot declare), each used once."""
     names = [t.name for t in spec.inputs + spec.outputs] + [a.name for a in spec.attrs]
     for n in names + [spec.op_name, spec.op_type, spec.tiling_struct]:
         if not _IDENT.match(n):
-            raise UserError(f"{n!r} is not a C++ identifier; the generated project cannot use it")
-    clash = sorted(set(names) & (RESERVED | CPP_KEYWORDS))
-    if clash:
-        raise UserError(f"tensor or attribute name(s) {', '.join(clash)} collide with C++ keywords or names the "
-                        f"generated host code declares", hint="rename them in the kernel")
+            raise UserError(f"{n!r} is not an identifier; the generated project cannot use it")
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise UserError(f"name(s) {', '.join(dup)} are used twice among the kernel's tensors and attributes")
@@ -209,7 +204,13 @@ def _json_default(value, kind: str) -> str:
 
 
 def _dim_literal(d) -> str:
-    return str(d) if isinstance(d, int) else f"dim_{d}"
+    """A dim in host C++: a number, or the local holding the dim's value (``B_uDim``)."""
+    return str(d) if isinstance(d, int) else f"{cpp_name(d)}Dim"
+
+
+def _attr_variable(name: str) -> str:
+    """The launcher's local holding attribute ``name`` (``alpha_uAttr``)."""
+    return f"{cpp_name(name)}Attr"
 
 
 # ----------------------------------------------------------------------------- msopgen project
@@ -217,11 +218,12 @@ def _dim_literal(d) -> str:
 def msopgen_json(spec: KernelSpec) -> list[dict]:
     """The msopgen operator description (``msopgen gen -i <op>.json``; MKB project_json_src)."""
     def tensor(t: TensorArg) -> dict:
-        return {"name": t.name, "param_type": "required", "format": ["ND"], "type": [MSOPGEN_TYPES[t.dtype]]}
+        return {"name": op_arg_name(t.name), "param_type": "required", "format": ["ND"],
+                "type": [MSOPGEN_TYPES[t.dtype]]}
 
     attrs = []
     for a in spec.attrs:
-        entry = {"name": a.name, "param_type": "required" if a.default is None else "optional",
+        entry = {"name": op_arg_name(a.name), "param_type": "required" if a.default is None else "optional",
                  "type": _attr_kind(a.dtype)}
         if a.default is not None:
             entry["default_value"] = _json_default(a.default, _attr_kind(a.dtype))
@@ -252,13 +254,15 @@ def _tiling_func_lines(spec: KernelSpec) -> list[str]:
 def _infer_shape_lines(spec: KernelSpec) -> list[str]:
     origins = _dim_origins(spec)
     used = sorted({origins[d].index for t in spec.outputs for d in t.shape if isinstance(d, str)})
-    lines = [f"const gert::Shape* {spec.inputs[i].name}Shape = context->GetInputShape({i});" for i in used]
+    def shape(t):
+        return f"{cpp_name(t.name)}Shape"
+    lines = [f"const gert::Shape* {shape(spec.inputs[i])} = context->GetInputShape({i});" for i in used]
     for j, t in enumerate(spec.outputs):
-        lines.append(f"gert::Shape* {t.name}Shape = context->GetOutputShape({j});")
-        lines.append(f"{t.name}Shape->SetDimNum({len(t.shape)});")
+        lines.append(f"gert::Shape* {shape(t)} = context->GetOutputShape({j});")
+        lines.append(f"{shape(t)}->SetDimNum({len(t.shape)});")
         for axis, d in enumerate(t.shape):
-            value = str(d) if isinstance(d, int) else f"{origins[d].tensor.name}Shape->GetDim({origins[d].axis})"
-            lines.append(f"{t.name}Shape->SetDim({axis}, {value});")
+            value = str(d) if isinstance(d, int) else f"{shape(origins[d].tensor)}->GetDim({origins[d].axis})"
+            lines.append(f"{shape(t)}->SetDim({axis}, {value});")
     return lines
 
 
@@ -269,9 +273,10 @@ def _opdef_attr_lines(spec: KernelSpec) -> list[str]:
         method = {"float": "Float", "int": "Int", "bool": "Bool"}[kind]
         if a.default is None:
             # [UNCONFIRMED] a REQUIRED attribute without a default value; MKB shows only OPTIONAL ones.
-            lines.append(f'this->Attr("{a.name}").AttrType(REQUIRED).{method}();')
+            lines.append(f'this->Attr("{op_arg_name(a.name)}").AttrType(REQUIRED).{method}();')
         else:
-            lines.append(f'this->Attr("{a.name}").AttrType(OPTIONAL).{method}({_cpp_number(a.default, kind)});')
+            lines.append(f'this->Attr("{op_arg_name(a.name)}").AttrType(OPTIONAL).{method}('
+                         f'{_cpp_number(a.default, kind)});')
     return lines
 
 
@@ -289,8 +294,8 @@ def render_op_host(spec: KernelSpec) -> str:
         "op_host.cpp.j2", spec=spec, names=names, tiling_lines=_tiling_func_lines(spec),
         infer_shape_lines=_infer_shape_lines(spec),
         dtype_lines=[f"context->SetOutputDataType({j}, {GE_DTYPES[t.dtype]});" for j, t in enumerate(spec.outputs)],
-        inputs=[(t.name, GE_DTYPES[t.dtype]) for t in spec.inputs],
-        outputs=[(t.name, GE_DTYPES[t.dtype]) for t in spec.outputs],
+        inputs=[(op_arg_name(t.name), GE_DTYPES[t.dtype]) for t in spec.inputs],
+        outputs=[(op_arg_name(t.name), GE_DTYPES[t.dtype]) for t in spec.outputs],
         attr_lines=_opdef_attr_lines(spec), core_num=_core_num(spec),
         workspace=_workspace_cpp(spec, "tiling.get_{}()"), opdef_config=OPDEF_CONFIG)
 
@@ -313,7 +318,7 @@ def render_direct_kernel(spec: KernelSpec, *, inline_body: bool, launch_wrapper:
     directly instead of through ``ascendc_library`` (MKB direct launch).
     """
     names = ProjectNames.of(spec)
-    gm = [t.name for t in spec.inputs + spec.outputs] + ["workspace", "tiling"]
+    gm = [cpp_name(t.name) for t in spec.inputs + spec.outputs] + ["workspace", "tiling"]
     body = spec.kernel_source if inline_body else f'#include "../op_kernel/{names.op}.cpp"\n'
     return render_template("kernel_direct.cpp.j2", names=names, body=body, launch_wrapper=launch_wrapper,
                            wrapper_params=", ".join(f"GM_ADDR {n}" for n in gm), wrapper_args=", ".join(gm))
@@ -321,7 +326,7 @@ def render_direct_kernel(spec: KernelSpec, *, inline_body: bool, launch_wrapper:
 
 def render_launch_header(spec: KernelSpec) -> str:
     names = ProjectNames.of(spec)
-    gm = [t.name for t in spec.inputs + spec.outputs] + ["workspace", "tiling"]
+    gm = [cpp_name(t.name) for t in spec.inputs + spec.outputs] + ["workspace", "tiling"]
     return render_template("launch.h.j2", names=names, params=", ".join(f"void* {n}" for n in gm))
 
 
@@ -341,15 +346,16 @@ def _core_num(spec: KernelSpec) -> str:
     return "GetCoreNumAic" if spec.core_type in ("aic", "mix") else "GetCoreNumAiv"
 
 
-def _host_field_lines(spec: KernelSpec, attr_variable: str) -> list[str]:
-    """``tiling.<field> = ...;`` for the plain struct, from the host's ``dim_<name>`` and attribute variables."""
+def _host_field_lines(spec: KernelSpec, attr_variable) -> list[str]:
+    """``tiling.<field> = ...;`` for the plain struct, from the host's dim locals (``B_uDim``) and its
+    attribute variables (``attr_variable(name)``)."""
     lines = []
     for f in ordered_fields(spec):
         if f.source[0] == "dim":
             t = next(t for t in spec.inputs + spec.outputs if t.name == f.source[1])
             value = _dim_literal(t.shape[f.source[2]])
         else:
-            value = attr_variable.format(f.source[1])
+            value = attr_variable(f.source[1])
         lines.append(f"tiling.{f.name} = static_cast<{f.ctype}>({value});")
     return lines
 
@@ -357,7 +363,7 @@ def _host_field_lines(spec: KernelSpec, attr_variable: str) -> list[str]:
 def render_launcher(spec: KernelSpec) -> str:
     """``host/main.cpp``: ACL init, buffers from .bin files, tiling on the host, launch, results to .bin."""
     names = ProjectNames.of(spec)
-    dims = _dim_symbols(spec)
+    dims = [{"name": d, "var": _dim_literal(d)} for d in _dim_symbols(spec)]
     tensors = []
     for role, group in (("input", spec.inputs), ("output", spec.outputs)):
         for t in group:
@@ -368,12 +374,12 @@ def render_launcher(spec: KernelSpec) -> str:
     for a in spec.attrs:
         kind = _attr_kind(a.dtype)
         default = None if a.default is None else _cpp_number(a.default, kind)
-        attrs.append({"name": a.name, "ctype": _ATTR_BINDING[kind], "default": default,
+        attrs.append({"name": a.name, "var": _attr_variable(a.name), "ctype": _ATTR_BINDING[kind], "default": default,
                       "parse": "ParseInt" if kind != "float" else "ParseFloat"})
     args = [f"buffers[{i}].device" for i in range(len(tensors))] + ["workspaceDevice", "tilingDevice"]
     include, launch = _launch_call(spec, "aclrtlaunch", args)
     return render_template("launcher.cpp.j2", names=names, dims=dims, attrs=attrs, tensors=tensors,
-                           field_lines=_host_field_lines(spec, "attr_{}"), launch_include=include, launch=launch,
+                           field_lines=_host_field_lines(spec, _attr_variable), launch_include=include, launch=launch,
                            core_num=_core_num(spec), workspace=_workspace_cpp(spec, "tiling.{}"))
 
 
@@ -384,43 +390,46 @@ def _binding_parts(spec: KernelSpec) -> dict:
     if not spec.inputs:
         raise UserError(f"kernel {spec.op_name} has no input tensor; the binding needs one to find the device")
     origins = _dim_origins(spec)
-    params = [f"const at::Tensor& {t.name}" for t in spec.inputs]
-    pyargs = [f'py::arg("{t.name}")' for t in spec.inputs]
+    c = cpp_name      # the binding's parameters and the outputs it allocates: x_u, class_u, stream_u
+    params = [f"const at::Tensor& {c(t.name)}" for t in spec.inputs]
+    pyargs = [f'py::arg("{py_name(t.name)}")' for t in spec.inputs]
     for a in spec.attrs:
         kind = _attr_kind(a.dtype)
-        params.append(f"{_ATTR_BINDING[kind]} {a.name}")
+        params.append(f"{_ATTR_BINDING[kind]} {c(a.name)}")
         default = "" if a.default is None else f" = {_cpp_number(a.default, kind)}"
-        pyargs.append(f'py::arg("{a.name}"){default}')
-    checks = [f'CheckTensor({t.name}, "{t.name}", {ATEN_DTYPES[t.dtype]}, {len(t.shape)});' for t in spec.inputs]
-    dims = [f"const int64_t dim_{d} = {o.tensor.name}.size({o.axis});" for d, o in origins.items()]
+        pyargs.append(f'py::arg("{py_name(a.name)}"){default}')
+    checks = [f'CheckTensor({c(t.name)}, "{t.name}", {ATEN_DTYPES[t.dtype]}, {len(t.shape)});' for t in spec.inputs]
+    dims = [f"const int64_t {_dim_literal(d)} = {c(o.tensor.name)}.size({o.axis});" for d, o in origins.items()]
     for t in spec.inputs:
         for axis, d in enumerate(t.shape):
             expected = _dim_literal(d)
             if isinstance(d, int) or origins[d].tensor.name != t.name or origins[d].axis != axis:
-                dims.append(f'TORCH_CHECK({t.name}.size({axis}) == {expected}, "{t.name}.size({axis}) must be ", '
-                            f'{expected}, ", got ", {t.name}.size({axis}));')
-    first = spec.inputs[0].name
+                dims.append(f'TORCH_CHECK({c(t.name)}.size({axis}) == {expected}, "{t.name}.size({axis}) must be ", '
+                            f'{expected}, ", got ", {c(t.name)}.size({axis}));')
+    first = c(spec.inputs[0].name)
     outputs = []
     for t in spec.outputs:
         shape = ", ".join(_dim_literal(d) for d in t.shape)
         options = f"{first}.options().dtype({ATEN_DTYPES[t.dtype]})"
-        outputs.append(f"at::Tensor {t.name} = at::empty({{{shape}}}, {options});")
+        outputs.append(f"at::Tensor {c(t.name)} = at::empty({{{shape}}}, {options});")
     if len(spec.outputs) == 1:
-        ret_type, ret = "at::Tensor", spec.outputs[0].name
+        ret_type, ret = "at::Tensor", c(spec.outputs[0].name)
     else:
-        ret_type, ret = "std::vector<at::Tensor>", "{" + ", ".join(t.name for t in spec.outputs) + "}"
+        ret_type, ret = "std::vector<at::Tensor>", "{" + ", ".join(c(t.name) for t in spec.outputs) + "}"
+    contiguous = [f"const at::Tensor {c(t.name)}Contiguous = {c(t.name)}.contiguous();" for t in spec.inputs]
     return {"params": ", ".join(params), "pyargs": ", ".join(pyargs), "checks": checks, "dims": dims,
-            "outputs": outputs, "ret_type": ret_type, "ret": ret, "device_tensor": first}
+            "contiguous": contiguous, "outputs": outputs, "ret_type": ret_type, "ret": ret, "device_tensor": first}
 
 
 def render_binding(spec: KernelSpec, *, mode: str = "aclrtlaunch") -> str:
     """The torch_npu binding: checks inputs, allocates outputs, fills tiling, launches on the current stream."""
     names = ProjectNames.of(spec)
     parts = _binding_parts(spec)
-    gm = [f"{t.name}Contiguous.data_ptr()" for t in spec.inputs] + [f"{t.name}.data_ptr()" for t in spec.outputs]
+    gm = [f"{cpp_name(t.name)}Contiguous.data_ptr()" for t in spec.inputs] + \
+        [f"{cpp_name(t.name)}.data_ptr()" for t in spec.outputs]
     include, launch = _launch_call(spec, mode, gm + ["workspaceDevice.data_ptr()", "tilingDevice.data_ptr()"])
     return render_template("binding.cpp.j2", names=names, spec=spec, launch_include=include, launch=launch,
-                           field_lines=_host_field_lines(spec, "{}"), workspace=_workspace_cpp(spec, "tiling.{}"),
+                           field_lines=_host_field_lines(spec, cpp_name), workspace=_workspace_cpp(spec, "tiling.{}"),
                            core_num=_core_num(spec), **parts)
 
 
@@ -429,21 +438,30 @@ def render_aclnn_binding(spec: KernelSpec) -> str:
     names = ProjectNames.of(spec)
     parts = _binding_parts(spec)
     # aclnn argument order: inputs, attributes, outputs (MKB prompts/ascendc_new_model_layer_norm.py).
-    args = [f"{t.name}Contiguous" for t in spec.inputs] + [a.name for a in spec.attrs] + [t.name for t in spec.outputs]
+    args = [f"{cpp_name(t.name)}Contiguous" for t in spec.inputs] + [cpp_name(a.name) for a in spec.attrs] + \
+        [cpp_name(t.name) for t in spec.outputs]
     return render_template("aclnn_binding.cpp.j2", names=names, spec=spec, aclnn_args=", ".join(args), **parts)
 
 
 def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> str:
     """``ModelNew`` for MultiKernelBench: the reference's parameters and attributes, then one kernel call."""
     names = ProjectNames.of(spec)
-    forward = [t.name for t in spec.inputs if not t.is_parameter]
-    parameters = [t.name for t in spec.inputs if t.is_parameter]
-    attrs = [{"name": a.name, "default": "None" if a.default is None else _py_number(a.default, _attr_kind(a.dtype)),
+    # the reference's names (state_dict keys, attribute names) stay DSL names in strings; Python
+    # identifiers are py_name (the DSL name unless Python cannot declare it: class -> class_u)
+    reserved = {module.split(".")[0]}
+
+    def py(n):
+        return py_name(n, reserved)
+    forward = [py(t.name) for t in spec.inputs if not t.is_parameter]
+    parameters = [{"name": t.name, "var": py(t.name)} for t in spec.inputs if t.is_parameter]
+    attrs = [{"name": a.name, "var": py(a.name),
+              "default": "None" if a.default is None else _py_number(a.default, _attr_kind(a.dtype)),
               "cast": {"float": "float", "int": "int", "bool": "bool"}[_attr_kind(a.dtype)]} for a in spec.attrs]
-    call_args = [t.name if not t.is_parameter else f"self.{t.name}" for t in spec.inputs]
-    call_args += [f"self.{a.name}" for a in spec.attrs]
+    call_args = [py(t.name) if not t.is_parameter else f"self.{py(t.name)}" for t in spec.inputs]
+    call_args += [f"self.{py(a.name)}" for a in spec.attrs]
     return render_template("model_new.py.j2", names=names, module_import=module_import, forward=forward,
-                           parameters=parameters, parameter_names=repr(tuple(parameters)), attrs=attrs,
+                           parameters=parameters, parameter_names=repr(tuple(p["name"] for p in parameters)),
+                           attrs=attrs,
                            call=f"{module}.{names.op}({', '.join(call_args)})")
 
 

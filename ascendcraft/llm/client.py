@@ -141,6 +141,15 @@ class LLMClient:
         """One question, one answer (the lowering passes' assist hooks use this)."""
         return self.complete([{"role": "user", "content": prompt}], temperature=temperature).text
 
+    def retry_note(self, attempt: int, delay: float, err: BaseException) -> str:
+        """One line for a failed attempt that will be retried: which attempt, the error, the wait."""
+        name = type(err).__name__
+        text = _short(err, 160)
+        for prefix in (f"litellm.{name}: ", f"{name}: "):   # litellm repeats the class name in the text
+            text = text[len(prefix):] if text.startswith(prefix) else text
+        return (f"{self.config.model}: attempt {attempt} of {self.config.retries + 1} failed "
+                f"({name}: {text}); retrying in {delay:g} s")
+
     # -- calling ----------------------------------------------------------------------
     def _call(self, request: dict) -> Reply:
         litellm = load_litellm()

@@ -49,13 +49,69 @@ def add_parser(sub, parents=()) -> None:
     g.add_argument("--no-lower", action="store_true", help="stop at the interpreter: do not lower verified kernels "
                    "to AscendC (by default each verified reply is lowered and run on the backend, and a failure "
                    "there goes back to the model too)")
-    g.add_argument("--json", action="store_true", help="print report.json instead of the summary")
+    g.add_argument("--dry-run", action="store_true", help="print the prompt (system and task messages) that "
+                   "would be sent, and stop: no model, no network, nothing written")
+    g.add_argument("--json", action="store_true", help="print report.json instead of the summary (with "
+                   "--dry-run: the messages as JSON)")
+
+
+def retry_printer(args):
+    """A line on stderr for every retried model call, unless --quiet (a retry wait is never silent)."""
+    import sys
+    if getattr(args, "quiet", False):
+        return None
+
+    def on_retry(client, attempt, delay, err):
+        print(f"... {client.retry_note(attempt, delay, err)}", file=sys.stderr, flush=True)
+    return on_retry
+
+
+def make_client(args, config, cache=None):
+    """The CLI's model client: the response cache of --cache, and retries reported on stderr."""
+    from .cache import ResponseCache
+    from .client import LLMClient
+    client = LLMClient(config, cache=cache if cache is not None else ResponseCache(mode=getattr(args, "cache", None)))
+    printer = retry_printer(args)
+    if printer is not None:
+        client.on_retry = lambda attempt, delay, err: printer(client, attempt, delay, err)
+    return client
+
+
+def dry_run(args) -> int:
+    """``gen --dry-run``: the first messages of every sample, as the model would receive them."""
+    import sys
+    from .config import NoModelConfigured, resolve
+    from .generate import default_temperature, first_prompt
+    try:
+        model = resolve(args.model, args.api_base, timeout=args.timeout).model
+    except NoModelConfigured:     # none is needed to see the prompt
+        model = None
+    task, prompt = first_prompt(args.op, chip=args.chip, max_bytes=args.max_bytes, lowering=not args.no_lower)
+    temperature = args.temperature if args.temperature is not None else default_temperature(max(args.samples, 1))
+    out_ = getattr(args, "stdout", None)
+    if args.json:
+        print(json.dumps({"status": "dry-run", "op": task.name, "model": model, "temperature": temperature,
+                          "seed": args.seed, "examples": prompt.examples, "category": prompt.category,
+                          "warnings": prompt.warnings, "messages": prompt.messages}, indent=2), file=out_)
+        return 0
+    n = len(prompt.messages)
+    for i, m in enumerate(prompt.messages, 1):
+        print(f"===== message {i} of {n}: {m['role']} =====", file=out_)
+        print(m["content"], end="" if m["content"].endswith("\n") else "\n", file=out_)
+    if not getattr(args, "quiet", False):
+        for note in prompt.warnings:
+            print(f"warning: {note}", file=sys.stderr)
+        size = sum(len(m["content"]) for m in prompt.messages)
+        print(f"dry run: {n} messages, {size} characters, examples {', '.join(prompt.examples) or 'none'}, "
+              f"for {model or 'no model configured'} at temperature {temperature:g}; nothing was sent",
+              file=sys.stderr)
+    return 0
 
 
 def run(args) -> int:
+    if getattr(args, "dry_run", False):
+        return dry_run(args)
     from ..outdir import check_writable, default_out
-    from .cache import ResponseCache
-    from .client import LLMClient
     from .config import resolve
     from .generate import generate
 
@@ -64,7 +120,7 @@ def run(args) -> int:
     check_writable(out, force=args.force)   # before any model call: never replace a result silently
     from ..cli import progress_printer
     say = progress_printer(getattr(args, "verbose", False), getattr(args, "quiet", False))
-    client = LLMClient(config, cache=ResponseCache(mode=args.cache))
+    client = make_client(args, config)
     after_verify = None
     if not args.no_lower:
         from ..lower import lower_checked, resolve_backend

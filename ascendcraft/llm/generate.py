@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..chips import DEFAULT_CHIP, load_chip
 from ..distributions import DEFAULT_TRIALS
@@ -21,9 +21,12 @@ from ..errors import UserError
 from .cache import ResponseCache
 from .client import LLMClient, LLMError
 from .config import resolve
-from .prompt import build_prompt
+from .prompt import Prompt, build_prompt
 from .sample import Sample, run_sample
 from .stages import Evaluator
+
+if TYPE_CHECKING:
+    from ..task import Task
 
 DEFAULT_TURNS = 4
 
@@ -78,6 +81,23 @@ def _load_task(op):
     return load_task(path)
 
 
+def first_prompt(op, *, chip: str = DEFAULT_CHIP, max_bytes: int = 64 << 20, full_shapes: bool = False,
+                 examples_dir: Path | str | None = None, n_examples: int = 2,
+                 lowering: bool = True) -> tuple[Task, Prompt]:
+    """The loaded op and the messages every sample of :func:`generate` starts with (system, then
+    the task), exactly as the model receives them; no model, no network (``gen --dry-run``).
+
+    ``lowering``: whether verified replies are lowered to AscendC too (the system message says so).
+    """
+    task = _load_task(op)
+    chip_profile = load_chip(chip)
+    shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
+    _ = shapes.output_specs   # op problems (a forward that fails) surface now, not as the model's fault
+    prompt = build_prompt(task, shapes, chip_profile, examples_dir=Path(examples_dir) if examples_dir else None,
+                          n_examples=n_examples, lowering=lowering)
+    return task, prompt
+
+
 def generate(op, *, model: str | None = None, api_base: str | None = None, samples: int = 1,
              turns: int = DEFAULT_TURNS, temperature: float | None = None, best: bool = False,
              chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int = DEFAULT_TRIALS, seed: int = 0,
@@ -111,15 +131,10 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
         client = LLMClient(resolve(model, api_base),
                            cache=cache if isinstance(cache, ResponseCache) else ResponseCache(mode=cache))
     if client.on_retry is None:
-        client.on_retry = lambda attempt, delay, err: say(
-            f"{type(err).__name__} from {client.config.model}; retry {attempt} in {delay:.0f} s")
+        client.on_retry = lambda attempt, delay, err: say(client.retry_note(attempt, delay, err))
 
-    task = _load_task(op)
-    chip_profile = load_chip(chip)
-    shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
-    _ = shapes.output_specs   # op problems (a forward that fails) surface now, not as the model's fault
-    prompt = build_prompt(task, shapes, chip_profile, examples_dir=Path(examples_dir) if examples_dir else None,
-                          n_examples=n_examples, lowering=after_verify is not None)
+    task, prompt = first_prompt(op, chip=chip, max_bytes=max_bytes, full_shapes=full_shapes,
+                                examples_dir=examples_dir, n_examples=n_examples, lowering=after_verify is not None)
     for note in prompt.warnings:
         say("warning: " + note)
     if best and score is None:

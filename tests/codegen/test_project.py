@@ -88,8 +88,8 @@ def test_six_string_file_defines_exactly_the_six_sources():
     assert strings["host_tiling_src"] == render_tiling_header(spec)
     assert '#include "scale_shift_custom_tiling.h"' in strings["host_operator_src"]
     # aclnn argument order is inputs, attributes, outputs
-    assert "EXEC_NPU_CMD(aclnnScaleShiftCustom, xContiguous, wContiguous, alpha, steps, flag, y, s);" in \
-        strings["python_bind_src"]
+    assert "EXEC_NPU_CMD(aclnnScaleShiftCustom, x_uContiguous, w_uContiguous, alpha_u, steps_u, flag_u, y_u, s_u);" \
+        in strings["python_bind_src"]
     model = ast.parse(strings["model_src"])
     assert "ModelNew" in {n.name for n in model.body if isinstance(n, ast.ClassDef)}
 
@@ -269,10 +269,14 @@ def test_an_output_extent_no_input_carries_is_a_user_error():
         project_files(spec)
 
 
-def test_names_the_host_code_declares_are_refused():
-    spec = replace(leaky_relu_spec(), inputs=(TensorArg("stream", "f32", ("B", "N")),))
-    with pytest.raises(UserError, match="stream"):
-        project_files(spec)
+def test_names_the_host_code_declares_are_mangled_not_refused():
+    # `stream` is a parameter of every aclnn API: a tensor of that name gets a C++ spelling of its own
+    spec = replace(leaky_relu_spec(), inputs=(TensorArg("stream", "f32", ("B", "N")),),
+                   tiling_fields=tuple(replace(f, source=("dim", "stream", f.source[2])) if f.source[0] == "dim"
+                                       else f for f in leaky_relu_spec().tiling_fields))
+    files = project_files(spec)
+    binding = next(text for name, text in files.items() if "binding" in str(name) and str(name).endswith(".cpp"))
+    assert "const at::Tensor& stream_u" in binding
 
 
 def test_direct_kernel_defines_its_own_tiling_copy():

@@ -228,6 +228,17 @@ def test_a_one_value_read_waits_where_its_value_is_first_used():
     assert re.search(r"picked = GetValue\((_v\d+)\)\n +free\(\1\)\n +acc = acc \+", text)
 
 
+def test_a_prefetched_index_is_loaded_again_only_after_its_read():
+    # the next row's class index is copied after this row's index was read and freed: the
+    # scalar unit's wait for a copy waits for every copy issued before it (an event, not the
+    # buffer), so reading after issuing the next index's copy would wait for that copy too
+    d = ROOT / "examples" / "loss" / "cross_entropy_loss"
+    text = _lower((d / "kernel.dsl").read_text(), d, default_passes()).final.text
+    m = re.search(r"(_v\d+) = (_pf\d+)\n +(_t\d+) = GetValue\(\1\)\n +free\(\1\)\n +_b\d+ = b \+ 1\n"
+                  r" +\2 = load\(t\[", text)
+    assert m, text[text.index("for b in range"):][:600]
+
+
 def test_a_read_is_not_moved_past_a_copy_into_its_buffer():
     from lowering_passes.prefetch import _sink_reads
     body = parse("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"

@@ -111,3 +111,44 @@ def test_outputs_argument_is_validated():
         run_kernel(art, args, block_dim=4, cost_only=True, outputs=[3])
     with pytest.raises(UserError, match="out of range"):
         run_kernel(art, args, block_dim=4, cost_only=True, outputs=[9])
+
+
+# One value computed, a whole 32-byte block copied out: the other seven floats are garbage from
+# UB that nothing wrote. USE_GARBAGE instead adds them into the value (a computation on them).
+_ONE_VALUE = """
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void one_value(GM_ADDR x, GM_ADDR y)
+{
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 8 * sizeof(float));
+    AscendC::GlobalTensor<float> xGm, yGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x, 1);
+    yGm.SetGlobalBuffer((__gm__ float*)y, 8);
+    AscendC::LocalTensor<float> t = buf.Get<float>();
+    t.SetValue(0, xGm.GetValue(0) * 2.0f);
+#ifdef USE_GARBAGE
+    AscendC::ReduceSum(t, t, t, 8);
+#endif
+    AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
+    AscendC::DataCopy(yGm, t, 8);  // @copy
+}
+"""
+
+
+def test_copying_out_bytes_nothing_wrote_is_a_warning_at_the_copy():
+    art = build_kernel(_ONE_VALUE, "one_value")
+    res = run_kernel(art, [np.array([1.5], np.float32), np.full(8, np.nan, np.float32)], block_dim=1)
+    assert res.ok, res.report()
+    line = next(i for i, text in enumerate(_ONE_VALUE.splitlines(), 1) if "// @copy" in text)
+    assert [(d.rule, d.line) for d in res.warnings] == [("uninit-copy-out", line)]
+    assert "element 1" in res.warnings[0].message
+    assert res.outputs[1][0] == 3.0
+
+
+def test_computing_on_bytes_nothing_wrote_stays_an_error():
+    art = build_kernel(_ONE_VALUE, "one_value", defines={"USE_GARBAGE": "1"})
+    res = run_kernel(art, [np.array([1.5], np.float32), np.full(8, np.nan, np.float32)], block_dim=1)
+    assert [d.rule for d in res.errors] == ["uninit-read"]
+    assert res.errors[0].api == "ReduceSum"

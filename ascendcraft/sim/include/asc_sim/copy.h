@@ -99,7 +99,8 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     asc_sim::enter(api, asc_loc_);
     uint64_t bytes = asc_sim::datacopy_round<T>(api, asc_loc_, count, "local->GM");
     uint64_t n = bytes / sizeof(T);
-    asc_sim::use_local(api, asc_loc_, "src", src, n, false);
+    asc_sim::use_local(api, asc_loc_, "src", src, n, false, 32, false);
+    asc_sim::check_copied_out(api, asc_loc_, src.sp_, src.addr_, bytes, sizeof(T));
     asc_sim::gm_check(api, asc_loc_, dst.addr_, bytes, "writes");
     asc_sim::Deps d;
     d.rd[0] = src.buf_;
@@ -167,7 +168,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sizeof(T) - 1) / sizeof(T), false, 32, false);
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         uint64_t u = static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
-        asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + u), blk, sizeof(T));
+        asc_sim::check_copied_out(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + u), blk, sizeof(T));
         uint8_t* g = reinterpret_cast<uint8_t*>(dst.addr_) + static_cast<uint64_t>(i) * (p.blockLen + p.dstStride) * 32;
         asc_sim::gm_check(api, asc_loc_, g, blk, "writes");
     }
@@ -250,6 +251,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
     uint64_t ub_step = slot + static_cast<uint64_t>(p.dstStride) * 32;
     uint64_t ub_extent = (p.blockCount - 1) * ub_step + slot;
     asc_sim::use_local(api, asc_loc_, "dst", dst, ub_extent / sz, true);
+    asc_sim::operand_rows(slot, ub_step);
     for (uint32_t i = 0; i < p.blockCount; ++i)
         asc_sim::gm_check(api, asc_loc_, reinterpret_cast<const uint8_t*>(src.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.srcStride),
                           p.blockLen, "reads");
@@ -296,7 +298,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     uint64_t ub_extent = (p.blockCount - 1) * ub_step + p.blockLen;
     asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sz - 1) / sz, false, 32, false);
     for (uint32_t i = 0; i < p.blockCount; ++i) {
-        asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + i * ub_step), p.blockLen, sz);
+        asc_sim::check_copied_out(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + i * ub_step), p.blockLen, sz);
         asc_sim::gm_check(api, asc_loc_, reinterpret_cast<uint8_t*>(dst.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.dstStride),
                           p.blockLen, "writes");
     }

@@ -234,6 +234,7 @@ struct EventMark {
 // One access to a byte range of a buffer, for the missing-sync check.
 struct Access {
     uint32_t lo = 0, hi = 0;  // byte range within the buffer's space
+    uint32_t blk = 0, stride = 0;  // rows of blk bytes every stride bytes from lo (0: all of [lo, hi))
     uint32_t epoch = 0;       // the accessing pipe's instruction count at the access
     int8_t pipe = -1;
     bool write = false;
@@ -245,7 +246,24 @@ struct Operand {
     int buf;
     uint32_t lo, hi;
     bool write;
+    uint32_t blk = 0, stride = 0;  // as in Access: a strided copy touches only its rows
 };
+// Whether two accessed byte sets meet: ranges first, then the rows of a strided one (the other
+// taken row by row when both are strided; a copy has at most 4095 rows).
+inline bool rows_meet(uint32_t lo, uint32_t hi, uint32_t alo, uint32_t ahi, uint32_t blk, uint32_t stride) {
+    if (!(lo < ahi && alo < hi)) return false;
+    if (blk == 0 || stride <= blk) return true;
+    // rows j of [alo + j*stride, alo + j*stride + blk) meeting [lo, hi)
+    int64_t first = lo >= alo + blk ? (static_cast<int64_t>(lo) - alo - blk) / stride + 1 : 0;
+    return alo + first * static_cast<int64_t>(stride) < hi && alo + first * static_cast<int64_t>(stride) < ahi;
+}
+inline bool accesses_meet(const Operand& o, const Access& a) {
+    if (!(a.lo < o.hi && o.lo < a.hi)) return false;
+    if (o.blk == 0 || o.stride <= o.blk) return rows_meet(o.lo, o.hi, a.lo, a.hi, a.blk, a.stride);
+    for (uint32_t r = o.lo; r < o.hi; r += o.stride)
+        if (rows_meet(r, std::min(r + o.blk, o.hi), a.lo, a.hi, a.blk, a.stride)) return true;
+    return false;
+}
 
 struct Space {
     std::vector<uint8_t> mem, shadow;  // shadow[i] = 1 once byte i was written
@@ -760,7 +778,7 @@ inline void check_access(const Operand& o, int p, const VClock& v) {
     Buffer& bf = S().bufs[o.buf];
     if (bf.internal) return;
     for (const Access& a : bf.accesses)
-        if (a.pipe != p && (a.write || o.write) && a.lo < o.hi && o.lo < a.hi && v.c[a.pipe] < a.epoch)
+        if (a.pipe != p && (a.write || o.write) && v.c[a.pipe] < a.epoch && accesses_meet(o, a))
             missing_sync(o.buf, a, p, o.write);
 }
 inline void record_access(const Operand& o, int p, uint32_t epoch) {
@@ -773,7 +791,7 @@ inline void record_access(const Operand& o, int p, uint32_t epoch) {
     size_t k = 0;
     for (size_t i = 0; i < acc.size(); ++i) {
         const Access& a = acc[i];
-        bool covered = o.lo <= a.lo && a.hi <= o.hi && (o.write || (a.pipe == p && !a.write));
+        bool covered = o.blk == 0 && o.lo <= a.lo && a.hi <= o.hi && (o.write || (a.pipe == p && !a.write));
         if (!covered) acc[k++] = a;
     }
     acc.resize(k);
@@ -788,7 +806,7 @@ inline void record_access(const Operand& o, int p, uint32_t epoch) {
         acc.resize(k);
         if (acc.size() >= 32) acc.erase(acc.begin());  // bounded memory: the oldest goes unchecked
     }
-    acc.push_back(Access{o.lo, o.hi, epoch, static_cast<int8_t>(p), o.write, s.cur_api, s.cur_loc.line});
+    acc.push_back(Access{o.lo, o.hi, o.blk, o.stride, epoch, static_cast<int8_t>(p), o.write, s.cur_api, s.cur_loc.line});
 }
 // With cce-auto-sync (the toolchain default) the compiler puts a flag between a scalar access
 // and the other pipes' accesses to the same data: the scalar unit waits for those pipes.
@@ -797,7 +815,7 @@ inline void auto_sync_scalar(const Operand& o) {
     const int sp = static_cast<int>(Pipe::S);
     bool wait[NPIPES] = {false, false, false, false, false, false, false};
     for (const Access& a : s.bufs[o.buf].accesses)
-        if (a.pipe != sp && (a.write || o.write) && a.lo < o.hi && o.lo < a.hi) wait[a.pipe] = true;
+        if (a.pipe != sp && (a.write || o.write) && accesses_meet(o, a)) wait[a.pipe] = true;
     for (int q = 0; q < NPIPES; ++q)
         if (wait[q]) wait_on(sp, mark_on(q));
 }
@@ -989,19 +1007,37 @@ inline void mark_unwritten(int sp, uint32_t addr, uint64_t bytes) {
     if (addr + bytes > s.shadow.size()) bytes = s.shadow.size() > addr ? s.shadow.size() - addr : 0;
     std::memset(s.shadow.data() + addr, 0, bytes);
 }
-inline void check_written(const char* api, const Loc& loc, const char* operand, int sp, uint32_t addr,
-                          uint64_t bytes, uint32_t elem_size) {
-    if (S().cfg.cost_only || bytes == 0) return;
+// Offset of the first byte of [addr, addr + bytes) in space `sp` that nothing wrote, or -1.
+inline int64_t first_unwritten(int sp, uint32_t addr, uint64_t bytes) {
+    if (S().cfg.cost_only || bytes == 0) return -1;
     Space& s = S().spaces[sp];
     const void* z = std::memchr(s.shadow.data() + addr, 0, bytes);
-    if (z) {
-        uint64_t off = static_cast<const uint8_t*>(z) - (s.shadow.data() + addr);
+    return z ? static_cast<const uint8_t*>(z) - (s.shadow.data() + addr) : -1;
+}
+inline void check_written(const char* api, const Loc& loc, const char* operand, int sp, uint32_t addr,
+                          uint64_t bytes, uint32_t elem_size) {
+    const int64_t off = first_unwritten(sp, addr, bytes);
+    if (off >= 0)
         fail("uninit-read", api, loc,
              fmt("%s reads %s element %llu (%s address 0x%llx), which nothing wrote since the buffer was allocated "
                  "(operand covers %llu elements)",
                  api, operand, static_cast<unsigned long long>(off / elem_size), space_name(sp),
                  static_cast<unsigned long long>(addr + off), static_cast<unsigned long long>(bytes / elem_size)));
-    }
+}
+
+// A copy to GM of local bytes nothing wrote moves garbage, which is harmless when nothing reads
+// or compares those GM elements (a kernel that copies out a whole 32-byte block of which the op
+// returns one value): a warning with the line. The verification compares every output element,
+// so garbage that reaches a compared element still fails there.
+inline void check_copied_out(const char* api, const Loc& loc, int sp, uint32_t addr, uint64_t bytes,
+                             uint32_t elem_size) {
+    const int64_t off = first_unwritten(sp, addr, bytes);
+    if (off >= 0)
+        warn("uninit-copy-out", api, loc,
+             fmt("%s copies src element %llu (%s address 0x%llx) to GM, which nothing wrote since the buffer was "
+                 "allocated: those GM elements get garbage unless something writes them later",
+                 api, static_cast<unsigned long long>(off / elem_size), space_name(sp),
+                 static_cast<unsigned long long>(addr + off)));
 }
 
 }  // namespace asc_sim

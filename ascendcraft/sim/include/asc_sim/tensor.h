@@ -222,6 +222,15 @@ inline void use_local(const char* api, const Loc& loc, const char* name, const A
     if (t.buf_ >= 0 && elems > 0 && s.n_operands < 8)
         s.operands[s.n_operands++] = Operand{t.buf_, t.addr_, static_cast<uint32_t>(t.addr_ + elems * sizeof(T)), write};
 }
+// The last operand use_local() recorded touches only rows of `blk` bytes every `stride` bytes
+// (a strided copy), not the whole range: two pipes may fill the gaps and the rows unordered.
+inline void operand_rows(uint64_t blk, uint64_t stride) {
+    State& s = S();
+    if (s.n_operands > 0 && stride > blk) {
+        s.operands[s.n_operands - 1].blk = static_cast<uint32_t>(blk);
+        s.operands[s.n_operands - 1].stride = static_cast<uint32_t>(stride);
+    }
+}
 template <typename T> inline void wrote(const AscendC::LocalTensor<T>& t, uint64_t elems) {
     mark_written(t.sp_, t.addr_, elems * sizeof(T));
 }
