@@ -1,14 +1,22 @@
-"""ascendcraft: PyTorch operators to verified AscendC kernels through a tile DSL."""
+"""ascendcraft: PyTorch operators to verified AscendC kernels through a tile DSL.
+
+``ascendcraft.compile`` and ``ascendcraft.generate`` are :func:`ascendcraft.api.compile` and
+:func:`ascendcraft.api.generate` themselves (same signature and docstring in ``help()``),
+imported on first use so that ``import ascendcraft`` stays light.
+"""
 __version__ = "0.1.0"
 
-
-def compile(kernel, op, **options):
-    """Lower a tile-DSL kernel for an op to AscendC, build and verify it: see :func:`ascendcraft.api.compile`."""
-    from .api import compile as _compile
-    return _compile(kernel, op, **options)
+_API = ("compile", "generate")
 
 
-def generate(op, **options):
-    """Generate, verify and (by default) lower a kernel for an op with an LLM: see :func:`ascendcraft.api.generate`."""
-    from .api import generate as _generate
-    return _generate(op, **options)
+def __getattr__(name):
+    if name in _API:
+        from . import api
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_API})

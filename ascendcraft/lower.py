@@ -7,6 +7,7 @@ build, verify against torch on fresh inputs, and model the time at the op's real
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,11 +226,26 @@ def sim_runner(result: Lowered, shapes):
                          block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
                          chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs])
         if not res.ok:
-            raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n{res.report()}",
-                                 hint="this is a lowering bug: report it with the kernels_out directory")
+            raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n"
+                                 f"{_with_dsl_lines(res.report(), spec, result)}",
+                                 hint="this is a lowering bug (ours): report it with the results folder; until it "
+                                      "is fixed, rewriting the DSL line named above differently may avoid it")
         for out, name in zip(outputs, plan.outputs):
             out[...] = res.outputs[gm_params.index(name)].reshape(out.shape)
     return run
+
+
+def _with_dsl_lines(report: str, spec, result: Lowered) -> str:
+    """Each ``kernel.cpp:N:`` of a simulator report followed by the DSL line it was emitted for."""
+    source = result.run.levels[0].kernel.source
+    lines = source.text.splitlines() if source else []
+
+    def dsl(m):
+        n = spec.dsl_line(int(m.group(1)))
+        if not n or n > len(lines):
+            return m.group(0)
+        return f"{m.group(0)} [{source.name}:{n}: {lines[n - 1].strip()}]"
+    return re.sub(r"kernel\.cpp:(\d+):", dsl, report)
 
 
 def _run_on_sim(result: Lowered, chip, model_time, say):
@@ -287,7 +303,8 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
     if res.errors or (res.crash and "time limit" not in res.crash):
         # The real-shape run is a checked run: a rule the kernel breaks only at the real size
         # (an index past the end of a tensor, a race) fails the lowering, never a note beside PASS.
-        problems = [str(d) for d in res.errors[:5]] + ([f"crash: {res.crash}"] if res.crash else [])
+        problems = [_with_dsl_lines(str(d), spec, result) for d in res.errors[:5]] + \
+            ([f"crash: {res.crash}"] if res.crash else [])
         raise KernelMismatch("the AscendC kernel breaks a hardware rule at the op's real shapes (simulator, "
                              "cost-only run; the data runs were at smaller shapes):\n  " + "\n  ".join(problems),
                              hint="the DSL kernel's indices or loop bounds go wrong only at the real size: make them "
@@ -409,7 +426,7 @@ def write_timeline(result: Lowered, d: Path) -> None:
     from .sim.timeline import chrome_trace, draw_timeline, roofline_from_cost
     name = result.spec.op_name
     doc = chrome_trace(tl, source=result.spec.kernel_source, kernel_file=f"ascendc/{name}.cpp",
-                       max_events=TIMELINE_EVENTS, name=name)
+                       max_events=TIMELINE_EVENTS, name=name, line_map=dict(result.spec.dsl_lines) or None)
     (d / "timeline.json").write_text(json.dumps(doc, separators=(",", ":")))
     result.timeline_files["json"] = "timeline.json"
     cores = len(tl.cores())

@@ -1,15 +1,18 @@
 """The pass manager: runs the lowering chain and checks every pass with the interpreter.
 
-After each pass the new program is printed and parsed again (so each level is a real DSL
-program, with its own source lines for error messages), checked at the op's real shapes
-(types, footprint, buffer budget) and at the verification shapes, and run by the
-interpreter on the same random inputs as the previous level. Its outputs must match the
-previous level's under the verification policy (per-dtype allclose plus relative L2). A
+Passes rewrite the AST in memory. Every node keeps an origin: the span, in the writer's kernel
+file, of the source node it came from (``replace`` carries it; a node a pass makes new takes the
+origin of the statement it was made for, see :func:`with_origins`), so an error at any level
+names a line the writer wrote. Each level's AST is checked directly at the op's real shapes
+(types, footprint, buffer budget) and at the verification shapes, and run by the interpreter
+on the same random inputs as the previous level; its outputs must match the previous level's
+under the verification policy (per-dtype allclose plus relative L2). Its printed text is an
+artefact (passes/ in the results folder), parsed once to make sure it is a valid program. A
 failure names the pass and keeps both programs for inspection.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -69,10 +72,36 @@ class _LevelRunner:
         return outputs
 
 
-def _reparse(kernel: A.Kernel, pass_name: str) -> tuple[A.Kernel, str]:
-    text = print_kernel(kernel)
-    name = f"{kernel.name}.{pass_name}.dsl"
-    return parse(text, name), text
+def with_origins(node, inherited=None):
+    """``node`` with an origin on every node below it that has none. A node a pass made takes the
+    origin of what it is made of (``_pf0 = load(...)`` the load's), else of the next statement
+    beside it that has one (temporaries are inserted before the statement they were split
+    from), else of the previous one, else of its parent."""
+    if not is_dataclass(node):
+        return node
+    names = {f.name for f in fields(node)}
+    own = getattr(node, "span", None) if "span" in names else None
+    if own is None and "span" in names:   # what it is made of: its direct parts' origins
+        own = next((getattr(getattr(node, n), "span", None) for n in sorted(names - {"span", "source"})
+                    if getattr(getattr(node, n), "span", None) is not None), None)
+    here = own or inherited
+    changes = {}
+    for name in names - {"span", "source"}:
+        value = getattr(node, name)
+        if isinstance(value, tuple) and any(is_dataclass(v) for v in value):
+            spans = [getattr(v, "span", None) for v in value]
+            new = tuple(with_origins(v, next((sp for sp in spans[i:] if sp), None)
+                                     or next((sp for sp in reversed(spans[:i]) if sp), None) or here)
+                        for i, v in enumerate(value))
+            if any(a is not b for a, b in zip(new, value)):
+                changes[name] = new
+        elif is_dataclass(value):
+            new = with_origins(value, here)
+            if new is not value:
+                changes[name] = new
+    if "span" in names and own is None and here is not None:
+        changes["span"] = here
+    return replace(node, **changes) if changes else node
 
 
 #: Trials each pass is checked on (the verification policy's first draws: the op's own and a
@@ -106,30 +135,29 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = PA
         return _LevelRunner(k, shapes, chip, params, checked)
 
     prev_outputs = [runner(source, verification_check).run(x) for x in inputs]
+    where = source.source or SourceFile(f"{source.name}.dsl", levels[0].text)
     for p in passes:
         before = levels[-1]
         say(f"pass {p.name}")
         ctx = PassContext(before.real, chip, assist)
         try:
             lowered = p.run(before.kernel, ctx)
-        except DSLError as err:
-            # spans point into the text the level was parsed from: the user's file for the source
-            # (its comments included), the printed program for later levels
-            where = before.kernel.source if before.pass_name == "source" and before.kernel.source else \
-                SourceFile(f"{before.kernel.name}.{before.pass_name}.dsl", before.text)
+        except DSLError as err:   # spans are origins in the writer's file, at every level
             raise PassError(p.name, str(err.located(where)), before=before.text, after=None) from None
+        kernel = replace(with_origins(lowered), source=source.source)
+        text = print_kernel(kernel)
         try:
-            kernel, text = _reparse(lowered, p.name)
+            parse(text, f"{kernel.name}.{p.name}.dsl")   # the artefact is a valid program too
         except DSLError as err:
             raise PassError(p.name, f"the pass produced a program that does not parse: {err.message}",
-                            before=before.text, after=print_kernel(lowered)) from None
+                            before=before.text, after=text) from None
         try:
             real = check(kernel, bind(kernel, task.real)[0], chip)
             r = runner(kernel)
             outputs = [r.run(x) for x in inputs]
         except DSLError as err:
-            raise PassError(p.name, f"its output program is invalid:\n{err}", before=before.text, after=text) \
-                from None
+            raise PassError(p.name, f"its output program is invalid:\n{err.located(where)}", before=before.text,
+                            after=text) from None
         for t, (new, old) in enumerate(zip(outputs, prev_outputs)):
             for i, (got, ref) in enumerate(zip(new, old)):
                 res = compare(got, torch.from_numpy(np.array(ref, copy=True)), i)

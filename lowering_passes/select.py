@@ -42,7 +42,7 @@ _SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
 _REDUCE_ALL = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "prod": "ReduceProd",
                "mean": "ReduceSum"}
 _SCAN = {"cumsum": "CumSum", "cumprod": "CumProd"}
-_ROWS = {"sum": "SumRows", "max": "MaxRows", "min": "MinRows"}
+_ROWS = {"sum": "SumRows", "max": "MaxRows", "min": "MinRows", "prod": "ProdRows"}
 _ROWS_ALL = {**_ROWS, "mean": None}
 _EACH_ROW = {"sum": "SumEachRow", "max": "MaxEachRow", "min": "MinEachRow"}
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
@@ -89,8 +89,8 @@ class _Selector:
         if answer is not None:
             return answer
         raise DSLError(f"select: no AscendC selection rule for {why}", s.span, kind="lowering error",
-                       hint="rewrite the kernel with supported ops (docs/lowering.md lists them), or configure an "
-                            "LLM (--model) so the pass can ask it for a lowering")
+                       hint="rewrite this statement with the forms docs/dsl.md lists under \"Writing kernels that "
+                            "lower to AscendC\", or run lower with --model so the pass can ask an LLM to lower it")
 
     def _scalar_like(self, e) -> bool:
         t = self.ctx.type_of(e)
@@ -187,7 +187,7 @@ class _Selector:
         if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
             kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
             return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
-        if op in _ROWS_ALL and isinstance(e, A.Call) and self._last_axis_of_2d(e):
+        if (op in _EACH_ROW or op == "mean") and isinstance(e, A.Call) and self._last_axis_of_2d(e):
             kw = {"keepdims": e.kwarg("keepdims")} if e.kwarg("keepdims") is not None else {}
             if op == "mean":   # the row sums over each row's element count (tails: the real count)
                 return [call("SumEachRow", args[0], **kw), *self._ones(args[0]), call("SumEachRow", P, **kw),

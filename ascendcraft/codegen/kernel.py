@@ -66,7 +66,7 @@ def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> Ker
     mangled, mchecked = mangle_kernel(kernel, checked)
     try:
         return unmangle_spec(_Emitter(mangled, mchecked, op_name).spec())
-    except DSLError as err:   # spans point into the last level's text: show its line, in its names
+    except DSLError as err:   # spans are origins in the writer's file (passes.with_origins): show its line
         err.message, err.hint = unmangle_text(err.message), unmangle_text(err.hint)
         if err.args:
             err.args = (unmangle_text(err.args[0]), *err.args[1:])
@@ -90,6 +90,8 @@ class _Emitter:
         self.members: dict[str, str] = {}          # dims, consts, attrs -> C++ type
         self.loop_vars: set[str] = set()
         self.lines: list[str] = []
+        self.origins: list[int | None] = []        # per emitted line: the DSL line of its statement
+        self.origin: int | None = None
         self.depth = 2
         # queue tiles copied in and EnQue'd but not yet DeQue'd, per open block (innermost last):
         # each is DeQue'd just before the first statement of its block that uses it
@@ -123,7 +125,12 @@ class _Emitter:
         struct = f"{self.op_type}TilingData"
         source = self._source(fields, struct)
         return KernelSpec(self.op_name, self.op_type, inputs, outputs, attrs, struct, fields, source,
-                          self.core_type, self._workspace_expr())
+                          self.core_type, self._workspace_expr(), self._dsl_lines(source))
+
+    def _dsl_lines(self, source: str) -> tuple:
+        """(line of the kernel source, DSL line) for each line of Process() the emitter wrote for a
+        statement of the writer's kernel (spans are origins: passes.with_origins)."""
+        return tuple((self.first_line - 1 + i, o) for i, o in enumerate(self.origins) if o is not None)
 
     def _parameters(self) -> set:
         return set(getattr(self.ck, "parameters", ()) or ())
@@ -228,6 +235,7 @@ class _Emitter:
             "    {",
             *gets,
             *local_decls,
+            _PROCESS_BODY,
             *self.lines,
             # every core ends its Matmul objects, cores with an empty block too (in MIX mode End()
             # is what releases the AIC serving this vector core)
@@ -255,7 +263,10 @@ class _Emitter:
             "}",
             "",
         ]
-        return "\n".join(out)
+        text = "\n".join(out)
+        at = text.index(_PROCESS_BODY)
+        self.first_line = text.count("\n", 0, at) + 2    # the line after the marker
+        return text[:at] + text[at + len(_PROCESS_BODY) + 1:]
 
     def _dim(self, d) -> str:
         return str(d) if isinstance(d, int) else "AscendC::GetBlockNum()" if d == "CORES" else d
@@ -299,6 +310,7 @@ class _Emitter:
     # ------------------------------------------------------------ statements
     def emit(self, line: str):
         self.lines.append("    " * self.depth + line)
+        self.origins.append(self.origin)
 
     def _phases(self, body):
         """Top-level statements: parallel phases on every core, the rest on core 0; SyncAll between.
@@ -387,6 +399,14 @@ class _Emitter:
         return frozenset(carried)
 
     def stmt(self, s, carried: frozenset = frozenset()):
+        outer = self.origin
+        self.origin = s.span.line if getattr(s, "span", None) else outer
+        try:
+            self._stmt(s, carried)
+        finally:
+            self.origin = outer
+
+    def _stmt(self, s, carried: frozenset):
         if isinstance(s, A.For):
             self._for_header(s)
             self.depth += 1
@@ -932,8 +952,8 @@ class _Emitter:
                 tile = _Tile(ct, t.dtype, f"{target}_rows", f"{target}_cols", f"{target}_pitch", out)
             elif form == "scan":
                 self._scan(target, a[0], op, bool(self._kw(e, "reverse", False)))
-            elif form == "rows":   # row 0 is the accumulator; rows 1.. are folded in with Add/Max/Min
-                fn = {"sum": "Add", "max": "Max", "min": "Min"}[op.of]
+            elif form == "rows":   # row 0 is the accumulator; rows 1.. are folded in with Add/Max/Min/Mul
+                fn = {"sum": "Add", "max": "Max", "min": "Min", "prod": "Mul"}[op.of]
                 tile = _Tile(ct, t.dtype, "1", src.cols, src.pitch, out)
                 cols = f"static_cast<int32_t>({src.cols})"
                 if out != src.home:   # row 0 (its cols elements: a DataCopy of whole blocks would read
@@ -1263,6 +1283,10 @@ def _float(v: float, ct: str) -> str:
     return f"static_cast<{ct}>({text}f)" if ct != "float" else f"{text}f"
 
 
+# where Process() starts its statements in the kernel source (removed once the line is known)
+_PROCESS_BODY = "\x00process-body\x00"
+
+
 def _loop_carries(loop: A.For, name: str) -> bool:
     """Whether ``loop`` takes over the pending tile ``name`` as a prefetch does: the first
     top-level statement of its body that mentions ``name`` is ``t = name``, and a later one loads
@@ -1297,7 +1321,9 @@ def _literal(e):
 
 def _unsupported(what: str, node) -> DSLError:
     return DSLError(f"emitter: {what} cannot be emitted as AscendC yet", getattr(node, "span", None),
-                    kind="lowering error", hint="see docs/lowering.md for what the emitter supports")
+                    kind="lowering error",
+                    hint="rewrite this statement with the forms docs/dsl.md lists under \"Writing kernels that lower "
+                         "to AscendC\"; if it is one of them, this is a lowering bug (ours): please report it")
 
 
 _HELPERS = r"""// Integer helpers with the DSL's (Python's) floor semantics, and slice clamping.

@@ -64,3 +64,8 @@ class KernelSpec:
     core_type: str = "aiv"          # "aiv" (vector only) or "aic" (cube only)
     workspace_bytes: str = "0"      # C++ expression over tiling field names and CORES (the block dim,
                                     # AscendC::GetBlockNum() in the kernel): user workspace (scratch tensors)
+    dsl_lines: tuple[tuple[int, int], ...] = ()  # (kernel_source line, the DSL line it was emitted for)
+
+    def dsl_line(self, cpp_line: int | None) -> int | None:
+        """The line of the writer's DSL kernel that kernel_source line ``cpp_line`` implements."""
+        return dict(self.dsl_lines).get(cpp_line) if cpp_line else None

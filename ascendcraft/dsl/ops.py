@@ -177,6 +177,7 @@ _API = [
     ("SumRows", "rows", "sum", frozenset({"f16", "f32", "i16", "i32"})),
     ("MaxRows", "rows", "max", frozenset({"f16", "f32", "i16", "i32"})),
     ("MinRows", "rows", "min", frozenset({"f16", "f32", "i16", "i32"})),
+    ("ProdRows", "rows", "prod", frozenset({"f16", "f32", "i16", "i32"})),
     ("Compare", "compare", None, frozenset({"f16", "f32"})),
     ("CompareScalar", "compare", None, frozenset({"f16", "f32"})),
     ("Select", "select", "where", frozenset({"f16", "f32"})),

@@ -141,6 +141,22 @@ kernel fz(x0: gm f32[N]) -> (ys: gm f32[NB], ym: gm f32[NB], yk: gm f32[NB]):
     _run(text, [_f32(40)], [_f32(3), _f32(3), _f32(3)])
 
 
+def test_every_reduction_lowers_along_axis_0_with_tails():
+    """sum, max, min and prod along the rows of a 2-D tile whose column block has a tail."""
+    text = """
+kernel fz(x0: gm f32[R, C]) -> (ys: gm f32[C], ym: gm f32[C], yn: gm f32[C], yp: gm f32[C]):
+    const T = 16
+    for b in parallel(cdiv(C, T)):
+        j = b * T
+        t = load(x0[:, j:j + T])
+        store(ys[j:j + T], sum(t, axis=0))
+        store(ym[j:j + T], max(t, axis=0))
+        store(yn[j:j + T], min(t, axis=0))
+        store(yp[j:j + T], prod(t, axis=0))
+"""
+    _run(text, [_f32(5, 37, lo=0.5, hi=1.5)], [_f32(37)] * 4)
+
+
 @pytest.mark.parametrize("op", ["+", "-", "*", "/"])
 def test_column_vector_on_the_left(op):
     text = f"""
