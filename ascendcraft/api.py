@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from .chips import DEFAULT_CHIP
+from .dsl.ast import Kernel
 from .errors import UserError
 
 
@@ -134,13 +136,45 @@ def _np_dtype(dtype: str):
     return NUMPY[dtype]
 
 
-def compile(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "sim", trials: int | None = None,
-            seed: int = 0, max_bytes: int = 64 << 20, model_time: bool = False, inputs: str = "adversarial",
-            progress=None) -> CompiledKernel:
-    """Check, lower, build and verify a DSL kernel (path, text or parsed) for an op file.
+def compile(kernel: str | Path | Kernel, op: str | Path, *, chip: str = DEFAULT_CHIP, backend: str = "sim",
+            trials: int | None = None, seed: int = 0, max_bytes: int = 64 << 20, model_time: bool = False,
+            inputs: str = "adversarial", progress: Callable[[str], None] | None = None) -> CompiledKernel:
+    """Check, lower, build and verify a tile-DSL kernel for an op; return the compiled kernel.
 
-    ``trials`` (default 5), ``seed`` and ``inputs`` (``"adversarial"`` or ``"op"``) set the
-    verification policy (docs/verification.md)."""
+    The same stages as ``ascendcraft lower`` (docs/lowering.md): the kernel is checked against
+    the op's PyTorch reference in the interpreter, run through the lowering passes (each one
+    re-checked), emitted as AscendC, built and verified on the backend. Any failure raises
+    (:class:`ascendcraft.errors.UserError` for bad input, ``KernelMismatch`` when the kernel or
+    its lowering computes something else than the op).
+
+    Args:
+        kernel: the DSL kernel: a path to a ``.dsl`` file, its text, or a parsed
+            :class:`ascendcraft.dsl.ast.Kernel`.
+        op: the op file (MultiKernelBench / KernelBench: ``class Model``, ``get_inputs()``,
+            ``get_init_inputs()``), or a folder holding ``op.py``.
+        chip: the chip profile to check on-chip footprints and model time on: ``"910B2"`` (the
+            default), ``"910B1"``, ``"910B3"``, ``"910B4"`` or ``"310P3"``.
+        backend: ``"sim"`` (the default: ascendcraft's AscendC CPU simulator, needs g++),
+            ``"npu"`` (CANN on an Ascend NPU) or ``"auto"`` (the NPU when one is usable, else
+            the simulator). Only a ``"sim"`` kernel can be called from Python.
+        trials: verification trials, for the source check and on the backend (``None``: the
+            policy's default, 5); each lowering pass is re-checked on the first two.
+        seed: the seed the verification draws (and the second shape set) derive from.
+        max_bytes: the most bytes of op tensors to verify at; larger ops are verified on
+            reduced shapes of the same rank (64 MiB by default).
+        model_time: also run the kernel's cost model at the op's real shapes on the simulator,
+            filling ``.report["modeled"]`` and ``.timeline`` (off by default: it adds a few
+            seconds; ``ascendcraft lower`` always does it unless ``--no-model``).
+        inputs: ``"adversarial"`` (trial 0 on the op's ``get_inputs()``, then signed, edge-case,
+            near-one and offset draws) or ``"op"`` (every trial from ``get_inputs()``); see
+            docs/verification.md.
+        progress: called with one short message per stage (``"compiling on the simulator"``,
+            ...), e.g. ``print``; ``None`` for silence.
+
+    Returns:
+        a :class:`CompiledKernel`: call it like the op's ``forward``; ``.source``, ``.report``,
+        ``.timeline``, ``.save(dir)``.
+    """
     from .lower import lower
     return CompiledKernel(lower(kernel, op, chip=chip, backend=backend, trials=trials, seed=seed,
                                 max_bytes=max_bytes, model_time=model_time, inputs=inputs, progress=progress))

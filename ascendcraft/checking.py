@@ -26,6 +26,7 @@ class CheckResult:
     draws: list = field(default_factory=list)   # the trials' inputs and references (verify.Draw), reused
                                                 # by the lowering's checks and the backend run
     second: "SecondShapes | None" = None        # the same kernel verified at a second shape set
+    plan: object = None                          # ascendcraft.plan.BufferPlan (check_kernel(plan=True))
 
     @property
     def reports(self) -> list:
@@ -51,6 +52,7 @@ class CheckResult:
             "second_shapes_verification": self.second.report.to_json() if self.second is not None else None,
             "warnings": [{"message": w.message, "hint": w.hint, "location": _location(w, self.kernel),
                           "text": _warning_line(w, self.kernel)} for w in self.real.warnings],
+            "plan": self.plan.to_json() if self.plan is not None else None,
         }
 
     def summary(self) -> str:
@@ -64,6 +66,8 @@ class CheckResult:
             text += "\nsecond shapes:\n" + self.second.report.summary()
         for w in self.real.warnings:       # legal but suspicious (the checker's warnings): one line each
             text += "\n" + _warning_line(w, self.kernel)
+        if self.plan is not None:
+            text += "\n" + self.plan.summary()
         return text
 
 
@@ -115,12 +119,15 @@ def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict):
 
 def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: str = DEFAULT_CHIP,
                  max_bytes: int = 64 << 20, full_shapes: bool = False, inputs: str = "adversarial",
-                 second_shapes: bool = True, progress: Callable[[str], None] | None = None) -> CheckResult:
+                 second_shapes: bool = True, progress: Callable[[str], None] | None = None,
+                 plan: bool = False) -> CheckResult:
     """Parse, bind, check (at real and verification shapes) and verify a kernel against an op.
 
     ``trials`` (default :data:`~ascendcraft.verify.DEFAULT_TRIALS`) and ``inputs`` (the input
     policy, ``adversarial`` or ``op``) are the verification policy's (docs/verification.md);
     ``second_shapes`` also verifies at a second shape set derived from the seed (``Task.variant``).
+    ``plan`` also runs the lowering passes statically at the real shapes and keeps the buffer
+    plan ``lower`` would use (``ascendcraft.plan``), or the lowering's refusal, located.
     ``progress``, if given, receives a short line at each stage (the CLI prints them to stderr).
     """
     from .task import load_task
@@ -142,6 +149,10 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     if report.passed and second_shapes:
         result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
                                        min(len(draws), SECOND_TRIALS))
+    if plan:
+        from .plan import buffer_plan
+        say("planning the lowering's buffers at real shapes")
+        result.plan = buffer_plan(k, task, real)
     return result
 
 

@@ -94,7 +94,7 @@ def _cmd_check(args) -> int:
         raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
                           max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
-                          progress=progress_printer(args.verbose, args.quiet))
+                          progress=progress_printer(args.verbose, args.quiet), plan=True)
     if args.json:
         print(json.dumps(result.to_json(), indent=2), file=args.stdout)
     else:

@@ -248,8 +248,38 @@ def _with_dsl_lines(report: str, spec, result: Lowered) -> str:
     return re.sub(r"kernel\.cpp:(\d+):", dsl, report)
 
 
+def _real_gm(result: Lowered):
+    """The lowered kernel's GM parameters in order, their shape specs at the op's real shapes,
+    and the real binding and plan."""
+    final, real = result.run.final.kernel, result.check.task.real
+    gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
+    real_binding, real_plan = bind(final, real)
+    specs = dict(zip(real_plan.forward_inputs, [s for s in real.input_specs if hasattr(s, "shape")]))
+    for key, spec_ in real.parameters.items():
+        specs[key.replace(".", "_")] = spec_
+    specs.update(zip(real_plan.outputs, real.output_specs or ()))
+    return gm_params, specs, real_binding, real_plan
+
+
+def real_shape_run(result: Lowered, *, trace: int | bool = False):
+    """The cost-only simulator run of the lowered kernel at the op's real shapes (nothing is
+    allocated: GM arguments are shapes); its cost is the modeled time. Also what
+    benchmarks/sensitivity.py repeats under other cost constants."""
+    from .dtypes import NUMPY
+    from .sim import gm, run_kernel
+
+    spec = result.spec
+    gm_params, specs, real_binding, real_plan = _real_gm(result)
+    args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
+    tiling = tiling_values(spec, {n: specs[n].shape for n in gm_params}, real_binding.attrs)
+    cores = result.run.final.real.cores
+    return run_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
+                      workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=result.chip,
+                      timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace)
+
+
 def _run_on_sim(result: Lowered, chip, model_time, say):
-    from .sim import build_kernel, gm, run_kernel
+    from .sim import build_kernel
     from .verify import verify
 
     spec, final = result.spec, result.run.final.kernel
@@ -284,21 +314,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
         return
     t0 = time.perf_counter()
     say("modelling time at the op's real shapes")
-    task = result.check.task
-    real_binding, real_plan = bind(final, task.real)
-    real = task.real
-    specs = dict(zip(real_plan.forward_inputs, [s for s in real.input_specs if hasattr(s, "shape")]))
-    for key, spec_ in real.parameters.items():
-        specs[key.replace(".", "_")] = spec_
-    specs.update(zip(real_plan.outputs, real.output_specs or ()))
-    from .dtypes import NUMPY
-    args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
-    tiling = tiling_values(spec, {n: specs[n].shape for n in gm_params}, real_binding.attrs)
-    cores = result.run.final.real.cores
-    res = run_kernel(art, args, tiling=tiling, block_dim=cores, cost_only=True,
-                     workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=chip.name,
-                     timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs],
-                     trace=_trace_limit(cores))
+    res = real_shape_run(result, trace=_trace_limit(result.run.final.real.cores))
     result.timings["cost_model"] = time.perf_counter() - t0
     if res.errors or (res.crash and "time limit" not in res.crash):
         # The real-shape run is a checked run: a rule the kernel breaks only at the real size
@@ -317,6 +333,8 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
     else:
         result.cost = res.cost
         result.timeline = res.timeline
+        from .dtypes import NUMPY
+        gm_params, specs, _, _ = _real_gm(result)
         moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
         hbm_us = moved / (chip.hbm_gbps * 1e3)
         cube_us = _cube_floor_us(final, res.cost, chip)

@@ -81,10 +81,11 @@ def with_origins(node, inherited=None):
         return node
     names = {f.name for f in fields(node)}
     own = getattr(node, "span", None) if "span" in names else None
+    made_of = None
     if own is None and "span" in names:   # what it is made of: its direct parts' origins
-        own = next((getattr(getattr(node, n), "span", None) for n in sorted(names - {"span", "source"})
-                    if getattr(getattr(node, n), "span", None) is not None), None)
-    here = own or inherited
+        made_of = next((getattr(getattr(node, n), "span", None) for n in sorted(names - {"span", "source"})
+                        if getattr(getattr(node, n), "span", None) is not None), None)
+    here = own or made_of or inherited
     changes = {}
     for name in names - {"span", "source"}:
         value = getattr(node, name)

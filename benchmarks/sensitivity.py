@@ -40,25 +40,10 @@ def lower_at_mkb_shapes(name: str, chip: str, trials: int, tmp: Path):
 
 
 def real_shape_cost(result):
-    """The real-shape cost-only run of ``lower`` (ascendcraft/lower.py, _run_on_sim), repeated
+    """The real-shape cost-only run of ``lower`` (ascendcraft.lower.real_shape_run), repeated
     without the verification around it; main() checks it reproduces lower's modeled time."""
-    from ascendcraft.binding import bind
-    from ascendcraft.codegen.tiling import tiling_values, workspace_size
-    from ascendcraft.dtypes import NUMPY
-    from ascendcraft.sim import gm, run_kernel
-    final, spec, task = result.run.final.kernel, result.spec, result.check.task
-    gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
-    binding, plan = bind(final, task.real)
-    real = task.real
-    specs = dict(zip(plan.forward_inputs, [s for s in real.input_specs if hasattr(s, "shape")]))
-    for key, s in real.parameters.items():
-        specs[key.replace(".", "_")] = s
-    specs.update(zip(plan.outputs, real.output_specs or ()))
-    cores = result.run.final.real.cores
-    res = run_kernel(result.artifact, [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params],
-                     tiling=tiling_values(spec, {n: specs[n].shape for n in gm_params}, binding.attrs),
-                     block_dim=cores, cost_only=True, workspace_bytes=workspace_size(spec, binding.dims, cores),
-                     chip=result.chip, timeout_s=600, outputs=[gm_params.index(n) for n in plan.outputs])
+    from ascendcraft.lower import real_shape_run
+    res = real_shape_run(result)
     if not res.ok or res.cost is None:
         raise RuntimeError(f"the real-shape cost-only run failed:\n{res.report()}")
     return res.cost

@@ -41,6 +41,7 @@ class CheckedKernel:
     peak: dict = field(default_factory=dict)  # space -> (bytes, stmt span, [(name, type)])
     buffers: dict = field(default_factory=dict)  # lowered forms: name -> A.Buffer
     warnings: list = field(default_factory=list)  # DSLError (kind "warning"), located: legal but suspicious
+    buffer_bytes: dict = field(default_factory=dict)  # lowered forms: name -> UB bytes at these shapes
 
 
 def _err(msg, node, hint=None, kind="type error"):
@@ -151,7 +152,8 @@ class Checker:
         if self.buffers:
             self._check_buffer_budget()
         return CheckedKernel(k, self.binding, self.chip, self.cores, self.uses_cube, self.params, self.scratch,
-                             self.expr_types, dead_after, peak, self.buffers, self.warnings)
+                             self.expr_types, dead_after, peak, self.buffers, self.warnings,
+                             {n: self.buffer_bytes(b) for n, b in self.buffers.items()})
 
     def _dims(self, t: A.TensorType, node) -> tuple[int, ...]:
         out = []

@@ -1,0 +1,110 @@
+"""The buffer plan the lowering will use, shown by ``check``: the lowering passes run on the
+kernel at the op's real shapes (statically checked after each one, without the interpreter),
+and the buffers of the last level are read off. So the writer sees, before paying for a
+``lower``, which tiles are double-buffered, how much UB they take, and whether the lowering
+refuses a statement (located in the writer's kernel: spans are origins)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .binding import bind
+from .dsl import ast as A
+from .dsl.checker import CheckedKernel, check
+from .errors import AscendcraftError, DSLError
+
+
+@dataclass(frozen=True)
+class PlannedBuffer:
+    name: str
+    space: str              # vecin / vecout (a TQue), veccalc (a TBuf)
+    depth: int              # queue slots: 2 is double buffering
+    bytes: int              # UB bytes at the real shapes, all slots
+    lines: tuple[int, ...]  # lines of the writer's kernel whose tiles are placed in it
+
+
+@dataclass(frozen=True)
+class BufferPlan:
+    buffers: tuple[PlannedBuffer, ...]
+    ub_bytes: int
+    ub_capacity: int
+    single_buffered: tuple[PlannedBuffer, ...]   # queues of tiles loaded or stored in a loop, one slot
+    refused: str | None = None                   # the lowering's error, rendered, if a pass refuses
+
+    def summary(self) -> str:
+        if self.refused is not None:
+            return "buffer plan: the lowering refuses this kernel:\n" + self.refused
+        lines = [f"buffer plan at real shapes (what lower will use): UB {self.ub_bytes:,} / {self.ub_capacity:,} "
+                 f"bytes"]
+        for b in self.buffers:
+            kind = {"vecin": "copy-in queue", "vecout": "copy-out queue"}.get(b.space, "work buffer")
+            slots = (f", {b.depth} slot{'s' if b.depth > 1 else ''}" + (" (double-buffered)" if b.depth >= 2 else "")
+                     if b.space != "veccalc" else "")
+            at = f" for line{'s' if len(b.lines) > 1 else ''} {', '.join(map(str, b.lines))}" if b.lines else ""
+            lines.append(f"  {b.name}: {kind}{slots}, {b.bytes:,} bytes{at}")
+        for b in self.single_buffered:
+            lines.append(f"warning: the tiles of line{'s' if len(b.lines) > 1 else ''} {', '.join(map(str, b.lines))} "
+                         f"are single-buffered (queue {b.name}): the UB has no room for a second slot, so their "
+                         f"copies do not overlap the compute; smaller tiles (half the size) keep double buffering")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {"refused": self.refused, "ub_bytes": self.ub_bytes, "ub_capacity": self.ub_capacity,
+                "buffers": [{"name": b.name, "space": b.space, "depth": b.depth, "bytes": b.bytes,
+                             "lines": list(b.lines)} for b in self.buffers],
+                "single_buffered_lines": sorted({n for b in self.single_buffered for n in b.lines})}
+
+
+def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
+    """Run the lowering passes statically on ``kernel`` (checked at real shapes as ``real``)."""
+    from lowering_passes.base import PassContext
+
+    from .lower import default_passes
+    from .passes import with_origins
+
+    chip, level = real.chip, real
+    k = kernel
+    try:
+        for p in default_passes():
+            k = replace_source(with_origins(p.run(k, PassContext(level, chip, None))), kernel)
+            level = check(k, bind(k, task.real)[0], chip)
+    except AscendcraftError as err:
+        if isinstance(err, DSLError):
+            err.located(kernel.source)
+        return BufferPlan((), 0, chip.capacity("ub"), (), refused=str(err))
+    except Exception as err:   # a pass that crashes would crash lower too: ours, say so
+        return BufferPlan((), 0, chip.capacity("ub"), (),
+                          refused=f"internal error in the lowering ({type(err).__name__}: {err}); this is a bug of "
+                                  f"ours: please report it")
+    return _read_plan(k, level)
+
+
+def replace_source(k: A.Kernel, source: A.Kernel) -> A.Kernel:
+    from dataclasses import replace
+    return replace(k, source=source.source)
+
+
+def _read_plan(k: A.Kernel, level: CheckedKernel) -> BufferPlan:
+    placed: dict[str, set[int]] = {}
+    in_loop: set[str] = set()
+
+    def visit(stmts, loop: bool):
+        for s in stmts:
+            if isinstance(s, (A.For, A.ParallelFor)):
+                visit(s.body, loop or isinstance(s, A.For))
+                continue
+            value = getattr(s, "value", None)
+            out = getattr(value, "out", None)
+            if out is None and isinstance(value, A.Call) and isinstance(value.kwarg("out"), A.Name):
+                out = value.kwarg("out").id
+            if out is not None:
+                if s.span is not None:
+                    placed.setdefault(out, set()).add(s.span.line)
+                if loop:
+                    in_loop.add(out)
+
+    visit(k.body, False)
+    buffers = tuple(PlannedBuffer(b.name, b.type.space, b.depth, level.buffer_bytes.get(b.name, 0),
+                                  tuple(sorted(placed.get(b.name, set()))))
+                    for b in level.buffers.values())
+    single = tuple(b for b in buffers if b.space in ("vecin", "vecout") and b.depth == 1 and b.name in in_loop)
+    return BufferPlan(buffers, sum(b.bytes for b in buffers), level.chip.capacity("ub"), single)

@@ -1,0 +1,58 @@
+"""check shows the buffer plan the lowering will use, and the lowering's refusals, located."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ascendcraft.checking import check_kernel
+from ascendcraft.cli import main
+
+SOFTMAX = Path(__file__).resolve().parents[1] / "examples" / "activation" / "softmax"
+
+
+def _softmax_with_tile(tmp_path, tile: int) -> Path:
+    k = tmp_path / "k.dsl"
+    k.write_text((SOFTMAX / "kernel.dsl").read_text().replace("const T = 8192", f"const T = {tile}"))
+    return k
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def test_the_plan_names_each_queue_its_slots_and_the_lines_it_serves():
+    r = check_kernel(SOFTMAX / "kernel.dsl", SOFTMAX / "op.py", trials=1, second_shapes=False, plan=True)
+    plan = r.plan
+    assert plan.refused is None and not plan.single_buffered
+    queues = {b.name: b for b in plan.buffers if b.space == "vecin"}
+    first_load = _line_of(SOFTMAX / "kernel.dsl", "t = load(x[b, j:j + T])")
+    assert any(first_load in q.lines and q.depth == 2 for q in queues.values())
+    assert plan.ub_bytes == sum(b.bytes for b in plan.buffers) <= plan.ub_capacity
+    assert "double-buffered" in r.summary() and f"line {first_load}" in r.summary()
+
+
+def test_a_tile_too_big_for_two_slots_is_a_warning_at_its_line(tmp_path):
+    k = _softmax_with_tile(tmp_path, 12000)
+    r = check_kernel(k, SOFTMAX / "op.py", trials=1, second_shapes=False, plan=True)
+    single = r.plan.single_buffered
+    store_line = _line_of(k, "store(y[b, j:j + T]")
+    assert single and any(store_line in b.lines for b in single)
+    assert f"the tiles of line {store_line} are single-buffered" in r.summary()
+
+
+def test_a_statement_the_lowering_refuses_is_named_by_check(tmp_path):
+    k = tmp_path / "k.dsl"
+    k.write_text((SOFTMAX / "kernel.dsl").read_text().replace("r = reciprocal(s)",
+                                                              "r = reciprocal(s) + 0.0 * sum(cumsum(load(x[b, 0:8]), "
+                                                              "exclusive=True))"))
+    r = check_kernel(k, SOFTMAX / "op.py", trials=1, second_shapes=False, plan=True)
+    assert r.passed and r.plan.refused is not None
+    line = _line_of(k, "exclusive=True")
+    assert f"k.dsl:{line}:" in r.plan.refused and "lowering refuses" in r.summary()
+
+
+def test_check_json_carries_the_plan(capsys):
+    code = main(["check", str(SOFTMAX / "kernel.dsl"), "--op", str(SOFTMAX / "op.py"), "--trials", "1", "--json"])
+    assert code == 0
+    plan = json.loads(capsys.readouterr().out)["plan"]
+    assert plan["refused"] is None and plan["buffers"] and plan["single_buffered_lines"] == []
