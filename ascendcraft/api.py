@@ -44,7 +44,7 @@ class CompiledKernel:
         return self.lowered.timeline
 
     def save(self, directory, *, force: bool = False) -> Path:
-        from .lower import write_output
+        from .results import write_output
         return write_output(self.lowered, Path(directory), force=force)
 
     def __call__(self, *args):

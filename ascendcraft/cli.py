@@ -106,7 +106,8 @@ def _cmd_lower(args) -> int:
     from pathlib import Path
 
     from .errors import UserError
-    from .lower import lower, write_failure, write_output
+    from .lower import lower
+    from .results import write_failure, write_output
     from .outdir import check_writable, default_out
     from .passes import PassError
     if args.trials < 1:

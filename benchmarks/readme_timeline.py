@@ -33,7 +33,8 @@ def main() -> int:
     args = ap.parse_args()
 
     from ascendcraft.chips import load_chip
-    from ascendcraft.lower import lower, write_output
+    from ascendcraft.lower import lower
+    from ascendcraft.results import write_output
     from ascendcraft.sim.timeline import draw_timeline, roofline_from_cost
 
     ex = ROOT / "examples" / args.example

@@ -31,7 +31,8 @@ def named(key: str, section: str) -> bool:
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
-    from ascendcraft.lower import lower, write_output
+    from ascendcraft.lower import lower
+    from ascendcraft.results import write_output
     result = lower(EXAMPLE / "kernel.dsl", EXAMPLE / "op.py", backend="sim", trials=1, model_time=True)
     out = write_output(result, tmp_path_factory.mktemp("report") / "softmax")
     return json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
@@ -98,7 +99,7 @@ def test_every_file_report_md_lists_is_explained(written):
 
 
 def test_a_failed_run_report_is_explained(tmp_path):
-    from ascendcraft.lower import write_failure
+    from ascendcraft.results import write_failure
     from ascendcraft.passes import PassError
     err = PassError("select", "no rule lowers this statement", before="kernel k() {}\n", after=None)
     out = write_failure(err, tmp_path / "k")

@@ -136,7 +136,7 @@ def run(args) -> int:
                       after_verify=after_verify)
     write_extra = None
     if result.verified and result.after is not None:
-        from ..lower import write_lowered
+        from ..results import write_lowered
 
         def write_extra(d):
             write_lowered(result.after, d)

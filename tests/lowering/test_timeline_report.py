@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ascendcraft.lower import lower, write_output
+from ascendcraft.lower import lower
+from ascendcraft.results import write_output
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "activation" / "leaky_relu"
@@ -70,7 +71,7 @@ def test_the_api_exposes_the_timeline(lowered):
 
 
 def test_a_capped_trace_names_the_cores_it_holds(lowered, tmp_path, monkeypatch):
-    import ascendcraft.lower as L
+    import ascendcraft.results as L
     monkeypatch.setattr(L, "TIMELINE_EVENTS", 5)
     monkeypatch.setitem(sys.modules, "matplotlib", None)   # (the picture is not what is tested here)
     out = write_output(lowered, tmp_path / "leaky")
