@@ -180,10 +180,15 @@ class _Selector:
             return self._where(args, tiles, e)
         if op in _REDUCE_ALL and isinstance(e, A.Call) and self._reduces_all(e):
             return self._reduce_all(op, args[0], e)
-        if op in _SCAN and isinstance(e, A.Call) and len(self.ctx.type_of(args[0]).shape) == 1 \
-                and _false(e.kwarg("exclusive")):
+        if op in _SCAN and isinstance(e, A.Call) and len(self.ctx.type_of(args[0]).shape) == 1:
             rev = e.kwarg("reverse")
-            return [call(_SCAN[op], args[0], **({"reverse": rev} if rev is not None else {}))]
+            scan = call(_SCAN[op], args[0], **({"reverse": rev} if rev is not None else {}))
+            if _false(e.kwarg("exclusive")):
+                return [scan]
+            if op == "cumsum" and _true(e.kwarg("exclusive")):
+                # the exclusive sum is the inclusive one less the element itself (the difference
+                # is rounded once more: within the verification's float slack for long sums)
+                return [scan, call("Sub", P, args[0])]
         if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
             kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
             return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
@@ -380,6 +385,10 @@ P = A.Name(_PLACEHOLDER + "prev")
 
 def _false(e) -> bool:
     return e is None or (isinstance(e, A.Name) and e.id == "False")
+
+
+def _true(e) -> bool:
+    return isinstance(e, A.Name) and e.id == "True"
 
 
 def _number(e):

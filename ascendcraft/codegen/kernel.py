@@ -1055,10 +1055,12 @@ class _Emitter:
         return " * ".join(self._dim(d) for d in self.buffers[home].type.shape)
 
     def _fill_tail(self, name: str, src: _Tile, identity: str):
-        """Set a 1-D tile's elements from its length to the end of its buffer to ``identity``:
-        the partial 32-byte block element by element, the rest with Duplicate."""
+        """Set a 1-D tile's elements from its length to ``s_`` to ``identity``: the partial 32-byte
+        block element by element, the rest with Duplicate. ``s_`` is the end of its buffer, or of
+        swork less its extra row when that is shorter: a buffer shared with a bigger tile (colouring)
+        is longer than the scan work areas, which bufferize sized for this tile."""
         per_block = 32 // D.ITEMSIZE[src.dtype]
-        size = self._buffer_elems(src.home)
+        size = f"AcMin<int64_t>({self._buffer_elems(src.home)}, ({self._buffer_elems(self.work['swork'])}) - 64)"
         self.emit(f"const int64_t n_ = {src.count}, a_ = AcAlignUp(n_, {per_block}), s_ = {size};")
         self.emit(f"for (int64_t i_ = n_; i_ < a_ && i_ < s_; ++i_) {{ {name}.SetValue(i_, static_cast<{src.ctype}>"
                   f"({identity})); }}")

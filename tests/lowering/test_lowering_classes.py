@@ -157,6 +157,29 @@ kernel fz(x0: gm f32[R, C]) -> (ys: gm f32[C], ym: gm f32[C], yn: gm f32[C], yp:
     _run(text, [_f32(5, 37, lo=0.5, hi=1.5)], [_f32(37)] * 4)
 
 
+def test_exclusive_sums_forward_and_reverse_with_tails():
+    text = """
+kernel fz(x0: gm f32[R, C]) -> (ye: gm f32[R, C], yr: gm f32[R, C]):
+    for r in parallel(R):
+        t = load(x0[r, :])
+        store(ye[r, :], cumsum(t, exclusive=True))
+        store(yr[r, :], cumsum(t, exclusive=True, reverse=True))
+"""
+    _run(text, [_f32(3, 200)], [_f32(3, 200), _f32(3, 200)])
+
+
+def test_a_scan_of_a_row_reduction_in_a_bigger_tiles_buffer():
+    # the column sums share a buffer with the 2-D tile (colouring): the scan works on its own
+    # extent, which its work areas were sized for, not on the whole buffer
+    text = """
+kernel fz(x0: gm f32[R, C]) -> (y: gm f32[C]):
+    for j in parallel(1):
+        t = load(x0[:, :])
+        store(y[:], cumsum(sum(t, axis=0)))
+"""
+    _run(text, [_f32(8, 300)], [_f32(300)])
+
+
 @pytest.mark.parametrize("op", ["+", "-", "*", "/"])
 def test_column_vector_on_the_left(op):
     text = f"""

@@ -30,3 +30,20 @@ def assert_close(actual, expected, kind=np.float32):
 
 def poisoned(shape, dtype):
     return np.full(shape, np.nan, dtype=dtype)
+
+
+# Two copies of the same 64 KiB into one TBuf: the second reads x[SECOND] (#define it; 0 = the same
+# bytes again, an L2 hit).
+READ_TWICE = """#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void read_twice(GM_ADDR x, GM_ADDR y)
+{
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 65536);
+    AscendC::LocalTensor<float> t = buf.Get<float>();
+    AscendC::GlobalTensor<float> xGm;
+    xGm.SetGlobalBuffer((__gm__ float *)x);
+    AscendC::DataCopy(t, xGm[0], 16384);
+    AscendC::DataCopy(t, xGm[SECOND], 16384);
+}
+"""

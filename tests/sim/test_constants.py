@@ -17,7 +17,7 @@ from ascendcraft.errors import UserError
 from ascendcraft.sim import COST_CONSTANTS, build_kernel, gm, run_kernel
 from ascendcraft.sim.cost import PIPES, CoreCost, aggregate, chip_config, cost_overrides
 
-from sim_helpers import kernel_source
+from sim_helpers import READ_TWICE, kernel_source
 
 HARNESS = Path(__file__).resolve().parents[2] / "ascendcraft" / "sim" / "harness.h"
 RATES = {"l2_bpc", "hbm_achievable_gbps"}   # bigger is faster; every other constant is a cost
@@ -189,25 +189,12 @@ def test_a_costlier_cube_overhead_makes_the_cube_kernel_slower():
         assert _mmad_us() > base * 1.001
 
 
-_TWICE = """#include "kernel_operator.h"
-extern "C" __global__ __aicore__ void read_twice(GM_ADDR x, GM_ADDR y)
-{
-    AscendC::TPipe pipe;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 65536);
-    AscendC::LocalTensor<float> t = buf.Get<float>();
-    AscendC::GlobalTensor<float> xGm;
-    xGm.SetGlobalBuffer((__gm__ float *)x);
-    AscendC::DataCopy(t, xGm[0], 16384);
-    AscendC::DataCopy(t, xGm[0], 16384);
-}
-"""
 
 
 @pytest.mark.parametrize("l2_bpc, mte_overhead", [(110.0, 40.0), (55.0, 40.0), (110.0, 100.0)])
 def test_the_harness_uses_the_overridden_values_exactly(l2_bpc, mte_overhead):
     """An L2 re-read costs mte_overhead + bytes / l2_bpc of MTE2 time, with the values sent."""
-    art = build_kernel(_TWICE, "read_twice")
+    art = build_kernel("#define SECOND 0\n" + READ_TWICE, "read_twice")
     with cost_overrides({"l2_bpc": l2_bpc, "mte_overhead": mte_overhead}):
         res = run_kernel(art, [gm(16384, np.float32), gm(1, np.float32)], block_dim=1, cost_only=True)
     assert res.ok, res.report()
@@ -219,7 +206,7 @@ def test_the_harness_uses_the_overridden_values_exactly(l2_bpc, mte_overhead):
 @pytest.mark.parametrize("gbps", [1460.0, 730.0])
 def test_a_cores_hbm_share_is_the_achievable_bandwidth(gbps):
     """hbm_bytes_per_cycle (core.h) divides the achievable figure, not the nominal one, among the cores."""
-    art = build_kernel(_TWICE, "read_twice")
+    art = build_kernel("#define SECOND 0\n" + READ_TWICE, "read_twice")
     with cost_overrides({"hbm_achievable_gbps": gbps}):
         res = run_kernel(art, [gm(16384, np.float32), gm(1, np.float32)], block_dim=1, cost_only=True)
     assert res.ok, res.report()

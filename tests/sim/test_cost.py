@@ -8,7 +8,7 @@ from ascendcraft.chips import load_chip
 from ascendcraft.sim import build_kernel, gm, run_kernel
 from ascendcraft.sim.cost import PIPES, CoreCost, aggregate
 
-from sim_helpers import kernel_source
+from sim_helpers import READ_TWICE, kernel_source
 
 RELU_ROWS, RELU_COLS = 4096, 393216
 
@@ -96,24 +96,11 @@ def test_blocks_beyond_the_core_count_run_in_waves():
     assert c.body_us == pytest.approx(2.0)  # two waves of 1 us each
 
 
-_TWICE = """#include "kernel_operator.h"
-extern "C" __global__ __aicore__ void read_twice(GM_ADDR x, GM_ADDR y)
-{
-    AscendC::TPipe pipe;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
-    pipe.InitBuffer(buf, 65536);
-    AscendC::LocalTensor<float> t = buf.Get<float>();
-    AscendC::GlobalTensor<float> xGm;
-    xGm.SetGlobalBuffer((__gm__ float *)x);
-    AscendC::DataCopy(t, xGm[0], 16384);
-    AscendC::DataCopy(t, xGm[SECOND], 16384);
-}
-"""
 
 
 @pytest.mark.parametrize("second, hbm_reads", [(0, 1), (16384, 2)])
 def test_a_re_read_within_the_cores_l2_share_moves_at_the_l2_rate_without_hbm_traffic(second, hbm_reads):
-    art = build_kernel(f"#define SECOND {second}\n" + _TWICE, "read_twice")
+    art = build_kernel(f"#define SECOND {second}\n" + READ_TWICE, "read_twice")
     res = run_kernel(art, [gm(32768, np.float32), gm(1, np.float32)], block_dim=1, cost_only=True)
     assert res.ok, res.report()
     c = res.cost.per_core[0]
