@@ -1,0 +1,64 @@
+"""Every stage's error names a line of the kernel its writer wrote (issue 18: errors in the
+writer's terms): parse, check, GM bounds at the real shapes, a lowering pass, code generation. A
+simulator failure of a generated kernel names its DSL line too (tests/lowering/test_origins.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ascendcraft.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+LEAKY = ROOT / "examples" / "activation" / "leaky_relu"
+STRIDED = ROOT / "tests" / "lowering" / "data" / "strided"
+
+_GOOD = """# y = 2x, row by row
+kernel twice(x: gm f32[B, N]) -> (y: gm f32[B, N]):
+    for b in parallel(B):
+        t = load(x[b, :])
+        store(y[b, :], t * 2.0)
+"""
+_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2.0
+B = 6
+N = 300
+def get_inputs():
+    return [torch.randn(B, N)]
+def get_init_inputs():
+    return []
+"""
+
+# stage -> (command, the kernel's text, the line the error must name, words of the message)
+CASES = {
+    "parse": ("check", _GOOD.replace("t * 2.0)", "t * 2.0"), 5, "never closed"),
+    "check": ("check", _GOOD.replace("t * 2.0", "u * 2.0"), 5, "u"),
+    "bounds": ("check", _GOOD.replace("x[b, :]", "x[b + 6, :]"), 4, "out of range"),
+    "pass": ("lower", _GOOD.replace("t * 2.0", "cumprod(t * 0.0 + 1.0, exclusive=True) * t * 2.0"), 5, "cumprod"),
+}
+
+
+@pytest.mark.parametrize("stage", list(CASES))
+def test_each_stage_names_the_writers_line(stage, tmp_path, capsys):
+    command, text, line, word = CASES[stage]
+    kernel, op = tmp_path / "k.dsl", tmp_path / "op.py"
+    kernel.write_text(text)
+    op.write_text(_OP)
+    args = [command, str(kernel), "--op", str(op), "--trials", "1"] + (["--out", str(tmp_path / "o")]
+                                                                       if command == "lower" else [])
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code != 0
+    assert f"k.dsl:{line}:" in err, err
+    assert text.splitlines()[line - 1].strip() in err and word in err, err
+
+
+def test_code_generation_names_the_writers_line(capsys, tmp_path):
+    kernel = STRIDED / "column_broadcast.dsl"
+    code = main(["lower", str(kernel), "--op", str(STRIDED / "broadcast_op.py"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    line = next(i for i, t in enumerate(kernel.read_text().splitlines(), 1) if "full((1,), 1.0, f32)" in t)
+    assert code != 0 and "emitter" in err and f"column_broadcast.dsl:{line}:" in err, err
