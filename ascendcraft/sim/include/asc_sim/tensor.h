@@ -58,6 +58,23 @@ inline int pipe_index(AscendC::pipe_t p) {
     }
 }
 // (source pipe, destination pipe) of a HardEvent, from its SRC_DST name.
+// "SetFlag<MTE2_V>"-style names of the events, for the timeline (trace records keep the pointer)
+inline const char* event_label(AscendC::HardEvent e, bool set) {
+    static const char* n[] = {"MTE2_MTE1", "MTE1_MTE2", "MTE1_M", "M_MTE1", "MTE2_V", "V_MTE2", "MTE3_V", "V_MTE3",
+                              "M_V", "V_M", "V_V", "MTE3_MTE1", "MTE1_MTE3", "MTE1_V", "MTE2_M", "M_MTE2", "V_MTE1",
+                              "M_FIX", "FIX_M", "MTE3_MTE2", "MTE2_MTE3", "S_V", "V_S", "S_MTE2", "MTE2_S", "S_MTE3",
+                              "MTE3_S", "MTE2_FIX", "FIX_MTE2", "FIX_S", "M_S", "FIX_MTE3", "MTE1_FIX", "FIX_MTE1",
+                              "FIX_FIX"};
+    constexpr int count = static_cast<int>(sizeof n / sizeof n[0]);
+    static const std::vector<std::string> labels = [] {   // built once (thread-safe static init)
+        std::vector<std::string> v;
+        for (int k = 0; k < 2 * count; ++k) v.push_back(std::string(k < count ? "WaitFlag<" : "SetFlag<") + n[k % count] + ">");
+        return v;
+    }();
+    const int i = static_cast<int>(e);
+    if (i < 0 || i >= count) return set ? "SetFlag" : "WaitFlag";
+    return labels[(set ? count : 0) + i].c_str();
+}
 inline std::pair<int, int> event_pipes(AscendC::HardEvent e) {
     using H = AscendC::HardEvent;
     const int s = 0, v = 1, m = 2, m1 = 3, m2 = 4, m3 = 5, f = 6;
@@ -650,7 +667,7 @@ template <HardEvent evt> inline void SetFlag(int32_t eventID, ASC_LOC_PARAM) {
     asc_sim::EventMark m = asc_sim::mark_on(pp.first);
     s.flag_mark[e][id] = m;
     s.flag_pending[e][id]++;
-    asc_sim::trace_record(pp.first, m.time, m.time, asc_sim::TR_SET);
+    asc_sim::trace_record(pp.first, m.time, m.time, asc_sim::TR_SET, asc_sim::event_label(evt, true));
 }
 template <HardEvent evt> inline void WaitFlag(int32_t eventID, ASC_LOC_PARAM) {
     asc_sim::State& s = asc_sim::S();
@@ -663,7 +680,8 @@ template <HardEvent evt> inline void WaitFlag(int32_t eventID, ASC_LOC_PARAM) {
                                    "pipe waits forever", e, eventID));
     s.flag_pending[e][id]--;
     asc_sim::wait_on(pp.second, s.flag_mark[e][id]);
-    asc_sim::trace_record(pp.second, s.flag_mark[e][id].time, s.flag_mark[e][id].time, asc_sim::TR_WAIT);
+    asc_sim::trace_record(pp.second, s.flag_mark[e][id].time, s.flag_mark[e][id].time, asc_sim::TR_WAIT,
+                          asc_sim::event_label(evt, false));
 }
 // PIPE_ALL: every pipe drains and the scalar unit waits. A barrier on one pipe orders that
 // pipe's instructions among themselves, which in-order pipes already are.
