@@ -136,10 +136,11 @@ def run(args) -> int:
                       after_verify=after_verify)
     write_extra = None
     if result.verified and result.after is not None:
-        from ..results import write_lowered
+        from ..results import write_lowered, write_timeline
 
         def write_extra(d):
             write_lowered(result.after, d)
+            write_timeline(result.after, d)   # timeline.json / .png of the lowered kernel's modeled run
     written = result.save(out, force=args.force, write_extra=write_extra)
     out_ = getattr(args, "stdout", None)     # the CLI's stdout (sys.stdout is stderr while commands run)
     if args.json:
@@ -151,5 +152,7 @@ def run(args) -> int:
         if result.verified and result.after is not None:
             print(result.after.summary(), file=out_)
         extra = ", ascendc/, passes/" if result.verified and result.after is not None else ""
+        if result.verified and result.after is not None:
+            extra += "".join(f", {f}" for f in result.after.timeline_files.values())
         print(f"  wrote {written}/ (report.md, llm/{', kernel.dsl' if result.verified else ''}{extra})", file=out_)
     return 0 if result.verified else 1

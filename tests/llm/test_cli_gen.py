@@ -98,6 +98,9 @@ def test_gen_end_to_end_through_http(server, tmp_path, capsys):
     lowered = report["after_verify"]
     assert lowered["backend"] == "sim" and lowered["backend_verification"]["passed"]
     assert "compiled and verified on sim" in stdout
+    # and its modeled run's timeline, as lower writes it
+    assert json.loads((out / "timeline.json").read_text())["traceEvents"] and (out / "timeline.png").exists()
+    assert "timeline.json" in stdout
 
 
 def test_a_lowering_failure_goes_back_to_the_model(server, tmp_path, capsys):
