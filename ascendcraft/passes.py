@@ -72,6 +72,11 @@ class _LevelRunner:
         return outputs
 
 
+def apply_pass(p, kernel: A.Kernel, ctx, source: SourceFile | None) -> A.Kernel:
+    """One pass on one level: its program, every node with an origin in the writer's ``source``."""
+    return replace(with_origins(p.run(kernel, ctx)), source=source)
+
+
 def with_origins(node, inherited=None):
     """``node`` with an origin on every node below it that has none. A node a pass made takes the
     origin of what it is made of (``_pf0 = load(...)`` the load's), else of the next statement
@@ -142,10 +147,9 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = PA
         say(f"pass {p.name}")
         ctx = PassContext(before.real, chip, assist)
         try:
-            lowered = p.run(before.kernel, ctx)
+            kernel = apply_pass(p, before.kernel, ctx, source.source)
         except DSLError as err:   # spans are origins in the writer's file, at every level
             raise PassError(p.name, str(err.located(where)), before=before.text, after=None) from None
-        kernel = replace(with_origins(lowered), source=source.source)
         text = print_kernel(kernel)
         try:
             parse(text, f"{kernel.name}.{p.name}.dsl")   # the artefact is a valid program too

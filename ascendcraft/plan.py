@@ -59,13 +59,13 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
     from lowering_passes.base import PassContext
 
     from .lower import default_passes
-    from .passes import with_origins
+    from .passes import apply_pass
 
     chip, level = real.chip, real
     k = kernel
     try:
         for p in default_passes():
-            k = replace_source(with_origins(p.run(k, PassContext(level, chip, None))), kernel)
+            k = apply_pass(p, k, PassContext(level, chip, None), kernel.source)
             level = check(k, bind(k, task.real)[0], chip)
     except AscendcraftError as err:
         if isinstance(err, DSLError):
@@ -76,11 +76,6 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
                           refused=f"internal error in the lowering ({type(err).__name__}: {err}); this is a bug of "
                                   f"ours: please report it")
     return _read_plan(k, level)
-
-
-def replace_source(k: A.Kernel, source: A.Kernel) -> A.Kernel:
-    from dataclasses import replace
-    return replace(k, source=source.source)
 
 
 def _read_plan(k: A.Kernel, level: CheckedKernel) -> BufferPlan:

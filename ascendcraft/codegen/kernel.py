@@ -383,10 +383,8 @@ class _Emitter:
         """DeQue the pending tiles of this block that ``s`` uses; return those a loop ``s`` takes
         over instead (its body's first use of them is ``t = name``, and it loads them again)."""
         pending = self.pending[-1]
-        used = {n.id for n in A.walk(s) if isinstance(n, A.Name)} | \
-            {n.name for n in A.walk(s) if isinstance(n, A.Free)}
         carried = set()
-        for name in sorted(pending & used):
+        for name in sorted(pending & _mentions(s)) if pending else ():
             if isinstance(s, A.For) and _loop_carries(s, name):
                 carried.add(name)
                 continue
@@ -1289,15 +1287,16 @@ def _float(v: float, ct: str) -> str:
 _PROCESS_BODY = "\x00process-body\x00"
 
 
+def _mentions(node) -> set[str]:
+    """The names a statement uses: its Name nodes and what it frees."""
+    return {n.id if isinstance(n, A.Name) else n.name for n in A.walk(node) if isinstance(n, (A.Name, A.Free))}
+
+
 def _loop_carries(loop: A.For, name: str) -> bool:
     """Whether ``loop`` takes over the pending tile ``name`` as a prefetch does: the first
     top-level statement of its body that mentions ``name`` is ``t = name``, and a later one loads
     ``name`` again (pending at the body's end, as on entry)."""
-    first = None
-    for i, s in enumerate(loop.body):
-        if any(isinstance(n, A.Name) and n.id == name for n in A.walk(s)):
-            first = i
-            break
+    first = next((i for i, s in enumerate(loop.body) if name in _mentions(s)), None)
     if first is None:
         return False
     alias = loop.body[first]

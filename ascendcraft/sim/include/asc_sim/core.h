@@ -689,9 +689,9 @@ struct Deps {
 // Each pipe runs its instructions in issue order; what orders one pipe against another is an
 // event (SetFlag/WaitFlag, and the flags TQue EnQue/DeQue/AllocTensor/FreeTensor set and wait
 // on), a barrier, or the scalar unit's own waits. The timing follows those events only, and a
-// vector clock per pipe records what each pipe is ordered after, so an access to a buffer whose
-// last writer (or, for a write, last reader) on another pipe is not ordered before it is a
-// missing-sync race (docs/simulator.md, "Events").
+// vector clock per pipe records what each pipe is ordered after, so an access that conflicts
+// with an earlier one on another pipe (their bytes meet, either writes) and is not ordered after
+// it is a missing-sync race (docs/simulator.md, "Events").
 
 // The scalar unit issues every instruction: an instruction on pipe p is ordered after all the
 // scalar unit has done or waited for.
@@ -772,14 +772,17 @@ inline std::string sync_advice(int first, int second) {
              s.cur_api, pipe_name(second), second_writes ? "writes" : "reads", buffer_label(b).c_str(), first.api,
              first.line, first.write ? "wrote" : "read", pipe_name(first.pipe), sync_advice(first.pipe, second).c_str()));
 }
-// An access whose pipe `p` (clock `v`) is not ordered after an earlier overlapping access on
-// another pipe, where either writes, is a race.
+// Whether an access by pipe `p` conflicts with the earlier access `a`: another pipe, either one
+// writes, and their bytes meet. A conflict must be ordered by events (or it is a race).
+inline bool conflicts(const Operand& o, int p, const Access& a) {
+    return a.pipe != p && (a.write || o.write) && accesses_meet(o, a);
+}
+// An access whose pipe `p` (clock `v`) is not ordered after a conflicting earlier one is a race.
 inline void check_access(const Operand& o, int p, const VClock& v) {
     Buffer& bf = S().bufs[o.buf];
     if (bf.internal) return;
     for (const Access& a : bf.accesses)
-        if (a.pipe != p && (a.write || o.write) && v.c[a.pipe] < a.epoch && accesses_meet(o, a))
-            missing_sync(o.buf, a, p, o.write);
+        if (v.c[a.pipe] < a.epoch && conflicts(o, p, a)) missing_sync(o.buf, a, p, o.write);
 }
 inline void record_access(const Operand& o, int p, uint32_t epoch) {
     State& s = S();
@@ -815,7 +818,7 @@ inline void auto_sync_scalar(const Operand& o) {
     const int sp = static_cast<int>(Pipe::S);
     bool wait[NPIPES] = {false, false, false, false, false, false, false};
     for (const Access& a : s.bufs[o.buf].accesses)
-        if (a.pipe != sp && (a.write || o.write) && accesses_meet(o, a)) wait[a.pipe] = true;
+        if (conflicts(o, sp, a)) wait[a.pipe] = true;
     for (int q = 0; q < NPIPES; ++q)
         if (wait[q]) wait_on(sp, mark_on(q));
 }
