@@ -44,7 +44,8 @@ class BufferPlan:
         for b in self.single_buffered:
             lines.append(f"warning: the tiles of line{'s' if len(b.lines) > 1 else ''} {', '.join(map(str, b.lines))} "
                          f"are single-buffered (queue {b.name}): the UB has no room for a second slot, so their "
-                         f"copies do not overlap the compute; smaller tiles (half the size) keep double buffering")
+                         f"copies do not overlap the compute; at half the tile size two slots take the UB this one "
+                         f"does, which usually keeps double buffering (check again to see)")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
