@@ -76,15 +76,15 @@ def _parser() -> argparse.ArgumentParser:
 
     from .llm import command as gen_command   # no litellm import here: it is imported on first use
     gen_command.add_parser(sub, parents=[common])
+    from .bench import command as bench_command
+    bench_command.add_parser(sub, parents=[common])
     return p
 
 
-def progress_printer(verbose: bool = False, quiet: bool = False):
-    """Stage lines on stderr for people watching a terminal, or asking with --verbose; silent
-    when piped or captured, and with --quiet."""
-    if quiet or not (verbose or sys.stderr.isatty()):
-        return None
-    return lambda msg: print(f"... {msg}", file=sys.stderr, flush=True)
+def emit(args, text: str) -> None:
+    """The one way a command prints its result on stdout: progress on stderr ends first."""
+    args.progress.close()
+    print(text, file=args.stdout)
 
 
 def _cmd_check(args) -> int:
@@ -94,11 +94,8 @@ def _cmd_check(args) -> int:
         raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
                           max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
-                          progress=progress_printer(args.verbose, args.quiet), plan=True)
-    if args.json:
-        print(json.dumps(result.to_json(), indent=2), file=args.stdout)
-    else:
-        print(result.summary(), file=args.stdout)
+                          progress=args.progress.callback, plan=True)
+    emit(args, json.dumps(result.to_json(), indent=2) if args.json else result.summary())
     return 0 if result.passed else 1
 
 
@@ -126,7 +123,7 @@ def _cmd_lower(args) -> int:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
                        inputs=args.inputs, assist=client.ask if client else None,
-                       progress=progress_printer(args.verbose, args.quiet))
+                       progress=args.progress.callback)
         if client is not None:
             result.llm = {"model": client.config.model, **client.usage.to_json()}
     except PassError as err:
@@ -140,11 +137,8 @@ def _cmd_lower(args) -> int:
             err.hint = (err.hint + "; " if err.hint else "") + f"the emitted kernel and every level are in {where}"
         raise
     write_output(result, out, force=args.force)
-    if args.json:
-        print(json.dumps(result.to_json(), indent=2, default=str), file=args.stdout)
-    else:
-        print(result.summary(), file=args.stdout)
-        print(_wrote_line(result, out), file=args.stdout)
+    emit(args, json.dumps(result.to_json(), indent=2, default=str) if args.json
+         else result.summary() + "\n" + _wrote_line(result, out))
     return 0
 
 
@@ -170,23 +164,33 @@ def main(argv: list[str] | None = None) -> int:
     # Results go to stdout, everything else (progress, op files' own prints) to stderr, so
     # `--json` output stays parseable whatever the op file prints.
     args.stdout = sys.stdout
+    from .progress import Progress
+    args.progress = Progress(verbose=args.verbose, quiet=args.quiet)
     try:
         from .llm import command as gen_command
         with contextlib.redirect_stdout(sys.stderr):
-            return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run}[args.command](args)
+            try:
+                from .bench import command as bench_command
+                return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run,
+                        "bench": bench_command.run}[args.command](args)
+            finally:
+                args.progress.close()
     except AscendcraftError as err:
+        args.progress.close()
         if args.debug:
             raise
         print(str(err), file=sys.stderr)
         _json_error(args, err.kind, err.message, err.exit_code, hint=err.hint, location=_location(err))
         return err.exit_code
     except KeyboardInterrupt:
+        args.progress.close()
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as err:  # a bug in ascendcraft, not the user's fault
+        args.progress.close()
         if args.debug:
             raise
         print(f"internal error: {type(err).__name__}: {err}\n  = hint: rerun with --debug for the traceback "
@@ -216,6 +220,8 @@ def entry() -> int:
             die_with_parent(parent)    # a SIGKILLed command leaves no worker
             os.setpgid(0, 0)    # its own group: the parent forwards Ctrl-C once; a kernel's kill(0) stays here
             code = main()
+        except SystemExit as done:             # argparse: --help, --version, a usage error
+            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
         finally:
             sys.stdout.flush()
             sys.stderr.flush()

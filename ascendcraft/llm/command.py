@@ -62,7 +62,12 @@ def retry_printer(args):
         return None
 
     def on_retry(client, attempt, delay, err):
-        print(f"... {client.retry_note(attempt, delay, err)}", file=sys.stderr, flush=True)
+        line = f"... {client.retry_note(attempt, delay, err)}"
+        progress = getattr(args, "progress", None)
+        if progress is not None and progress.animated:
+            progress.write(line)          # above the status line, which stays
+        else:
+            print(line, file=sys.stderr, flush=True)
     return on_retry
 
 
@@ -75,6 +80,19 @@ def make_client(args, config, cache=None):
     if printer is not None:
         client.on_retry = lambda attempt, delay, err: printer(client, attempt, delay, err)
     return client
+
+
+def save_generation(result, out, *, force: bool) -> Path:
+    """Write a generation's folder: its report and conversations, and for a verified kernel that
+    was lowered, the AscendC sources, every level and the timeline (as ``lower`` writes them)."""
+    write_extra = None
+    if result.verified and result.after is not None:
+        from ..results import write_lowered, write_timeline
+
+        def write_extra(d):
+            write_lowered(result.after, d)
+            write_timeline(result.after, d)   # timeline.json / .png of the lowered kernel's modeled run
+    return result.save(out, force=force, write_extra=write_extra)
 
 
 def dry_run(args) -> int:
@@ -118,8 +136,10 @@ def run(args) -> int:
     config = resolve(args.model, args.api_base, timeout=args.timeout)   # no model: one message, exit 2
     out = Path(args.out) if args.out else default_out(args.op)
     check_writable(out, force=args.force)   # before any model call: never replace a result silently
-    from ..cli import progress_printer
-    say = progress_printer(getattr(args, "verbose", False), getattr(args, "quiet", False))
+    from ..progress import Progress
+    progress = getattr(args, "progress", None) or Progress(verbose=getattr(args, "verbose", False),
+                                                           quiet=getattr(args, "quiet", False))
+    say = progress.callback
     client = make_client(args, config)
     after_verify = None
     if not args.no_lower:
@@ -134,25 +154,20 @@ def run(args) -> int:
                       inputs=args.inputs,
                       max_bytes=args.max_bytes, client=client, progress=say, debug=getattr(args, "debug", False),
                       after_verify=after_verify)
-    write_extra = None
-    if result.verified and result.after is not None:
-        from ..results import write_lowered, write_timeline
-
-        def write_extra(d):
-            write_lowered(result.after, d)
-            write_timeline(result.after, d)   # timeline.json / .png of the lowered kernel's modeled run
-    written = result.save(out, force=args.force, write_extra=write_extra)
-    out_ = getattr(args, "stdout", None)     # the CLI's stdout (sys.stdout is stderr while commands run)
+    written = save_generation(result, out, force=args.force)
     if args.json:
-        print(json.dumps(result.report, indent=2, default=str), file=out_)
+        text = json.dumps(result.report, indent=2, default=str)
     else:
-        print(result.summary(), file=out_)
+        lines = [result.summary()]
         if result.verified:
-            print("\n" + result.check.summary(), file=out_)
+            lines.append("\n" + result.check.summary())
         if result.verified and result.after is not None:
-            print(result.after.summary(), file=out_)
+            lines.append(result.after.summary())
         extra = ", ascendc/, passes/" if result.verified and result.after is not None else ""
         if result.verified and result.after is not None:
             extra += "".join(f", {f}" for f in result.after.timeline_files.values())
-        print(f"  wrote {written}/ (report.md, llm/{', kernel.dsl' if result.verified else ''}{extra})", file=out_)
+        lines.append(f"  wrote {written}/ (report.md, llm/{', kernel.dsl' if result.verified else ''}{extra})")
+        text = "\n".join(lines)
+    progress.close()     # progress ends before the result goes to stdout
+    print(text, file=getattr(args, "stdout", None))   # the CLI's stdout (sys.stdout is stderr while commands run)
     return 0 if result.verified else 1

@@ -46,19 +46,23 @@ class Evaluator:
         self.stage = "extract"
 
     def __call__(self, reply: Reply) -> Evaluation:
-        from ..dsl.parser import parse
-        from ..checking import check_kernel
-
         self.stage = "extract"
         dsl = extract_dsl(reply.text)
         if dsl is None:
             error = "the reply has no ```dsl code block holding a kernel" + \
                     (" (it was cut off at the output token limit)" if reply.truncated else "")
             raise StageFailure("extract", error, repair_prompt("extract", error, truncated=reply.truncated))
+        return self.evaluate_dsl(dsl)
+
+    def evaluate_dsl(self, dsl: str, filename: str = KERNEL_FILE) -> Evaluation:
+        """The stages after extraction, on a kernel's text (``bench --kernels`` starts here);
+        errors name ``filename``."""
+        from ..dsl.parser import parse
+        from ..checking import check_kernel
 
         self.stage = "parse"
         try:
-            kernel = parse(dsl, KERNEL_FILE)
+            kernel = parse(dsl, filename)
         except AscendcraftError as err:
             raise self._failed("parse", err, dsl) from None
 

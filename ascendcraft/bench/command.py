@@ -1,0 +1,76 @@
+"""The ``ascendcraft bench`` command line (docs/bench.md)."""
+from __future__ import annotations
+
+import json
+
+from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES
+
+
+def add_parser(sub, parents=()) -> None:
+    b = sub.add_parser(
+        "bench", parents=list(parents), help="the MultiKernelBench-style table over many ops: compile, correct, "
+        "pass@k, fast_p against a modeled eager baseline",
+        description="Run many tasks (op files, or folders of them in MultiKernelBench's reference/<category>/<op>.py "
+                    "layout) through the pipeline of gen (--model) or with given DSL kernels (--kernels), in worker "
+                    "processes, and write bench.md, bench.json, bench.csv and bench.png. See docs/bench.md.")
+    b.add_argument("tasks", nargs="+", metavar="TASK", help="an op file, or a folder searched for op files")
+    src = b.add_mutually_exclusive_group()
+    src.add_argument("--kernels", metavar="DIR", help="DSL kernels by op name: DIR/<op>.dsl, DIR/<category>/<op>.dsl "
+                     "or DIR/<category>/<op>/kernel.dsl (so --kernels examples runs this repository's examples)")
+    src.add_argument("--model", help="litellm model string: a model writes each kernel, as in gen (default: "
+                     "$ASCENDCRAFT_MODEL or the config file, when --kernels is not given)")
+    b.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+    b.add_argument("--samples", type=int, default=1, help="samples per task with --model (the k of pass@k; default 1); "
+                   "all run, no early stop")
+    b.add_argument("--turns", type=int, default=4, help="replies per sample with --model (default 4)")
+    b.add_argument("--temperature", type=float, help="sampling temperature (default as gen)")
+    b.add_argument("--jobs", "-j", type=int, help="tasks at once, each in its own worker process (default: the "
+                   "number of cores)")
+    b.add_argument("--timeout", type=float, default=900.0, help="seconds one task may take before it is cut off "
+                   "and recorded as timed out (default 900)")
+    b.add_argument("--out", default="kernels_out/bench", help="output folder (default kernels_out/bench)")
+    b.add_argument("--resume", action="store_true", help="continue the run in --out: tasks with a record in "
+                   "results.jsonl are not run again")
+    b.add_argument("--force", action="store_true", help="start again in an --out that holds a run")
+    b.add_argument("--chip", default="910B2", help="chip profile (910B1 910B2 910B3 910B4 310P3)")
+    b.add_argument("--backend", default="auto", choices=("auto", "sim", "npu"),
+                   help="where the kernels run (default: npu if CANN and an NPU are present, else sim)")
+    b.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help=f"verification trials (default {DEFAULT_TRIALS})")
+    b.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial",
+                   help="verification inputs (as check; docs/verification.md)")
+    b.add_argument("--seed", type=int, default=0, help="seed of the first trial (and of the first sample)")
+    b.add_argument("--max-bytes", type=int, default=64 << 20,
+                   help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
+    b.add_argument("--cache", choices=("on", "off", "replay"), help="LLM response cache (as gen)")
+    b.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def run(args) -> int:
+    from ..errors import UserError
+    from ..lower import resolve_backend
+    from . import run_bench
+    from .job import BenchOptions
+    from .report import summary_table
+    for name in ("samples", "turns", "trials"):
+        if getattr(args, name) < 1:
+            raise UserError(f"--{name} must be at least 1")
+    model = args.model
+    if args.kernels is None:
+        from ..llm.config import resolve
+        model = resolve(args.model, args.api_base).model    # none configured: one clear error, exit 2
+    options = BenchOptions(chip=args.chip, backend=resolve_backend(args.backend), trials=args.trials, seed=args.seed,
+                           inputs=args.inputs, max_bytes=args.max_bytes, samples=args.samples, turns=args.turns,
+                           model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache)
+    result = run_bench(args.tasks, kernels=args.kernels, out=args.out, options=options, jobs=args.jobs,
+                       timeout=args.timeout, resume=args.resume, force=args.force, progress=args.progress)
+    from ..cli import emit
+    if args.json:
+        emit(args, json.dumps({"status": "done", "out": str(result.out), "summary": result.summary,
+                               "files": {k: str(v) for k, v in result.files.items()}}, indent=2, default=str))
+    else:
+        o = result.summary["overall"]
+        files = ", ".join(p.name for p in result.files.values())
+        emit(args, f"{o['correct_tasks']} of {o['tasks']} tasks correct ({result.ran} run now, "
+                   f"{o['tasks'] - result.ran} from results.jsonl; {result.wall_s:.0f} s)\n\n"
+                   f"{summary_table(result.summary)}\n\n  wrote {result.out}/ ({files}, tasks/)")
+    return 0

@@ -1,0 +1,197 @@
+"""One bench task, run inside its worker process: the op's eager estimate, then its kernel (given,
+or written by a model) through the same stages as ``gen``, and its folder under ``tasks/``.
+
+The record it returns is one line of results.jsonl (docs/bench.md lists the fields).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..errors import AscendcraftError
+from .tasks import BenchTask
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    chip: str = "910B2"
+    backend: str = "sim"
+    trials: int = 5
+    seed: int = 0
+    inputs: str = "adversarial"
+    max_bytes: int = 64 << 20
+    samples: int = 1               # model mode: samples per task (the k of pass@k)
+    turns: int = 4                 # model mode: replies per sample
+    model: str | None = None       # None: --kernels mode
+    api_base: str | None = None
+    temperature: float | None = None
+    cache: str | None = None
+    llm_timeout: float | None = None
+
+
+def run_task(task: BenchTask, options: BenchOptions, folder: Path, send: Callable[[dict], None]) -> dict:
+    """Run ``task``; ``send`` streams ``{"stage": ...}`` messages to the parent as it goes."""
+    started = time.perf_counter()
+    record = {"task": task.id, "category": task.category, "name": task.name, "op": str(task.op),
+              "kernel": str(task.kernel) if task.kernel else None, "mode": "model" if options.model else "kernels",
+              "status": "done", "samples": [], "correct": False}
+    send({"stage": "load"})
+    try:
+        from ..task import load_task
+        loaded = load_task(task.op)
+    except AscendcraftError as err:
+        return _finish(record, started, status="error", error=_error(err, "load"))
+    record["eager"] = _eager(loaded, options.chip, send)
+    try:
+        if options.model:
+            _model_samples(record, loaded, options, folder, send)
+        else:
+            _kernel_sample(record, task, loaded, options, folder, send)
+    except AscendcraftError as err:        # the provider, or the output folder: the task stops here
+        return _finish(record, started, status="error", error=_error(err, record.get("stage", "run")))
+    best = [s for s in record["samples"] if s["ended_at"] == "correct"]
+    if best:
+        chosen = min(best, key=lambda s: (s.get("kernel_us") is None, s.get("kernel_us") or 0.0))
+        record.update(correct=True, kernel_us=chosen.get("kernel_us"), efficiency=chosen.get("efficiency"))
+        eager_us = (record.get("eager") or {}).get("time_us")
+        if eager_us and chosen.get("kernel_us"):
+            record["speedup"] = eager_us / chosen["kernel_us"]
+    return _finish(record, started)
+
+
+def _finish(record: dict, started: float, *, status: str = "done", error: dict | None = None) -> dict:
+    record["status"] = status
+    if error is not None:
+        record["error"] = error
+    record["wall_s"] = round(time.perf_counter() - started, 3)
+    return record
+
+
+def _error(err: BaseException, stage: str) -> dict:
+    return {"stage": stage, "kind": getattr(err, "kind", type(err).__name__), "message": str(err)}
+
+
+def _eager(loaded, chip: str, send) -> dict:
+    send({"stage": "eager"})
+    try:
+        from ..eager import estimate_eager
+        return estimate_eager(loaded, chip).to_json()
+    except AscendcraftError as err:
+        return {"time_us": None, "note": str(err).splitlines()[0]}
+
+
+def _lowering(options: BenchOptions, say, assist=None):
+    """``after_verify`` for the stages: lower and run on the backend, naming a build failure
+    ``compile`` and any other backend failure ``correct``."""
+    from ..lower import lower_checked
+    from ..sim.runner import SimBuildError
+
+    def after_verify(checked):
+        try:
+            return lower_checked(checked, chip=options.chip, backend=options.backend, trials=options.trials,
+                                 seed=options.seed, assist=assist, progress=say)
+        except AscendcraftError as err:
+            if getattr(err, "stage", None) == "backend":
+                err.stage = "compile" if isinstance(err, SimBuildError) else "correct"
+            raise
+    return after_verify
+
+
+def stage_reporter(send):
+    """The ``progress`` callback for check, lower and gen: each message goes to the parent with the
+    table's stage it shows the kernel has reached (so a task cut off by its time limit is counted
+    at that stage)."""
+    at = ["parse"]
+
+    def say(message: str) -> None:
+        text = message.lower()
+        for prefix, stage in _STAGE_OF_MESSAGE:
+            if text.startswith(prefix):
+                at[0] = stage
+                break
+        send({"stage": message, "at": at[0]})
+    return say
+
+
+#: The progress messages (checking.py, passes.py, lower.py) that open each stage of the table.
+_STAGE_OF_MESSAGE = (("loading op", "check"), ("verifying on", "verify"), ("pass ", "lower"),
+                     ("compiling on the simulator", "compile"), ("building with cann", "compile"),
+                     ("verifying the ascendc kernel", "correct"), ("modelling time", "correct"))
+
+
+def _evaluator(loaded, options: BenchOptions, send, assist=None):
+    from ..llm.stages import Evaluator
+    say = stage_reporter(send)
+    return Evaluator(loaded, chip=options.chip, trials=options.trials, seed=options.seed,
+                     max_bytes=options.max_bytes, full_shapes=False, inputs=options.inputs,
+                     after_verify=_lowering(options, say, assist), progress=say)
+
+
+def _timing(after) -> dict:
+    cost = getattr(after, "cost", None)
+    if cost is None:
+        return {"kernel_us": None}
+    return {"kernel_us": cost.time_us, "floor_us": after.floor_us, "efficiency": after.efficiency,
+            "bound": cost.bound}
+
+
+def _kernel_sample(record: dict, task: BenchTask, loaded, options: BenchOptions, folder: Path, send) -> None:
+    from ..llm.stages import StageFailure
+    if task.kernel is None:
+        record["samples"].append({"ended_at": "parse", "error": "no kernel for this task in the --kernels folder"})
+        return
+    text = task.kernel.read_text()
+    evaluate = _evaluator(loaded, options, send)
+    try:
+        evaluation = evaluate.evaluate_dsl(text, str(task.kernel))
+    except StageFailure as fail:
+        record["samples"].append({"ended_at": fail.stage, "error": fail.error})
+        _write_failure(folder, record, text, fail.stage, fail.error)
+        return
+    record["samples"].append({"ended_at": "correct", **_timing(evaluation.after)})
+    record["stage"] = "write"
+    from ..results import write_output
+    write_output(evaluation.after, folder, force=True)
+
+
+def _model_samples(record: dict, loaded, options: BenchOptions, folder: Path, send) -> None:
+    from ..llm.command import save_generation
+    from ..llm.config import resolve
+    from ..llm.cache import ResponseCache
+    from ..llm.client import LLMClient
+    from ..llm.generate import generate
+    say = stage_reporter(send)
+    client = LLMClient(resolve(options.model, options.api_base, timeout=options.llm_timeout),
+                       cache=ResponseCache(mode=options.cache))
+    record["stage"] = "model"
+    # every sample runs (no early stop), so pass@k counts what each would have done alone
+    result = generate(loaded, samples=options.samples, turns=options.turns, temperature=options.temperature,
+                      best=True, chip=options.chip, backend=options.backend, trials=options.trials,
+                      seed=options.seed, inputs=options.inputs, max_bytes=options.max_bytes, client=client,
+                      progress=say, after_verify=_lowering(options, say, client.ask))
+    for s in result.samples:
+        sample = {"sample": s.index, "turns": len(s.turns), "ended_at": "correct" if s.verified else (s.died_at or "parse"),
+                  **s.totals()}
+        if s.verified:
+            sample.update(_timing(s.evaluation.after))
+        elif s.turns:
+            sample["error"] = s.turns[-1].error
+        if s.internal_error:
+            sample["internal_error"] = s.internal_error
+        record["samples"].append(sample)
+    record["usage"] = result.report.get("usage")
+    record["stage"] = "write"
+    save_generation(result, folder, force=True)
+
+
+def _write_failure(folder: Path, record: dict, text: str, stage: str, error: str) -> None:
+    from ..outdir import atomic_output_dir
+    with atomic_output_dir(folder, force=True) as d:
+        (d / "kernel.dsl").write_text(text)
+        (d / "report.md").write_text(f"# {record['task']}: failed at {stage}\n\nop: `{record['op']}`\n\n"
+                                     f"```\n{error.rstrip()}\n```\n")
+        (d / "report.json").write_text(json.dumps({"task": record["task"], "stage": stage, "error": error},
+                                                  indent=2) + "\n")

@@ -1,0 +1,84 @@
+"""The bench table: stage rates, pass@k, fast_p and the mean speedup, per category and overall.
+
+Definitions (docs/bench.md explains each against MultiKernelBench's own metrics):
+
+* A sample is one kernel: one ``--kernels`` file, or one model sample (its last reply).
+  It ends at the first stage it fails, or ``correct``; it passed every stage before.
+* pass@k is the unbiased estimator of Chen et al. 2021 (HumanEval), as KernelBench uses it:
+  with n samples of which c are correct, ``1 - C(n-c, k) / C(n, k)``, averaged over tasks.
+* fast_p is the share of all tasks whose best correct kernel is correct and at least p times
+  faster than the modeled eager time; fast_0 is the share of tasks solved.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+#: The stages a sample passes, in order; a sample that fails none ends at ``correct``.
+STAGES = ("parse", "check", "verify", "lower", "compile", "correct")
+#: The p of fast_p: 0, 1, 1.5 and 2, and the 0.2 and 0.8 the AscendCraft paper reports.
+FAST_P = (0.0, 0.2, 0.8, 1.0, 1.5, 2.0)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Probability that at least one of k samples drawn from n (c of them correct) is correct."""
+    if n < 1 or not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 1 <= k <= n and 0 <= c <= n (n={n}, c={c}, k={k})")
+    if n - c < k:
+        return 1.0
+    # 1 - C(n-c, k)/C(n, k) as a product, which neither overflows nor loses precision
+    return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+
+
+def stages_passed(ended_at: str) -> tuple[str, ...]:
+    """The stages a sample that ended at ``ended_at`` passed (``correct``: all of them)."""
+    if ended_at == "correct":
+        return STAGES
+    if ended_at == "extract":        # no kernel in the reply: it did not even parse
+        return ()
+    return STAGES[:STAGES.index(ended_at)] if ended_at in STAGES else ()
+
+
+def summarise(records: list[dict], k: int) -> dict:
+    """The summary of finished task records (see bench.worker for their fields)."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        groups[r["category"]].append(r)
+    return {"overall": _summary(records, k),
+            "categories": {c: _summary(rs, k) for c, rs in sorted(groups.items())}}
+
+
+def _summary(records: list[dict], k: int) -> dict:
+    tasks = len(records)
+    samples = [s for r in records for s in r.get("samples", [])]
+    n_samples = len(samples)
+    rates = {}
+    for stage in STAGES:
+        passed = sum(stage in stages_passed(s["ended_at"]) for s in samples)
+        rates[stage] = {"passed": passed, "rate": passed / n_samples if n_samples else None}
+    ks = sorted({1, k})
+    passes = {}
+    for kk in ks:
+        per_task = [pass_at_k(len(r["samples"]), _correct(r), kk) if len(r.get("samples", [])) >= kk else 0.0
+                    for r in records]
+        passes[f"pass@{kk}"] = sum(per_task) / tasks if tasks else None
+    speedups = [r["speedup"] for r in records if r.get("correct") and r.get("speedup")]
+    fast = {f"fast_{p:g}": (sum(1 for r in records if r.get("correct") and (r.get("speedup") or 0) >= p) / tasks
+                            if tasks else None) for p in FAST_P}
+    usage = [r.get("usage") or {} for r in records]
+    costs = [u.get("cost_usd") for u in usage if u]
+    return {"tasks": tasks, "samples": n_samples,
+            "finished": sum(r["status"] == "done" for r in records),
+            "timed_out": sum(r["status"] == "timeout" for r in records),
+            "crashed": sum(r["status"] == "crashed" for r in records),
+            "errors": sum(r["status"] == "error" for r in records),
+            "correct_tasks": sum(bool(r.get("correct")) for r in records),
+            "stages": rates, **passes, **fast,
+            "geomean_speedup": (math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None),
+            "tokens_in": sum(u.get("tokens_in") or 0 for u in usage),
+            "tokens_out": sum(u.get("tokens_out") or 0 for u in usage),
+            "cost_usd": None if any(c is None for c in costs) and costs else round(sum(c or 0 for c in costs), 6)}
+
+
+def _correct(record: dict) -> int:
+    return sum(s["ended_at"] == "correct" for s in record.get("samples", []))

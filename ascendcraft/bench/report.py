@@ -1,0 +1,154 @@
+"""bench.json, bench.md, bench.csv and bench.png from the task records and their summary."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from .metrics import FAST_P, STAGES
+
+CSV_FIELDS = ("task", "category", "status", "samples", "correct_samples", "ended_at", "correct", "eager_us",
+              "kernel_us", "speedup", "efficiency", "tokens_in", "tokens_out", "cost_usd", "wall_s", "error")
+
+
+def write_reports(out: Path, records: list[dict], summary: dict, settings: dict) -> dict[str, Path]:
+    """Write the four files (each replaced whole: a reader never sees half a table)."""
+    files = {"json": out / "bench.json", "md": out / "bench.md", "csv": out / "bench.csv"}
+    _replace(files["json"], json.dumps({"settings": settings, "summary": summary, "tasks": records},
+                                       indent=2, default=str) + "\n")
+    _replace(files["csv"], csv_text(records))
+    picture = plot(records, out / "bench.png")
+    if picture is not None:
+        files["png"] = picture
+    _replace(files["md"], markdown(records, summary, settings, picture=picture.name if picture else None))
+    return files
+
+
+def _replace(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def _row(r: dict) -> dict:
+    samples = r.get("samples", [])
+    usage = r.get("usage") or {}
+    return {"task": r["task"], "category": r["category"], "status": r["status"], "samples": len(samples),
+            "correct_samples": sum(s["ended_at"] == "correct" for s in samples),
+            "ended_at": "correct" if r.get("correct") else (samples[-1]["ended_at"] if samples else r["status"]),
+            "correct": bool(r.get("correct")), "eager_us": (r.get("eager") or {}).get("time_us"),
+            "kernel_us": r.get("kernel_us"), "speedup": r.get("speedup"), "efficiency": r.get("efficiency"),
+            "tokens_in": usage.get("tokens_in"), "tokens_out": usage.get("tokens_out"),
+            "cost_usd": usage.get("cost_usd"), "wall_s": r.get("wall_s"),
+            "error": ((r.get("error") or {}).get("message") or _first_error(samples) or "").splitlines()[0:1]}
+
+
+def _first_error(samples) -> str | None:
+    return next((s.get("error") for s in reversed(samples) if s.get("error")), None)
+
+
+def csv_text(records: list[dict]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
+    w.writeheader()
+    for r in records:
+        row = _row(r)
+        row["error"] = row["error"][0] if row["error"] else ""
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def _pct(x) -> str:
+    return "—" if x is None else f"{x:.0%}"
+
+
+def _num(x, fmt: str = ",.1f") -> str:
+    return "—" if x is None else format(x, fmt)
+
+
+def summary_table(summary: dict) -> str:
+    """The per-category table (Markdown), overall last."""
+    groups = list(summary["categories"].items()) + [("**overall**", summary["overall"])]
+    passes = [k for k in summary["overall"] if k.startswith("pass@")]
+    head = (["category", "tasks"] + list(STAGES[:-1]) + ["correct"] + passes
+            + [f"fast_{p:g}" for p in FAST_P] + ["geomean speedup"])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, s in groups:
+        cells = [name, str(s["tasks"])] + [_pct(s["stages"][st]["rate"]) for st in STAGES]
+        cells += [_pct(s[p]) for p in passes] + [_pct(s[f"fast_{p:g}"]) for p in FAST_P]
+        cells.append("—" if s["geomean_speedup"] is None else f"{s['geomean_speedup']:.2f}×")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str | None = None) -> str:
+    o = summary["overall"]
+    mode = (f"kernels from `{settings['kernels']}`" if settings.get("kernels")
+            else f"model `{settings.get('model')}`, {settings['samples']} sample(s) of at most {settings['turns']} turns")
+    lines = [f"# ascendcraft bench: {o['tasks']} tasks, {o['correct_tasks']} correct", "",
+             f"{mode}; backend {settings['backend']}, chip {settings['chip']}, {settings['trials']} verification "
+             f"trials, inputs {settings['inputs']}. Stage rates count samples; pass@k, fast_p and the speedup "
+             "count tasks. Speedups are modeled: the kernel's simulated time against the modeled eager baseline "
+             "(vendor kernels at roofline, a lower bound on eager time; docs/bench.md).", "",
+             summary_table(summary), ""]
+    if o["timed_out"] or o["crashed"] or o["errors"]:
+        lines += [f"Not finished: {o['timed_out']} timed out, {o['crashed']} crashed, {o['errors']} stopped on an "
+                  "error (their samples count as failed at the stage they reached).", ""]
+    if settings.get("model"):
+        lines += [f"Tokens: {o['tokens_in']:,} in, {o['tokens_out']:,} out; cost "
+                  + ("unknown (unpriced model)" if o["cost_usd"] is None else f"${o['cost_usd']:.4f}") + ".", ""]
+    if picture:
+        lines += [f"![modeled speedup over eager, per task]({picture})", ""]
+    lines += ["| task | result | eager µs | kernel µs | speedup | efficiency | folder |", "|---|---|---|---|---|---|---|"]
+    for r in sorted(records, key=lambda r: r["task"]):
+        row = _row(r)
+        result = "correct" if row["correct"] else f"{r['status']}: failed at {row['ended_at']}" if r["status"] == "done" \
+            else f"{r['status']} ({row['ended_at']})"
+        lines.append(f"| {r['task']} | {result} | {_num(row['eager_us'])} | {_num(row['kernel_us'])} | "
+                     f"{'—' if row['speedup'] is None else format(row['speedup'], '.2f') + '×'} | "
+                     f"{_pct(row['efficiency'])} | [tasks/{r['task']}](tasks/{r['task']}/report.md) |")
+    failed = [r for r in records if not r.get("correct")]
+    if failed:
+        lines += ["", "## Failures", ""]
+        for r in sorted(failed, key=lambda r: r["task"]):
+            msg = _row(r)["error"]
+            lines.append(f"- **{r['task']}** ({_row(r)['ended_at']}): {msg[0] if msg else r['status']}")
+    return "\n".join(lines) + "\n"
+
+
+def plot(records: list[dict], path: Path) -> Path | None:
+    """Per-task modeled speedup, sorted, one colour per category (None when no task has one)."""
+    points = sorted(((r["speedup"], r["task"], r["category"]) for r in records if r.get("speedup")),
+                    key=lambda p: p[0])
+    if not points:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    categories = sorted({p[2] for p in points})
+    colours = {c: plt.get_cmap("tab10")(i % 10) for i, c in enumerate(categories)}
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.32 * len(points) + 2), 4.2), dpi=110)
+    # bars grow from 1x: up is faster than eager, down is slower
+    ax.bar(range(len(points)), [p[0] - 1.0 for p in points], bottom=1.0, color=[colours[p[2]] for p in points])
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    low, high = min(p[0] for p in points), max(p[0] for p in points)
+    ax.set_ylim(min(low, 1.0) / 1.25, max(high, 1.0) * 1.25)
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(0.3, 0.4, 0.6, 0.7, 0.8, 0.9, 1.5, 3, 4, 6, 7, 8, 9)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}×" if high / max(low, 1e-9) < 30 else ""))
+    ax.set_xticks(range(len(points)))
+    ax.set_xticklabels([p[1].split("/", 1)[-1] for p in points], rotation=70, ha="right", fontsize=7)
+    ax.set_ylabel("modeled speedup over eager (log)")
+    ax.set_title(f"ascendcraft bench: the {len(points)} correct kernels of {len(records)} tasks, sorted")
+    ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[c]) for c in categories], labels=categories,
+              fontsize=7, loc="upper left")
+    fig.tight_layout()
+    tmp = path.with_name(f".{path.stem}.tmp.png")
+    fig.savefig(tmp)
+    plt.close(fig)
+    tmp.replace(path)
+    return path
