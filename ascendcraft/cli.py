@@ -207,18 +207,11 @@ def entry() -> int:
     if not hasattr(os, "fork") or os.environ.get("ASCENDCRAFT_NO_WORKER"):
         return main()
     import signal
-    sys.stdout.flush()
-    sys.stderr.flush()
-    read_end, write_end = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:                                    # the worker
-        os.close(read_end)
+    from .processes import fork_worker
+
+    def worker(write_end: int) -> int:
         code = 3
         try:
-            from .processes import die_with_parent
-            die_with_parent(parent)    # a SIGKILLed command leaves no worker
-            os.setpgid(0, 0)    # its own group: the parent forwards Ctrl-C once; a kernel's kill(0) stays here
             code = main()
         except SystemExit as done:             # argparse: --help, --version, a usage error
             code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
@@ -226,8 +219,8 @@ def entry() -> int:
             sys.stdout.flush()
             sys.stderr.flush()
             os.write(write_end, str(code).encode())
-            os._exit(code)
-    os.close(write_end)
+        return code
+    pid, read_end = fork_worker(worker)
 
     def forward(signum, frame):                     # Ctrl-C, kill: the worker stops and reports it
         try:

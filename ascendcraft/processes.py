@@ -34,3 +34,30 @@ def die_with_parent(parent: int, c_library=None) -> None:
         return
     if os.getppid() != parent:
         os._exit(1)
+
+
+def fork_worker(body) -> tuple[int, int]:
+    """Fork a worker that runs ``body(write_fd)`` and exits with the code it returns (1 if it
+    raises); returns ``(pid, read_fd)``, the worker's end of the pipe being ``write_fd``.
+
+    The worker leads its own process group, so killing the group ends everything it started
+    (compilers, simulator runs) and a kernel's ``kill(0, ...)`` stays inside it; it is killed
+    when this process dies, so no worker outlives the command.
+    """
+    import sys
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(read_end)
+            die_with_parent(parent)
+            os.setpgid(0, 0)
+            code = body(write_end)
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end

@@ -156,3 +156,11 @@ def test_the_wrote_line_lists_only_what_was_written():
                         timeline_note="timeline.png was not drawn: the picture needs matplotlib")
     assert _wrote_line(r, "o") == ("  wrote o/ (report.md, timeline.json, ascendc/, passes/); CANN project not "
                                    "generated: x; timeline.png was not drawn: the picture needs matplotlib")
+
+
+def test_the_command_exits_0_for_help_and_version_and_2_for_a_usage_error():
+    run = lambda *a: subprocess.run([sys.executable, "-c", "import sys; from ascendcraft.cli import entry; "
+                                     "sys.exit(entry())", *a], capture_output=True, text=True)  # noqa: E731
+    assert run("--help").returncode == 0 and run("--version").returncode == 0
+    usage = run("check")
+    assert usage.returncode == 2 and "required" in usage.stderr

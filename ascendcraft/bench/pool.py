@@ -73,30 +73,22 @@ def run_pool(tasks: list[BenchTask], work: Callable[[BenchTask, Callable[[dict],
 
 
 def _start(task: BenchTask, work) -> _Worker:
-    read_end, write_end = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:                                        # the worker
-        os.close(read_end)
-        code = 0
-        try:
-            os.setpgid(0, 0)           # its own group: a timeout kills its compilers and simulator runs too
-            from ..processes import die_with_parent
-            die_with_parent(parent)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+    def worker(write_end: int) -> int:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-            def send(message: dict) -> None:
-                os.write(write_end, (json.dumps(message, default=str) + "\n").encode())
+        def send(message: dict) -> None:
+            os.write(write_end, (json.dumps(message, default=str) + "\n").encode())
+        try:
             send({"record": work(task, send)})
+            return 0
         except BaseException as err:   # noqa: BLE001 - reported as the task's crash, never raised here
             try:
-                os.write(write_end, (json.dumps({"crash": f"{type(err).__name__}: {err}"}) + "\n").encode())
+                send({"crash": f"{type(err).__name__}: {err}"})
             except OSError:
                 pass
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(write_end)
+            return 1
+    from ..processes import fork_worker
+    pid, read_end = fork_worker(worker)
     os.set_blocking(read_end, False)
     return _Worker(task, pid, read_end, time.monotonic())
 
