@@ -215,6 +215,10 @@ def entry() -> int:
             code = main()
         except SystemExit as done:             # argparse: --help, --version, a usage error
             code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
+        except BaseException as err:           # --debug re-raises: the traceback is what was asked for
+            import traceback
+            traceback.print_exc()
+            code = getattr(err, "exit_code", 3)    # a user error keeps its exit code
         finally:
             sys.stdout.flush()
             sys.stderr.flush()

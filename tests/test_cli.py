@@ -164,3 +164,10 @@ def test_the_command_exits_0_for_help_and_version_and_2_for_a_usage_error():
     assert run("--help").returncode == 0 and run("--version").returncode == 0
     usage = run("check")
     assert usage.returncode == 2 and "required" in usage.stderr
+
+
+def test_debug_shows_the_traceback_through_the_worker(tmp_path):
+    missing = tmp_path / "no_such.dsl"
+    r = subprocess.run([sys.executable, "-c", "import sys; from ascendcraft.cli import entry; sys.exit(entry())",
+                        "--debug", "check", str(missing), "--op", str(missing)], capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback (most recent call last)" in r.stderr and "no such kernel file" in r.stderr
