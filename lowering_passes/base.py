@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 
 from ascendcraft.dsl import ast as A
+from ascendcraft.errors import DSLError
 
 
 @dataclass
@@ -25,13 +26,39 @@ class PassContext:
 
 @dataclass(frozen=True)
 class LoweringPass:
-    """A named program-to-program rewrite. Subclasses set ``name`` and implement ``run``."""
+    """A named program-to-program rewrite. Subclasses set ``name`` and implement ``run``.
+
+    An error a pass raises speaks the writer's terms: a name the pass (or an earlier one) invented
+    is shown as the writer's expression it holds (:func:`writer_terms`)."""
 
     name: str = "pass"
     establishes: tuple[str, ...] = ()
 
     def run(self, kernel: A.Kernel, ctx: PassContext) -> A.Kernel:
         raise NotImplementedError
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        run = cls.__dict__.get("run")
+        if run is None:
+            return
+
+        def located_run(self, kernel, ctx):
+            try:
+                return run(self, kernel, ctx)
+            except DSLError as err:
+                raise in_writer_terms(err, kernel) from None
+        located_run.__doc__, located_run.__name__ = run.__doc__, run.__name__
+        cls.run = located_run
+
+
+def in_writer_terms(err, kernel):
+    """``err`` with its message and hint in the writer's terms (:func:`writer_terms`); returns it."""
+    message, hint = writer_terms(err.message, kernel), writer_terms(err.hint, kernel)
+    if message != err.message and err.args and err.args[0] == err.message:
+        err.args = (message, *err.args[1:])
+    err.message, err.hint = message, hint
+    return err
 
 
 def rewrite_block(stmts, rewrite) -> tuple:
@@ -132,3 +159,85 @@ def map_names(e, fn):
     if isinstance(e, A.Tuple):
         return replace(e, items=tuple(map_names(i, fn) for i in e.items))
     return e
+
+
+def rename_names(node, mapping: dict):
+    """``node`` with every use of a name in ``mapping`` renamed (``Name`` nodes and ``free``
+    operands; assignment targets are definitions, not uses). Renamed nodes keep their origin; nodes
+    that do not change are kept, so their types (keyed by ``id``) stay valid."""
+    if isinstance(node, tuple):
+        items = tuple(rename_names(x, mapping) for x in node)
+        return node if all(a is b for a, b in zip(items, node)) else items
+    if not is_dataclass(node) or isinstance(node, A.TensorType):
+        return node
+    if isinstance(node, A.Name):
+        return replace(node, id=mapping[node.id]) if node.id in mapping else node
+    if isinstance(node, A.Free):
+        return replace(node, name=mapping[node.name]) if node.name in mapping else node
+    changes = {}
+    for f in fields(node):
+        if f.name in ("span", "source"):
+            continue
+        v = getattr(node, f.name)
+        if isinstance(v, tuple) or is_dataclass(v):
+            new = rename_names(v, mapping)
+            if new is not v:
+                changes[f.name] = new
+    return replace(node, **changes) if changes else node
+
+
+def span_text(span, source) -> str | None:
+    """The writer's text at ``span`` in ``source`` (one line, or the lines it covers joined)."""
+    if span is None or source is None:
+        return None
+    lines = source.text.splitlines()
+    if not 0 < span.line <= len(lines):
+        return None
+    if span.end_line == span.line:
+        text = lines[span.line - 1][span.column - 1:span.end_column - 1]
+    else:
+        parts = [lines[span.line - 1][span.column - 1:]]
+        parts += lines[span.line:span.end_line - 1]
+        if span.end_line <= len(lines):
+            parts.append(lines[span.end_line - 1][:span.end_column - 1])
+        text = " ".join(p.strip() for p in parts)
+    return text.strip() or None
+
+
+def writer_terms(text: str | None, kernel: A.Kernel) -> str | None:
+    """``text`` (an error message or hint about a program a pass made) with every name a pass
+    invented (``_t0``, ``_a3``, ``_pf0``: not in the writer's source) replaced by the writer's
+    expression it holds: the source text of its definition's origin (``passes.with_origins``).
+    Names the writer wrote are kept; so is a pass-made name whose origin is unknown."""
+    source = getattr(kernel, "source", None)
+    if not text or source is None:
+        return text
+    written = set(_IDENT.findall(source.text))
+    defs: dict[str, object] = {}
+    for n in A.walk(kernel):
+        if isinstance(n, A.Assign) and n.target not in defs:
+            defs[n.target] = n
+    memo: dict[str, str | None] = {}
+
+    def origin_text(name: str) -> str | None:
+        if name not in memo:
+            d = defs.get(name)
+            memo[name] = None
+            if d is not None:
+                t = span_text(getattr(d.value, "span", None) or d.span, source)
+                # a statement's own origin (`x = f(...)`) names its value by the right-hand side
+                m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*(.+)$", t or "")
+                memo[name] = m.group(2) if m else t
+        return memo[name]
+
+    def sub(quote):
+        def one(m):
+            word = m.group(0)
+            if word in written or word not in defs:
+                return word
+            origin = origin_text(word)
+            return (f"`{origin}`" if quote else origin) if origin else word
+        return one
+    # inside `code` a name becomes the expression itself, elsewhere the expression in backticks
+    parts = text.split("`")
+    return "`".join(_IDENT.sub(sub(i % 2 == 0), p) for i, p in enumerate(parts))

@@ -29,9 +29,10 @@ assignment is a greedy colouring of the interference graph (networkx). The inter
 the result: reading a tile after its buffer received another value is an error.
 
 Work areas the emitter's expansions need are declared here too, so the UB budget sees them:
-rwork (reductions), swork/sidx (scans), wwork/widx (windows), and xwork/xidx for copies of
-*strided* GM regions (``x[a:b, j]``: the tile's last axis is not the tensor's last axis), which
-move one element per 32-byte block and are packed with Gather. Those are their roles; each is
+rwork (reductions), swork/sidx (scans, products), wwork/widx (windows), gidx (the Gather offsets
+of slices of tiles, ``t[:, a:b]``), and xwork/xidx for copies of *strided* GM regions
+(``x[a:b, j]``: the tile's last axis is not the tensor's last axis), which move one element per
+32-byte block and are packed with Gather. Those are their roles; each is
 named by its role, or the role and a number if the kernel uses the name already (a variable
 ``rwork``), and the emitter finds them by role (:func:`work_buffers`), never by a fixed name.
 
@@ -98,6 +99,11 @@ class _Bufferizer:
         self.windows: list[tuple[str, str]] = []           # (input tile, output tile) of WindowMax/Avg
         self.apart: list[tuple[str, str]] = []             # tiles that must not share a buffer
         self.strided: list = []                            # inner extents of strided GM regions copied
+        self.gathers: list = []                            # elements per Gather of tile slices (gidx)
+        self.consts = {c.name for c in kernel.body if isinstance(c, A.Const)} | \
+            {d for p in kernel.inputs + kernel.outputs if isinstance(p.type, A.TensorType)
+             for d in p.type.shape if isinstance(d, str)} | \
+            {p.name for p in kernel.inputs if isinstance(p.type, A.ScalarType)} | {"CORES"}
 
     def run(self) -> A.Kernel:
         self._scan(self.k.body)
@@ -149,19 +155,26 @@ class _Bufferizer:
                     self._note_strided(s.value.src)
                 if tile_value(s.value):
                     self._record_tile(s)
-                if isinstance(s.value, A.Call) and s.value.func in OPS and OPS[s.value.func].form in ("reduce", "rowreduce"):
+                func = s.value.func if isinstance(s.value, A.Call) else None
+                if func in OPS and OPS[func].form in ("reduce", "rowreduce") and func not in _SCANNED:
                     self.reduced.append(s.value.args[0].id)
-                if isinstance(s.value, A.Call) and s.value.func in ("CumSum", "CumProd", "ReduceProd"):
-                    self.scanned.append((s.value.args[0].id, s.value.func))
-                if isinstance(s.value, A.Call) and s.value.func in OPS and \
-                        OPS[s.value.func].form in ("rowvec", "colvec", "rowreduce"):
-                    # the output is written row by row while a vector operand (or, for per-row
-                    # reductions, the rows) is still read at other offsets: never in place
+                if func in _SCANNED:
+                    self.scanned.append((s.value.args[0].id, func))
+                if func in OPS and OPS[func].form in ("rowvec", "colvec", "rowreduce"):
+                    # the output is written row by row while a vector operand (the one not of the
+                    # result's shape) or, for per-row reductions, the rows are still read at other
+                    # offsets: never in place
+                    result = self.ctx.type_of(s.value)
                     for a in s.value.args:
-                        if isinstance(a, A.Name) and a.id in self.shape and \
-                                (OPS[s.value.func].form == "rowreduce" or len(self.shape[a.id]) < 2
-                                 or self.shape[a.id][-1] == A.Int(1)):
+                        t = self.ctx.type_of(a)
+                        if isinstance(a, A.Name) and a.id in self.shape and (
+                                OPS[func].form == "rowreduce" or t is None or result is None
+                                or tuple(t.shape) != tuple(result.shape)):
                             self.apart.append((a.id, s.target))
+                if func == "Copy" and isinstance(s.value.args[0], A.Index):
+                    # a slice is gathered from its tile: never in place
+                    self.apart.append((s.value.args[0].base.id, s.target))
+                    self.gathers.append(self._index_shape(s.value.args[0])[-1])
                 if isinstance(s.value, A.Call) and s.value.func in ("WindowMax", "WindowAvg"):
                     self.windows.append((s.value.args[0].id, s.target))
                     # a window writes its output while it still gathers from its input: never in place
@@ -214,12 +227,26 @@ class _Bufferizer:
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
         src = e.args[1] if op.form == "select" else e.args[0]
-        if op.form in ("rowvec", "colvec") and isinstance(src, A.Name) and len(self.shape.get(src.id, ())) < 2:
-            src = e.args[1]      # the [R, C] operand gives the shape
+        if op.form in ("rowvec", "colvec"):   # the [R, C] operand (of the result's shape) gives the shape
+            result = self.ctx.type_of(e)
+            src = next((a for a in e.args if getattr(self.ctx.type_of(a), "shape", None) == getattr(result, "shape", ())),
+                       e.args[0])
+        if op.form == "copy" and isinstance(src, A.Index):
+            return self._index_shape(src)
         if isinstance(src, A.Name) and src.id in self.shape:
             return self.shape[src.id][1:] if op.form == "rows" else self.shape[src.id]
         t = self.ctx.type_of(e)
         return tuple(A.Int(d) for d in t.shape)
+
+    def _index_shape(self, ix) -> tuple:
+        """Extents of a tile slice ``t[a:b, j]`` as expressions: each slice's length (``slice_extent``),
+        integer indices dropping their axis, axes without a subscript whole."""
+        base = self.shape[ix.base.id]
+        out = []
+        for axis, sub in enumerate(ix.subscripts):
+            if isinstance(sub, A.Slice):
+                out.append(slice_extent(sub, base[axis], self.consts))
+        return tuple(out) + tuple(base[len(ix.subscripts):])
 
     def _window_shape(self, e) -> tuple:
         src = self.shape[e.args[0].id]
@@ -266,7 +293,17 @@ class _Bufferizer:
         return nx.greedy_color(g, strategy="largest_first")
 
     def _work_buffers(self) -> list:
-        return self._reduce_work() + self._scan_work() + self._window_work() + self._strided_work()
+        return self._reduce_work() + self._scan_work() + self._window_work() + self._strided_work() + \
+            self._gather_work()
+
+    def _gather_work(self) -> list:
+        """Slices of tiles (``t[:, a:b]``) are Gathers from the tile (any start, 32-byte aligned or not):
+        gidx holds the byte offsets of one Gather (a row of the slice, or a column's elements)."""
+        if not self.gathers:
+            return []
+        n = self.names.fresh("_n")
+        return [A.Const(n, binary("*", call("cdiv", _maximum(self.gathers), A.Int(8)), A.Int(8))),
+                A.Buffer(self._work_name("gidx"), A.TensorType("i32", (n,), "veccalc"))]
 
     def _strided_work(self) -> list:
         """Copies of strided GM regions (a column ``x[a:b, j]``: the elements of the tile's last
@@ -313,7 +350,7 @@ class _Bufferizer:
         work, idx = self.names.fresh("_n"), self.names.fresh("_n")
         out = [A.Const(work, binary("+", size, A.Int(64))),
                A.Buffer(self._work_name("swork"), A.TensorType(dtype, (work,), "veccalc"))]
-        if any(op != "ReduceProd" for _, op in self.scanned):
+        if any(op not in ("ReduceProd", "ProdEachRow") for _, op in self.scanned):
             out += [A.Const(idx, binary("*", A.Int(2), size)),
                     A.Buffer(self._work_name("sidx"), A.TensorType("i32", (idx,), "veccalc"))]
         return out
@@ -348,8 +385,27 @@ class _Bufferizer:
 
 
 #: The UB work areas bufferize declares for the emitter's expansions, by role: rwork (reductions),
-#: swork/sidx (scans, ReduceProd), wwork/widx (windows), xwork/xidx (strided GM copies).
-WORK_ROLES = ("rwork", "swork", "sidx", "wwork", "widx", "xwork", "xidx")
+#: swork/sidx (scans, ReduceProd, ProdEachRow), wwork/widx (windows), xwork/xidx (strided GM copies),
+#: gidx (slices of tiles).
+WORK_ROLES = ("rwork", "swork", "sidx", "wwork", "widx", "xwork", "xidx", "gidx")
+
+#: Ops that work on a copy in swork (64-element rows folded, then 64 lanes on the scalar unit).
+_SCANNED = ("CumSum", "CumProd", "CumSumExclusive", "CumProdExclusive", "ReduceProd", "ProdEachRow")
+
+
+def slice_extent(sub, base, consts: set):
+    """The static length of a tile slice ``a:b`` of an axis of static extent ``base`` (what its
+    buffer is sized by): ``b - a`` when the slice's text gives it (``j:j + T``, ``0:H``) in dims,
+    constants and attributes only, else ``base``."""
+    start = sub.start if sub.start is not None else A.Int(0)
+    if sub.stop is None and base is None:
+        return None
+    stop = sub.stop if sub.stop is not None else base
+    ext = _difference(start, stop, base)
+    if ext is None:
+        return None
+    names = {n.id for n in A.walk(ext) if isinstance(n, A.Name)}
+    return ext if names <= consts else base
 
 
 def work_role(name: str) -> str | None:

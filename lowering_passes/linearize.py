@@ -20,6 +20,12 @@ After::
 Establishes: every load, tile-valued op and reduction is the whole right-hand side of its own
 assignment, and stores write a name. Scalar arithmetic stays inline: it runs on the scalar
 unit. Later passes select one AscendC call per statement.
+
+Tile aliases (``a = t``: another name for a tile's value) are resolved here: the uses of ``a``
+become uses of ``t`` when that is the same value (``a`` is assigned once, all its uses follow
+in the same block, and ``t`` is not reassigned before the last of them), so no later pass sees
+two names for one buffer. An alias that must keep an older value (``prev = t`` carried across
+iterations while ``t`` is reloaded) stays, and ``select`` makes it a copy.
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ from dataclasses import dataclass, replace
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TTile
 
-from .base import LoweringPass, Names, rewrite_block
+from .base import LoweringPass, Names, rename_names, rewrite_block
 
 
 def _is_matmul(e) -> bool:
@@ -42,7 +48,56 @@ class Linearize(LoweringPass):
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         lin = _Linearizer(kernel, ctx)
-        return replace(kernel, body=rewrite_block(kernel.body, lin.stmt))
+        body = rewrite_block(kernel.body, lin.stmt)
+        tiles = {s.target for s in A.walk(kernel) if isinstance(s, A.Assign) and is_vector(ctx.type_of(s.value))}
+        return replace(kernel, body=resolve_aliases(body, tiles))
+
+
+def _assigns(node) -> dict:
+    """How often each name is assigned (or is a loop variable) in ``node``."""
+    out: dict = {}
+    for n in A.walk(node):
+        for t in ((n.target,) if isinstance(n, A.Assign) else (n.var,) if isinstance(n, A.For) else
+                  n.vars if isinstance(n, A.ParallelFor) else ()):
+            out[t] = out.get(t, 0) + 1
+    return out
+
+
+def _uses(node, name: str) -> int:
+    return sum(1 for n in A.walk(node) if isinstance(n, A.Name) and n.id == name or
+               isinstance(n, A.Free) and n.name == name)
+
+
+def resolve_aliases(body: tuple, tiles: set) -> tuple:
+    """Replace each alias ``a = t`` of a tile by ``t`` where that is the same value (see the module
+    docstring); chains (``b = a``) resolve in order. ``tiles``: the names of (non 0-d) tiles."""
+    whole = A.Kernel("", (), (), body)
+    assigned = _assigns(whole)
+    total = {n: _uses(whole, n) for n in tiles}
+
+    def block(stmts) -> list:
+        stmts = list(stmts)
+        out = []
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if isinstance(s, A.Assign) and isinstance(s.value, A.Name) and s.target in tiles \
+                    and s.value.id in tiles and s.target != s.value.id and assigned.get(s.target) == 1:
+                a, t = s.target, s.value.id
+                rest = stmts[i + 1:]
+                using = [k for k, r in enumerate(rest) if _uses(r, a)]
+                if sum(_uses(r, a) for r in rest) == total[a] and \
+                        not any(_assigns(r).get(t) for r in rest[:(using[-1] + 1) if using else 0]):
+                    stmts[i + 1:] = [rename_names(r, {a: t}) for r in rest]
+                    total[t] = total.get(t, 0) + total[a] - 1
+                    i += 1
+                    continue
+            if isinstance(s, (A.For, A.ParallelFor)):
+                s = replace(s, body=tuple(block(s.body)))
+            out.append(s)
+            i += 1
+        return out
+    return tuple(block(body))
 
 
 def is_gemm(e) -> bool:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
-from ascendcraft.dsl.ops import BINARY_OPERATORS, UNARY_OPERATORS
+from ascendcraft.dsl.ops import BINARY_OPERATORS, OPS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TScalar, TTile
 from ascendcraft.errors import DSLError
 
@@ -44,7 +44,7 @@ _REDUCE_ALL = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin", "prod
 _SCAN = {"cumsum": "CumSum", "cumprod": "CumProd"}
 _ROWS = {"sum": "SumRows", "max": "MaxRows", "min": "MinRows", "prod": "ProdRows"}
 _ROWS_ALL = {**_ROWS, "mean": None}
-_EACH_ROW = {"sum": "SumEachRow", "max": "MaxEachRow", "min": "MinEachRow"}
+_EACH_ROW = {"sum": "SumEachRow", "max": "MaxEachRow", "min": "MinEachRow", "prod": "ProdEachRow"}
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
 # erf(|x|) = 1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) exp(-x^2), t = 1 / (1 + p |x|):
@@ -71,6 +71,7 @@ class _Selector:
     def __init__(self, kernel, ctx):
         self.ctx, self.names, self.kernel = ctx, Names(kernel), kernel
         self.bit_masks: set[str] = set()   # names holding Compare results (one bit per element)
+        self.mask_like: dict[str, tuple] = {}  # bit mask -> (a float tile of its shape, its dtype)
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> list:
@@ -118,15 +119,99 @@ class _Selector:
                 tmp = self.names.fresh("_v")
                 return [A.Assign(tmp, e), A.Assign(s.target, call("GetValue", A.Name(tmp)))]
             return [s]
+        if isinstance(e, A.Index) and isinstance(e.base, A.Name) and e.base.id in self.bit_masks:
+            return self._mask_index(s, e, t)
+        if isinstance(e, A.Index):
+            return [replace(s, value=self._index(e, t))]
+        if isinstance(e, A.Name) and is_vector(t) and t.space == "ub":
+            # an alias linearize kept (it holds an older value of a reassigned tile): a copy
+            return [replace(s, value=call("Copy", e))]
         if not self._is_vector_op(e):
             return [s]
         steps = self.select(e)
-        if isinstance(steps[-1], A.Call) and steps[-1].func in ("Compare", "CompareScalar"):
-            self.bit_masks.add(s.target)
+        self._dtypes_supported(e, steps)
         targets = [self.names.fresh("_a") for _ in steps[:-1]] + [s.target]
         # steps name earlier results with placeholders ($prev: the one before, $step<k>: the k-th),
         # which no DSL identifier can spell: a writer's variable _prev or _step0 is left alone
-        return [A.Assign(tgt, _subst(v, targets[:i])) for i, (tgt, v) in enumerate(zip(targets, steps))]
+        out = [A.Assign(tgt, _subst(v, targets[:i])) for i, (tgt, v) in enumerate(zip(targets, steps))]
+        last = out[-1].value
+        if isinstance(last, A.Call) and (last.func in ("Compare", "CompareScalar") or
+                                         last.func in ("Not", "And", "Or") and t.dtype == "bool"):
+            self.bit_masks.add(s.target)
+            # a float tile of the mask's shape (a broadcast mask is expanded through its 0/1 values):
+            # the writer's compared tile, or one an operand mask has
+            for a in last.args:
+                at = self.ctx.type_of(a) if isinstance(a, A.Name) else None
+                if last.func.startswith("Compare") and isinstance(at, TTile) and at.dtype in ("f16", "f32"):
+                    self.mask_like[s.target] = (a.id, at.dtype)
+                elif isinstance(a, A.Name) and a.id in self.mask_like:
+                    self.mask_like[s.target] = self.mask_like[a.id]
+                if s.target in self.mask_like:
+                    break
+        return out
+
+    def _index(self, e: A.Index, t):
+        """A slice or element of a tile: ``t[a:b]``, ``t[:, a:b]``, ``t[i]`` are copies (Gathers from the
+        tile, any start); one element ``t[i, j]`` is read on the scalar unit."""
+        base = self.ctx.type_of(e.base)
+        if not (isinstance(base, TTile) and base.space == "ub"):
+            raise NoRule(f"`{_dsl_text(e)}`, a slice of an {base.space} tile (only ub tiles are sliced on chip: "
+                         "slice the region you load instead, load(x[a:b, :], space=...))")
+        if len(base.shape) > 2:
+            raise NoRule(f"`{_dsl_text(e)}`, a slice of a rank-{len(base.shape)} tile (tiles on chip have one or two "
+                         "axes: load a region of one or two axes instead, e.g. load(x[i, :, a:b]))")
+        return call("GetValue", e) if t.shape == () else call("Copy", e)
+
+    def _scalar_tile(self, st: "_Steps", like, dtype: str, value):
+        """A tile of the scalar expression ``value`` with ``like``'s run-time shape."""
+        f = self._float_like(st, like, dtype)
+        none = st.add(call("CompareScalar", f, A.Name("nan"), mode=A.Str("eq")))
+        return st.add(call("Select", none, like, value))
+
+    def _minus_one(self, x):
+        """-1 in ``x``'s dtype (negation of an integer tile multiplies by the integer -1)."""
+        t = self.ctx.type_of(x)
+        return lit(-1.0) if getattr(t, "dtype", "f32") in ("f16", "bf16", "f32") else lit(-1)
+
+    def _dtypes_supported(self, e, steps):
+        """Refuse, in the writer's terms, an operation whose API ops do not take its operands' dtype
+        (``sum`` of an i32 tile: ReduceSum adds floats), rather than emit a program the checker rejects."""
+        for c in steps:
+            if not (isinstance(c, A.Call) and c.func in OPS and OPS[c.func].kind == "api"
+                    and OPS[c.func].form not in ("cast", "copy", "getvalue", "duplicate")):
+                continue
+            for a in c.args:
+                t = self.ctx.type_of(a) if isinstance(a, A.Name) and not a.id.startswith(_PLACEHOLDER) else None
+                if isinstance(t, TTile) and t.dtype not in OPS[c.func].dtypes and \
+                        not (t.dtype == "bool" and OPS[c.func].form in ("select", "binary", "unary")):
+                    allowed = "/".join(sorted(d for d in OPS[c.func].dtypes if d != "bool"))
+                    raise NoRule(f"`{_dsl_text(e)}` on {t.dtype} tiles (it lowers for {allowed} tiles; cast(x, f32) "
+                                 "first where that is exact)")
+
+    def _mask_index(self, s: A.Assign, e: A.Index, t) -> list:
+        """A slice or element of a comparison's mask (one bit per element: no bit is addressable):
+        the mask as 0/1 values, sliced, compared != 0 again (an element: read, != 0 on the scalar unit)."""
+        like = self.mask_like.get(e.base.id)
+        if like is None:
+            raise NoRule(f"`{_dsl_text(e)}`: a slice of a mask that is not a comparison")
+        st = _Steps()
+        ones, _ = self._filled(st, A.Name(like[0]), like[1], 1)
+        if like[1] != "f32":
+            ones = st.add(call("Cast", ones, A.Name("f32")))
+        values = st.add(call("Select", e.base, ones, lit(0.0)))
+        part = replace(e, base=values)
+        if t.shape == ():
+            v = st.add(call("GetValue", part))
+            st.append(A.Binary("!=", v, lit(0.0)))
+        else:
+            sliced = st.add(call("Copy", part))
+            st.append(call("CompareScalar", sliced, lit(0.0), mode=A.Str("ne")))
+        targets = [self.names.fresh("_a") for _ in st[:-1]] + [s.target]
+        out = [A.Assign(tgt, _subst(v, targets[:i])) for i, (tgt, v) in enumerate(zip(targets, st))]
+        if t.shape != ():
+            self.bit_masks.add(s.target)
+            self.mask_like[s.target] = (targets[-2], "f32")
+        return out
 
     def _is_vector_op(self, e) -> bool:
         if isinstance(e, (A.Name, A.Int, A.Float)):
@@ -147,14 +232,14 @@ class _Selector:
             return self._op(BINARY_OPERATORS[e.op], [e.lhs, e.rhs], e)
         if isinstance(e, A.Call):
             return self._op(e.func, list(e.args), e)
-        raise NoRule(f"the expression {type(e).__name__}")
+        raise NoRule(f"`{_dsl_text(e)}`")
 
     def _op(self, op: str, args: list, e) -> list:
         tiles = [is_vector(self.ctx.type_of(a)) for a in args]
         if op in _UNARY and tiles == [True]:
             return [call(_UNARY[op], args[0])]
         if op == "neg":
-            return [call("Muls", args[0], lit(-1.0))]
+            return [call("Muls", args[0], self._minus_one(args[0]))]
         if op == "sigmoid":    # 1 / (1 + exp(-x))
             return [call("Muls", args[0], lit(-1.0)), call("Exp", P), call("Adds", P, lit(1.0)),
                     call("Reciprocal", P)]
@@ -167,6 +252,10 @@ class _Selector:
             # float -> float Cast rounds to an integer value (ascendc_api.md: Cast pairs on A2)
             return [call("Cast", args[0], A.Name(self.ctx.type_of(e).dtype), round=A.Str(op))]
         if op in _COMPARE:
+            dtypes = {self.ctx.type_of(a).dtype for a, tile in zip(args, tiles) if tile}
+            if not dtypes <= {"f16", "f32"}:
+                raise NoRule(f"a comparison of {'/'.join(sorted(dtypes))} tiles (the vector unit compares float "
+                             "tiles; cast(x, f32) first when the values are below 2**24 in magnitude)")
             if tiles == [True, True]:
                 return [call("Compare", args[0], args[1], mode=A.Str(op))]
             if tiles == [True, False]:
@@ -177,18 +266,17 @@ class _Selector:
         if op == "clamp" and tiles[0] and not any(tiles[1:]):
             return [call("Maxs", args[0], args[1]), call("Mins", P, args[2])]
         if op == "where":
-            return self._where(args, tiles, e)
+            return self._where(args, e)
+        if op in ("and", "or", "not") and tiles[0] and (all(tiles) or self.ctx.type_of(args[0]).dtype != "bool"):
+            return self._logic(op, args, tiles)
         if op in _REDUCE_ALL and isinstance(e, A.Call) and self._reduces_all(e):
             return self._reduce_all(op, args[0], e)
         if op in _SCAN and isinstance(e, A.Call) and len(self.ctx.type_of(args[0]).shape) == 1:
             rev = e.kwarg("reverse")
-            scan = call(_SCAN[op], args[0], **({"reverse": rev} if rev is not None else {}))
-            if _false(e.kwarg("exclusive")):
-                return [scan]
-            if op == "cumsum" and _true(e.kwarg("exclusive")):
-                # the exclusive sum is the inclusive one less the element itself (the difference
-                # is rounded once more: within the verification's float slack for long sums)
-                return [scan, call("Sub", P, args[0])]
+            # exclusive: its own composite (a shift, exact where an element is 0 or infinite: not the
+            # inclusive scan less or divided by the element)
+            name = _SCAN[op] + ("Exclusive" if _true(e.kwarg("exclusive")) else "")
+            return [call(name, args[0], **({"reverse": rev} if rev is not None else {}))]
         if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
             kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
             return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
@@ -199,18 +287,24 @@ class _Selector:
                         call("Div", _step(0), P)]
             return [call(_EACH_ROW[op], args[0], **kw)]
         if op in _ROWS_ALL and isinstance(e, A.Call) and self._axis0_of_2d(e):
+            st = _Steps([call(_ROWS.get(op, "SumRows"), args[0])])
             if op == "mean":
-                return [call("SumRows", args[0]), *self._ones(args[0]), call("SumRows", P), call("Div", _step(0), P)]
-            return [call(_ROWS[op], args[0])]
+                st += [*self._ones(args[0]), call("SumRows", P), call("Div", _step(0), P)]
+            if _true(e.kwarg("keepdims")):
+                self._as_row(st, args[0])
+            return st
         if op == "cast" and tiles[0]:
             kw = {"round": e.kwarg("round")} if e.kwarg("round") is not None else {}
+            src_dtype = self.ctx.type_of(args[0]).dtype
+            if src_dtype == self.ctx.type_of(e).dtype and not (kw and src_dtype in ("f16", "bf16", "f32")):
+                return [call("Copy", args[0])]   # a cast to the tile's own dtype is the value itself
             return [call("Cast", args[0], args[1], **kw)]
         if op in ("zeros", "full"):
             dtype = args[-1]
             value = lit(0.0 if self.ctx.type_of(e).dtype in ("f16", "bf16", "f32") else 0) if op == "zeros" \
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
-        raise NoRule(f"{op}(...) on {', '.join(self._describe(a) for a in args)}")
+        raise NoRule(f"`{_dsl_text(e)}` ({op} of {', '.join(self._describe(a) for a in args)})")
 
     def _reduces_all(self, e) -> bool:
         """A reduction to one value: no axis, or the only axis of a 1-D tile."""
@@ -257,9 +351,36 @@ class _Selector:
 
     def _axis0_of_2d(self, e) -> bool:
         t = self.ctx.type_of(e.args[0])
-        axis, keep = e.kwarg("axis"), e.kwarg("keepdims")
-        return isinstance(t, TTile) and len(t.shape) == 2 and _int_literal(axis) in (0, -2) \
-            and (keep is None or (isinstance(keep, A.Name) and keep.id == "False"))
+        return isinstance(t, TTile) and len(t.shape) == 2 and _int_literal(e.kwarg("axis")) in (0, -2)
+
+    def _as_row(self, st: "_Steps", x):
+        """The last step's [C] result as the [1, C] tile keepdims=True asks for (the same row in UB;
+        the DSL has no reshape): added to zeros shaped like x's first row at run time."""
+        v = _step(len(st) - 1)
+        row = st.add(call("Copy", A.Index(x, (A.Slice(A.Int(0), A.Int(1)), A.Slice(None, None)))))
+        zero, _ = self._filled(st, row, self.ctx.type_of(x).dtype, 0)
+        st.add(call("AddRowVec", zero, v))
+
+    def _float_like(self, st: "_Steps", x, dtype: str):
+        """An f32 tile with ``x``'s run-time shape (a tail tile is shorter than its static shape):
+        ``x`` itself, or its values cast to f32 (a bool tile from GM holds bytes: u8 -> f16 -> f32)."""
+        if dtype == "f32":
+            return x
+        if dtype == "bool":
+            x = st.add(call("Cast", x, A.Name("f16")))
+        if dtype in ("bool", "f16", "i32"):
+            return st.add(call("Cast", x, A.Name("f32")))
+        raise NoRule(f"a where or broadcast on {dtype} tiles")
+
+    def _filled(self, st: "_Steps", like, dtype: str, value) -> tuple:
+        """(a tile of ``value`` with ``like``'s run-time shape, its dtype): ``like`` (its f32 values for
+        a bool tile) selected from an all-false mask (x == NaN is false for every x, NaN included)."""
+        f = self._float_like(st, like, dtype)
+        none = st.add(call("CompareScalar", f, A.Name("nan"), mode=A.Str("eq")))
+        if dtype == "bool":
+            like, dtype = f, "f32"
+        return st.add(call("Select", none, like, lit(float(value) if dtype in ("f16", "bf16", "f32") else int(value)))), \
+            dtype
 
     def _describe(self, a) -> str:
         t = self.ctx.type_of(a)
@@ -298,7 +419,7 @@ class _Selector:
             if op in _SCALAR:
                 return [call(_SCALAR[op], b, a)]
             if op == "sub":
-                return [call("Muls", b, lit(-1.0)), call("Adds", P, a)]
+                return [call("Muls", b, self._minus_one(b)), call("Adds", P, a)]
             if op == "div":
                 return [call("Reciprocal", b), call("Muls", P, a)]
         raise NoRule(f"{op} of {self._describe(a)} and {self._describe(b)}")
@@ -329,38 +450,112 @@ class _Selector:
         name = _BINARY.get(op)
         if name is None:
             raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)}")
-        if len(sa) == 2 and sb == (sa[1],) or len(sb) == 2 and sa == (sb[1],):
-            return [call(f"{name}RowVec", a, b)]
+        if len(sa) == 2 and sb in ((sa[1],), (1, sa[1])) or len(sb) == 2 and sa in ((sb[1],), (1, sb[1])):
+            return [call(f"{name}RowVec", a, b)]     # a row vector [C] or [1, C], on either side
         if len(sa) == 2 and sb == (sa[0], 1):
             return [call(f"{name}ColVec", a, b)]
         if len(sb) == 2 and sa == (sb[0], 1):   # the column vector on the left
             if op in ("add", "mul", "maximum", "minimum"):   # commutative
                 return [call(f"{name}ColVec", b, a)]
             if op == "sub":     # v - t = (-t) + v (negation is exact)
-                return [call("Muls", b, lit(-1.0)), call("AddColVec", P, a)]
+                return [call("Muls", b, self._minus_one(b)), call("AddColVec", P, a)]
             if op == "div":     # v / t = (1 / t) * v
                 return [call("Reciprocal", b), call("MulColVec", P, a)]
-        raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)} (only [R, C] with [C] or [R, 1] "
+        raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)} (only [R, C] with [C], [1, C] or [R, 1] "
                      "broadcast)")
 
-    def _where(self, args, tiles, e) -> list:
+    def _logic(self, op, args, tiles) -> list:
+        """``&``, ``|``, ``~``: bitwise on the 16-bit views of integer tiles and of bit masks (masks
+        from GM hold bytes: they become bit masks first, as Compare writes them); an integer scalar
+        operand is a tile of it first."""
+        st = _Steps()
+        dtype = self.ctx.type_of(args[0]).dtype
+        if dtype == "bool":
+            args = [self._bits(st, a) for a in args]
+        else:
+            args = [a if tile else self._scalar_tile(st, args[0], dtype, a) for a, tile in zip(args, tiles)]
+        st.add(call({"and": "And", "or": "Or", "not": "Not"}[op], *args))
+        return st
+
+    def _bits(self, st: "_Steps", mask, invert: bool = False):
+        """A bool tile as a bit mask (one bit per element, what Compare writes and Select reads): a bit
+        mask as it is, bytes from GM -> f16 (Cast u8->half) -> CompareScalar != 0; ``invert``: its not."""
+        if isinstance(mask, A.Name) and mask.id in self.bit_masks:
+            return st.add(call("Not", mask)) if invert else mask
+        h = st.add(call("Cast", mask, A.Name("f16")))
+        return st.add(call("CompareScalar", h, lit(0.0), mode=A.Str("eq" if invert else "ne")))
+
+    def _where(self, args, e) -> list:
+        """``where(mask, a, b)`` as Select, with what the checker accepts: a bool mask of the value's
+        shape, broadcast to it ([R, 1], [C] or [1, C] against [R, C]) or a scalar; branches tiles
+        (broadcast too) or scalars; f32, f16, i16 or i32 values (Select moves bits: integers are
+        selected as the bits of a float view)."""
         mask, a, b = args
-        if not tiles[0]:
-            raise NoRule("where with a scalar mask")
-        dtype = A.Name(self.ctx.type_of(e).dtype)
-        steps = []
-        if not (isinstance(mask, A.Name) and mask.id in self.bit_masks):
-            # a bool tile from GM holds one byte per element; Select reads a bit mask (Compare's
-            # output): bytes -> f16 (Cast u8->half) -> CompareScalar != 0
-            steps = [call("Cast", mask, A.Name("f16")), call("CompareScalar", P, lit(0.0), mode=A.Str("ne"))]
-            mask = _step(1)
-        if tiles[1]:
-            return steps + [call("Select", mask, a, b)]
-        # a is a scalar (Select's scalar operand is the second value): make it a tile of b's run-time
-        # shape (a Duplicate of the static shape does not fit a tail), b where an all-false mask is set
-        first = len(steps)
-        return steps + [call("CompareScalar", b, A.Name("nan"), mode=A.Str("eq")),
-                        call("Select", _step(first), b, a), call("Select", mask, _step(first + 1), b)]
+        rt = self.ctx.type_of(e)
+        shape, dtype = tuple(rt.shape), rt.dtype
+        types = [self.ctx.type_of(x) for x in args]
+        is_tile = [isinstance(t, TTile) and t.shape != () for t in types]
+        st = _Steps()
+        # a tile of the result's run-time shape: a branch of that shape, else the mask
+        like = next(((x, t.dtype) for x, t, v in zip(args[1:], types[1:], is_tile[1:])
+                     if v and tuple(t.shape) == shape), None)
+        if like is None and is_tile[0] and tuple(types[0].shape) == shape:
+            m = mask.id if isinstance(mask, A.Name) else None
+            if m in self.bit_masks and m in self.mask_like:
+                like = (A.Name(self.mask_like[m][0]), self.mask_like[m][1])   # the compared tile
+            elif m not in self.bit_masks:
+                like = (mask, "bool")
+        if like is None:
+            raise NoRule(f"where(mask, a, b) of shapes {', '.join(self._describe(x) for x in args)}: no operand "
+                         "has the result's shape (make one branch a tile of that shape)")
+        # Select takes its scalar as the false value: a scalar true branch swaps the branches
+        invert = not is_tile[1]
+        first, second = (b, a) if invert else (a, b)
+        first_t = types[2] if invert else types[1]
+        m = self._mask_of_shape(st, mask, types[0], is_tile[0], shape, like, invert)
+        if tuple(first_t.shape) != shape:
+            first = self._expand(st, first, first_t, shape, like, dtype)
+        second_t = types[1] if invert else types[2]
+        if is_tile[2 if not invert else 1] and tuple(second_t.shape) != shape:
+            second = self._expand(st, second, second_t, shape, like, dtype)
+        st.add(call("Select", m, first, second))
+        return st
+
+    def _mask_of_shape(self, st, mask, mt, is_tile: bool, shape, like, invert: bool):
+        """A bit mask of the result's shape (inverted with ``invert``)."""
+        if not is_tile:   # a scalar condition: compare a tile of ones with where(c, 1, 0)
+            ones, kind = self._filled(st, like[0], like[1], 1)
+            f = st.add(call("Cast", ones, A.Name("f32"))) if kind != "f32" else ones
+            value = A.Call("where", (mask, lit(1.0), lit(0.0)))
+            return st.add(call("CompareScalar", f, value, mode=A.Str("ne" if invert else "eq")))
+        if tuple(mt.shape) == shape:
+            return self._bits(st, mask, invert)
+        # a broadcast mask: its 0/1 values as f32, broadcast like an arithmetic operand, != 0
+        if isinstance(mask, A.Name) and mask.id in self.bit_masks:
+            if mask.id not in self.mask_like:
+                raise NoRule("where with a broadcast mask that is not a comparison or a bool tile from GM")
+            like_m, like_dtype = self.mask_like[mask.id]
+            ones, _ = self._filled(st, A.Name(like_m), like_dtype, 1)
+            if like_dtype != "f32":
+                ones = st.add(call("Cast", ones, A.Name("f32")))
+            f = st.add(call("Select", mask, ones, lit(0.0)))
+        else:
+            f = self._float_like(st, mask, "bool")
+        wide = self._expand(st, f, TTile("f32", mt.shape), shape, like, "f32")
+        return st.add(call("CompareScalar", wide, lit(0.0), mode=A.Str("eq" if invert else "ne")))
+
+    def _expand(self, st, x, xt, shape, like, dtype: str):
+        """Tile ``x`` broadcast to ``shape`` ([C] / [1, C] rows, or an [R, 1] column, of [R, C]): added
+        to zeros of ``like``'s run-time shape (x + 0 is x, infinities and NaN included; -0.0 becomes
+        0.0, which compares equal)."""
+        xs = tuple(xt.shape)
+        if len(shape) != 2 or xs not in ((shape[1],), (1, shape[1]), (shape[0], 1)):
+            raise NoRule(f"a where branch or mask of shape {list(xs)} broadcast to {list(shape)} (only [R, C] with "
+                         "[C], [1, C] or [R, 1])")
+        zero, kind = self._filled(st, like[0], like[1], 0)
+        if kind != dtype:
+            zero = st.add(call("Cast", zero, A.Name(dtype)))
+        return st.add(call("AddColVec" if xs == (shape[0], 1) else "AddRowVec", zero, x))
 
     def _erf(self, x) -> list:
         a1, a2, a3, a4, a5 = _ERF_A
@@ -381,6 +576,20 @@ class _Selector:
 # "$" is not an identifier character (dsl_grammar/tile.lark, NAME), so no name in a kernel is one.
 _PLACEHOLDER = "$"
 P = A.Name(_PLACEHOLDER + "prev")
+
+
+class _Steps(list):
+    """API calls under construction; ``add`` appends one and returns the placeholder of its result."""
+
+    def add(self, c) -> A.Name:
+        self.append(c)
+        return _step(len(self) - 1)
+
+
+def _dsl_text(e) -> str:
+    """``e`` as the DSL spells it (for messages)."""
+    from ascendcraft.dsl.printer import expr as print_expr
+    return print_expr(e)
 
 
 def _false(e) -> bool:

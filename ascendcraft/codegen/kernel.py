@@ -67,10 +67,12 @@ def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> Ker
     try:
         return unmangle_spec(_Emitter(mangled, mchecked, op_name).spec())
     except DSLError as err:   # spans are origins in the writer's file (passes.with_origins): show its line
+        from lowering_passes.base import in_writer_terms
         err.message, err.hint = unmangle_text(err.message), unmangle_text(err.hint)
         if err.args:
             err.args = (unmangle_text(err.args[0]), *err.args[1:])
-        raise err.located(getattr(kernel, "source", None))
+        # names the passes made (_t0, _pf1) as the writer's expressions they hold
+        raise in_writer_terms(err, kernel).located(getattr(kernel, "source", None))
 
 
 class _Emitter:
@@ -86,6 +88,7 @@ class _Emitter:
         self.scratch = {s.name: s for s in kernel.body if isinstance(s, A.Scratch)}
         self.params = {p.name: p for p in kernel.inputs + kernel.outputs}
         self.tiles: dict[str, _Tile] = {}
+        self.bit_masks: set[str] = set()           # bool tiles holding one bit per element (Compare's)
         self.scalars: dict[str, str] = {}          # local scalar name -> C++ type
         self.members: dict[str, str] = {}          # dims, consts, attrs -> C++ type
         self.loop_vars: set[str] = set()
@@ -712,13 +715,24 @@ class _Emitter:
     def _freeze(self, target: str):
         """Evaluate a new tile's extents once, into variables declared at the top of Process()."""
         t = self.tiles[target]
+        if (t.rows, t.cols, t.pitch) == (f"{target}_rows", f"{target}_cols", f"{target}_pitch"):
+            return   # frozen where it was made (a slice's extents are locals of its block)
         self.emit(f"{target}_rows = {t.rows}; {target}_cols = {t.cols}; {target}_pitch = {t.pitch};")
         t.rows, t.cols, t.pitch = f"{target}_rows", f"{target}_cols", f"{target}_pitch"
 
     def _static_cols(self, src) -> str:
-        """The static last extent of a loaded region (what bufferize sized the buffer by)."""
+        """The static last extent of a loaded region: the slice's length (what bufferize sized the
+        buffer by), at most the tensor's extent, as the DSL clamps it. Two tiles of one static shape
+        then have one row pitch (x[:, 0:TC] with TC past the end and y[:, :]), which element-wise ops
+        covering whole rows rely on."""
         parts = self._slice_parts(src)
-        return parts[-1][1] if parts else "1"     # the last axis the region keeps; "1": a single element
+        if not parts:
+            return "1"      # a single element
+        shape = self._gm_shape(src)
+        subs = list(src.subscripts) if isinstance(src, A.Index) else []
+        subs += [A.Slice(None, None)] * (len(shape) - len(subs))
+        dim = self._dim([d for d, sub in zip(shape, subs) if isinstance(sub, A.Slice)][-1])
+        return parts[-1][1] if parts[-1][1] == dim else f"AcMin<int64_t>({parts[-1][1]}, {dim})"
 
     def _gm_shape(self, src) -> tuple:
         base = src.base if isinstance(src, A.Index) else src
@@ -798,7 +812,9 @@ class _Emitter:
         tail = r[len(r) - len(v):] if len(v) <= len(r) else r
         if len(v) > len(r) or any(d > 1 for d in lead) or any(a == 1 and b > 1 for a, b in zip(v, tail)):
             from ..dsl.printer import stmt_lines
-            raise DSLError(f"emitter: `{stmt_lines(s)[0].strip()}` stores a tile of shape [{', '.join(map(str, v))}] "
+            from lowering_passes.base import span_text
+            text = span_text(s.span, getattr(self.k, "source", None)) or stmt_lines(s)[0].strip()
+            raise DSLError(f"emitter: `{text}` stores a tile of shape [{', '.join(map(str, v))}] "
                            f"to a GM region of shape [{', '.join(map(str, r))}], a broadcast, which the AscendC "
                            f"emitter does not lower",
                            s.span, kind="lowering error",
@@ -874,7 +890,10 @@ class _Emitter:
         form = op.form
         args = e.args
         if form == "getvalue":
-            self.emit(f"{target} = {args[0].id}.GetValue(0);")
+            if isinstance(args[0], A.Index):   # one element of a tile: t[i], t[i, j]
+                self.emit(f"{target} = {args[0].base.id}.GetValue({self._element(args[0])});")
+            else:
+                self.emit(f"{target} = {args[0].id}.GetValue(0);")
             return
         if form == "reduce" and op.name == "ReduceProd":
             self._reduce_prod(target, args[0].id)
@@ -921,24 +940,50 @@ class _Emitter:
             src = self.tiles[args[0].id]
             keep = bool(self._kw(e, "keepdims", False))
             per_block = 32 // D.ITEMSIZE[src.dtype]
-            fn = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}[op.of]
-            rwork = self.work["rwork"]
+            at = f"r_{f' * {per_block}' if keep else ''}"
             if keep:   # one value per 32-byte row: zero the rest so element-wise ops read defined lanes
                 self.emit(f"AscendC::Duplicate({target}, static_cast<{ct}>(0), static_cast<int32_t>({src.rows} * "
                           f"{per_block}));")
             self.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
-            self.emit(f"    AscendC::{fn}<{src.ctype}>({rwork}, {args[0].id}[r_ * {src.pitch}], {rwork}, "
-                      f"static_cast<int32_t>({src.cols}));")
-            self.emit(f"    {target}.SetValue(r_{f' * {per_block}' if keep else ''}, {rwork}.GetValue(0));")
+            if op.of == "prod":
+                # no ReduceProd API: the row (copied into swork, padded with ones to whole 64-element
+                # chunks) folded chunk by chunk with Mul, then its 64 lanes on the scalar unit
+                swork = self.work["swork"]
+                self.emit(f"    const int64_t k_ = AcAlignUp({src.cols}, 64);")
+                self.emit(f"    AscendC::Duplicate({swork}, static_cast<{ct}>(1), static_cast<int32_t>(k_));")
+                self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+                self.emit(f"    AcCopy({swork}, {args[0].id}[r_ * {src.pitch}], {src.cols});")
+                self.emit("    for (int64_t q_ = 64; q_ < k_; q_ += 64) {")
+                self.emit("        AscendC::PipeBarrier<PIPE_V>();")
+                self.emit(f"        AscendC::Mul({swork}, {swork}, {swork}[q_], 64);")
+                self.emit("    }")
+                self.emit(f"    {src.ctype} p_ = 1;")
+                self.emit(f"    for (int64_t c_ = 0; c_ < 64; ++c_) {{ p_ = p_ * {swork}.GetValue(c_); }}")
+                self.emit(f"    {target}.SetValue({at}, p_);")
+            else:
+                fn = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}[op.of]
+                rwork = self.work["rwork"]
+                self.emit(f"    AscendC::{fn}<{src.ctype}>({rwork}, {args[0].id}[r_ * {src.pitch}], {rwork}, "
+                          f"static_cast<int32_t>({src.cols}));")
+                self.emit(f"    {target}.SetValue({at}, {rwork}.GetValue(0));")
             self.emit("}")
             tile = (_Tile(ct, t.dtype, src.rows, "1", str(per_block), out) if keep
                     else _Tile(ct, t.dtype, "1", src.rows, f"AcAlignUp({src.rows}, {per_block})", out))
+        elif form == "copy" and isinstance(args[0], A.Index):
+            tile = self._slice(target, args[0], t, ct, out)
         else:
             src = self.tiles[(args[1] if form == "select" else args[0]).id]
             tile = _Tile(ct, t.dtype, src.rows, src.cols, src.pitch, out)
             n = f"static_cast<int32_t>({src.count})"
             a = [x.id if isinstance(x, A.Name) and x.id in self.tiles else None for x in args]
-            if form in ("unary",):
+            if op.name in ("Not", "And", "Or"):
+                # on 16-bit views (And/Or/Not take int16/uint16): a bool tile is a bit mask here (select
+                # makes one of a mask from GM first), one bit per element; integers are whole elements
+                units = (f"AcCdiv({src.count}, 16)" if t.dtype == "bool" else
+                         f"({src.count}) * {D.ITEMSIZE[t.dtype] // 2}")
+                views = [f"{x}.ReinterpretCast<uint16_t>()" for x in [target] + a[:op.nargs]]
+                self.emit(f"AscendC::{op.api}({', '.join(views)}, static_cast<int32_t>({units}));")
+            elif form in ("unary",):
                 self.emit(f"AscendC::{op.api}({target}, {a[0]}, {n});")
             elif form == "binary":
                 self.emit(f"AscendC::{op.api}({target}, {a[0]}, {a[1]}, {n});")
@@ -962,8 +1007,9 @@ class _Emitter:
                 self.emit(f"    AscendC::{fn}({target}, {target}, {a[0]}[r_ * {src.pitch}], {cols});")
                 self.emit("}")
             elif form == "copy":
-                self.emit(f"AscendC::DataCopy({target}, {a[0]}, static_cast<uint32_t>(AcAlignUp({src.count}, "
-                          f"{32 // D.ITEMSIZE[src.dtype]})));")
+                # a comparison's mask holds one bit per element
+                n = f"AcCdiv({src.count}, 16) * 2" if a[0] in self.bit_masks else src.count
+                self.emit(f"AcCopy({target}, {a[0]}, {n});")
             elif form == "cast":
                 mode = e.kwarg("round")
                 self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::"
@@ -989,17 +1035,25 @@ class _Emitter:
                 else:
                     self.emit(f"AscendC::Compare({target}, {a[0]}, {a[1]}, AscendC::CMPMODE::{mode}, {count});")
             elif form == "select":
+                # Select moves bits: integers are selected through a float view of the same width
+                fview = {"i32": "float", "i16": "half"}.get(t.dtype)
+                view = (lambda x: f"{x}.ReinterpretCast<{fview}>()") if fview else (lambda x: x)
                 if a[2] is None:
-                    self.emit(f"AscendC::Select({target}, {a[0]}, {a[1]}, static_cast<{src.ctype}>("
-                              f"{self.scalar(args[2])}), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, "
-                              f"static_cast<uint32_t>({src.count}));")
+                    value = f"static_cast<{src.ctype}>({self.scalar(args[2])})"
+                    if fview:
+                        value = f"AcBitsAs<{fview}>({value})"
+                    self.emit(f"AscendC::Select({view(target)}, {a[0]}, {view(a[1])}, {value}, "
+                              f"AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>({src.count}));")
                 else:
-                    self.emit(f"AscendC::Select({target}, {a[0]}, {a[1]}, {a[2]}, "
+                    self.emit(f"AscendC::Select({view(target)}, {a[0]}, {view(a[1])}, {view(a[2])}, "
                               f"AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>({src.count}));")
             else:
                 raise _unsupported(f"API op {op.name}", e)
         if queue:
             self.emit(f"{out}.EnQue({target});")
+        if t.dtype == "bool" and (form == "compare" or op.name in ("Not", "And", "Or") or
+                                  form == "copy" and isinstance(args[0], A.Name) and args[0].id in self.bit_masks):
+            self.bit_masks.add(target)
         self.tiles[target] = tile
         self._freeze(target)
 
@@ -1008,7 +1062,8 @@ class _Emitter:
         per row, the vector's element on the scalar unit and the tile-scalar op."""
         x, y = (self.tiles[a.id] for a in e.args)
         nx, ny = (a.id for a in e.args)
-        big = y if op.form == "rowvec" and self._is_row_vector(x, e.args[0]) else x
+        # the vector is the operand whose static shape is not the result's ([C] or [1, C]; [R, 1])
+        big = y if op.form == "rowvec" and self._is_vector_operand(e.args[0], e) else x
         name = op.name[:-6]
         # whole padded rows except the last, so the result's row padding is as defined as the
         # inputs' (later element-wise ops cover it)
@@ -1037,9 +1092,109 @@ class _Emitter:
         self.emit("}")
         return _Tile(ct, big.dtype, big.rows, big.cols, big.pitch, out)
 
-    def _is_row_vector(self, tile: _Tile, node) -> bool:
-        t = self.ck.expr_types.get(id(node))
-        return isinstance(t, TTile) and len(t.shape) == 1
+    def _subscripts(self, ix: A.Index, src: _Tile) -> list:
+        """Per axis of the indexed tile (rows, cols; a 1-D tile has cols only): ("slice", first,
+        count), clamped to the tile's run-time extent as the DSL clamps, or ("index", i)."""
+        extents = [src.rows, src.cols] if self._rank(ix.base) == 2 else [src.cols]
+        subs = list(ix.subscripts) + [A.Slice(None, None)] * (len(extents) - len(ix.subscripts))
+        out = []
+        for sub, n in zip(subs, extents):
+            if isinstance(sub, A.Slice):
+                lo = f"AcClamp({self.scalar(sub.start)}, {n})" if sub.start is not None else "0"
+                hi = f"AcClamp({self.scalar(sub.stop)}, {n})" if sub.stop is not None else f"({n})"
+                out.append(("slice", lo, f"AcMax<int64_t>({hi} - {lo}, 0)"))
+            else:
+                out.append(("index", f"({self.scalar(sub)})"))
+        return out
+
+    def _rank(self, node) -> int:
+        return len(self.ck.expr_types[id(node)].shape)
+
+    def _element(self, ix: A.Index) -> str:
+        """The offset of the element ``t[i]`` / ``t[i, j]`` in its tile (rows ``pitch`` apart)."""
+        src = self.tiles[ix.base.id]
+        subs = self._subscripts(ix, src)
+        if len(subs) == 2:
+            return f"{subs[0][1]} * {src.pitch} + {subs[1][1]}"
+        return subs[0][1]
+
+    def _slice(self, target: str, ix: A.Index, t, ct: str, out: str) -> _Tile:
+        """A slice of a tile (``t[a:b]``, ``t[:, a:b]``, ``t[i]``, ``t[a:b, j]``): Gathers from the tile,
+        at any start, 32-byte aligned or not (gidx: the byte offsets of one row of the slice, or of
+        a column's elements); 1- and 8-byte types (which Gather does not move) on the scalar unit.
+        Rows of a 2-D slice are ``pitch`` apart, the static length aligned to 32 bytes, as bufferize
+        sized its buffer; the gaps of a narrower run-time slice are zeroed first, so element-wise ops
+        that cover whole rows read defined values."""
+        from lowering_passes.bufferize import slice_extent
+        src = self.tiles[ix.base.id]
+        name = ix.base.id
+        size = D.ITEMSIZE[t.dtype]
+        per_block = 32 // size
+        subs = self._subscripts(ix, src)
+        if len(subs) == 1:
+            subs = [("index", "0")] + subs          # a 1-D tile is one row
+        (rk, r0, nr), (ck_, c0, nc) = (x + (None,) if len(x) == 2 else x for x in subs)
+        gidx = self.work["gidx"]
+        vec = size in (2, 4)
+        self.emit("{")
+        self.depth += 1
+        if rk == "slice" and ck_ == "slice":        # a block of rows and columns: one Gather per row
+            sub = (list(ix.subscripts) + [A.Slice(None, None)] * 2)[1]
+            consts = {c.name for c in self.k.body if isinstance(c, A.Const)} | set(self.members) | {"CORES"}
+            ext = slice_extent(sub, None, consts) if isinstance(sub, A.Slice) else None
+            # the static length at most the tile's (the pitch a load of that shape has: _static_cols)
+            pitch = f"AcMin<int64_t>(AcAlignUp({self.scalar(ext)}, {per_block}), {src.pitch})" if ext is not None \
+                else src.pitch
+            self.emit(f"const int64_t r0_ = {r0}, nr_ = {nr}, c0_ = {c0}, nc_ = {nc}, p_ = {pitch};")
+            # a Gather writes exactly nc_ elements of each row: zero the gaps (whole rows but the last)
+            self.emit(f"if (nr_ > 1 && nc_ < p_) {{ AcZeroFill({target}, (nr_ - 1) * p_); "
+                      f"AscendC::PipeBarrier<PIPE_V>(); }}")
+            if vec:
+                self._gather_table(gidx, "nc_", "1", size)
+                self.emit("for (int64_t k_ = 0; k_ < nr_; ++k_) {")
+                self.emit(f"    AscendC::Gather({target}[k_ * p_], {name}, {gidx}.ReinterpretCast<uint32_t>(), "
+                          f"static_cast<uint32_t>(((r0_ + k_) * {src.pitch} + c0_) * {size}), "
+                          f"static_cast<uint32_t>(nc_));")
+                self.emit("}")
+            else:
+                self.emit(f"for (int64_t k_ = 0; k_ < nr_; ++k_) {{ for (int64_t j_ = 0; j_ < nc_; ++j_) {{ "
+                          f"{target}.SetValue(k_ * p_ + j_, {name}.GetValue((r0_ + k_) * {src.pitch} + c0_ + j_)); }} }}")
+            tile = _Tile(ct, t.dtype, "nr_", "nc_", "p_", out)
+        elif ck_ == "slice":                         # (part of) one row
+            self.emit(f"const int64_t at_ = {r0} * {src.pitch} + {c0}, n_ = {nc};")
+            if vec:
+                self._gather_table(gidx, "n_", "1", size)
+                self.emit(f"AscendC::Gather({target}, {name}, {gidx}.ReinterpretCast<uint32_t>(), "
+                          f"static_cast<uint32_t>(at_ * {size}), static_cast<uint32_t>(n_));")
+            else:
+                self.emit(f"for (int64_t j_ = 0; j_ < n_; ++j_) {{ {target}.SetValue(j_, {name}.GetValue(at_ + j_)); }}")
+            tile = _Tile(ct, t.dtype, "1", "n_", f"AcAlignUp(n_, {per_block})", out)
+        else:                                        # (part of) one column: elements a pitch apart
+            self.emit(f"const int64_t at_ = {r0} * {src.pitch} + {c0}, n_ = {nr};")
+            if vec:
+                self._gather_table(gidx, "n_", src.pitch, size)
+                self.emit(f"AscendC::Gather({target}, {name}, {gidx}.ReinterpretCast<uint32_t>(), "
+                          f"static_cast<uint32_t>(at_ * {size}), static_cast<uint32_t>(n_));")
+            else:
+                self.emit(f"for (int64_t j_ = 0; j_ < n_; ++j_) {{ {target}.SetValue(j_, {name}.GetValue(at_ + j_ * "
+                          f"{src.pitch})); }}")
+            tile = _Tile(ct, t.dtype, "1", "n_", f"AcAlignUp(n_, {per_block})", out)
+        # the extents are locals of this block: freeze them before it closes
+        self.tiles[target] = tile
+        self._freeze(target)
+        self.depth -= 1
+        self.emit("}")
+        return self.tiles[target]
+
+    def _gather_table(self, gidx: str, n: str, stride: str, size: int):
+        """gidx[i] = i * stride * size: the byte offsets of n elements ``stride`` apart."""
+        self.emit(f"AscendC::CreateVecIndex({gidx}, static_cast<int32_t>(0), static_cast<uint32_t>({n}));")
+        self.emit(f"AscendC::Muls({gidx}, {gidx}, static_cast<int32_t>(({stride}) * {size}), "
+                  f"static_cast<int32_t>({n}));")
+
+    def _is_vector_operand(self, node, e) -> bool:
+        t, r = self.ck.expr_types.get(id(node)), self.ck.expr_types.get(id(e))
+        return isinstance(t, TTile) and isinstance(r, TTile) and tuple(t.shape) != tuple(r.shape)
 
     def _kw(self, e: A.Call, name: str, default):
         v = e.kwarg(name)
@@ -1091,7 +1246,8 @@ class _Emitter:
         (each row = 64 lanes, one vector op), the chunk totals get an exclusive scan on the
         scalar unit, every row adds its chunk's offset, and Gather puts it back in order."""
         src = self.tiles[name]
-        fn, identity = ("Add", "0") if op.name == "CumSum" else ("Mul", "1")
+        fn, identity = ("Add", "0") if op.name.startswith("CumSum") else ("Mul", "1")
+        exclusive = op.name.endswith("Exclusive")
         swork, sidx = self.work["swork"], self.work["sidx"]
         self.emit("{")
         self.depth += 1
@@ -1116,9 +1272,26 @@ class _Emitter:
         self.emit(f"{src.ctype} acc_ = {identity};")
         self.emit(f"{lanes} {{ {src.ctype} v_ = {swork}.GetValue({total_row} + c_); {swork}.SetValue(s_ + c_, acc_); "
                   f"acc_ = {combine}; }}")
-        self.emit("for (int64_t r_ = 0; r_ < rows_; ++r_) {")
-        self.emit(f"    AscendC::{fn}({swork}[r_ * 64], {swork}[r_ * 64], {swork}[s_], 64);")
-        self.emit("}")
+        if exclusive:
+            # element r of chunk c takes the inclusive value of its predecessor: row r - 1's (row r + 1's
+            # for a reverse scan) with the chunk's offset; the first row (the last) is the offset itself,
+            # the total of the chunks before (after) it. Rows go in the order that reads each row
+            # before it is written.
+            if reverse:
+                self.emit("for (int64_t r_ = 0; r_ + 1 < rows_; ++r_) {")
+                src_row = "(r_ + 1) * 64"
+            else:
+                self.emit("for (int64_t r_ = rows_ - 1; r_ >= 1; --r_) {")
+                src_row = "(r_ - 1) * 64"
+            self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+            self.emit(f"    AscendC::{fn}({swork}[r_ * 64], {swork}[{src_row}], {swork}[s_], 64);")
+            self.emit("}")
+            self.emit("AscendC::PipeBarrier<PIPE_V>();")
+            self.emit(f"AcCopy({swork}[{'(rows_ - 1) * 64' if reverse else '0'}], {swork}[s_], 64);")
+        else:
+            self.emit("for (int64_t r_ = 0; r_ < rows_; ++r_) {")
+            self.emit(f"    AscendC::{fn}({swork}[r_ * 64], {swork}[r_ * 64], {swork}[s_], 64);")
+            self.emit("}")
         self.emit(f"AscendC::Gather({target}, {swork}, out_, 0, static_cast<uint32_t>(s_));")
         self.depth -= 1
         self.emit("}")
@@ -1345,6 +1518,30 @@ template <typename T> __aicore__ inline void AcZeroFill(const AscendC::LocalTens
 {
     AscendC::Duplicate(t.template ReinterpretCast<int16_t>(), static_cast<int16_t>(0),
                        static_cast<int32_t>(n * static_cast<int64_t>(sizeof(T)) / 2));
+}
+// A bit-exact copy of n elements between UB tiles: Or of 16-bit views (And/Or take int16/uint16),
+// so no value is rounded (ints stay exact, NaN payloads kept) and no byte past the n is read;
+// an odd last byte of a 1-byte type goes by the scalar unit.
+template <typename T> __aicore__ inline void AcCopy(const AscendC::LocalTensor<T>& dst,
+                                                   const AscendC::LocalTensor<T>& src, int64_t n)
+{
+    const int64_t bytes = n * static_cast<int64_t>(sizeof(T));
+    if (bytes >= 2) {
+        AscendC::LocalTensor<uint16_t> d = dst.template ReinterpretCast<uint16_t>();
+        AscendC::LocalTensor<uint16_t> s = src.template ReinterpretCast<uint16_t>();
+        AscendC::Or(d, s, s, static_cast<int32_t>(bytes / 2));
+    }
+    if (bytes % 2 != 0) {
+        dst.SetValue(n - 1, src.GetValue(n - 1));
+    }
+}
+// The bits of a value as another type of the same width (an integer Select's scalar on the float view).
+template <typename F, typename T> __aicore__ inline F AcBitsAs(T v)
+{
+    static_assert(sizeof(F) == sizeof(T), "same width");
+    F f;
+    __builtin_memcpy(&f, &v, sizeof(F));
+    return f;
 }
 constexpr float AC_INF = __builtin_huge_valf();
 constexpr float AC_NAN = __builtin_nanf("");

@@ -353,9 +353,11 @@ class Checker:
         if form in ("rowvec", "colvec"):
             a, b = tile(0), tile(1)
             dtype_ok(a, args[0])
-            big, vec = (b, a) if form == "rowvec" and len(a.shape) == 1 else (a, b)
+            # a row vector is [C] or [1, C] (keepdims=True along axis 0), on either side
+            big, vec = (b, a) if form == "rowvec" and (len(a.shape) == 1 or len(b.shape) == 2 and a.shape[0] == 1
+                                                       and b.shape[0] != 1) else (a, b)
             ok = len(big.shape) == 2 and big.dtype == vec.dtype and (
-                vec.shape == (big.shape[1],) if form == "rowvec" else vec.shape == (big.shape[0], 1))
+                vec.shape in ((big.shape[1],), (1, big.shape[1])) if form == "rowvec" else vec.shape == (big.shape[0], 1))
             if not ok:
                 raise _err(f"{op.name} takes a [R, C] tile and a {'[C]' if form == 'rowvec' else '[R, 1]'} vector "
                            f"of one dtype, got {a.describe()} and {b.describe()}", e, kind="shape error")
@@ -806,10 +808,10 @@ class Checker:
         if e.func in ("range", "parallel"):
             raise _err(f"{e.func}(...) is only valid in a for loop header", e)
         op = OPS.get(e.func)
-        if op is None:
+        if op is None or op.kind == "internal":
             what = f"{e.func!r} is a variable here, not a function" if e.func in self.env else \
                 f"unknown function {e.func!r}"
-            raise _err(what, e, hint=_suggest(e.func, set(OPS) | {"load"}))
+            raise _err(what, e, hint=_suggest(e.func, {n for n, o in OPS.items() if o.kind != "internal"} | {"load"}))
         if e.func in self.env and e.func not in self._warned:
             # a call names the op whatever variables exist: neg = ...; neg(t) negates t
             self._warned.add(e.func)
@@ -961,7 +963,13 @@ class Checker:
             if isinstance(mask, TTile):
                 raise _err("where(mask, a, b) with two scalar branches: make one branch a tile, "
                            "e.g. full((T,), a, f32)", e)
-            return self._scalar_op(op, [a, b], e)
+            # the branches' common type (no value: where's numpy takes three arguments), then the value
+            # when all three are known before the kernel runs
+            from dataclasses import replace as _replace
+            t = self._scalar_op(_replace(op, numpy=None), [a, b], e)
+            if mask.value is not None and a.value is not None and b.value is not None:
+                return TScalar(t.dtype, a.value if mask.value else b.value)
+            return TScalar(t.dtype)
         value = self._apply(op, [e.args[1], e.args[2]], e, types=[a, b])
         if isinstance(mask, TTile):
             if mask.space != "ub":
@@ -1030,6 +1038,9 @@ def check(kernel: A.Kernel, binding: Binding, chip: Chip) -> CheckedKernel:
     try:
         return Checker(kernel, binding, chip).run()
     except DSLError as err:
+        if kernel.source is not None:   # a lowered level: names a pass made, as the writer's expressions
+            from lowering_passes.base import in_writer_terms
+            in_writer_terms(err, kernel)
         raise err.located(kernel.source) from None
 
 

@@ -127,6 +127,24 @@ OPS["iota"] = OpDef("iota", "construct", 2, _N, None, "iota(n, dtype, start=0): 
                     {"start": 0})
 OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division of integer scalars")
 
+
+def _exclusive_scan(fn, identity):
+    def scan(a):
+        out = np.empty_like(a)
+        if a.size:
+            out[:1] = identity
+            out[1:] = fn(a[:-1])
+        return out
+    return scan
+
+
+# The meaning of the exclusive scan API ops (their ``of``): 1-D, forward (the interpreter flips a
+# reverse scan). Internal: their names are no DSL identifier, so no kernel can call them.
+_EXCLUSIVE = {"cumsum": "exclusive cumsum", "cumprod": "exclusive cumprod"}
+for _of, _fn, _ident in (("cumsum", np.cumsum, 0), ("cumprod", np.cumprod, 1)):
+    OPS[_EXCLUSIVE[_of]] = OpDef(_EXCLUSIVE[_of], "internal", 1, _N, _exclusive_scan(_fn, _ident),
+                                 f"{_of}(x, exclusive=True) of a 1-D tile")
+
 # ---------------------------------------------------------------- API-level ops (lowered forms)
 # One DSL op per AscendC call, with the meaning of a v1 op (``of``). Operand forms:
 #   unary (tile), binary (tile, tile: same shape), scalar (tile, scalar), reduce (tile -> scalar),
@@ -159,6 +177,10 @@ _API = [
     # composite: scans of a 1-D tile, as Gather (transpose to 64 chunks) + row Adds/Muls + Gather back
     ("CumSum", "scan", "cumsum", frozenset({"f16", "f32"})),
     ("CumProd", "scan", "cumprod", frozenset({"f16", "f32"})),
+    # composite: the exclusive scans (the same algorithm, each row taking the previous row's values:
+    # an exact shift, right where an element is 0 or infinite)
+    ("CumSumExclusive", "scan", _EXCLUSIVE["cumsum"], frozenset({"f16", "f32"})),
+    ("CumProdExclusive", "scan", _EXCLUSIVE["cumprod"], frozenset({"f16", "f32"})),
     # composite: pooling windows (padding 0, dilation 1) over the last one or two axes of a tile,
     # as Gathers of the strided views (widths, then rows) combined with Max / Add (+ Muls for avg)
     ("WindowMax", "window", "window_max", frozenset({"f16", "f32"})),
@@ -167,11 +189,15 @@ _API = [
     ("SumEachRow", "rowreduce", "sum", frozenset({"f16", "f32"})),
     ("MaxEachRow", "rowreduce", "max", frozenset({"f16", "f32"})),
     ("MinEachRow", "rowreduce", "min", frozenset({"f16", "f32"})),
+    # composite: the product of each row (per row: Mul of 64-element chunks, then 64 lanes on the scalar unit)
+    ("ProdEachRow", "rowreduce", "prod", frozenset({"f16", "f32"})),
     # composite: a 2-D tile [R, C] with a row vector [C] (either operand; one level-2 op per row)
     # or with a column vector [R, 1] on the right (per row: GetValue, then the tile-scalar op)
-    *[(f"{n}RowVec", "rowvec", of, frozenset({"f16", "f32"})) for n, of in
+    # (the row vector is [C] or [1, C]; i32 rows use the integer Add/Sub/Mul/Max/Min, Adds/Muls/Maxs/Mins)
+    *[(f"{n}RowVec", "rowvec", of, frozenset({"f16", "f32"} | ({"i32"} if n != "Div" else set()))) for n, of in
       (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div"), ("Max", "maximum"), ("Min", "minimum"))],
-    *[(f"{n}ColVec", "colvec", of, frozenset({"f16", "f32"})) for n, of in
+    *[(f"{n}ColVec", "colvec", of, frozenset({"f16", "f32"} | ({"i32"} if n != "Div" else set())))
+      for n, of in
       (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div"), ("Max", "maximum"), ("Min", "minimum"))],
     # composite: reduce the rows of a 2-D tile into one row, as a loop of Add/Max/Min over rows
     ("SumRows", "rows", "sum", frozenset({"f16", "f32", "i16", "i32"})),
@@ -180,7 +206,12 @@ _API = [
     ("ProdRows", "rows", "prod", frozenset({"f16", "f32", "i16", "i32"})),
     ("Compare", "compare", None, frozenset({"f16", "f32"})),
     ("CompareScalar", "compare", None, frozenset({"f16", "f32"})),
-    ("Select", "select", "where", frozenset({"f16", "f32"})),
+    # Select moves bits: 16- and 32-bit integers are selected as their bits viewed as f16 / f32
+    ("Select", "select", "where", frozenset({"f16", "f32", "i16", "i32"})),
+    # logic on masks (bit masks, as Compare writes them) and bitwise ops on integers, on 16-bit views
+    ("Not", "unary", "not", frozenset({"bool", "i16", "i32"})),
+    ("And", "binary", "and", frozenset({"bool", "i16", "i32"})),
+    ("Or", "binary", "or", frozenset({"bool", "i16", "i32"})),
     ("Cast", "cast", "cast", _ALL),
     ("Duplicate", "duplicate", "full", frozenset({"f16", "f32", "i16", "i32"})),
     ("GetValue", "getvalue", None, _ALL),

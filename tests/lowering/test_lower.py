@@ -51,8 +51,8 @@ def test_lower_never_overwrites_a_result_without_force(tmp_path, capsys):
 def test_a_failing_lowering_leaves_no_half_written_result(tmp_path, capsys):
     out = tmp_path / "cs"
     d = EX / "math" / "cumprod"
-    bad = tmp_path / "exclusive.dsl"   # exclusive product scans have no selection rule yet
-    bad.write_text((d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t, exclusive=True) * t * carry"))
+    bad = tmp_path / "iota.dsl"   # iota has no selection rule yet (docs/dsl.md)
+    bad.write_text((d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t) * carry + 0.0 * sum(iota(4, f32))"))
     code = main(["lower", str(bad), "--op", str(d / "op.py"), "--out", str(out), "--trials", "1"])
     err = capsys.readouterr().err
     assert code == 1 and "pass 'select'" in err and "passes" in err

@@ -282,14 +282,16 @@ def get_init_inputs():
     return []
 """
 
-# The work buffers of scans (swork, sidx), windows (wwork, widx) and strided copies (xwork, xidx),
-# all taken by the writer's variables.
+# The work buffers of scans (swork, sidx), windows (wwork, widx), strided copies (xwork, xidx) and
+# tile slices (gidx), all taken by the writer's variables.
 KERNEL_B = """
 kernel names_b(x: gm f32[R, C]) -> (y: gm f32[R, C], z: gm f32[C, R], w: gm f32[R, CO]):
     for i in parallel(R):
         swork = load(x[i, :])
         sidx = cumsum(swork)
         store(y[i, :], sidx)
+        gidx = load(x[i, :])
+        store(y[i, 1:C], sidx[1:C] + 0.0 * gidx[1:C])
         wwork = load(x[i, :])
         widx = window_max(wwork, kernel=(2,), stride=(2,))
         store(w[i, :], widx)

@@ -139,12 +139,12 @@ def test_a_queue_slot_must_be_freed_before_reuse():
 
 
 def test_an_op_without_a_selection_rule_names_the_op_and_the_line():
-    d = ROOT / "examples" / "math" / "cumprod"         # exclusive product scans have no selection rule yet
-    kernel = (d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t, exclusive=True) * t * carry")
+    d = ROOT / "examples" / "math" / "cumprod"         # iota has no selection rule yet (docs/dsl.md)
+    kernel = (d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t) * carry + 0.0 * sum(iota(4, f32))")
     with pytest.raises(PassError) as info:
         _lower(kernel, d, default_passes())
     assert info.value.pass_name == "select"
-    assert "no AscendC selection rule for cumprod" in info.value.message
+    assert "no AscendC selection rule for `iota(4, f32)`" in info.value.message
 
 
 def test_a_sum_over_the_rows_of_a_2d_tile_becomes_sum_rows():

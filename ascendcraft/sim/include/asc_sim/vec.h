@@ -410,6 +410,22 @@ ASC_SIM_SCALAR(LeakyRelu, asc_sim::DT_FLOAT, (asc_sim::fv(a) >= 0.0f ? asc_sim::
 ASC_SIM_SCALAR(ShiftLeft, asc_sim::DT_I16 | asc_sim::DT_U16 | asc_sim::DT_I32 | asc_sim::DT_U32, (a << s))
 ASC_SIM_SCALAR(ShiftRight, asc_sim::DT_I16 | asc_sim::DT_U16 | asc_sim::DT_I32 | asc_sim::DT_U32, (a >> s))
 
+// Integer Adds/Muls (int16_t/int32_t are documented types: Adds.md, Muls.md) compute in integer
+// lanes, wrapping; they must not go through float either (int32 beyond 2^24 would lose precision),
+// as Add/Sub/Mul above.
+template <> inline void Adds<int32_t>(const LocalTensor<int32_t>& dst, const LocalTensor<int32_t>& src,
+                                      const int32_t& scalarValue, const int32_t& count, asc_sim::Loc asc_loc_) {
+    const uint32_t s = static_cast<uint32_t>(scalarValue);
+    asc_sim::vun("Adds", asc_loc_, dst, src, count, asc_sim::DT_ARITH, 1,
+                 [s](int32_t a) { return static_cast<int32_t>(static_cast<uint32_t>(a) + s); });
+}
+template <> inline void Muls<int32_t>(const LocalTensor<int32_t>& dst, const LocalTensor<int32_t>& src,
+                                      const int32_t& scalarValue, const int32_t& count, asc_sim::Loc asc_loc_) {
+    const uint32_t s = static_cast<uint32_t>(scalarValue);
+    asc_sim::vun("Muls", asc_loc_, dst, src, count, asc_sim::DT_ARITH, 1,
+                 [s](int32_t a) { return static_cast<int32_t>(static_cast<uint32_t>(a) * s); });
+}
+
 // ---- Duplicate
 template <typename T>
 inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count, ASC_LOC_PARAM) {
