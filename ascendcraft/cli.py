@@ -95,8 +95,16 @@ def _cmd_check(args) -> int:
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
                           max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
                           progress=args.progress.callback, plan=True)
-    emit(args, json.dumps(result.to_json(), indent=2) if args.json else result.summary())
-    return 0 if result.passed else 1
+    # what check accepts, lower lowers: a kernel the lowering refuses is not accepted, however
+    # right it is in the interpreter (the plan names the statement and a rewrite)
+    refused = getattr(result.plan, "refused", None) is not None
+    if args.json:
+        emit(args, json.dumps({**result.to_json(), "lowerable": not refused}, indent=2))
+    else:
+        emit(args, result.summary() + ("\nNOT LOWERABLE  right in the interpreter, but `lower` refuses the statement "
+                                       "above: rewrite it with the forms of docs/dsl.md, \"Writing kernels that "
+                                       "lower to AscendC\"" if refused and result.passed else ""))
+    return 0 if result.passed and not refused else 1
 
 
 def _cmd_lower(args) -> int:

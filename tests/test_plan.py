@@ -55,3 +55,16 @@ def test_check_json_carries_the_plan(capsys):
     assert code == 0
     plan = json.loads(capsys.readouterr().out)["plan"]
     assert plan["refused"] is None and plan["buffers"] and plan["single_buffered_lines"] == []
+
+
+def test_check_does_not_accept_what_lower_refuses(tmp_path, capsys):
+    k = tmp_path / "k.dsl"
+    k.write_text((SOFTMAX / "kernel.dsl").read_text().replace("r = reciprocal(s)",
+                                                              "r = reciprocal(s) + 0.0 * sum(iota(8, f32))"))
+    args = ["check", str(k), "--op", str(SOFTMAX / "op.py"), "--trials", "1"]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "NOT LOWERABLE" in out and f"k.dsl:{_line_of(k, 'iota(8, f32)')}:" in out
+    assert main(args + ["--json"]) == 1
+    got = json.loads(capsys.readouterr().out)
+    assert got["lowerable"] is False and "iota" in got["plan"]["refused"]
