@@ -220,3 +220,16 @@ def test_cli_bench(tmp_path, suite, capsys):
     assert Path(got["files"]["md"]).is_file()
     assert main(["bench", str(ref), "--out", str(tmp_path / "x"), "--kernels", str(tmp_path / "none")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_bench_finds_the_bundled_kernels(tmp_path):
+    """--kernels examples on the repository's own layout (examples/<category>/<op>/kernel.dsl);
+    the whole set runs in docs/bench.md ("The bundled examples"), too long for the suite."""
+    examples = TESTS.parent / "examples"
+    ops = [str(examples / "reduce" / "sum_reduction_over_a_dimension" / "op.py"),
+           str(examples / "optimizer" / "sgd" / "op.py")]
+    b = run_bench(ops, kernels=examples, out=tmp_path / "b", options=OPTS, jobs=2, timeout=600)
+    assert [r["task"] for r in b.records] == ["reduce/sum_reduction_over_a_dimension", "optimizer/sgd"]
+    assert all(r["correct"] and r["kernel"].endswith("kernel.dsl") for r in b.records)
+    sgd = b.records[1]
+    assert sgd["eager"]["launches"] == 4 and sgd["speedup"] > 1     # eager: mul, add, mul, sub
