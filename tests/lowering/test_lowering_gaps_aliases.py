@@ -2,9 +2,10 @@
 in the interpreter, through every pass, and on the simulator (tails included)."""
 from __future__ import annotations
 
-import ascendcraft
 from ascendcraft.dsl.parser import parse
 from ascendcraft.dsl import ast as A
+
+from compiled import compile_verified as _compile
 
 _OP = """import torch
 import torch.nn as nn
@@ -46,15 +47,6 @@ kernel aliases(x: gm f32[R, N]) -> (ys: gm f32[R], yd: gm f32[R, N], yb: gm f32[
         v = w
         store(yb[r:r + 1, :], sum(v * 2.0, axis=1, keepdims=True) - v)
 """
-
-
-def _compile(tmp_path, kernel: str, op: str, trials: int = 3):
-    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
-    (tmp_path / "op.py").write_text(op)
-    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=trials)
-    assert k.report["backend_verification"]["verdict"] == "PASS"
-    assert k.report["backend_second_shapes_verification"]["verdict"] == "PASS"
-    return k
 
 
 def _level(k, name: str) -> A.Kernel:

@@ -4,17 +4,9 @@ PyTorch in the interpreter and on the simulator; tiles shorter than a 64-element
 multiples of it, tails, and a carry across tiles."""
 from __future__ import annotations
 
-import ascendcraft
 from ascendcraft.dsl import ast as A
 
-
-def _compile(tmp_path, kernel: str, op: str, trials: int = 3):
-    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
-    (tmp_path / "op.py").write_text(op)
-    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=trials)
-    assert k.report["backend_verification"]["verdict"] == "PASS"
-    assert k.report["backend_second_shapes_verification"]["verdict"] == "PASS"
-    return k
+from compiled import compile_verified as _compile
 
 
 _OP = """import torch
