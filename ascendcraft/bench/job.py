@@ -63,6 +63,7 @@ def run_task(task: BenchTask, options: BenchOptions, folder: Path, send: Callabl
 
 
 def _finish(record: dict, started: float, *, status: str = "done", error: dict | None = None) -> dict:
+    record.pop("stage", None)       # where the task was, for its error only
     record["status"] = status
     if error is not None:
         record["error"] = error
