@@ -2,6 +2,7 @@
 op's real shapes, and verify it with the interpreter at verification shapes."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -11,7 +12,8 @@ from .chips import DEFAULT_CHIP, load_chip
 from .dsl import ast as A
 from .dsl.bounds import check_gm_bounds
 from .dsl.checker import CheckedKernel, check
-from .dsl.interpreter import interpret
+from .dsl.interpreter import Interpreter
+from .task import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
 
 
@@ -27,6 +29,8 @@ class CheckResult:
                                                 # by the lowering's checks and the backend run
     second: "SecondShapes | None" = None        # the same kernel verified at a second shape set
     plan: object = None                          # ascendcraft.plan.BufferPlan (check_kernel(plan=True))
+    outputs: list = field(default_factory=list, repr=False)   # the interpreter's outputs on the first
+                                                # KEPT_OUTPUTS draws: the lowering's level 0 on them
 
     @property
     def reports(self) -> list:
@@ -106,14 +110,37 @@ def load_kernel(kernel) -> A.Kernel:
         raise UserError(f"a kernel is a path to a .dsl file, DSL text or a parsed Kernel, not "
                         f"{type(kernel).__name__}", hint="ascendcraft.compile('kernel.dsl', 'op.py')")
     if isinstance(kernel, Path) or "\n" not in str(kernel):  # kernel text always spans several lines
-        return parse_file(kernel)
-    return parse(str(kernel))
+        try:
+            text, name = Path(kernel).read_text(), str(Path(kernel))
+        except (OSError, UnicodeDecodeError):
+            return parse_file(kernel)      # which says what is wrong with the file
+    else:
+        text, name = str(kernel), None
+    # Parsing is a pure function of the text and the name it is reported under, and the AST is
+    # immutable: the same text gives the same object (so check results keyed by it are found).
+    k = _PARSED.get((text, name))
+    if k is None:
+        k = parse(text, name) if name is not None else parse(text)
+        _PARSED.put((text, name), k)
+    return k
 
 
-def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict):
-    """A verification runner that executes the kernel with the NumPy interpreter."""
+_PARSED = Memo(entries=64)
+
+
+def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict, keep: list | None = None,
+                       keep_first: int = 0):
+    """A verification runner that executes the kernel with the NumPy interpreter (compiled once
+    for all trials). The output buffers of its first ``keep_first`` runs are appended to ``keep``
+    (nothing writes them after the run: the judge only reads)."""
+    compiled = []
+
     def run(inputs, outputs):
-        interpret(checked, gm_arrays(plan, inputs, outputs, parameters))
+        if not compiled:
+            compiled.append(Interpreter(checked))
+        compiled[0].run(gm_arrays(plan, inputs, outputs, parameters))
+        if keep is not None and len(keep) < keep_first:
+            keep.append(outputs)
     return run
 
 
@@ -131,21 +158,55 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     ``progress``, if given, receives a short line at each stage (the CLI prints them to stderr).
     """
     from .task import load_task
-    from .verify import DEFAULT_TRIALS
 
     say = progress or (lambda msg: None)
     k = load_kernel(kernel)
     say(f"loading op {op if not hasattr(op, 'real') else op.path}")
     task = op if hasattr(op, "real") else load_task(op)
+    # A check is a pure function of the kernel (an immutable AST; one object per text and name, see
+    # load_kernel), the task (one object per op file path and text, see task.load_task) and the
+    # options. The entry holds both objects, so their ids are not reused while it lives.
+    key = (id(k), id(task), chip, trials, seed, max_bytes, full_shapes, inputs, second_shapes, plan)
+    hit = _CHECKS.get(key)
+    if hit is not None:
+        result, said = hit[2], hit[3]
+        for msg in said:       # the progress lines of the run that made it, in order
+            say(msg)
+        return copy.copy(result)
+    said: list[str] = []
+
+    def record(msg: str) -> None:
+        said.append(msg)
+        say(msg)
+    result = _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, second_shapes, record, plan)
+    _CHECKS.put(key, (k, task, result, said), _held_bytes(result))
+    return copy.copy(result)
+
+
+def _held_bytes(result: CheckResult) -> int:
+    """Bytes of arrays a kept check result holds alive: the kept outputs, every draw."""
+    draws = result.draws + (result.second.draws if result.second is not None else [])
+    return tensor_bytes(result.outputs, [(d.inputs, d.native, d.truth) for d in draws])
+
+
+#: Check results (see check_kernel): ``lower`` after ``check`` of the same kernel, or a candidate
+#: checked again, costs nothing the second time. Results that raise are never kept.
+_CHECKS = Memo(entries=8, max_bytes=1 << 30)
+
+
+def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, second_shapes, say, plan):
+    from .verify import DEFAULT_TRIALS
+
     chip_profile = load_chip(chip)
     real_binding, _ = bind(k, task.real)
     real = check(k, real_binding, chip_profile)
     check_gm_bounds(real)      # every GM index inside its tensor at the real dims, before any run
     shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
     say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
+    outputs: list = []
     checked, draws, report = _interpret_at(k, shapes, chip_profile, DEFAULT_TRIALS if trials is None else trials,
-                                           seed, inputs, say, real=(real_binding, real))
-    result = CheckResult(k, task, real, checked, shapes, report, draws)
+                                           seed, inputs, say, real=(real_binding, real), keep=outputs)
+    result = CheckResult(k, task, real, checked, shapes, report, draws, outputs=outputs)
     if report.passed and second_shapes:
         result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
                                        min(len(draws), SECOND_TRIALS))
@@ -177,13 +238,18 @@ def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, 
     return SecondShapes(second, checked, report, draws)
 
 
-def _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say, real=None):
+#: Runs of the source kernel whose outputs a check keeps (``CheckResult.outputs``): the lowering
+#: compares its first level with them instead of running the source again (passes.PASS_TRIALS).
+KEPT_OUTPUTS = 2
+
+
+def _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say, real=None, keep=None):
     """Bind and check ``k`` at ``shapes`` (reusing ``real`` = (binding, checked) when the binding is
     the same) and verify it with the interpreter: (checked, draws, report)."""
     from .verify import make_draws, verify
     binding, plan = bind(k, shapes)
     checked = real[1] if real is not None and binding == real[0] else check(k, binding, chip_profile)
     draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=say)
-    report = verify(interpreter_runner(checked, plan, parameter_arrays(plan, shapes)), shapes, draws=draws,
-                    progress=say)
+    report = verify(interpreter_runner(checked, plan, parameter_arrays(plan, shapes), keep, KEPT_OUTPUTS), shapes,
+                    draws=draws, progress=say)
     return checked, draws, report

@@ -28,9 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-if TYPE_CHECKING:   # torch is imported where it is used: the CLI reads this module's constants
+if TYPE_CHECKING:   # numpy and torch are imported where they are used: the CLI reads this module's
+    import numpy as np     # constants, and `ascendcraft --help` need not load them (40 ms for numpy)
     import torch
 
 #: Input policies: ``adversarial`` (trial 0 the op's own draw, then derived draws) or ``op`` (every
@@ -45,7 +44,7 @@ DEFAULT_TRIALS = 1 + len(DERIVED)
 #: At most this many distinct values make a floating tensor a value set (±1 targets, labels).
 MAX_SET = 16
 _PROB_TOL = 1e-3
-_TIES = np.array([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0])
+_TIES = (-2.0, -1.0, -0.5, 0.5, 1.0, 2.0)
 #: Softmax temperature of derived probability rows, per distribution.
 _PROB_SCALE = {"signed": 1.0, "edges": 6.0, "near_one": 0.05, "offset": 3.0}
 
@@ -109,11 +108,13 @@ def _analyse_one(x) -> Structure:
 def derived_inputs(op_inputs: list, structures: list[Structure], distribution: str, variant: str,
                    seed: int) -> list:
     """A draw from ``distribution`` (one of :data:`DERIVED`) shaped like ``op_inputs``."""
+    import numpy as np
     rng = np.random.default_rng([seed, DERIVED.index(distribution), VARIANTS.index(variant)])
     return [_draw(x, s, distribution, variant, rng) for x, s in zip(op_inputs, structures)]
 
 
 def _draw(x, s: Structure, dist: str, variant: str, rng: np.random.Generator):
+    import numpy as np
     import torch
     if s.kind == "other":
         return x.clone() if isinstance(x, torch.Tensor) else x
@@ -139,6 +140,7 @@ def _draw(x, s: Structure, dist: str, variant: str, rng: np.random.Generator):
 
 
 def _floats(dist: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+    import numpy as np
     if dist == "signed":
         return rng.standard_normal(shape)
     if dist == "near_one":
@@ -150,7 +152,7 @@ def _floats(dist: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
         pick = rng.random(shape)
         sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
         wide = sign * 10.0 ** rng.uniform(-3, 3, shape)
-        ties = rng.choice(_TIES, size=shape)
+        ties = rng.choice(np.array(_TIES), size=shape)
         normal = rng.standard_normal(shape)
         return np.where(pick < 0.15, 0.0, np.where(pick < 0.4, ties, np.where(pick < 0.6, wide, normal)))
     raise ValueError(f"unknown distribution {dist!r}")

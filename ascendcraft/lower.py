@@ -18,7 +18,7 @@ from .chips import DEFAULT_CHIP, load_chip
 from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
 from .errors import AscendcraftError, UserError
-from .passes import LoweringRun, run_passes
+from .passes import LoweringRun
 from .checking import CheckResult, check_kernel, load_kernel
 
 
@@ -161,7 +161,8 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     build and run of the AscendC kernel. The check's draws (its trials' inputs and references)
     are reused: the first :data:`~ascendcraft.passes.PASS_TRIALS` for each pass, all of them on
     the backend; ``trials`` and ``seed`` only matter for a check result without draws."""
-    from .passes import PASS_TRIALS
+    from .passes import PASS_TRIALS, PassChain
+    from .sim.runner import RunQueue
     from .verify import DEFAULT_TRIALS, make_draws
     say = progress or (lambda msg: None)
     backend = resolve_backend(backend)
@@ -170,34 +171,120 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     if not checked.draws:
         checked.draws = make_draws(checked.shapes, trials=trials or DEFAULT_TRIALS, seed=seed)
     t0 = time.perf_counter()
-    try:
-        run = run_passes(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
-                         chip=chip_profile, assist=assist, progress=say, draws=checked.draws[:PASS_TRIALS],
-                         source_checks=(checked.real, checked.checked))
-        final = run.final
-        spec = emit_kernel(final.kernel, final.real)
-    except AscendcraftError as err:
-        err.stage = "lower"
-        raise
-    timings["passes"] = time.perf_counter() - t0
-    from .codegen.tiling import render_tiling_header
-    header = render_tiling_header(spec)
-    result = Lowered(checked, run, spec, header, backend, chip_profile.name, timings=timings)
-    try:
-        if backend == "sim":
-            _run_on_sim(result, chip_profile, model_time, say)
-        else:
-            from .backends import npu
-            say("building with CANN")
-            result.verification = npu.verify_on_npu(result, draws=checked.draws)
-            if checked.second is not None:
-                result.second_verification = npu.verify_on_npu(result, draws=checked.second.draws,
-                                                               shapes=checked.second.shapes)
-    except AscendcraftError as err:
-        err.stage = "backend"
-        err.lowered = result       # what was emitted, for the failure folder
-        raise
+    # Runs the simulator starts before the passes are verified (see _start_on_sim); any failure
+    # (a pass that computes something else, Ctrl-C) stops them when this block is left.
+    with RunQueue() as queue:
+        early = None
+        try:
+            chain = PassChain(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
+                              chip=chip_profile, assist=assist, progress=say, draws=checked.draws[:PASS_TRIALS],
+                              source_checks=(checked.real, checked.checked),
+                              source_outputs=checked.outputs[:PASS_TRIALS])
+            chain.apply()
+            # Not beside a kernel with matmuls: the interpreter's BLAS threads then wait for a core
+            # the kernel processes hold (a lowering took 3 s instead of 0.5)
+            if backend == "sim" and chain.failure is None and not any(lv.real.uses_cube for lv in chain.levels):
+                early = _start_on_sim(chain, checked, backend, chip_profile, model_time, queue)
+            run = chain.verify(tick=queue.poll)
+            final = run.final
+            if early is None:
+                spec = emit_kernel(final.kernel, final.real)
+            elif isinstance(early.spec, BaseException):
+                raise early.spec
+            else:
+                spec = early.spec
+        except AscendcraftError as err:
+            err.stage = "lower"
+            raise
+        timings["passes"] = time.perf_counter() - t0 - (early.seconds if early is not None else 0.0)
+        from .codegen.tiling import render_tiling_header
+        if early is None:
+            header = render_tiling_header(spec)
+            result = Lowered(checked, run, spec, header, backend, chip_profile.name, timings=timings)
+        elif isinstance(early.header, BaseException):
+            raise early.header
+        else:                      # the same kernel, spec and header, made before the passes were verified
+            result = early.result
+            result.run, result.timings = run, timings
+        try:
+            if backend == "sim":
+                _run_on_sim(result, chip_profile, model_time, say, early)
+            else:
+                from .backends import npu
+                say("building with CANN")
+                result.verification = npu.verify_on_npu(result, draws=checked.draws)
+                if checked.second is not None:
+                    result.second_verification = npu.verify_on_npu(result, draws=checked.second.draws,
+                                                                   shapes=checked.second.shapes)
+        except AscendcraftError as err:
+            err.stage = "backend"
+            err.lowered = result       # what was emitted, for the failure folder
+            raise
     return result
+
+
+@dataclass
+class _Early:
+    """What ``lower`` prepared for the simulator before the passes were verified: each step's
+    result, or the exception it raised (raised where the step comes when one follows the other)."""
+
+    spec: object                  # KernelSpec or exception
+    header: object = None         # the tiling header or exception
+    result: Lowered | None = None
+    artifact: object = None       # KernelArtifact or exception
+    build_s: float = 0.0
+    main: object = None           # verification runner (sim_runner) at the check's shapes, or exception
+    second: object = None         # ... at the second shapes, or exception
+    cost: int | None = None       # the real-shape cost run's index in the queue
+    seconds: float = 0.0          # time spent here (counted as build, not as passes)
+
+
+def _start_on_sim(chain, checked: CheckResult, backend: str, chip, model_time: bool, queue) -> _Early | None:
+    """Emit, build and queue every simulator run of the last level's AscendC kernel while its
+    levels are still to be verified by the interpreter (``chain.apply()`` made them; the
+    verification neither changes them nor depends on the runs): the kernel processes run beside
+    the interpreter. Nothing here is said or raised: ``lower_checked`` and ``_run_on_sim`` do both
+    where one step after the other would, and a failed pass check stops the runs. None: not
+    worth it (no compiler; the simulator path then runs as usual)."""
+    import shutil
+    from .codegen.tiling import render_tiling_header
+    from .passes import LoweringRun
+    from .sim import build_kernel
+    if shutil.which("g++") is None:
+        return None
+    t0 = time.perf_counter()
+    final = chain.final
+    try:
+        spec = emit_kernel(final.kernel, final.real)
+    except Exception as err:   # noqa: BLE001 - raised after the passes are verified
+        return _Early(err, seconds=time.perf_counter() - t0)
+    try:
+        header = render_tiling_header(spec)
+    except Exception as err:   # noqa: BLE001 - raised where the header is made
+        return _Early(spec, header=err, seconds=time.perf_counter() - t0)
+    early = _Early(spec, header, Lowered(checked, LoweringRun(chain.levels), spec, header, backend, chip.name,
+                                         timings={}))
+    try:
+        early.artifact = build_kernel(spec.kernel_source, spec.op_name, tiling_header=header, chip=chip.name)
+    except Exception as err:   # noqa: BLE001 - raised where the build comes
+        early.artifact = err
+    early.build_s = time.perf_counter() - t0
+    if not isinstance(early.artifact, BaseException):
+        result = early.result
+        result.artifact = early.artifact
+        second = checked.second
+        for name, shapes, draws in (("main", checked.shapes, checked.draws),
+                                    ("second", second.shapes if second else None, second.draws if second else None)):
+            if shapes is None:
+                continue
+            try:
+                setattr(early, name, sim_runner(result, shapes, queue=queue, draws=draws))
+            except Exception as err:   # noqa: BLE001 - raised where these runs begin
+                setattr(early, name, err)
+        if model_time:
+            early.cost = queue.add(lambda: start_real_shape_run(result, trace=_trace_limit(result.run.final.real.cores)))
+    early.seconds = time.perf_counter() - t0
+    return early
 
 
 def _workspace_bytes(spec, dims: dict, cores: int) -> int:
@@ -206,10 +293,15 @@ def _workspace_bytes(spec, dims: dict, cores: int) -> int:
     return workspace_size(spec, dims, cores)
 
 
-def sim_runner(result: Lowered, shapes):
+def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None):
     """``run(inputs, outputs)`` executing the built kernel on the simulator for ``shapes`` (the
-    dims, attributes and parameters are taken from them); outputs are filled in place."""
-    from .sim import run_kernel
+    dims, attributes and parameters are taken from them); outputs are filled in place.
+
+    With a ``queue`` (``sim.runner.RunQueue``) and the ``draws`` the runner will be called on, in
+    order, every draw's run is queued at once, on the inputs and poisoned buffers ``verify``
+    would pass; each call then takes its draw's result, in the same order (so a failure is
+    raised at the same trial as when one run follows the other)."""
+    from .sim.runner import start_kernel
 
     spec, final = result.spec, result.run.final.kernel
     gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
@@ -217,12 +309,14 @@ def sim_runner(result: Lowered, shapes):
     params = parameter_arrays(plan, shapes)
     cores = result.run.final.real.cores
 
-    def run(inputs, outputs):
+    def launch(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
         tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, binding.attrs)
-        res = run_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
-                         block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
-                         chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs])
+        return start_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
+                            block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
+                            chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs])
+
+    def finish(res, outputs):
         if not res.ok:
             raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n"
                                  f"{_with_dsl_lines(res.report(), spec, result)}",
@@ -230,7 +324,20 @@ def sim_runner(result: Lowered, shapes):
                                       "is fixed, rewriting the DSL line named above differently may avoid it")
         for out, name in zip(outputs, plan.outputs):
             out[...] = res.outputs[gm_params.index(name)].reshape(out.shape)
-    return run
+
+    if queue is None:
+        return lambda inputs, outputs: finish(launch(inputs, outputs).wait(), outputs)
+
+    def start(draw):
+        from .verify import TensorSpec, poison_buffer
+        outputs = [poison_buffer(TensorSpec.of(e, f"output {i} of Model.forward")) for i, e in enumerate(draw.native)]
+        return launch(draw.numpy_inputs, outputs)
+    pending = iter([queue.add(lambda d=d: start(d)) for d in draws])
+
+    def take(inputs, outputs):
+        finish(queue.result(next(pending)), outputs)
+    take.queue = queue
+    return take
 
 
 def _with_dsl_lines(report: str, spec, result: Lowered) -> str:
@@ -263,8 +370,14 @@ def real_shape_run(result: Lowered, *, trace: int | bool = False):
     """The cost-only simulator run of the lowered kernel at the op's real shapes (nothing is
     allocated: GM arguments are shapes); its cost is the modeled time. Also what
     benchmarks/sensitivity.py repeats under other cost constants."""
+    return start_real_shape_run(result, trace=trace).wait()
+
+
+def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
+    """:func:`real_shape_run`, started: its ``sim.runner.KernelRun``."""
     from .dtypes import NUMPY
-    from .sim import gm, run_kernel
+    from .sim import gm
+    from .sim.runner import start_kernel as run_kernel
 
     spec = result.spec
     gm_params, specs, real_binding, real_plan = _real_gm(result)
@@ -276,8 +389,9 @@ def real_shape_run(result: Lowered, *, trace: int | bool = False):
                       timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace)
 
 
-def _run_on_sim(result: Lowered, chip, model_time, say):
+def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = None):
     from .sim import build_kernel
+    from .sim.runner import RunQueue
     from .verify import verify
 
     spec, final = result.spec, result.run.final.kernel
@@ -286,34 +400,61 @@ def _run_on_sim(result: Lowered, chip, model_time, say):
         _preload_plotting()
     t0 = time.perf_counter()
     say("compiling on the simulator")
-    art = build_kernel(spec.kernel_source, spec.op_name, tiling_header=result.tiling_header, chip=chip.name)
-    result.timings["build"] = time.perf_counter() - t0
+    if early is None:
+        art = build_kernel(spec.kernel_source, spec.op_name, tiling_header=result.tiling_header, chip=chip.name)
+        result.timings["build"] = time.perf_counter() - t0
+    elif isinstance(early.artifact, BaseException):
+        raise early.artifact
+    else:
+        art = early.artifact
+        result.timings["build"] = early.build_s
     result.artifact = art
-    gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
     shapes = result.check.shapes
-    t0 = time.perf_counter()
-    say("verifying the AscendC kernel on the simulator")
-    report = verify(sim_runner(result, shapes), shapes, draws=result.check.draws, progress=say)
-    result.verification = report
-    if not report.passed:
-        raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator:\n"
-                             f"{report.summary()}", hint="this is a lowering bug: report it")
     second = result.check.second
-    if second is not None:
-        say("verifying the AscendC kernel on the simulator at the second shapes")
-        report = verify(sim_runner(result, second.shapes), second.shapes, draws=second.draws, progress=say)
-        result.second_verification = report
-        if not report.passed:
-            raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator at the "
-                                 f"second verification shapes:\n{report.summary()}",
-                                 hint="this is a lowering bug: report it")
-    result.timings["sim_verify"] = time.perf_counter() - t0
-    if not model_time:
-        return
     t0 = time.perf_counter()
-    say("modelling time at the op's real shapes")
-    res = real_shape_run(result, trace=_trace_limit(result.run.final.real.cores))
-    result.timings["cost_model"] = time.perf_counter() - t0
+    # The simulator runs below are independent of each other: they are queued at once and go a
+    # few at a time (one per CPU; started before the passes were verified, when lower_checked
+    # could) while the results are judged in the order of one run after the other, with the same
+    # verdicts and errors. The real-shape cost run is queued last and read once the kernel is
+    # verified; runs whose result is not taken (after a failure) are stopped.
+    with RunQueue() as own:
+        queue = own
+        say("verifying the AscendC kernel on the simulator")
+        if early is None:
+            main = sim_runner(result, shapes, queue=queue, draws=result.check.draws)
+            try:
+                extra = sim_runner(result, second.shapes, queue=queue, draws=second.draws) if second else None
+            except Exception as err:   # noqa: BLE001 - raised where the second shapes' runs begin
+                extra = err
+            cost = (queue.add(lambda: start_real_shape_run(result, trace=_trace_limit(result.run.final.real.cores)))
+                    if model_time else None)
+        else:
+            if isinstance(early.main, BaseException):
+                raise early.main
+            main, extra, cost = early.main, early.second, early.cost
+            queue = main.queue
+        report = verify(main, shapes, draws=result.check.draws, progress=say)
+        result.verification = report
+        if not report.passed:
+            raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator:\n"
+                                 f"{report.summary()}", hint="this is a lowering bug: report it")
+        if second is not None:
+            say("verifying the AscendC kernel on the simulator at the second shapes")
+            if isinstance(extra, Exception):
+                raise extra
+            report = verify(extra, second.shapes, draws=second.draws, progress=say)
+            result.second_verification = report
+            if not report.passed:
+                raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator at the "
+                                     f"second verification shapes:\n{report.summary()}",
+                                     hint="this is a lowering bug: report it")
+        result.timings["sim_verify"] = time.perf_counter() - t0
+        if not model_time:
+            return
+        t0 = time.perf_counter()
+        say("modelling time at the op's real shapes")
+        res = queue.result(cost)
+    result.timings["cost_model"] = time.perf_counter() - t0   # the wait for it: it ran beside the others
     if res.errors or (res.crash and "time limit" not in res.crash):
         # The real-shape run is a checked run: a rule the kernel breaks only at the real size
         # (an index past the end of a tensor, a race) fails the lowering, never a note beside PASS.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import os
 import random
 import re
 import signal
@@ -96,6 +97,78 @@ class TensorSpec:
     @classmethod
     def of(cls, t: torch.Tensor, what: str = "a tensor") -> "TensorSpec":
         return cls(tuple(int(d) for d in t.shape), dtype_name(t.dtype, what))
+
+
+# --------------------------------------------------------------------------- in-process caches
+
+#: Set (to anything but "" or "0") to turn off the in-process result caches below: loaded tasks,
+#: verification draws, check results and parsed pass artefacts are then recomputed on every call.
+NO_CACHE_ENV = "ASCENDCRAFT_NO_CACHE"
+
+
+def caching() -> bool:
+    return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
+
+
+class Memo:
+    """A small LRU map for results that are pure functions of their key (the callers say why),
+    bounded by entries and by the bytes the values hold. Thread-safe; cleared by
+    :func:`clear_caches`; a no-op while :data:`NO_CACHE_ENV` is set."""
+
+    def __init__(self, entries: int, max_bytes: int | None = None):
+        from collections import OrderedDict
+        self.entries, self.max_bytes = entries, max_bytes
+        self._data: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        _MEMOS.append(self)
+
+    def get(self, key, default=None):
+        if not caching():
+            return default
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is None:
+                return default
+            self._data.move_to_end(key)
+            return hit[0]
+
+    def put(self, key, value, nbytes: int = 0) -> None:
+        if not caching() or (self.max_bytes is not None and nbytes > self.max_bytes):
+            return
+        with self._lock:
+            self._data[key] = (value, nbytes)
+            self._data.move_to_end(key)
+            total = sum(n for _, n in self._data.values())
+            while len(self._data) > self.entries or (self.max_bytes is not None and total > self.max_bytes):
+                _, (_, n) = self._data.popitem(last=False)
+                total -= n
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+_MEMOS: list[Memo] = []
+
+
+def clear_caches() -> None:
+    """Drop every in-process result cache (tasks, draws, check results, parsed artefacts)."""
+    for m in _MEMOS:
+        m.clear()
+
+
+def tensor_bytes(*values) -> int:
+    """Bytes of the tensors and arrays in ``values`` and in the lists and tuples among them: what a
+    cache entry holding them keeps alive."""
+    total = 0
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            total += v.numel() * v.element_size()
+        elif hasattr(v, "nbytes") and hasattr(v, "dtype"):
+            total += int(v.nbytes)
+        elif isinstance(v, (list, tuple)):
+            total += tensor_bytes(*v)
+    return total
 
 
 # --------------------------------------------------------------------------- errors
@@ -654,6 +727,7 @@ class Task:
         self._cache: dict[tuple, _Eval] = {}
         self._shapes: dict[tuple, TaskShapes] = {}
         self._caps: dict[tuple, int] = {}
+        self._variants: dict[tuple, TaskShapes | None] = {}
         base = self._execute({})
         _check_interface(base, path)
         self._base = base
@@ -790,7 +864,17 @@ class Task:
         ``base`` moved to other values (odd, so tails and uneven core splits stay; between a third
         of the value and twice it), within ``max_bytes``. A kernel that keys on one shape (a
         hard-coded extent, a bound that only holds at the reduced size) differs there.
-        None when no module constant sizes the inputs, or no other value runs."""
+        None when no module constant sizes the inputs, or no other value runs.
+        The same arguments give the same shape set object (so draws made for it are reused)."""
+        key = (tuple(sorted(base.overrides.items())), base.max_bytes, seed, max_bytes)
+        if caching() and key in self._variants:
+            return self._variants[key]
+        found = self._variant(base, seed, max_bytes)
+        if caching():
+            self._variants[key] = found
+        return found
+
+    def _variant(self, base: TaskShapes, seed: int, max_bytes: int) -> TaskShapes | None:
         knobs = self.shape_constants()
         real_values = self._root_constants()
         cur = {k: base.overrides.get(k, real_values[k]) for k in knobs}
@@ -985,9 +1069,20 @@ def load_task(path: str | Path) -> Task:
         raise UserError(f"task file {path} is not UTF-8 text ({e})") from None
     except OSError as e:
         raise UserError(f"cannot read task file {path}: {e.strerror or e}") from None
+    # A task is a pure function of its file's path and text (its shapes, its module's functions,
+    # the seeded references): loading the same file again reuses it, and its caches (shape
+    # searches, second shape sets, draws). A module the file imports is Python's own cache.
+    cached = _TASKS.get((p, source))
+    if cached is not None:
+        return cached
     try:
         tree = ast.parse(source, str(p))
     except SyntaxError as e:
         where = _where(e, str(p))
         raise UserError(f"syntax error in task file {path}: {e.msg}" + (f" (at {where})" if where else "")) from None
-    return Task(p, source, tree)
+    task = Task(p, source, tree)
+    _TASKS.put((p, source), task)
+    return task
+
+
+_TASKS = Memo(entries=32)

@@ -64,7 +64,7 @@ from . import distributions as D
 from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, TOLERANCES, OutputResult, _as_float64,  # noqa: F401
                       _fmt, _val, compare, float_slack, poison_buffer, to_numpy)
 from .errors import UserError
-from .task import TaskShapes, TensorSpec, dtype_name
+from .task import Memo, TaskShapes, TensorSpec, dtype_name, tensor_bytes
 
 Runner = Callable[[list, list], None]
 
@@ -192,6 +192,14 @@ class Draw:
     policy: str = "adversarial"      # the input policy the draw was made under
     shapes: object = field(default=None, repr=False)   # the TaskShapes drawn for (for the magnitudes)
     _magnitudes: object = field(default=False, repr=False)
+    _ref_errors: dict = field(default_factory=dict, repr=False)
+
+    def ref_error(self, i: int) -> float | None:
+        """:func:`_ref_error` of output ``i`` (the op's own float result against the judged one),
+        computed once: every run judged on this draw reports it."""
+        if i not in self._ref_errors:
+            self._ref_errors[i] = _ref_error(self.native[i], self.truth[i])
+        return self._ref_errors[i]
 
     def magnitude(self, i: int):
         """Output ``i`` of :func:`condition_magnitude` on these inputs, or None; computed on first
@@ -238,7 +246,8 @@ def _degenerate(out: torch.Tensor, earlier: list[tuple[int, torch.Tensor]]) -> s
         finite = np.isfinite(a)
         if not finite.any():
             return "is NaN/Inf everywhere"
-        if np.unique(np.where(np.isnan(a), np.inf, a)).size == 1:
+        b = np.where(np.isnan(a), np.inf, a)   # as np.unique counts: NaNs with +Inf, -0.0 with 0.0
+        if b.min() == b.max():
             return f"is {_val(float(a.reshape(-1)[0]))} everywhere"
     elif a.size == 1 and not np.isfinite(a).all():
         return "is NaN/Inf"
@@ -258,7 +267,7 @@ def _ill_conditioned(draw: "Draw", op0: "Draw") -> str:
     for i, (n, t) in enumerate(zip(draw.native, draw.truth)):
         if n is t or not n.is_floating_point():
             continue
-        err, base = _ref_error(n, t), _ref_error(op0.native[i], op0.truth[i]) if i < len(op0.native) else None
+        err, base = draw.ref_error(i), op0.ref_error(i) if i < len(op0.native) else None
         if err is None or err <= ILL_CONDITIONED * max(base or 0.0, 1e-12):
             continue
         res = draw.judge(to_numpy(n)[0], i)
@@ -308,6 +317,26 @@ def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 
         raise UserError(f"the number of trials must be at least 1, not {trials}")
     if inputs not in INPUT_POLICIES:
         raise UserError(f"unknown input policy {inputs!r}", hint="choose " + " or ".join(INPUT_POLICIES))
+    # The draws are a pure function of the shape set (its op file's text, seeded get_inputs() and
+    # Model) and these arguments; the entry holds ``shapes`` so its id is not reused meanwhile.
+    key = (id(shapes), trials, seed, inputs)
+    hit = _DRAWS.get(key)
+    if hit is not None and hit[0] is shapes:
+        for t in range(trials):
+            if progress is not None:
+                progress(f"drawing trial {t + 1}/{trials} inputs")
+        return list(hit[1])
+    draws = _make_draws(shapes, trials, seed, inputs, progress)
+    _DRAWS.put(key, (shapes, draws), tensor_bytes(*[(d.inputs, d.native, d.truth) for d in draws]))
+    return list(draws)
+
+
+#: Draws kept for reuse (``check`` then ``lower`` on one op, a repair loop's candidate kernels).
+_DRAWS = Memo(entries=16, max_bytes=1 << 30)
+
+
+def _make_draws(shapes: TaskShapes, trials: int, seed: int, inputs: str,
+                progress: Callable[[str], None] | None) -> list[Draw]:
     draws: list[Draw] = []
 
     def evaluate(t: int, seed_t: int, label: str, xs: list, notes: list) -> Draw:
@@ -419,7 +448,7 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
                 if own.passed:
                     res = own
                     res.against = "the op's own result"
-            res.ref_error = _ref_error(native, truth)
+            res.ref_error = draw.ref_error(i)
             res.degenerate = draw.degenerate[i]
             per.append(res)
         results.append(TrialResult(draw.seed, all(o.passed for o in per), per, distribution=draw.label,

@@ -12,7 +12,10 @@ with no rule fails when the kernel is compiled, before anything runs.
 """
 from __future__ import annotations
 
+import itertools
 import operator
+import sys
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -102,6 +105,24 @@ def _fail(msg, node=None, hint=None, kind="runtime error"):
 _MISSING = object()
 
 
+@contextmanager
+def _one_torch_thread():
+    """Torch's own thread pool off while a kernel runs. The ops that call torch (erf) work on one
+    tile at a time, elementwise (the same bits whatever the thread count); a parallel region per
+    tile costs far more than it saves, and up to milliseconds a call on a loaded machine, where
+    its second thread waits for a core (gelu's check spent most of its time there)."""
+    torch = sys.modules.get("torch")
+    n = torch.get_num_threads() if torch is not None else 1
+    if n == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
+
+
 class Interpreter:
     def __init__(self, checked: CheckedKernel, *, cores: int | None = None, check_races: bool = True):
         self.ck = checked
@@ -155,7 +176,7 @@ class Interpreter:
             else:
                 fixed[p.name] = t.value
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), _one_torch_thread():
                 self.code({})
         except DSLError as err:
             raise err.located(self.kernel.source) from None
@@ -190,10 +211,13 @@ class Interpreter:
 
     def _begin(self, env, skip=None):
         """Start a statement: bytes held by live tiles (except the one being replaced), no temporaries."""
+        if self.lowered:
+            return      # tiles live in buffers the checker proved fit: nothing is counted (see expr)
         live = [0, 0, 0]
         for name, v in env.items():
             if type(v) is Tile and name != skip:
-                live[_SPACE_INDEX[v.space]] += v.nbytes
+                n = v.data.nbytes
+                live[_SPACE_INDEX[v.space]] += n >> 1 if v.dtype == "bf16" else n   # Tile.nbytes, inline
         self.live = live
         self.temps = [0, 0, 0]
 
@@ -437,6 +461,8 @@ class Interpreter:
         static = self.types.get(id(e))
         if static is not None and (not isinstance(static, TTile) or static.space == "gm"):
             return fn  # scalars, dtypes, tuples hold no on-chip memory; Matmul streams GM to GM
+        if self.lowered:
+            return fn  # the capacity is unbounded there (see __init__): no tile can overflow it
         capacity, overflow = self.capacity, self._overflow
 
         def accounted(env):
@@ -696,11 +722,21 @@ class Interpreter:
                                 "at run time", e, kind="shape error",
                                 hint="a tail tile is shorter than the window; load halos with pad=... so tiles "
                                      "keep their full length")
+            if is_max:
+                # the maximum over the window's offsets, one strided view of the tile each: a max is
+                # exact in any order, and NumPy reduces a window view's small axes very slowly
+                counts = [(size - ext) // s + 1 for size, ext, s in zip(a.shape[lead:], extents, stride)]
+                out = None
+                for offsets in itertools.product(*(range(k) for k in kernel)):
+                    view = a[(slice(None),) * lead + tuple(slice(o * d, o * d + (m - 1) * s + 1, s) for o, d, m, s
+                                                           in zip(offsets, dilation, counts, stride))]
+                    out = np.array(view) if out is None else np.maximum(out, view, out=out)
+                return Tile(D.quantize(out, t.dtype), t.dtype, t.space)
             win = np.lib.stride_tricks.sliding_window_view(a, extents, axis=tuple(range(lead, a.ndim)))
             win = win[(slice(None),) * lead + tuple(slice(None, None, s) for s in stride) +
                       tuple(slice(None, None, d) for d in dilation)]
             red = tuple(range(a.ndim, a.ndim + n))
-            out = np.max(win, axis=red) if is_max else np.sum(win, axis=red, dtype=a.dtype) / a.dtype.type(count)
+            out = np.sum(win, axis=red, dtype=a.dtype) / a.dtype.type(count)
             return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
         return run
 

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -463,6 +464,74 @@ def _preexec(memory_limit_mb: int):
     return fn
 
 
+# What _preexec does, as a program that then executes the kernel: a child that runs no Python code
+# between fork and exec lets subprocess use vfork, which does not copy this (large) process's page
+# tables: a start costs a few ms instead of some 20 to 50 (a lowering starts ten runs).
+_LAUNCHER_SOURCE = r"""#include <stdlib.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+/* asc-sim-launch <parent pid> <RLIMIT_AS bytes> <program> [args...] */
+int main(int argc, char** argv) {
+    if (argc < 4) return 127;
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != (pid_t)strtol(argv[1], 0, 10)) _exit(1);
+    struct rlimit as, core = {0, 0};
+    as.rlim_cur = as.rlim_max = (rlim_t)strtoull(argv[2], 0, 10);
+    if (setrlimit(RLIMIT_AS, &as) != 0 || setrlimit(RLIMIT_CORE, &core) != 0) return 126;
+    execv(argv[3], argv + 3);
+    return 127;
+}
+"""
+_LAUNCHER: Path | None | bool = False       # False: not looked for yet; None: not available
+_LAUNCHER_LOCK = threading.Lock()
+
+
+def _launcher_program() -> Path | None:
+    """The launcher, built once per compiler (cached beside the kernels), or None."""
+    global _LAUNCHER
+    with _LAUNCHER_LOCK:
+        if _LAUNCHER is None or (_LAUNCHER is not False and _LAUNCHER.exists()):
+            return _LAUNCHER
+        _LAUNCHER = None        # not looked for yet, or removed since (another cache folder)
+        h = hashlib.sha256(_LAUNCHER_SOURCE.encode())
+        h.update((shutil.which("gcc") or shutil.which("g++") or "").encode())
+        exe = cache_dir() / f"asc-sim-launch-{h.hexdigest()[:16]}"
+        if not exe.exists():
+            try:
+                with tempfile.TemporaryDirectory(prefix="launch.", dir=cache_dir()) as d:
+                    (Path(d) / "launch.c").write_text(_LAUNCHER_SOURCE)
+                    proc = subprocess.run(["g++", "-x", "c", "-O1", "launch.c", "-o", "launch"], cwd=d,
+                                          capture_output=True, timeout=120)
+                    if proc.returncode != 0:
+                        return None
+                    os.replace(Path(d) / "launch", exe)
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+        _LAUNCHER = exe
+        return exe
+
+
+def _popen_kernel(exe: Path, job: Path, run_dir: Path, log, memory_limit_mb: int) -> subprocess.Popen:
+    """Start the kernel process as _preexec describes, through the launcher when it can stand in
+    for it exactly (the limit is within the hard limit, the kernel can be executed: otherwise
+    _preexec raises what it would)."""
+    limit = int(memory_limit_mb) * 1024 * 1024
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    launcher = _launcher_program() if (hard == resource.RLIM_INFINITY or limit <= hard) and \
+        os.path.isfile(exe) and os.access(exe, os.X_OK) else None
+    if launcher is not None:
+        try:
+            return subprocess.Popen([str(launcher), str(os.getpid()), str(limit), str(exe), str(job)],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True, cwd=run_dir)
+        except OSError:
+            pass            # the launcher cannot run here: the kernel's own start says why if it cannot either
+    return subprocess.Popen([str(exe), str(job)], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                            preexec_fn=_preexec(memory_limit_mb), cwd=run_dir)
+
+
 def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
                cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
                chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
@@ -492,6 +561,20 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
     :data:`~ascendcraft.sim.timeline.DEFAULT_TRACE_LIMIT` records per block, an int that many;
     ``res.timeline`` then holds every block's instructions per pipe (docs/simulator.md, "Timeline").
     """
+    return start_kernel(art, args, tiling=tiling, block_dim=block_dim, cost_only=cost_only, timeout_s=timeout_s,
+                        memory_limit_mb=memory_limit_mb, chip=chip, lenient=lenient, workspace_bytes=workspace_bytes,
+                        tiling_key=tiling_key, dtypes=dtypes, outputs=outputs, auto_sync=auto_sync,
+                        trace=trace).wait()
+
+
+def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
+                 cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
+                 chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
+                 tiling_key: int = 0, dtypes: dict | None = None, outputs=None,
+                 auto_sync: bool = True, trace: int | bool = False) -> "KernelRun":
+    """The first half of :func:`run_kernel` (same arguments): checks them, writes the job and starts
+    the kernel's process, and returns at once; ``.wait()`` gives the :class:`SimResult`. Several
+    runs can go at once (:class:`RunQueue`); the time limit counts from the start."""
     chip_obj = load_chip(chip or art.chip)
     if block_dim < 1 or block_dim > 65535:
         raise UserError(f"block_dim={block_dim} must be in [1, 65535]")
@@ -578,29 +661,135 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
         for k, val in (tiling or {}).items():
             job += _tiling_lines(k, val)
         (run_dir / "job.txt").write_text("\n".join(job) + "\n")
-
-        timed_out = False
         try:
-            proc = subprocess.Popen([str(art.exe), str(run_dir / "job.txt")], stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    preexec_fn=_preexec(memory_limit_mb), cwd=run_dir)
-            try:
-                out, _ = proc.communicate(timeout=timeout_s + 5)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                os.killpg(proc.pid, signal.SIGKILL)
-                out, _ = proc.communicate()
+            # the log goes to a file, not a pipe: a run may go on while the caller does other work
+            with open(run_dir / "log.txt", "wb") as log:
+                proc = _popen_kernel(art.exe, run_dir / "job.txt", run_dir, log, memory_limit_mb)
         except OSError as e:
             raise UserError(f"cannot run the simulator executable: {e}") from e
-        log = out.decode(errors="replace") if out else ""
-        res = _collect(art, report, proc.returncode, log, timed_out, out_specs, values, chip_obj, block_dim,
-                       cost_only)
-        if trace_limit:
-            from .timeline import read_trace
-            res.timeline = read_trace(run_dir, res.cost, chip_obj, trace_limit)
-        return res
-    finally:
+        return KernelRun(proc, time.monotonic() + timeout_s + 5, run_dir,
+                         (art, report, out_specs, values, chip_obj, block_dim, cost_only), trace_limit)
+    except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+class KernelRun:
+    """A kernel process :func:`start_kernel` started: ``wait()`` for its result, or ``kill()`` it."""
+
+    def __init__(self, proc, deadline: float, run_dir: Path, collect_args: tuple, trace_limit: int):
+        self.proc, self.deadline, self.run_dir = proc, deadline, run_dir
+        self._collect_args, self._trace_limit = collect_args, trace_limit
+        self._result: SimResult | None = None
+
+    def wait(self) -> SimResult:
+        """The result: waits for the process (killed past its time limit), reads its report and
+        outputs, and removes its job directory."""
+        if self._result is not None:
+            return self._result
+        try:
+            timed_out = False
+            try:
+                self.proc.wait(timeout=max(0.0, self.deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            try:
+                out = (self.run_dir / "log.txt").read_bytes()
+            except OSError:
+                out = b""
+            art, report, out_specs, values, chip_obj, block_dim, cost_only = self._collect_args
+            log = out.decode(errors="replace") if out else ""
+            res = _collect(art, report, self.proc.returncode, log, timed_out, out_specs, values, chip_obj, block_dim,
+                           cost_only)
+            if self._trace_limit:
+                from .timeline import read_trace
+                res.timeline = read_trace(self.run_dir, res.cost, chip_obj, self._trace_limit)
+            self._result = res
+            return res
+        finally:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def kill(self) -> None:
+        """Stop the run if it is still going (its result is not wanted) and remove its job directory."""
+        if self._result is None and self.proc.returncode is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)   # its own session (see _preexec)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def parallel_runs() -> int:
+    """Kernel processes a :class:`RunQueue` keeps going at once: one per CPU this process may use
+    (a run is one busy thread), at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+class RunQueue:
+    """Independent simulator runs, started in the order they are added with at most ``parallel``
+    going at once, and each result taken when the caller asks for it (in the order added): the
+    caller judges one result while the next runs go on. Everything happens in the caller's
+    thread (the processes are started from it, so no fork races a thread of this process).
+
+    ``add(start)`` takes a function returning :func:`start_kernel`'s run; an exception it raises is
+    raised by ``result()`` of that run, where one run after the other would have raised it. Leaving
+    the ``with`` block kills the runs whose result was not taken."""
+
+    def __init__(self, parallel: int | None = None):
+        self.parallel = parallel or parallel_runs()
+        self._starts: list = []
+        self._runs: dict[int, object] = {}      # started, result not taken: KernelRun, or the exception
+        self._next = 0
+
+    def add(self, start) -> int:
+        self._starts.append(start)
+        self._fill()
+        return len(self._starts) - 1
+
+    def result(self, i: int) -> SimResult:
+        while self._next <= i:
+            self._start_next()
+        run = self._runs.pop(i)
+        if isinstance(run, BaseException):
+            self._fill()
+            raise run
+        res = run.wait()
+        self._fill()        # the next runs start before the caller judges this one
+        return res
+
+    def poll(self) -> None:
+        """Start queued runs in the slots of runs that have ended (call it now and then while the
+        results are not needed yet: nothing starts a run but the caller's thread)."""
+        self._fill()
+
+    def _start_next(self) -> None:
+        i = self._next
+        self._next += 1
+        try:
+            self._runs[i] = self._starts[i]()
+        except Exception as err:   # noqa: BLE001 - raised by result(i)
+            self._runs[i] = err
+
+    def _fill(self) -> None:
+        while self._next < len(self._starts) and \
+                sum(isinstance(r, KernelRun) and r.proc.poll() is None for r in self._runs.values()) < self.parallel:
+            self._start_next()
+
+    def __enter__(self) -> "RunQueue":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        runs, self._runs = self._runs, {}
+        for run in runs.values():
+            if isinstance(run, KernelRun):
+                run.kill()
 
 
 def _trace_limit(trace) -> int:
