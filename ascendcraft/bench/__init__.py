@@ -3,7 +3,7 @@
 Python API (the CLI is a thin layer over it)::
 
     from ascendcraft.bench import run_bench
-    b = run_bench(["examples"], kernels="examples", out="kernels_out/bench")
+    b = run_bench(["examples"], kernels="examples", out="kernels_out/bench")   # options=BenchOptions(...)
     b.summary["overall"]["fast_1"], b.files["md"]
 
 The output folder holds ``results.jsonl`` (one record per finished task, appended as each

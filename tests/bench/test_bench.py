@@ -222,14 +222,19 @@ def test_cli_bench(tmp_path, suite, capsys):
     assert "no such folder" in capsys.readouterr().err
 
 
-def test_bench_finds_the_bundled_kernels(tmp_path):
-    """--kernels examples on the repository's own layout (examples/<category>/<op>/kernel.dsl);
-    the whole set runs in docs/bench.md ("The bundled examples"), too long for the suite."""
+def test_bench_over_every_bundled_example(tmp_path):
+    """`bench examples --kernels examples`: the repository's layout (examples/<category>/<op>/
+    kernel.dsl), every task correct, and the table's counts add up."""
     examples = TESTS.parent / "examples"
-    ops = [str(examples / "reduce" / "sum_reduction_over_a_dimension" / "op.py"),
-           str(examples / "optimizer" / "sgd" / "op.py")]
-    b = run_bench(ops, kernels=examples, out=tmp_path / "b", options=OPTS, jobs=2, timeout=600)
-    assert [r["task"] for r in b.records] == ["reduce/sum_reduction_over_a_dimension", "optimizer/sgd"]
-    assert all(r["correct"] and r["kernel"].endswith("kernel.dsl") for r in b.records)
-    sgd = b.records[1]
+    b = run_bench([str(examples)], kernels=examples, out=tmp_path / "b", options=OPTS, jobs=2, timeout=600)
+    bundled = sorted(examples.glob("*/*/kernel.dsl"))
+    assert len(b.records) == len(bundled) >= 20
+    assert all(r["correct"] and r["kernel"].endswith("kernel.dsl") for r in b.records), \
+        [(r["task"], r.get("error") or r["samples"]) for r in b.records if not r["correct"]]
+    o = b.summary["overall"]
+    assert o["tasks"] == o["correct_tasks"] == o["samples"] == len(bundled) and o["pass@1"] == 1.0
+    assert all(o["stages"][s]["passed"] == len(bundled) for s in STAGES)
+    assert sum(c["tasks"] for c in b.summary["categories"].values()) == len(bundled)
+    assert o["fast_0"] == 1.0 and 0 < o["fast_1"] < 1       # some beat eager's bound, some do not
+    sgd = {r["task"]: r for r in b.records}["optimizer/sgd"]
     assert sgd["eager"]["launches"] == 4 and sgd["speedup"] > 1     # eager: mul, add, mul, sub
