@@ -117,10 +117,7 @@ def _cmd_lower(args) -> int:
     from .passes import PassError
     if args.trials < 1:
         raise UserError("--trials must be at least 1")
-    op_path = Path(args.op)
-    # kernels_out/<op>: the op file's name, or its folder's for examples/<category>/<op>/op.py
-    op_name = op_path.resolve().parent.name if op_path.stem == "op" else op_path.stem
-    out = Path(args.out) if args.out else Path("kernels_out") / op_name
+    out = Path(args.out) if args.out else default_out(args.op)    # the same default as gen's
     check_writable(out, force=args.force)   # before any work: never overwrite a good result silently
     client = None
     if args.model:

@@ -203,12 +203,28 @@ def _compare_int(got: np.ndarray, exp: np.ndarray, res: OutputResult) -> OutputR
     return _finish(res)
 
 
+def _tolerances(res: OutputResult, slack: tuple):
+    """(atol, rtol, the per-element atol with the float slack, the relative-L2 bound)."""
+    atol, rtol = TOLERANCES[res.dtype]
+    return atol, rtol, (atol if slack[0] is None else np.maximum(atol, slack[0])), \
+        max(REL_L2_BOUND[res.dtype], slack[1])
+
+
+def _tolerance_text(res: OutputResult, atol, rtol, l2_bound, slack, any_wrong: bool) -> tuple[str, str]:
+    """The verdict's (extra, tol) words, shared by the general and the finite path."""
+    extra = ""
+    if res.rel_l2 is not None and res.rel_l2 > l2_bound:
+        extra = f"relative L2 error {res.rel_l2:.3g} > {l2_bound:.3g}"
+        if not any_wrong:
+            extra += f" (every element is within atol={atol:g} rtol={rtol:g}, but the result is not accurate)"
+    tol = f"atol={atol:g} rtol={rtol:g}" + ("" if slack[0] is None else
+                                             f" + {SLACK_ULPS:g} eps x the sum of magnitudes per element")
+    return extra, tol
+
+
 def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult,
                    slack: tuple = (None, 0.0)) -> OutputResult:
-    dtype = res.dtype
-    atol, rtol = TOLERANCES[dtype]
-    l2_bound = max(REL_L2_BOUND[dtype], slack[1])
-    atol_each = atol if slack[0] is None else np.maximum(atol, slack[0])
+    atol, rtol, atol_each, l2_bound = _tolerances(res, slack)
     if got.size and got.flags.c_contiguous and exp.flags.c_contiguous:
         g = got.astype(np.float64)
         e = exp if exp.dtype == np.float64 else exp.astype(np.float64)
@@ -223,10 +239,7 @@ def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult,
 
 def _compare_general(got: np.ndarray, exp: np.ndarray, res: OutputResult,
                      slack: tuple = (None, 0.0)) -> OutputResult:
-    dtype = res.dtype
-    atol, rtol = TOLERANCES[dtype]
-    l2_bound = max(REL_L2_BOUND[dtype], slack[1])
-    atol_each = atol if slack[0] is None else np.maximum(atol, slack[0])
+    atol, rtol, atol_each, l2_bound = _tolerances(res, slack)
     bits = got.view(np.uint16 if got.dtype == np.float16 else np.uint32)
     unwritten = bits == POISON_BITS["f16" if got.dtype == np.float16 else "f32"]
     g = got.astype(np.float64)
@@ -254,13 +267,7 @@ def _compare_general(got: np.ndarray, exp: np.ndarray, res: OutputResult,
     idx = _worst(score, failing if failing.any() else (both if l2_bad else failing))
     res.worst = [(_index(i, res.shape), float(e.reshape(-1)[i]),
                   "unwritten" if unwritten.reshape(-1)[i] else float(g.reshape(-1)[i])) for i in idx]
-    extra = ""
-    if l2_bad:
-        extra = f"relative L2 error {res.rel_l2:.3g} > {l2_bound:.3g}"
-        if not failing.any():
-            extra += f" (every element is within atol={atol:g} rtol={rtol:g}, but the result is not accurate)"
-    tol = f"atol={atol:g} rtol={rtol:g}" + ("" if slack[0] is None else
-                                             f" + {SLACK_ULPS:g} eps x the sum of magnitudes per element")
+    extra, tol = _tolerance_text(res, atol, rtol, l2_bound, slack, bool(failing.any()))
     return _finish(res, extra=extra, tol=tol, nonfinite=int(nonfinite_bad.sum()))
 
 
@@ -292,14 +299,7 @@ def _compare_finite(g: np.ndarray, e: np.ndarray, res: OutputResult, atol, rtol,
     else:
         idx = []
     res.worst = [(_index(i, res.shape), float(e.reshape(-1)[i]), float(g.reshape(-1)[i])) for i in idx]
-    atol_, rtol_ = TOLERANCES[res.dtype]
-    extra = ""
-    if l2_bad:
-        extra = f"relative L2 error {res.rel_l2:.3g} > {l2_bound:.3g}"
-        if not n_wrong:
-            extra += f" (every element is within atol={atol_:g} rtol={rtol_:g}, but the result is not accurate)"
-    tol = f"atol={atol_:g} rtol={rtol_:g}" + ("" if slack[0] is None else
-                                               f" + {SLACK_ULPS:g} eps x the sum of magnitudes per element")
+    extra, tol = _tolerance_text(res, atol, rtol, l2_bound, slack, bool(n_wrong))
     return _finish(res, extra=extra, tol=tol, nonfinite=0)
 
 

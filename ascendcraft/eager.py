@@ -245,6 +245,7 @@ def _storage(t):
 
 
 def _written(tensors) -> tuple:
+    """(storage, bytes) of each distinct tensor (see _key): an operand passed twice counts once."""
     seen = {}
     for t in tensors:
         seen.setdefault(_key(t), (_storage(t), _own_bytes(t)))
@@ -301,10 +302,7 @@ def _tensors(value) -> list:
 
 
 def _distinct_bytes(tensors) -> int:
-    seen = {}
-    for t in tensors:
-        seen.setdefault(_key(t), _own_bytes(t))
-    return sum(seen.values())
+    return sum(nbytes for _, nbytes in _written(tensors))
 
 
 def _no_kernel(func, base: str) -> bool:

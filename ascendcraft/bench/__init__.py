@@ -168,9 +168,5 @@ def _read_json(path: Path) -> dict:
 
 def _warm_imports() -> None:
     """Import what every task needs once, before the workers fork, so none pays for it."""
-    from .. import checking, lower  # noqa: F401
+    from .. import checking, eager, lower  # noqa: F401
     from ..llm import stages  # noqa: F401
-    try:
-        from .. import eager  # noqa: F401
-    except ImportError:
-        pass

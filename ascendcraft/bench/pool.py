@@ -16,7 +16,6 @@ import selectors
 import signal
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 from .tasks import BenchTask
@@ -53,13 +52,12 @@ def run_pool(tasks: list[BenchTask], work: Callable[[BenchTask, Callable[[dict],
                 _read(w, on_stage)
             now = time.monotonic()
             for fd, w in list(running.items()):
-                ended = _reaped(w)
+                ended = _reaped(w, on_stage)
                 if ended is None and now - w.started > timeout:
                     _kill(w)
                     ended = ("timeout", f"cut off after {timeout:g} s at stage {w.stage}")
                 if ended is None:
                     continue
-                _read(w, on_stage)         # what the worker wrote before it ended
                 sel.unregister(fd)
                 os.close(fd)
                 del running[fd]
@@ -119,15 +117,15 @@ def _read(w: _Worker, on_stage) -> None:
                 w.messages.append(msg["crash"])
 
 
-def _reaped(w: _Worker) -> tuple[str, str] | None:
-    """None while the worker runs; else how it ended."""
+def _reaped(w: _Worker, on_stage=None) -> tuple[str, str] | None:
+    """None while the worker runs; else how it ended (after reading what it wrote before)."""
     try:
         pid, status = os.waitpid(w.pid, os.WNOHANG)
     except ChildProcessError:
         return ("crashed", "the worker vanished")
     if pid == 0:
         return None
-    _read(w, None)
+    _read(w, on_stage)
     if w.record is not None:
         return ("done", "")
     if os.WIFSIGNALED(status):

@@ -112,8 +112,8 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
     if failed:
         lines += ["", "## Failures", ""]
         for r in sorted(failed, key=lambda r: r["task"]):
-            msg = _row(r)["error"]
-            lines.append(f"- **{r['task']}** ({_row(r)['ended_at']}): {msg[0] if msg else r['status']}")
+            row = _row(r)
+            lines.append(f"- **{r['task']}** ({row['ended_at']}): {row['error'][0] if row['error'] else r['status']}")
     return "\n".join(lines) + "\n"
 
 
