@@ -26,12 +26,13 @@ def default_passes():
     from lowering_passes.bufferize import Bufferize
     from lowering_passes.collapse import Collapse
     from lowering_passes.cube import Cube
+    from lowering_passes.fit import Fit
     from lowering_passes.linearize import Linearize
     from lowering_passes.partition import Partition
     from lowering_passes.pipeline import Pipeline
     from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
-    return (Cube(), Partition(), Collapse(), Linearize(), Select(), Bufferize(), Pipeline(), Prefetch())
+    return (Cube(), Partition(), Collapse(), Linearize(), Select(), Fit(), Bufferize(), Pipeline(), Prefetch())
 
 
 class KernelMismatch(AscendcraftError):

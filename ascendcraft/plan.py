@@ -29,6 +29,7 @@ class BufferPlan:
     ub_capacity: int
     single_buffered: tuple[PlannedBuffer, ...]   # queues of tiles loaded or stored in a loop, one slot
     refused: str | None = None                   # the lowering's error, rendered, if a pass refuses
+    fits: tuple = ()                             # lowering_passes.fit.TileFit: tile sizes against the UB
 
     def summary(self) -> str:
         if self.refused is not None:
@@ -41,18 +42,38 @@ class BufferPlan:
                      if b.space != "veccalc" else "")
             at = f" for line{'s' if len(b.lines) > 1 else ''} {', '.join(map(str, b.lines))}" if b.lines else ""
             lines.append(f"  {b.name}: {kind}{slots}, {b.bytes:,} bytes{at}")
+        for f in self.fits:
+            if f.used is not None:
+                where = ", ".join(f"line {line}" for _, line, _ in f.consts)
+                lines.append(f"note: at {f.spelled([v for _, _, v in f.consts])} ({where}) the lowering's buffers take "
+                             f"{f.writer_bytes:,} bytes of the {f.capacity:,}-byte UB (padding, work areas); lower "
+                             f"uses {f.spelled(f.used)} and verifies it like every pass")
         for b in self.single_buffered:
             lines.append(f"warning: the tiles of line{'s' if len(b.lines) > 1 else ''} {', '.join(map(str, b.lines))} "
                          f"are single-buffered (queue {b.name}): the UB has no room for a second slot, so their "
-                         f"copies do not overlap the compute; at half the tile size two slots take the UB this one "
-                         f"does, which usually keeps double buffering (check again to see)")
+                         f"copies do not overlap the compute; {self._double_hint()}")
         return "\n".join(lines)
+
+    def _double_hint(self) -> str:
+        for f in self.fits:
+            if f.double is not None:
+                where = ", ".join(f"line {line}" for _, line, _ in f.consts)
+                return f"with {f.spelled(f.double)} ({where}) every tile loaded or stored in a loop keeps two slots"
+            if f.consts:
+                return "no smaller tile size leaves room for two slots: keep fewer tiles live at once"
+        return ("a smaller tile size leaves room for a second slot (a tile size the lowering can compute is a "
+                "`const` used only as a range step and slice length)")
 
     def to_json(self) -> dict:
         return {"refused": self.refused, "ub_bytes": self.ub_bytes, "ub_capacity": self.ub_capacity,
                 "buffers": [{"name": b.name, "space": b.space, "depth": b.depth, "bytes": b.bytes,
                              "lines": list(b.lines)} for b in self.buffers],
-                "single_buffered_lines": sorted({n for b in self.single_buffered for n in b.lines})}
+                "single_buffered_lines": sorted({n for b in self.single_buffered for n in b.lines}),
+                "tile_sizes": [{"constants": {n: {"line": line, "value": v} for n, line, v in f.consts},
+                                "ub_bytes_at_written_sizes": f.writer_bytes,
+                                "lowered_with": None if f.used is None else dict(zip((n for n, _, _ in f.consts), f.used)),
+                                "double_buffered_with": None if f.double is None else
+                                dict(zip((n for n, _, _ in f.consts), f.double))} for f in self.fits]}
 
 
 def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
@@ -64,9 +85,12 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
 
     chip, level = real.chip, real
     k = kernel
+    fits: list = []
     try:
         for p in default_passes():
-            k = apply_pass(p, k, PassContext(level, chip, None), kernel.source)
+            ctx = PassContext(level, chip, None)
+            k = apply_pass(p, k, ctx, kernel.source)
+            fits += ctx.fits
             level = check(k, bind(k, task.real)[0], chip)
     except AscendcraftError as err:
         if isinstance(err, DSLError):
@@ -76,10 +100,11 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
         return BufferPlan((), 0, chip.capacity("ub"), (),
                           refused=f"internal error in the lowering ({type(err).__name__}: {err}); this is a bug of "
                                   f"ours: please report it")
-    return _read_plan(k, level)
+    return _read_plan(k, level, tuple(fits))
 
 
-def _read_plan(k: A.Kernel, level: CheckedKernel) -> BufferPlan:
+def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = ()) -> BufferPlan:
+    from lowering_passes.fit import placed_in
     placed: dict[str, set[int]] = {}
     in_loop: set[str] = set()
 
@@ -88,10 +113,7 @@ def _read_plan(k: A.Kernel, level: CheckedKernel) -> BufferPlan:
             if isinstance(s, (A.For, A.ParallelFor)):
                 visit(s.body, loop or isinstance(s, A.For))
                 continue
-            value = getattr(s, "value", None)
-            out = getattr(value, "out", None)
-            if out is None and isinstance(value, A.Call) and isinstance(value.kwarg("out"), A.Name):
-                out = value.kwarg("out").id
+            out = placed_in(s)
             if out is not None:
                 if s.span is not None:
                     placed.setdefault(out, set()).add(s.span.line)
@@ -103,4 +125,4 @@ def _read_plan(k: A.Kernel, level: CheckedKernel) -> BufferPlan:
                                   tuple(sorted(placed.get(b.name, set()))))
                     for b in level.buffers.values())
     single = tuple(b for b in buffers if b.space in ("vecin", "vecout") and b.depth == 1 and b.name in in_loop)
-    return BufferPlan(buffers, sum(b.bytes for b in buffers), level.chip.capacity("ub"), single)
+    return BufferPlan(buffers, sum(b.bytes for b in buffers), level.chip.capacity("ub"), single, fits=fits)

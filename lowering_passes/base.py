@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import ClassVar
 
 from ascendcraft.dsl import ast as A
 from ascendcraft.errors import DSLError
@@ -19,6 +20,7 @@ class PassContext:
     chip: object             # ascendcraft.chips.Chip
     assist: object = None    # optional LLM assist: Callable[[str], str] (prompt -> answer)
     notes: list = field(default_factory=list)   # what the pass decided, for the report
+    fits: list = field(default_factory=list)    # fit.TileFit records: tile sizes and the UB (for check's plan)
 
     def type_of(self, e):
         return self.checked.expr_types.get(id(e))
@@ -33,6 +35,9 @@ class LoweringPass:
 
     name: str = "pass"
     establishes: tuple[str, ...] = ()
+    # True for a pass whose output may round floats otherwise (a different tile size sums in another
+    # order): its level is judged against the op where it differs from the level before
+    reassociates: ClassVar[bool] = False
 
     def run(self, kernel: A.Kernel, ctx: PassContext) -> A.Kernel:
         raise NotImplementedError

@@ -1,0 +1,250 @@
+"""Fit: choose a tile size the lowering's buffers fit, when the writer's does not.
+
+The checker sizes a kernel by its live tiles; the lowering then adds what the hardware needs:
+rows padded to 32 bytes, the work areas of reductions, scans and windows, and a second queue
+slot for double buffering. A kernel the checker accepts can so need more UB than the chip has.
+This pass runs before ``bufferize`` and tries the writer's tile sizes first; when the buffers do
+not fit, it shrinks them.
+
+Before (a scan's work areas take 241,920 bytes at T = 12000)::
+
+    const T = 12000
+    for j in range(0, N, T):
+        t = load(x[b, j:j + T])
+        ...
+
+After::
+
+    const T = 4096
+    ...
+
+Only *tile-size constants* change: ``const T = <integer>`` used only as a ``range`` step, as the
+length of a slice (``e:e + T``), as an extent of ``zeros``/``full``, as a buffer extent, or in the
+definitions of other constants used only so. Each value then computes the same thing up to the
+order of float sums; the pass manager verifies the new level against the source like any other.
+All tile-size constants shrink by one factor, to multiples of their alignment (the largest power
+of two dividing the writer's value, at most 64). The choice: the largest size at which every
+queue loaded or stored in a loop keeps two slots, else the largest size that fits.
+
+When the writer's size fits but costs double buffering, the kernel is left alone and the size
+that keeps it is recorded (:class:`TileFit`) so ``check`` can name it.
+
+Establishes: the bufferized program fits the UB at the op's real shapes, when any tile size does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from ascendcraft.dsl import ast as A
+
+from .base import LoweringPass
+from .bufferize import SCALAR_RESERVE, Bufferize
+from .pipeline import Pipeline, const_values, slot_bytes
+
+MAX_ALIGN = 64      # elements: 256 bytes of f32, one vector repeat
+
+
+@dataclass(frozen=True)
+class TileFit:
+    """What the fit found for the writer's tile sizes (values at the op's real shapes)."""
+
+    consts: tuple[tuple[str, int, int], ...]   # (name, line, writer's value)
+    writer_bytes: int                          # UB bytes of the bufferized program at the writer's sizes
+    capacity: int
+    single_lines: tuple[int, ...]              # lines whose tiles are single-buffered at the writer's sizes
+    used: tuple[int, ...] | None               # values lower uses, when they differ from the writer's
+    double: tuple[int, ...] | None             # largest values that keep every loop queue double-buffered
+
+    def spelled(self, values) -> str:
+        return ", ".join(f"{name} = {v}" for (name, _, _), v in zip(self.consts, values))
+
+    def describe(self) -> str:
+        """The report's note."""
+        writer = self.spelled([v for _, _, v in self.consts])
+        if self.used is not None:
+            how = "double-buffered" if self.used == self.double else "single-buffered"
+            return (f"fit: at {writer} the lowering's buffers take {self.writer_bytes:,} bytes of the "
+                    f"{self.capacity:,}-byte UB; lowered with {self.spelled(self.used)} ({how})")
+        lines = ", ".join(map(str, self.single_lines))
+        keep = f"; {self.spelled(self.double)} keeps double buffering" if self.double else ""
+        return f"fit: at {writer} the tiles of line(s) {lines} are single-buffered{keep}"
+
+
+@dataclass(frozen=True)
+class Fit(LoweringPass):
+    name: str = "fit"
+    establishes: tuple[str, ...] = ("tile sizes are ones whose buffers fit the UB at the op's real shapes",)
+    reassociates: ClassVar[bool] = True
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        sizes = tile_constants(kernel)
+        plan = _Trial(kernel, ctx, sizes)
+        writer = plan.at(None)
+        if writer.fits and not writer.single:
+            return kernel
+        if not sizes:
+            return kernel          # bufferize's budget check says what does not fit
+        fits = plan.consts[0][2] if writer.fits else _largest(plan, lambda t: t.fits)
+        double = _largest(plan, lambda t: t.fits and not t.single)
+        writer_values = tuple(v for _, _, v in plan.consts)
+        used = None
+        if not writer.fits and fits is not None:
+            used = double if double is not None else fits
+        fit = TileFit(tuple(plan.consts), writer.bytes, plan.capacity, writer.single,
+                      None if used is None else plan.values(used),
+                      None if double is None or plan.values(double) == writer_values else plan.values(double))
+        ctx.notes.append(fit.describe())
+        ctx.fits.append(fit)
+        return kernel if used is None else plan.kernel(used)
+
+
+def tile_constants(kernel: A.Kernel) -> list[str]:
+    """Names of the kernel's tile-size constants (see the module doc), largest value first."""
+    literal = {s.name: s.value.value for s in kernel.body
+               if isinstance(s, A.Const) and isinstance(s.value, A.Int) and s.value.value > 0}
+    derived = {s.name: s.value for s in kernel.body if isinstance(s, A.Const) and not isinstance(s.value, A.Int)}
+    allowed = _allowed_name_ids(kernel)
+    bad = set()
+    for n in A.walk(kernel):
+        if isinstance(n, A.Name) and id(n) not in allowed:
+            bad.add(n.id)
+    for s in kernel.body:                        # GM workspaces sized by a constant keep it
+        if isinstance(s, A.Scratch):
+            bad |= {d for d in s.type.shape if isinstance(d, str)}
+    # a constant defined from a tile size is one too, and its uses must qualify
+    changed = True
+    while changed:
+        changed = False
+        for name, value in derived.items():
+            if name in bad:
+                uses = {n.id for n in A.walk(value) if isinstance(n, A.Name)}
+                new = uses - bad
+                if new:
+                    bad |= new
+                    changed = True
+    names = [n for n in literal if n not in bad]
+    return sorted(names, key=lambda n: -literal[n])
+
+
+def _allowed_name_ids(kernel: A.Kernel) -> set[int]:
+    """ids of the Name nodes in positions where a tile size may change freely."""
+    ok: set[int] = set()
+    for n in A.walk(kernel):
+        if isinstance(n, A.For) and isinstance(n.step, A.Name):
+            ok.add(id(n.step))
+        elif isinstance(n, A.Slice) and isinstance(n.stop, A.Binary) and n.stop.op == "+":
+            ok |= {id(d) for d in (n.stop.lhs, n.stop.rhs) if isinstance(d, A.Name)}
+        elif isinstance(n, A.Call) and n.func in ("zeros", "full") and n.args and isinstance(n.args[0], A.Tuple):
+            ok |= {id(d) for d in n.args[0].items if isinstance(d, A.Name)}
+        elif isinstance(n, A.Const):
+            ok |= {id(d) for d in A.walk(n.value) if isinstance(d, A.Name)}
+    return ok
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    fits: bool
+    bytes: int
+    single: tuple[int, ...]       # lines of loop tiles left with one queue slot
+
+
+class _Trial:
+    """The kernel's buffers at candidate tile sizes: ``bufferize`` and ``pipeline`` run statically."""
+
+    def __init__(self, kernel, ctx, sizes):
+        self.k, self.ctx = kernel, ctx
+        self.capacity = ctx.chip.capacity("ub")
+        consts = {s.name: s for s in kernel.body if isinstance(s, A.Const)}
+        self.consts = [(n, consts[n].span.line if consts[n].span else 0, consts[n].value.value) for n in sizes]
+        self.align = [_align(v) for _, _, v in self.consts]
+        self._seen: dict[int | None, _Outcome] = {}
+
+    def values(self, top: int) -> tuple[int, ...]:
+        """Every tile size scaled as the first one is to ``top``, on its alignment."""
+        first = self.consts[0][2]
+        return tuple(v if top == first else max(a, (v * top // first) // a * a)
+                     for (_, _, v), a in zip(self.consts, self.align))
+
+    def kernel(self, top: int) -> A.Kernel:
+        new = dict(zip((n for n, _, _ in self.consts), self.values(top)))
+        body = tuple(replace(s, value=replace(s.value, value=new[s.name]))
+                     if isinstance(s, A.Const) and s.name in new else s for s in self.k.body)
+        return replace(self.k, body=body)
+
+    def at(self, top: int | None) -> _Outcome:
+        if top not in self._seen:
+            self._seen[top] = self._run(self.k if top is None else self.kernel(top))
+        return self._seen[top]
+
+    def _run(self, kernel) -> _Outcome:
+        from ascendcraft.errors import DSLError
+        probe = replace(self.ctx, notes=[], fits=[])
+        try:
+            buffered = Bufferize().run(kernel, probe)
+        except DSLError:
+            return _Outcome(False, 0, ())
+        values = const_values(buffered, {**self.ctx.checked.binding.attrs, **self.ctx.checked.binding.dims},
+                              self.ctx.checked.cores)
+        try:
+            total = sum(slot_bytes(s.type, values) * s.depth for s in buffered.body if isinstance(s, A.Buffer))
+        except KeyError:
+            return _Outcome(False, 0, ())
+        if total > self.capacity - SCALAR_RESERVE:
+            return _Outcome(False, total, ())
+        try:
+            piped = Pipeline().run(buffered, probe)
+        except DSLError:
+            return _Outcome(True, total, ())
+        return _Outcome(True, total, single_buffered_lines(piped))
+
+
+def single_buffered_lines(kernel: A.Kernel) -> tuple[int, ...]:
+    """Source lines of tiles loaded or stored in a loop through a queue of one slot."""
+    single = {s.name for s in kernel.body if isinstance(s, A.Buffer)
+              and s.type.space in ("vecin", "vecout") and s.depth == 1}
+    lines: set[int] = set()
+
+    def visit(stmts, loop: bool):
+        for s in stmts:
+            if isinstance(s, (A.For, A.ParallelFor)):
+                visit(s.body, loop or isinstance(s, A.For))
+                continue
+            if loop and s.span is not None and placed_in(s) in single:
+                lines.add(s.span.line)
+    visit(kernel.body, False)
+    return tuple(sorted(lines))
+
+
+def placed_in(s) -> str | None:
+    """The buffer or queue a statement's value is placed in (``out=``), if any."""
+    value = getattr(s, "value", None)
+    out = getattr(value, "out", None)
+    if out is None and isinstance(value, A.Call) and isinstance(value.kwarg("out"), A.Name):
+        out = value.kwarg("out").id
+    return out
+
+
+def _align(v: int) -> int:
+    a = 1
+    while v % (a * 2) == 0 and a * 2 <= MAX_ALIGN:
+        a *= 2
+    return a
+
+
+def _largest(plan: _Trial, good) -> int | None:
+    """The largest first tile size (on its alignment, at most the writer's) for which ``good``
+    holds, by bisection: a smaller tile never needs more UB."""
+    first, align = plan.consts[0][2], plan.align[0]
+    lo, hi = 1, first // align            # in units of the alignment
+    if hi < 1 or not good(plan.at(align)):
+        return None
+    if good(plan.at(hi * align)):
+        return hi * align
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if good(plan.at(mid * align)):
+            lo = mid
+        else:
+            hi = mid
+    return lo * align

@@ -1,0 +1,127 @@
+"""The fit pass: a tile size the checker accepts but the lowering's buffers do not fit is shrunk
+(and verified), never refused; check names the tile size that keeps double buffering."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ascendcraft.checking import check_kernel
+from ascendcraft.dsl.parser import parse
+from lowering_passes.fit import tile_constants
+
+from compiled import compile_verified
+
+ROOT = Path(__file__).resolve().parents[2]
+CUMSUM = ROOT / "examples" / "math" / "cumsum"
+
+WLOSS = """
+kernel wloss(p: gm f32[N, M], t: gm f32[N, M], w: gm f32[N, M]) -> (loss: gm f32[]):
+    const T = TILE
+    scratch part: f32[N]
+    for i in parallel(N):
+        acc = 0.0
+        for j in range(0, M, T):
+            a = load(p[i, j:j + T])
+            b = load(t[i, j:j + T])
+            c = load(w[i, j:j + T])
+            d = a - b
+            e = c * d * d + abs(d)
+            acc = acc + sum(e)
+        store(part[i], acc)
+    store(loss, sum(load(part)) / (N * M))
+"""
+
+WLOSS_OP = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, p, t, w):
+        return torch.mean(w * (p - t) ** 2 + torch.abs(p - t))
+
+N = 37
+M = 20000
+
+def get_inputs():
+    return [torch.randn(N, M), torch.randn(N, M), torch.rand(N, M)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def _cumsum_at(tmp_path, tile: int) -> Path:
+    k = tmp_path / "k.dsl"
+    k.write_text((CUMSUM / "kernel.dsl").read_text().replace("const T = 4096", f"const T = {tile}"))
+    return k
+
+
+def _wloss_at(tmp_path, tile: int) -> tuple[Path, Path]:
+    (tmp_path / "k.dsl").write_text(WLOSS.replace("TILE", str(tile)).lstrip("\n"))
+    (tmp_path / "op.py").write_text(WLOSS_OP)
+    return tmp_path / "k.dsl", tmp_path / "op.py"
+
+
+def _plan(kernel: Path, op: Path):
+    return check_kernel(kernel, op, trials=1, second_shapes=False, plan=True)
+
+
+def test_tile_size_constants_are_the_ones_only_used_as_steps_and_slice_lengths():
+    k = parse("""
+kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N], z: gm f32[B]):
+    const T = 4096
+    const U = 512
+    const TW = minimum(N, U)
+    const V = 64
+    const W = 8
+    const S = 256
+    scratch part: f32[B, S]
+    for b in parallel(B):
+        acc = zeros((TW,), f32)
+        for j in range(0, N, T):
+            store(y[b, j:j + T], load(x[b, j:j + T]) * 2.0)
+        for j in range(0, N, TW):
+            acc = acc + load(x[b, j:j + TW], pad=0.0)
+        s = 0.0
+        for j in range(0, N, V):
+            s = s + sum(load(x[b, j:j + V])) * (j // V)
+        store(z[b], s + sum(acc) + W)
+""", "k.dsl")
+    # V is also a divisor (j // V) and W a value: changing them changes the result
+    assert set(tile_constants(k)) == {"T", "U"}
+    assert tile_constants(k)[0] == "T"    # largest first
+
+
+def test_a_scan_whose_work_areas_overflow_the_ub_is_lowered_with_a_smaller_tile(tmp_path):
+    """At T = 12000 the checker's tiles take 144 KB, but the scan's work areas make 241,920 bytes."""
+    k = _cumsum_at(tmp_path, 12000)
+    r = _plan(k, CUMSUM / "op.py")
+    assert r.plan.refused is None, r.plan.refused
+    fit = r.plan.fits[0]
+    assert fit.writer_bytes > fit.capacity and fit.used is not None and fit.used[0] < 12000
+    assert r.plan.ub_bytes <= r.plan.ub_capacity
+    assert f"lower uses T = {fit.used[0]}" in r.summary()
+    op = (CUMSUM / "op.py").read_text()
+    compiled = compile_verified(tmp_path, k.read_text(), op, trials=2)
+    notes = [n for p in compiled.report["passes"] for n in p["notes"]]
+    assert any(n.startswith("fit: at T = 12000") and f"T = {fit.used[0]}" in n for n in notes)
+
+
+def test_a_kernel_that_fits_only_single_buffered_lowers_and_verifies(tmp_path):
+    kernel, op = _wloss_at(tmp_path, 9800)
+    r = _plan(kernel, op)
+    assert r.plan.refused is None and r.plan.single_buffered
+    compile_verified(tmp_path, kernel.read_text(), op.read_text(), trials=2)
+
+
+def test_check_names_the_largest_tile_size_that_keeps_double_buffering(tmp_path):
+    kernel, op = _wloss_at(tmp_path, 8192)
+    r = _plan(kernel, op)
+    assert r.plan.single_buffered
+    (fit,) = r.plan.fits
+    size = fit.double[0]
+    assert f"with T = {size} (line 2) every tile loaded or stored in a loop keeps two slots" in r.summary()
+    # the claim, checked by planning again: at that size no loop tile is single-buffered, one step up one is
+    at = _plan(*_wloss_at(tmp_path, size))
+    assert not at.plan.single_buffered and at.plan.fits == ()
+    above = _plan(*_wloss_at(tmp_path, size + 64))
+    assert above.plan.single_buffered
