@@ -29,17 +29,21 @@ _REFERENCE_TITLE = "# The ascendcraft tile DSL"
 #: examples shown when the op's category has none (element-wise with an attribute, then a multi-pass row op)
 DEFAULT_EXAMPLES = ("activation/leaky_relu", "activation/softmax")
 #: where to look next when a category has too few examples
-RELATED = {"fuse": ("matmul",), "matmul": ("fuse",), "reduce": ("normalization",), "loss": ("reduce",),
-           "normalization": ("reduce",), "math": ("reduce",), "pooling": ("activation",)}
+RELATED = {"fuse": ("matmul",), "matmul": ("fuse",), "reduce": ("normalization", "index"), "loss": ("reduce",),
+           "normalization": ("reduce",), "math": ("reduce",), "pooling": ("activation",),
+           "index": ("reduce",), "broadcast": ("activation",)}
 # Category guesses from the reference code, most specific first (the first match wins).
 _CATEGORY_HINTS = (
     ("loss", r"loss|cross_entropy|nll|kl_div|hinge|margin_ranking|triplet|cosine_embedding"),
     ("optimizer", r"momentum|adam|sgd|rmsprop|adagrad|\blr\b|learning_rate|weight_decay"),
+    ("index", r"gather|scatter|index_(select|add|copy|fill|put)|take_along_dim|[Ee]mbedding|argmax|argmin|"
+              r"masked_fill|masked_scatter|\bx\[[^\]]*idx"),
     ("pooling", r"pool"),
     ("normalization", r"norm\b|norm\(|Norm|normalize|rms"),
     ("fuse", r"(?s)(matmul|\bmm\(|bmm|@|Linear).*(relu|gelu|sigmoid|tanh|bias|\+)"),
     ("matmul", r"matmul|\bmm\(|bmm|@|einsum|Linear"),
     ("math", r"cumsum|cumprod|cummax|cummin"),
+    ("broadcast", r"broadcast|expand(_as)?\(|\.view\(1, *-1|\[None|unsqueeze\(|torch\.where\(|torch\.pow\("),
     ("activation", r"relu|gelu|sigmoid|tanh|softmax|elu|swish|silu|mish|softplus|softsign|hardtanh|hardsigmoid"),
     ("reduce", r"\b(sum|mean|max|min|prod|amax|amin|argmax|argmin|norm)\("),
 )

@@ -61,10 +61,33 @@ def test_examples_come_from_the_task_folder_and_never_show_the_op_itself():
     ("return self.pool(x)", "pooling"),
     ("return torch.relu(torch.matmul(a, b) + c)", "fuse"),
     ("return x.transpose(0, 1)", None),
+    ("return torch.argmax(x, dim=self.dim)", "index"),
+    ("return torch.gather(x, 1, idx)", "index"),
+    ("return self.embedding(x)", "index"),
+    ("return x.index_add(0, index, src)", "index"),
+    ("return x + bias.view(1, -1, 1, 1)", "broadcast"),
+    ("return torch.where(cond, x, y)", "broadcast"),
 ])
 def test_category_inferred_from_the_model_code(code, category):
     src = f"import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        {code}\n"
     assert P.infer_category(src) == category
+
+
+@pytest.mark.parametrize("category", ["matmul", "broadcast", "index"])
+def test_a_task_of_a_category_gets_that_categorys_examples(tmp_path, category):
+    """A task in MultiKernelBench's reference/<category>/ is shown the bundled examples of it."""
+    examples = tmp_path / "examples"
+    for cat, name in [(category, "first"), (category, "second"), ("activation", "leaky_relu"),
+                      ("reduce", "sum_reduction")]:
+        d = examples / cat / name
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "kernel.dsl").write_text(f"kernel {name}(x: gm f32[N]) -> (y: gm f32[N]):\n    store(y, load(x))\n")
+        (d / "op.py").write_text(LEAKY_OP.read_text())
+    op = tmp_path / "reference" / category / "some_op.py"
+    op.parent.mkdir(parents=True)
+    op.write_text(LEAKY_OP.read_text())
+    p = build(op, examples_dir=examples)
+    assert p.category == category and sorted(p.examples) == [f"{category}/first", f"{category}/second"]
 
 
 def test_without_examples_the_prompt_still_works_and_says_so(tmp_path):
