@@ -271,7 +271,9 @@ class PassChain:
                 return self.outputs[t][0]
             try:
                 self.outputs[t][n] = self.runners[n].run(self.inputs[t])
-            except DSLError as err:
+            except DSLError as err:   # said of the writer's expressions, not the names the passes made
+                from lowering_passes.base import in_writer_terms
+                in_writer_terms(err, self.levels[n].kernel)
                 raise PassError(self.levels[n].pass_name, f"its output program is invalid:\n{err.located(self.where)}",
                                 before=self.levels[n - 1].text, after=self.levels[n].text) from None
         return self.outputs[t][n]
