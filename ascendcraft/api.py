@@ -88,7 +88,7 @@ class _CallShapes:
             return self._base.output_specs
         import torch
 
-        from .task import TensorSpec
+        from .tensorspec import TensorSpec
         outs = self._base.reference([torch.from_numpy(np.array(a)) for a in self._arrays])
         return tuple(TensorSpec.of(o, "output") for o in outs)
 
@@ -100,7 +100,7 @@ def _check_call(args, shapes) -> None:
     """The arguments of a call, against the op's forward: count, kind, dtype and rank (UserError)."""
     import torch
 
-    from .task import dtype_name
+    from .tensorspec import dtype_name
     want = shapes.input_specs
     names = shapes.input_names
     if len(args) != len(want):
@@ -127,7 +127,7 @@ def _check_call(args, shapes) -> None:
 
 
 def _spec(array, inv):
-    from .task import TensorSpec
+    from .tensorspec import TensorSpec
     return TensorSpec(tuple(array.shape), inv[np.dtype(array.dtype)])
 
 

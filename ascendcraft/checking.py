@@ -13,7 +13,7 @@ from .dsl import ast as A
 from .dsl.bounds import check_gm_bounds
 from .dsl.checker import CheckedKernel, check
 from .dsl.interpreter import Interpreter
-from .task import Memo, tensor_bytes
+from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
 
 

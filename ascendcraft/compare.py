@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from .dtypes import NUMPY as _NP
-from .task import TensorSpec, dtype_name
+from .tensorspec import TensorSpec, dtype_name
 
 #: (atol, rtol) per output dtype; integer and bool outputs must match exactly.
 TOLERANCES: dict[str, tuple[float, float]] = {"f32": (1e-4, 1e-4), "f16": (1e-2, 1e-2), "bf16": (1e-2, 1e-2)}

@@ -200,25 +200,25 @@ def _trace(task: "Task") -> list[_Call]:
     """
     import torch
 
-    from .task import _OP_ERRORS, _fail, _time_limit
+    from .opfile import OP_ERRORS, op_failure, time_limit
 
     shapes = task.shapes(full=True)
     filename = str(task.path)
     inputs = [_meta_input(s) for s in shapes.input_specs]
     recorder = _recorder_class()()
     stage = "building Model(*get_init_inputs()) on the meta device for the eager estimate"
-    # As Task runs the forward on meta (task._evaluate): under its CPU-time limit, with
+    # As Task runs the forward on meta (opfile.evaluate): under its CPU-time limit, with
     # no_grad, and with the op file's failures turned into UserErrors.
     try:
-        with _time_limit(filename), torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
+        with time_limit(filename), torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
             model = shapes._mod.model(*shapes.init_args)
             stage = "tracing Model.forward on the meta device for the eager estimate"
             with _fused_attention_class()(recorder), recorder:
                 result = model(*inputs)
     except UserError:
         raise
-    except _OP_ERRORS as e:  # noqa: BLE001 - the op file's failure, reported as a UserError
-        raise _fail(stage, e, filename, hint=_HINT) from None
+    except OP_ERRORS as e:  # noqa: BLE001 - the op file's failure, reported as a UserError
+        raise op_failure(stage, e, filename, hint=_HINT) from None
     return _without_unused_writes(recorder.calls, {_storage(t) for t in _tensors(result)})
 
 
@@ -256,11 +256,11 @@ def _meta_input(spec):
     """A meta tensor for a TensorSpec (its shape and dtype); a Python number as it is."""
     import torch
 
-    from .task import TensorSpec, _DTYPES
+    from .tensorspec import TORCH_DTYPES, TensorSpec
 
     if not isinstance(spec, TensorSpec):
         return spec
-    dtype = next(t for t, name in _DTYPES.items() if name == spec.dtype)
+    dtype = next(t for t, name in TORCH_DTYPES.items() if name == spec.dtype)
     return torch.empty(spec.shape, dtype=dtype, device="meta")
 
 
@@ -360,7 +360,7 @@ def _call_of(func, args: tuple, kwargs: dict, out) -> _Call:
     """What one dispatched op moves and computes."""
     import torch
 
-    from .task import _DTYPES
+    from .tensorspec import TORCH_DTYPES
 
     name = str(func)
     base = func._schema.name.split("::")[-1]
@@ -388,7 +388,7 @@ def _call_of(func, args: tuple, kwargs: dict, out) -> _Call:
         return _Call(name, "memory", nbytes, 0, None, **flow)
     bound = {a.name: v for a, v in pairs}
     operand = bound.get(_CUBE_OPERAND[base])
-    dtype = _DTYPES.get(operand.dtype) if isinstance(operand, torch.Tensor) else None
+    dtype = TORCH_DTYPES.get(operand.dtype) if isinstance(operand, torch.Tensor) else None
     return _Call(name, "cube", nbytes, _macs(base, bound, outs), dtype, **flow)
 
 
@@ -439,7 +439,7 @@ def _fused_attention_class():
     import torch
     from torch.overrides import TorchFunctionMode
 
-    from .task import _DTYPES
+    from .tensorspec import TORCH_DTYPES
 
     sdpa = torch.nn.functional.scaled_dot_product_attention
     params = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal")
@@ -462,7 +462,7 @@ def _fused_attention_class():
             operands = [bound[n] for n in params[:4] if isinstance(bound.get(n), torch.Tensor)]
             nbytes = _distinct_bytes(operands) + _distinct_bytes(_tensors(out))
             macs = _macs("scaled_dot_product_attention", bound, _tensors(out))
-            self.recorder.calls.append(_Call(SDPA, "cube", nbytes, macs, _DTYPES.get(bound["query"].dtype),
+            self.recorder.calls.append(_Call(SDPA, "cube", nbytes, macs, TORCH_DTYPES.get(bound["query"].dtype),
                                              frozenset(_storage(t) for t in operands), _written(_tensors(out))))
             return out
 

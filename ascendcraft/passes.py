@@ -26,7 +26,7 @@ from .dsl.interpreter import Interpreter
 from .dsl.parser import parse
 from .dsl.printer import print_kernel
 from .errors import AscendcraftError, DSLError, SourceFile
-from .task import Memo
+from .memo import Memo
 from .verify import compare, poison_buffer
 
 

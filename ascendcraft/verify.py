@@ -64,7 +64,9 @@ from . import distributions as D
 from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, TOLERANCES, OutputResult, _as_float64,  # noqa: F401
                       _fmt, _val, compare, float_slack, poison_buffer, to_numpy)
 from .errors import UserError
-from .task import Memo, TaskShapes, TensorSpec, dtype_name, tensor_bytes
+from .memo import Memo, tensor_bytes
+from .task import TaskShapes
+from .tensorspec import TensorSpec, dtype_name
 
 Runner = Callable[[list, list], None]
 

@@ -39,7 +39,7 @@ def mkb_constants(op_path: Path) -> dict[str, int]:
 def mkb_shapes(op_path: Path):
     """Shapes of the op at the MKB 2026 constants, worked out on torch's meta device
     (nothing is allocated: these tensors are several GB)."""
-    from ascendcraft.task import TensorSpec
+    from ascendcraft.tensorspec import TensorSpec
 
     source = with_constants(op_path.read_text(), mkb_constants(op_path), str(op_path))
     ns: dict = {"__name__": "mkb_" + op_path.parent.name}

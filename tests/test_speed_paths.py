@@ -26,7 +26,8 @@ from ascendcraft.dsl.printer import print_kernel
 from ascendcraft.lower import default_passes
 from ascendcraft.passes import PassError, _LevelRunner, apply_pass, run_passes
 from ascendcraft.sim import runner as R
-from ascendcraft.task import clear_caches, load_task
+from ascendcraft.memo import clear_caches
+from ascendcraft.task import load_task
 from ascendcraft.verify import make_draws
 from lowering_passes.base import LoweringPass
 

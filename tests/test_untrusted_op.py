@@ -92,7 +92,7 @@ def test_a_normal_run_keeps_its_exit_code_and_output_through_the_worker(tmp_path
 
 @pytest.mark.parametrize("where", ["top", "inputs", "forward"])
 def test_an_endless_loop_in_the_op_file_is_stopped_with_its_line(tmp_path, capsys, monkeypatch, where):
-    import ascendcraft.task as T
+    import ascendcraft.opfile as T
     monkeypatch.setattr(T, "OP_CALL_TIMEOUT_S", 1)
     loop = {"top": "while True:\n    pass", "inputs": "while True:\n        pass",
             "forward": "while True:\n            pass"}[where]

@@ -12,7 +12,7 @@ from ascendcraft.dtypes import round_bf16
 from ascendcraft.errors import InterpreterError, UserError
 from ascendcraft.task import load_task
 from ascendcraft.verify import REL_L2_BOUND, TOLERANCES, poison_buffer, to_numpy, verify
-from ascendcraft.task import TensorSpec
+from ascendcraft.tensorspec import TensorSpec
 
 TASKS = Path(__file__).parent / "data" / "tasks"
 
