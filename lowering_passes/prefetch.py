@@ -45,6 +45,7 @@ current tile's compute; one-value reads wait at their first use.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
@@ -75,6 +76,7 @@ class _Prefetcher:
         self.inputs = {p.name for p in kernel.inputs}
         self.decls = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
         self.depth: dict[str, int] = {}          # queues that need a third slot (prefetch at two levels)
+        self.new_queues: list[A.Buffer] = []     # queues of inner loops' first tiles, loaded an outer iteration ahead
         from .pipeline import const_values, slot_bytes
         values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.checked.cores)
         self.slot_bytes = {n: slot_bytes(b.type, values) for n, b in self.decls.items()}
@@ -85,6 +87,9 @@ class _Prefetcher:
         body = self.block(kernel.body)
         body = [replace(s, depth=self.depth[s.name]) if isinstance(s, A.Buffer) and s.name in self.depth else s
                 for s in body]
+        if self.new_queues:
+            cut = max(i for i, s in enumerate(body) if isinstance(s, A.Buffer)) + 1
+            body[cut:cut] = self.new_queues
         return replace(kernel, body=tuple(body))
 
     def block(self, stmts) -> list:
@@ -105,7 +110,13 @@ class _Prefetcher:
         scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
         body, before, after = [], [], []
         deferred: dict[str, list] = {}    # one-value tile -> its next load, issued after its read
+        peel: dict[str, str] = {}         # inner prefetched tile -> the name of its first tile, from a queue of its own
         for s in loop.body:
+            if isinstance(s, A.For) and s.body and isinstance(s.body[0], A.Assign) and \
+                    isinstance(s.body[0].value, A.Name) and s.body[0].value.id in peel:
+                pf = s.body[0].value.id
+                body += self._peeled(s, pf, peel.pop(pf))
+                continue
             # (scalars this pass made for an inner loop, such as `_j0 = 0`, have no type yet)
             if isinstance(s, A.Assign) and (_is_int_scalar(self.ctx, s.value) or self._made_here(s)):
                 scalars[s.target] = s.value
@@ -114,9 +125,17 @@ class _Prefetcher:
                 self.prefetched.add(pre)
                 first = self._region_at(s.value.src, scalars, loop.var, loop.start)
                 nxt = self._region_at(s.value.src, scalars, loop.var, binary("+", A.Name(loop.var), loop.step))
-                before += first[0] + [A.Assign(pre, replace(s.value, src=first[1]))]
-                body.append(A.Assign(s.target, A.Name(pre)))
-                load_next = nxt[0] + [A.Assign(pre, replace(s.value, src=nxt[1]))]
+                load = s.value
+                if s.target in self.prefetched and self._own_queue(s.value.out):
+                    # an inner loop's first tile: from a queue of its own, its inner loop peeled
+                    load = replace(load, out=self.new_queues[-1].name)
+                    current = self.names.fresh("_first")
+                    peel[s.target] = current
+                    body.append(A.Assign(current, A.Name(pre)))
+                else:
+                    body.append(A.Assign(s.target, A.Name(pre)))
+                before += first[0] + [A.Assign(pre, replace(load, src=first[1]))]
+                load_next = nxt[0] + [A.Assign(pre, replace(load, src=nxt[1]))]
                 if _read_later(loop.body, s.target):
                     deferred[s.target] = load_next
                 else:
@@ -135,6 +154,58 @@ class _Prefetcher:
             return [loop]
         self.ctx.notes.append(f"prefetch: loop over {loop.var} loads {len(after)} tile(s) one iteration ahead")
         return before + [replace(loop, body=tuple(body))] + after
+
+    def _own_queue(self, queue: str) -> bool:
+        """A queue of two slots, like ``queue``, for an inner loop's first tile prefetched one outer
+        iteration ahead, if the UB and the 8 queues per position leave room. With a queue of its
+        own, every queue loads one tile name, so each tile's ``DeQue`` can wait until its first use
+        (a third slot in the inner loop's queue mixes two names: a ``DeQue``, which pops the oldest
+        tile, must then follow each copy at once)."""
+        if not self._room_for_own_queue(queue):
+            return False
+        self.ub_free -= 2 * self.slot_bytes[queue]
+        self.new_queues.append(replace(self.decls[queue], name=self.names.fresh("qfirst"), depth=2))
+        return True
+
+    def _peeled(self, inner: A.For, pf: str, current: str) -> list:
+        """``inner`` (its tiles prefetched as ``pf``) with its first iteration taken from ``current``:
+
+            <the second tile's load into pf>
+            for j in range(start, minimum(start + step, stop), step):   # at most once
+                t = current; <the body without the load of the next tile and without free(t)>
+            free(current)
+            for j in range(start + step, stop, step):
+                <the body>
+
+        ``current``'s free follows the first loop, so it is freed when that loop runs no time too."""
+        alias = inner.body[0].target
+        at_load = next(i for i, s in enumerate(inner.body)
+                       if isinstance(s, A.Assign) and s.target == pf and isinstance(s.value, A.Load))
+        second = binary("+", inner.start, inner.step)
+        renamed: dict[str, str] = {}
+        prologue = []
+        for s in inner.body[1:at_load + 1]:        # the next tile's load at j = start: the tile at start + step
+            if not isinstance(s, A.Assign):
+                continue
+            def moved(n):
+                return inner.start if n.id == inner.var else A.Name(renamed[n.id]) if n.id in renamed else n
+            value = replace(s.value, src=map_names(s.value.src, moved)) if isinstance(s.value, A.Load) \
+                else map_names(s.value, moved)
+            if s.target == pf:
+                prologue.append(A.Assign(pf, value))
+            elif s.target in self.made:
+                renamed[s.target] = self.names.fresh(f"_{s.target.lstrip('_')}")
+                self.made.add(renamed[s.target])
+                prologue.append(A.Assign(renamed[s.target], value))
+        # a copy: a statement is one node in one place (the checker's facts are keyed by node)
+        first_body = [A.Assign(alias, A.Name(current))] + \
+            [copy.deepcopy(s) for i, s in enumerate(inner.body) if i > 0 and i != at_load
+             and not (isinstance(s, A.Free) and s.name == alias)]
+        first = replace(inner, stop=call("minimum", second, inner.stop), body=tuple(first_body))
+        rest = replace(inner, start=second)
+        self.ctx.notes.append(f"prefetch: the first iteration of the loop over {inner.var} is peeled: its tile comes "
+                              f"from a queue of its own, loaded one outer iteration ahead")
+        return prologue + [first, A.Free(current), rest]
 
     def _made_here(self, s: A.Assign) -> bool:
         """An integer scalar this pass introduced for an inner prefetch (a literal or name arithmetic)."""
@@ -174,14 +245,21 @@ class _Prefetcher:
                      for x, d in zip(src.subscripts, dims))
         return replace(src, subscripts=subs + tuple(src.subscripts[len(subs):]))
 
+    def _vecin_slots(self) -> int:
+        return sum(self.depth.get(n, b.depth) for n, b in self.decls.items() if b.type.space == "vecin") + \
+            sum(b.depth for b in self.new_queues)
+
+    def _room_for_own_queue(self, queue: str) -> bool:
+        return self.decls[queue].depth == 2 and self._vecin_slots() + 2 <= 8 and \
+            2 * self.slot_bytes[queue] <= self.ub_free
+
     def _third_slot(self, queue: str) -> bool:
         """An inner loop's prologue load moved one outer iteration ahead: its queue then holds the
         next outer tile, the current tile and the inner prefetch at once, so it needs 3 slots."""
         if self.depth.get(queue, 0) >= 3:
             return True
         decl = self.decls[queue]
-        n_vecin = sum(self.depth.get(n, b.depth) for n, b in self.decls.items() if b.type.space == "vecin")
-        if decl.depth != 2 or n_vecin + 1 > 8 or self.slot_bytes[queue] > self.ub_free:
+        if decl.depth != 2 or self._vecin_slots() + 1 > 8 or self.slot_bytes[queue] > self.ub_free:
             return False
         self.ub_free -= self.slot_bytes[queue]
         self.depth[queue] = 3
@@ -196,7 +274,8 @@ class _Prefetcher:
             return False
         if not any(isinstance(f, A.Free) and f.name == s.target for f in loop.body):
             return False
-        if s.target in self.prefetched and not self._third_slot(s.value.out):
+        if s.target in self.prefetched and not (self._room_for_own_queue(s.value.out)
+                                                or self._third_slot(s.value.out)):
             return False
         def closure(e) -> set:
             names = _names(e)
@@ -205,7 +284,10 @@ class _Prefetcher:
                     names |= _names(scalars[name])
             return names
         names = closure(src)
-        return not ((names - set(scalars)) & assigned) and loop.var in names
+        # an index read from a tile (x[b, idx[b - b0]]): one iteration ahead, that element may not exist
+        reads_tile = any(isinstance(n, A.Index) for x in [src, *(scalars[n] for n in names if n in scalars)]
+                         for n in A.walk(x) if n is not src)
+        return not ((names - set(scalars)) & assigned) and loop.var in names and not reads_tile
 
 
 def _read_later(stmts, name: str) -> bool:
