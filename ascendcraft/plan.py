@@ -104,23 +104,14 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
 
 
 def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = ()) -> BufferPlan:
-    from lowering_passes.fit import placed_in
+    from lowering_passes.fit import placements
     placed: dict[str, set[int]] = {}
     in_loop: set[str] = set()
-
-    def visit(stmts, loop: bool):
-        for s in stmts:
-            if isinstance(s, (A.For, A.ParallelFor)):
-                visit(s.body, loop or isinstance(s, A.For))
-                continue
-            out = placed_in(s)
-            if out is not None:
-                if s.span is not None:
-                    placed.setdefault(out, set()).add(s.span.line)
-                if loop:
-                    in_loop.add(out)
-
-    visit(k.body, False)
+    for s, out, loop in placements(k):
+        if s.span is not None:
+            placed.setdefault(out, set()).add(s.span.line)
+        if loop:
+            in_loop.add(out)
     buffers = tuple(PlannedBuffer(b.name, b.type.space, b.depth, level.buffer_bytes.get(b.name, 0),
                                   tuple(sorted(placed.get(b.name, set()))))
                     for b in level.buffers.values())

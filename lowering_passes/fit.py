@@ -203,17 +203,19 @@ def single_buffered_lines(kernel: A.Kernel) -> tuple[int, ...]:
     """Source lines of tiles loaded or stored in a loop through a queue of one slot."""
     single = {s.name for s in kernel.body if isinstance(s, A.Buffer)
               and s.type.space in ("vecin", "vecout") and s.depth == 1}
-    lines: set[int] = set()
+    return tuple(sorted({s.span.line for s, buffer, in_loop in placements(kernel)
+                         if in_loop and buffer in single and s.span is not None}))
 
+
+def placements(kernel: A.Kernel):
+    """``(statement, buffer, in a range loop)`` for each statement that places a tile in a buffer."""
     def visit(stmts, loop: bool):
         for s in stmts:
             if isinstance(s, (A.For, A.ParallelFor)):
-                visit(s.body, loop or isinstance(s, A.For))
-                continue
-            if loop and s.span is not None and placed_in(s) in single:
-                lines.add(s.span.line)
-    visit(kernel.body, False)
-    return tuple(sorted(lines))
+                yield from visit(s.body, loop or isinstance(s, A.For))
+            elif placed_in(s) is not None:
+                yield s, placed_in(s), loop
+    yield from visit(kernel.body, False)
 
 
 def placed_in(s) -> str | None:
