@@ -845,7 +845,7 @@ class _Emitter:
         (field names: research/ascendc_api.md section 4.1), then the Matmul object registered."""
         e = g.value
         ta, tb = self._gemm_flags(e)
-        a_shape, b_shape = (self._gm_shape(x) for x in e.args)
+        a_shape, b_shape = (tuple(self._gm_shape(x))[-2:] for x in e.args)   # batch axes are indexed
         a_ext, b_ext = (self._slice_parts(x) for x in e.args)
         (m_dim, ka), (kb, n_dim) = (a_shape[::-1] if ta else a_shape), (b_shape[::-1] if tb else b_shape)
         single_m = a_ext[1 if ta else 0][1]
