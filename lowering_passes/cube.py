@@ -105,7 +105,9 @@ def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_pe
     for gm in range(1, cores + 1):
         for gn in ([cores // gm] if batches == 1 else range(1, cores // gm + 1)):
             per_core = -(-batches * gm * gn // cores)
-            key = (per_core * block_time(block_extent(rows, gm), block_extent(cols, gn)), gm * gn, gm)
+            # ties: fewer blocks with batches (less re-streaming); the unbatched grid fills the cores
+            key = (per_core * block_time(block_extent(rows, gm), block_extent(cols, gn)),
+                   gm * gn if batches > 1 else 0, gm)
             if best is None or key < best[0]:
                 best = (key, (gm, gn))
     return best[1]
