@@ -856,7 +856,8 @@ class _Emitter:
         fields = {"usedCoreNum": "AscendC::GetBlockNum()", "M": self._dim(m_dim), "N": self._dim(n_dim),
                   "Ka": self._dim(ka), "Kb": self._dim(kb), "singleCoreM": single_m, "singleCoreN": single_n,
                   "singleCoreK": single_k, "baseM": bm, "baseN": bn, "baseK": bk, "depthA1": 2, "depthB1": 2,
-                  "stepM": 1, "stepN": 1, "stepKa": 1, "stepKb": 1, "dbL0A": 2, "dbL0B": 2, "dbL0C": 1,
+                  "stepM": 1, "stepN": 1, "stepKa": 1, "stepKb": 1, "dbL0A": 2, "dbL0B": 2,
+                  "dbL0C": 2 if 2 * bm * bn * 4 <= 128 * 1024 else 1,   # FIX drains one while M fills the other
                   "shareL0CSize": bm * bn * 4, "batchM": 1, "batchN": 1, "singleBatchM": 1, "singleBatchN": 1}
         lines = [f"        {t} = TCubeTiling{{}};"]
         lines += [f"        {t}.{k} = static_cast<int32_t>({v});" for k, v in fields.items()]

@@ -5,7 +5,8 @@
 # [R, KC] tiles of A (about 16-32 KiB) times the chunk of b broadcast over the rows, summed
 # along each row; each core writes one partial per row to a scratch row of its own. A final
 # step on one core adds the CORES partials of each row (48 x M values, 0.2% of A's bytes).
-# A is read exactly once, in long contiguous runs: the kernel streams at the HBM rate.
+# A is read exactly once, in long contiguous runs; the row sums wait on the scalar unit, so the
+# lowering loads each next [R, KC] tile before reducing the current one (prefetch).
 kernel matrix_vector_multiplication(a: gm f32[M, K], b: gm f32[K, 1]) -> (c: gm f32[M, 1]):
     const KC = cdiv(cdiv(K, CORES), 8) * 8
     const NC = cdiv(K, KC)
