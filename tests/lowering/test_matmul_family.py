@@ -165,3 +165,17 @@ kernel mv(a: gm f32[M, K], b: gm f32[K, 1]) -> (c: gm f32[M, 1]):
     k = compile_verified(tmp_path, kernel, op, trials=2)
     prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
     assert "prefetch: loop over r loads 1 tile(s) one iteration ahead" in prefetch["notes"]
+
+
+# diag(a) @ b needs no cube: row i of b scaled by a[i] (a one-value tile read on the scalar
+# unit, then Muls), rows and column tiles spread over the vector cores; M = 9000 leaves a tail
+def test_a_diagonal_matrix_times_a_matrix_is_a_row_scaling_on_the_vector_units(tmp_path):
+    kernel = """
+kernel diag_matmul(a: gm f32[N], b: gm f32[N, M]) -> (c: gm f32[N, M]):
+    const T = 8192
+    for i, j in parallel(N, cdiv(M, T)):
+        store(c[i, j * T:j * T + T], load(b[i, j * T:j * T + T]) * load(a[i]))
+"""
+    op = _op("torch.diag(A) @ B", "torch.randn(N), torch.randn(N, M)", {"N": 37, "M": 9000})
+    k = compile_verified(tmp_path, kernel, op, trials=2)
+    assert "IterateAll" not in k.source and "AscendC::Muls" in k.source
