@@ -309,8 +309,8 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
     params = parameter_arrays(plan, shapes)
     cores = result.run.final.real.cores
     # bf16 tensors are float32 arrays on the host: the runner writes them as bf16 bits when told
-    bf16_args = {i: "bfloat16" for i, p in enumerate(final.inputs + final.outputs)
-                 if hasattr(p.type, "shape") and p.type.dtype == "bf16"}
+    bf16 = {p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape") and p.type.dtype == "bf16"}
+    bf16_args = {i: "bfloat16" for i, n in enumerate(gm_params) if n in bf16}
 
     def launch(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
