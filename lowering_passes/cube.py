@@ -29,6 +29,9 @@ the MultiKernelBench matmul kernels use the same single-core split). The grid is
 op's real shapes (see choose_grid); it is correct at every shape, since the blocks tile C
 whatever its extents.
 
+Batched products (leading GM axes indexed by parallel variables, B batched or shared) become
+one Matmul call per (batch, block) work item, the items spread over the cores (see rewrite).
+
 Establishes: no matmul tile op remains in a phase of this form. A phase that uses matmul in
 any other way is reported with the reason (select has no rule for cube tiles).
 """
@@ -70,7 +73,8 @@ class Cube(LoweringPass):
                     raise DSLError(f"cube: this phase uses matmul but is not a K accumulation the Matmul API "
                                    f"lowering handles: {why}", at, kind="lowering error",
                                    hint="write each C tile as acc = matmul(...) then a K loop of acc = acc + "
-                                        "matmul(...) and one store (docs/lowering.md, 'Cube phases')") from None
+                                        "matmul(...) and one store, batch axes indexed by parallel variables "
+                                        "(examples/matmul/, docs/lowering.md 'Cube phases')") from None
             else:
                 body.append(s)
         return replace(kernel, body=tuple(body))
