@@ -309,13 +309,17 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
     binding, plan = bind(final, shapes)
     params = parameter_arrays(plan, shapes)
     cores = result.run.final.real.cores
+    # bf16 tensors are float32 arrays on the host: the runner writes them as bf16 bits when told
+    bf16 = {p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape") and p.type.dtype == "bf16"}
+    bf16_args = {i: "bfloat16" for i, n in enumerate(gm_params) if n in bf16}
 
     def launch(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
         tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, binding.attrs)
         return start_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
                             block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
-                            chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs])
+                            chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs],
+                            dtypes=bf16_args)
 
     def finish(res, outputs):
         if not res.ok:

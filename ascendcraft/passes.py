@@ -285,6 +285,14 @@ class PassChain:
             if _same_bits(got, ref):
                 continue     # what compare() passes at once: every element written, identical
             res = compare(got, torch.from_numpy(np.array(ref, copy=True)), i)
+            if not res.passed and res.n_unwritten == 0 and hasattr(draw, "magnitude"):
+                # two float sums of the same terms in another order (a K loop of tile products
+                # against one Matmul call) differ by up to eps * sum|terms|, as verify allows
+                from .compare import float_slack
+                expected = torch.from_numpy(np.array(ref, copy=True))
+                slack = float_slack(draw.magnitude(i), expected, res.dtype)
+                if slack[0] is not None:
+                    res = compare(got, expected, i, slack=slack)
             if not res.passed and self._reassociated(ref_level, n):
                 res = draw.judge(got, i)     # other float rounding: judged against the op, as the source is
             if not res.passed:

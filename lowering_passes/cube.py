@@ -29,6 +29,9 @@ the MultiKernelBench matmul kernels use the same single-core split). The grid is
 op's real shapes (see choose_grid); it is correct at every shape, since the blocks tile C
 whatever its extents.
 
+Batched products (leading GM axes indexed by parallel variables, B batched or shared) become
+one Matmul call per (batch, block) work item, the items spread over the cores (see rewrite).
+
 Establishes: no matmul tile op remains in a phase of this form. A phase that uses matmul in
 any other way is reported with the reason (select has no rule for cube tiles).
 """
@@ -70,7 +73,8 @@ class Cube(LoweringPass):
                     raise DSLError(f"cube: this phase uses matmul but is not a K accumulation the Matmul API "
                                    f"lowering handles: {why}", at, kind="lowering error",
                                    hint="write each C tile as acc = matmul(...) then a K loop of acc = acc + "
-                                        "matmul(...) and one store (docs/lowering.md, 'Cube phases')") from None
+                                        "matmul(...) and one store, batch axes indexed by parallel variables "
+                                        "(examples/matmul/, docs/lowering.md 'Cube phases')") from None
             else:
                 body.append(s)
         return replace(kernel, body=tuple(body))
@@ -84,8 +88,10 @@ def block_extent(extent: int, parts: int) -> int:
 
 
 def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_per_cycle: float,
-                elem_bytes: int, l2_bytes_per_cycle: float) -> tuple[int, int]:
+                elem_bytes: int, l2_bytes_per_cycle: float, batches: int = 1) -> tuple[int, int]:
     """(GM, GN) with GM * GN <= cores whose largest block takes the least time per K element.
+    With batches, the batches * GM * GN blocks are spread over the cores: the busiest core runs
+    cdiv(batches * GM * GN, cores) of them, which the choice minimises instead.
 
     The Matmul API walks a block in base blocks; each costs the larger of its cube time
     (16-aligned m x n MACs) and its operand stream (m + n elements from L2), which is what the
@@ -101,10 +107,13 @@ def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_pe
                    for m in parts(sm, base[0]) for n in parts(sn, base[1]))
     best = None
     for gm in range(1, cores + 1):
-        gn = cores // gm
-        key = (block_time(block_extent(rows, gm), block_extent(cols, gn)), gm)
-        if best is None or key < best[0]:
-            best = (key, (gm, gn))
+        for gn in ([cores // gm] if batches == 1 else range(1, cores // gm + 1)):
+            per_core = -(-batches * gm * gn // cores)
+            # ties: fewer blocks with batches (less re-streaming); the unbatched grid fills the cores
+            key = (per_core * block_time(block_extent(rows, gm), block_extent(cols, gn)),
+                   gm * gn if batches > 1 else 0, gm)
+            if best is None or key < best[0]:
+                best = (key, (gm, gn))
     return best[1]
 
 
@@ -125,9 +134,12 @@ class _Gemm:
         if isinstance(e, A.Name) and e.id in loads:
             e = loads[e.id]
         if not (isinstance(e, A.Load) and e.space == "l1" and isinstance(e.src, A.Index)
-                and isinstance(e.src.base, A.Name) and len(e.src.subscripts) == 2
-                and all(isinstance(x, A.Slice) for x in e.src.subscripts)):
-            raise _NotGemm("matmul operands must be l1 loads of 2-D GM slices")
+                and isinstance(e.src.base, A.Name) and len(e.src.subscripts) >= 2
+                and len(e.src.subscripts) == len(self.kernel.param(e.src.base.id).type.shape)
+                and all(isinstance(x, A.Slice) for x in e.src.subscripts[-2:])
+                and not any(isinstance(x, A.Slice) for x in e.src.subscripts[:-2])):
+            raise _NotGemm("matmul operands must be l1 loads of GM regions that slice the last two axes "
+                           "and index each leading (batch) axis")
         if e.pad is not None and not (isinstance(e.pad, (A.Int, A.Float)) and e.pad.value == 0):
             raise _NotGemm("a cube operand may only be padded with 0")
         return e
@@ -202,35 +214,39 @@ class _Gemm:
             raise _NotGemm("the K loop must run to the K extent of the operands", self.loop)
         want = A.Slice(k_var, binary("+", k_var, self.resolve(depth)))
         for load, axis in ((a1, a_k), (b1, b_k)):
-            sub = load.src.subscripts[axis]
+            sub = _mat(load)[axis]
             if A.Slice(self.resolve(sub.start), self.resolve(sub.stop)) != want:
                 raise _NotGemm("the K loop's tiles must be k:k + depth along K", self.loop)
         for first, later, axis in ((self.a0, a1, 1 - a_k), (self.b0, b1, 1 - b_k)):
-            if self.resolve(first.src.subscripts[axis]) != self.resolve(later.src.subscripts[axis]):
+            if self.resolve(_mat(first)[axis]) != self.resolve(_mat(later)[axis]) or \
+                    self._lead(first) != self._lead(later):
                 raise _NotGemm("the K loop's tiles must cover the same rows (columns) as the first product", self.loop)
         self.depth, self.k_dim = depth, k_dim
 
     def _first_k_slice(self, load: A.Load, axis: int):
-        sub = load.src.subscripts[axis]
+        sub = _mat(load)[axis]
         if not (sub.start is None or self.resolve(sub.start) == A.Int(0)) or sub.stop is None:
             raise _NotGemm("the first product's tiles must start at K = 0")
         return sub.stop
 
     def _dim(self, tensor: str, axis: int):
-        d = self.kernel.param(tensor).type.shape[axis]
+        """Extent of axis 0 (rows) or 1 (columns) of a tensor's matrices (its last two axes)."""
+        d = self.kernel.param(tensor).type.shape[axis - 2]
         return A.Name(d) if isinstance(d, str) else A.Int(d)
 
     def _match_store(self):
         st = self.store
         if st.accumulate or not (isinstance(st.value, A.Name) and st.value.id == self.acc):
             raise _NotGemm("the tile must be stored once with store(c[...], acc)", st)
-        if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) == 2
-                and all(isinstance(x, A.Slice) for x in st.dst.subscripts)):
-            raise _NotGemm("the store must write a 2-D slice of C", st)
+        if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) >= 2
+                and len(st.dst.subscripts) == len(self.kernel.param(st.dst.base.id).type.shape)
+                and all(isinstance(x, A.Slice) for x in st.dst.subscripts[-2:])
+                and not any(isinstance(x, A.Slice) for x in st.dst.subscripts[:-2])):
+            raise _NotGemm("the store must write a 2-D slice of C's last two axes, indexing each batch axis", st)
         ta, tb = self.flags
-        rows_a = self.resolve(self.a0.src.subscripts[0 if not ta else 1])
-        cols_b = self.resolve(self.b0.src.subscripts[1 if not tb else 0])
-        rows_c, cols_c = (self.resolve(x) for x in st.dst.subscripts)
+        rows_a = self.resolve(_mat(self.a0)[0 if not ta else 1])
+        cols_b = self.resolve(_mat(self.b0)[1 if not tb else 0])
+        rows_c, cols_c = (self.resolve(x) for x in st.dst.subscripts[-2:])
         if rows_c != rows_a or cols_c != cols_b:
             raise _NotGemm("the stored tile must be the rows of A's tile by the columns of B's", st)
         self.c_name = st.dst.base.id
@@ -249,8 +265,38 @@ class _Gemm:
             if self.resolve(extent) != call("cdiv", self._dim(self.c_name, axis), tile):
                 raise _NotGemm(f"the parallel extent of {var} must be cdiv(<C extent>, {_show(tile)})")
             self.axes[axis] = (var, tile)
-        if len(self.phase.vars) != 2:
-            raise _NotGemm("the phase must run over (row block, column block) pairs")
+        self._match_batches(st)
+        if len(self.phase.vars) != 2 + len(self.batch):
+            raise _NotGemm("the phase must run over (batch indices..., row block, column block)")
+
+    def _lead(self, load) -> tuple:
+        return tuple(self.resolve(x) for x in load.src.subscripts[:-2])
+
+    def _match_batches(self, st):
+        """Batch axes: each leading (integer) subscript of C is a parallel variable running over that
+        axis's whole extent; A's and B's leading subscripts are C's last ones (matmul's broadcasting of
+        batch axes, aligned from the right, without extent-1 stretching), over the same dims."""
+        c_shape = self.kernel.param(self.c_name).type.shape
+        self.batch = []   # (variable, dim expression) per leading axis of C
+        for axis, sub in enumerate(st.dst.subscripts[:-2]):
+            sub = self.resolve(sub)
+            if not (isinstance(sub, A.Name) and sub.id in self.phase.vars) or \
+                    sub.id in [v for v, _ in self.batch] + [v for v, _ in self.axes.values()]:
+                raise _NotGemm("each batch axis of C must be indexed by a parallel variable of its own", st)
+            extent = self.resolve(self.phase.extents[self.phase.vars.index(sub.id)])
+            dim = c_shape[axis]
+            dim = A.Name(dim) if isinstance(dim, str) else A.Int(dim)
+            if extent != dim:
+                raise _NotGemm(f"the parallel extent of {sub.id} must be C's batch extent {_show(dim)}", st)
+            self.batch.append((sub.id, dim))
+        c_lead = tuple(self.resolve(x) for x in st.dst.subscripts[:-2])
+        for load, what in ((self.a0, "A"), (self.b0, "B")):
+            lead = self._lead(load)
+            shape = self.kernel.param(load.src.base.id).type.shape
+            if len(lead) > len(c_lead) or lead != c_lead[len(c_lead) - len(lead):] or \
+                    tuple(shape[:-2]) != tuple(c_shape[len(c_lead) - len(lead):len(c_lead)]):
+                raise _NotGemm(f"{what}'s batch indices must be C's last ones, over the same extents "
+                               f"(c[z, ...] = a[z, ...] @ b[z, ...], or a batch of A times one matrix B)", st)
 
     @staticmethod
     def _tile_of(sl: A.Slice):
@@ -270,8 +316,12 @@ class _Gemm:
         size = lambda d: d.value if isinstance(d, A.Int) else dims[d.id]   # noqa: E731 - at the real shapes
         value = lambda e: ctx.type_of(e).value   # noqa: E731
         dtype = ctx.checked.params[self.a_name].dtype
+        batches = 1
+        for _, d in self.batch:
+            batches *= size(d)
         gm, gn = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, (value(tm), value(tn)),
-                             ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"])
+                             ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"],
+                             batches=batches if self.batch else 1)
         g_m, g_n, s_m, s_n = (names.fresh(s) for s in ("_gm", "_gn", "_sm", "_sn"))
         core, r, c = names.fresh("core"), names.fresh("_r"), names.fresh("_c")
 
@@ -283,21 +333,52 @@ class _Gemm:
         cols = A.Slice(name(c), binary("+", name(c), name(s_n)))
         k_all = A.Slice(A.Int(0), self.k_dim)
         ta, tb = self.flags
-        a = A.Index(name(self.a_name), (k_all, rows) if ta else (rows, k_all))
-        b = A.Index(name(self.b_name), (cols, k_all) if tb else (k_all, cols))
+        zs = [names.fresh("_z") for _ in self.batch]     # the batch indices, C's leading axes in order
+        lead = {v: name(z) for (v, _), z in zip(self.batch, zs)}
+        a_lead = tuple(lead[x.id] for x in self._lead(self.a0))
+        b_lead = tuple(lead[x.id] for x in self._lead(self.b0))
+        a = A.Index(name(self.a_name), a_lead + ((k_all, rows) if ta else (rows, k_all)))
+        b = A.Index(name(self.b_name), b_lead + ((cols, k_all) if tb else (k_all, cols)))
         kwargs = {}
         if ta:
             kwargs["transpose_a"] = name("True")
         if tb:
             kwargs["transpose_b"] = name("True")
         product = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
-        body = (A.Assign(r, binary("*", binary("//", name(core), name(g_n)), name(s_m))),
-                A.Assign(c, binary("*", binary("%", name(core), name(g_n)), name(s_n))),
-                A.Store(A.Index(name(self.c_name), (rows, cols)), product))
-        ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of cores "
-                         f"(blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the "
-                         f"real shapes, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)})")
-        return consts + [A.ParallelFor((core,), (name("CORES"),), body, self.phase.span)]
+        store = A.Store(A.Index(name(self.c_name), tuple(name(z) for z in zs) + (rows, cols)), product)
+        if not self.batch:
+            body = (A.Assign(r, binary("*", binary("//", name(core), name(g_n)), name(s_m))),
+                    A.Assign(c, binary("*", binary("%", name(core), name(g_n)), name(s_n))),
+                    store)
+            ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of cores "
+                             f"(blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the "
+                             f"real shapes, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)})")
+            return consts + [A.ParallelFor((core,), (name("CORES"),), body, self.phase.span)]
+        # batches: one work item per (batch, block) pair, batch-major (a core's consecutive items
+        # share a batch, so its A rows or B columns are still in L2), items spread over the cores
+        # in balanced contiguous runs by the parallel loop itself
+        work, flat = names.fresh("_w"), names.fresh("_zf")
+        per_batch = binary("*", name(g_m), name(g_n))
+        items = per_batch
+        for _, d in self.batch:
+            items = binary("*", d, items)
+        body = [A.Assign(flat, binary("//", name(work), per_batch)),
+                A.Assign(r, binary("*", binary("//", binary("%", name(work), per_batch), name(g_n)), name(s_m))),
+                A.Assign(c, binary("*", binary("%", name(work), name(g_n)), name(s_n)))]
+        rest = name(flat)
+        for (_, d), z in zip(reversed(self.batch), reversed(zs)):   # the flat index, last axis fastest
+            body.append(A.Assign(z, binary("%", rest, d)))
+            rest = binary("//", rest, d)
+        body.append(store)
+        ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name}, {batches} batches of {gm} x {gn} "
+                         f"blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
+                         f"shapes spread over the cores, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}")
+        return consts + [A.ParallelFor((work,), (items,), tuple(body), self.phase.span)]
+
+
+def _mat(load) -> tuple:
+    """The row and column slices of a GM region (its last two subscripts)."""
+    return load.src.subscripts[-2:]
 
 
 def _show(e) -> str:

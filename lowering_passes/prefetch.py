@@ -1,8 +1,9 @@
 """Prefetch: issue the copy-in of the next tile before computing the current one.
 
-A loop that reduces each tile to a scalar (``ReduceSum`` then ``GetValue``) makes the scalar
-unit wait for the vector unit once per tile; a load written after that wait cannot start
-before it, so copy-in and compute take turns instead of overlapping. Loading one iteration
+A loop that reduces each tile to a scalar (``ReduceSum`` then ``GetValue``), or each row of a
+tile (``SumEachRow``: a ``GetValue`` per row), makes the scalar unit wait for the vector unit
+once per tile; a load written after that wait cannot start before it, so copy-in and compute
+take turns instead of overlapping. Loading one iteration
 ahead keeps MTE2 busy through the wait (the second queue slot holds the next tile).
 
 Before::
@@ -367,7 +368,7 @@ def _places_in(s, buffer: str | None) -> bool:
 def _has_scalar_reduction(stmts) -> bool:
     """Does the loop body itself (not a nested loop) wait for a vector result on the scalar unit?"""
     from ascendcraft.dsl.ops import OPS
-    return any(isinstance(n, A.Call) and n.func in OPS and OPS[n.func].form in ("reduce", "getvalue")
+    return any(isinstance(n, A.Call) and n.func in OPS and OPS[n.func].form in ("reduce", "rowreduce", "getvalue")
                for s in stmts if not isinstance(s, (A.For, A.ParallelFor)) for n in A.walk(s))
 
 

@@ -845,7 +845,7 @@ class _Emitter:
         (field names: research/ascendc_api.md section 4.1), then the Matmul object registered."""
         e = g.value
         ta, tb = self._gemm_flags(e)
-        a_shape, b_shape = (self._gm_shape(x) for x in e.args)
+        a_shape, b_shape = (tuple(self._gm_shape(x))[-2:] for x in e.args)   # batch axes are indexed
         a_ext, b_ext = (self._slice_parts(x) for x in e.args)
         (m_dim, ka), (kb, n_dim) = (a_shape[::-1] if ta else a_shape), (b_shape[::-1] if tb else b_shape)
         single_m = a_ext[1 if ta else 0][1]
@@ -856,7 +856,8 @@ class _Emitter:
         fields = {"usedCoreNum": "AscendC::GetBlockNum()", "M": self._dim(m_dim), "N": self._dim(n_dim),
                   "Ka": self._dim(ka), "Kb": self._dim(kb), "singleCoreM": single_m, "singleCoreN": single_n,
                   "singleCoreK": single_k, "baseM": bm, "baseN": bn, "baseK": bk, "depthA1": 2, "depthB1": 2,
-                  "stepM": 1, "stepN": 1, "stepKa": 1, "stepKb": 1, "dbL0A": 2, "dbL0B": 2, "dbL0C": 1,
+                  "stepM": 1, "stepN": 1, "stepKa": 1, "stepKb": 1, "dbL0A": 2, "dbL0B": 2,
+                  "dbL0C": 2 if 2 * bm * bn * 4 <= 128 * 1024 else 1,   # FIX drains one while M fills the other
                   "shareL0CSize": bm * bn * 4, "batchM": 1, "batchN": 1, "singleBatchM": 1, "singleBatchN": 1}
         lines = [f"        {t} = TCubeTiling{{}};"]
         lines += [f"        {t}.{k} = static_cast<int32_t>({v});" for k, v in fields.items()]

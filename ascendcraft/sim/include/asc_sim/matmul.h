@@ -6,6 +6,8 @@
 #pragma once
 #include "vec.h"
 #include "tiling.h"
+#include <functional>
+#include <set>
 
 namespace AscendC {
 
@@ -63,8 +65,9 @@ public:
                                        tiling_.singleCoreN, tiling_.singleCoreK));
         // the cost model's L1 / L0 ping-pong slots
         asc_sim::State& s = asc_sim::S();
-        // cost-model slots: 8 L1 stages (the prefetch depth used is depthA1, at least 2), 2 L0, 1 L0C
-        for (int i = 0; i < 11; ++i) {
+        // cost-model slots: 8 L1 stages (the prefetch depth used is depthA1, at least 2), 2 L0, 2 L0C
+        // (the second used with dbL0C = 2: the next base block accumulates while FIX drains one)
+        for (int i = 0; i < 12; ++i) {
             asc_sim::Buffer b;
             b.space = i < 8 ? asc_sim::SP_L1 : (i < 10 ? asc_sim::SP_L0A : asc_sim::SP_L0C);
             b.state = asc_sim::BUF_TBUF;
@@ -170,27 +173,33 @@ private:
             hbm += bytes / sharers;
             cyc += bytes / sharers / c.mte2_bpc + bytes * (1.0 - 1.0 / sharers) / c.l2_bpc;
         };
-        std::vector<char> seenA(static_cast<size_t>(mb * kb), 0), seenB(static_cast<size_t>(kb * nb), 0);
+        // A base tile read before by this Matmul object, in this call or an earlier one (a batch
+        // of products that share B, or one core's blocks along a row of C), is an L2 hit: the
+        // key is the tile's first GM element and its extents, so another batch's tile is new.
+        const int64_t lda = transA_ ? orgM_ : orgKa_, ldb = transB_ ? orgKb_ : orgN_;
+        auto a_at = [&](int64_t i, int64_t k) { return a_.addr_ + (transA_ ? k * lda + i : i * lda + k); };
+        auto b_at = [&](int64_t k, int64_t j) { return b_.addr_ + (transB_ ? j * ldb + k : k * ldb + j); };
         const int depth = std::max(2, std::min(8, static_cast<int>(tiling_.depthA1)));
-        int stage = 0, ping = 0;
+        // two L0C slots only when two base blocks of fp32 fit L0C's 128 KiB
+        const bool db_l0c = tiling_.dbL0C >= 2 && 2 * bm * bn * 4 <= 128 * 1024;
+        int stage = 0, ping = 0, cslot = 10;
         for (int64_t mi = 0; mi < mb; ++mi)
             for (int64_t ni = 0; ni < nb; ++ni) {
                 int64_t m = std::min(bm, M - mi * bm), n = std::min(bn, N - ni * bn);
                 for (int64_t ki = 0; ki < kb; ++ki) {
                     int64_t k = std::min(bk, K - ki * bk);
                     double abytes = static_cast<double>(m * k * sizeof(SrcAT)), bbytes = static_cast<double>(k * n * sizeof(SrcBT));
-                    char& sa = seenA[static_cast<size_t>(mi * kb + ki)];
-                    char& sb = seenB[static_cast<size_t>(ki * nb + ni)];
+                    const bool sa = !seen_.insert(TileKey{static_cast<const void*>(a_at(mi * bm, ki * bk)), m, k}).second;
+                    const bool sb = !seen_.insert(TileKey{static_cast<const void*>(b_at(ki * bk, ni * bn)), k, n}).second;
                     double hbm = 0.0, cyc = 0.0;
                     if (sa) cyc += abytes / c.l2_bpc; else first(abytes, share_a, hbm, cyc);
                     if (sb) cyc += bbytes / c.l2_bpc; else first(bbytes, share_b, hbm, cyc);
-                    sa = sb = 1;
                     asc_sim::Deps d1; d1.wr[0] = slot_[stage];
                     asc_sim::schedule(asc_sim::Pipe::MTE2, c.mte_overhead + cyc, d1, hbm, c.gm_latency);
                     s.stats.gm_read += static_cast<uint64_t>(hbm);
                     asc_sim::Deps d2; d2.rd[0] = slot_[stage]; d2.wr[0] = slot_[8 + ping];
                     asc_sim::schedule(asc_sim::Pipe::MTE1, c.cube_overhead + abytes / c.l1_l0a_bpc + bbytes / c.l1_l0b_bpc, d2);
-                    asc_sim::Deps d3; d3.rd[0] = slot_[8 + ping]; d3.wr[0] = slot_[10];
+                    asc_sim::Deps d3; d3.rd[0] = slot_[8 + ping]; d3.wr[0] = slot_[cslot];
                     double mcyc = std::ceil(static_cast<double>(cdiv(m, 16) * 16 * cdiv(n, 16) * 16 * cdiv(k, 16) * 16) / macs_pc);
                     asc_sim::schedule(asc_sim::Pipe::M, c.cube_overhead + mcyc, d3);
                     s.stats.cube_macs += static_cast<uint64_t>(m * n * k);
@@ -198,18 +207,27 @@ private:
                     stage = (stage + 1) % depth;
                 }
                 double cbytes = static_cast<double>(m * n * sizeof(DstT));
-                asc_sim::Deps d4; d4.rd[0] = slot_[10];
+                asc_sim::Deps d4; d4.rd[0] = slot_[cslot];
                 asc_sim::schedule(asc_sim::Pipe::FIX, c.cube_overhead + static_cast<double>(m * n * 4) / c.l0c_out_bpc, d4, cbytes);
                 s.stats.gm_write += static_cast<uint64_t>(cbytes);
+                if (db_l0c) cslot = cslot == 10 ? 11 : 10;
             }
     }
+    struct TileKey {
+        const void* at;
+        int64_t rows, cols;
+        bool operator<(const TileKey& o) const {
+            return at != o.at ? std::less<const void*>()(at, o.at) : rows != o.rows ? rows < o.rows : cols < o.cols;
+        }
+    };
+    std::set<TileKey> seen_;
     TCubeTiling tiling_{};
     GlobalTensor<SrcAT> a_;
     GlobalTensor<SrcBT> b_;
     GlobalTensor<BiasT> bias_;
     bool transA_ = false, transB_ = false, hasA_ = false, hasB_ = false, hasBias_ = false, inited_ = false;
     int64_t tailM_ = 0, tailN_ = 0, tailK_ = 0, orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
-    int slot_[11] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    int slot_[12] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 };
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,

@@ -1,0 +1,20 @@
+# C = A @ B with a K of a few dozen: C is 512 times larger than A and B together, so the kernel
+# is bound by writing C. Each iteration owns one 128 x 128 tile of C; its K fits one 64-deep
+# step (the K loop runs zero times when K <= 64), so the tile is one load of each operand into
+# L1 and one product. A 128 x 128 f32 tile is half of L0C: the Matmul API double-buffers L0C,
+# the cube filling one block while the other drains to GM, which a 128 x 256 tile (all of L0C)
+# would not allow. Lowering makes it one Matmul API call per cube core on a grid chosen at the
+# real shapes (docs/lowering.md, "Cube phases").
+kernel matmul_with_small_k_dimension(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):
+    const TM = 128
+    const TN = 128
+    const TK = 64
+    for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
+        m = i * TM
+        n = j * TN
+        ta = load(a[m:m + TM, 0:TK], space=l1)
+        acc = matmul(ta, load(b[0:TK, n:n + TN], space=l1))
+        for k in range(TK, K, TK):
+            ta = load(a[m:m + TM, k:k + TK], space=l1)
+            acc = acc + matmul(ta, load(b[k:k + TK, n:n + TN], space=l1))
+        store(c[m:m + TM, n:n + TN], acc)
