@@ -31,7 +31,8 @@ def default_passes():
     from lowering_passes.pipeline import Pipeline
     from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
-    return (Cube(), Partition(), Collapse(), Linearize(), Select(), Bufferize(), Pipeline(), Prefetch())
+    from lowering_passes.widen import Widen
+    return (Cube(), Partition(), Collapse(), Linearize(), Widen(), Select(), Bufferize(), Pipeline(), Prefetch())
 
 
 class KernelMismatch(AscendcraftError):
@@ -314,7 +315,8 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
         tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, binding.attrs)
         return start_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
                             block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
-                            chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs])
+                            chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs],
+                            dtypes=_bf16_params(final))
 
     def finish(res, outputs):
         if not res.ok:
@@ -386,7 +388,15 @@ def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
     cores = result.run.final.real.cores
     return run_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
                       workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=result.chip,
-                      timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace)
+                      timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace,
+                      dtypes=_bf16_params(result.run.final.kernel))
+
+
+def _bf16_params(kernel) -> dict:
+    """The GM arguments (by position: the entry's GM parameters come first, in the kernel's order)
+    holding bf16 (2-byte) data, which the GM convention holds as float32 arrays."""
+    gm = [p for p in kernel.inputs + kernel.outputs if hasattr(p.type, "shape")]
+    return {i: "bfloat16" for i, p in enumerate(gm) if p.type.dtype == "bf16"}
 
 
 def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = None):

@@ -1408,6 +1408,8 @@ class _Emitter:
             return f"AcFloatToInt({v}, {info[0]}.0, {info[1]}.0)"
         if dst == "f16":
             return f"static_cast<float>(static_cast<half>({v}))"
+        if dst == "bf16":   # round to nearest even, as the interpreter (dtypes.round_bf16)
+            return f"static_cast<float>(static_cast<bfloat16_t>({v}))"
         return v
 
 
