@@ -718,6 +718,9 @@ class _Emitter:
         if (t.rows, t.cols, t.pitch) == (f"{target}_rows", f"{target}_cols", f"{target}_pitch"):
             return   # frozen where it was made (a slice's extents are locals of its block)
         self.emit(f"{target}_rows = {t.rows}; {target}_cols = {t.cols}; {target}_pitch = {t.pitch};")
+        # the expression each pitch variable holds (a cast between 2- and 4-byte types re-aligns rows)
+        exprs = self.__dict__.setdefault("pitch_exprs", {})
+        exprs[f"{target}_pitch"] = exprs.get(t.pitch, t.pitch)
         t.rows, t.cols, t.pitch = f"{target}_rows", f"{target}_cols", f"{target}_pitch"
 
     def _static_cols(self, src) -> str:
@@ -1012,9 +1015,28 @@ class _Emitter:
                 self.emit(f"AcCopy({target}, {a[0]}, {n});")
             elif form == "cast":
                 mode = e.kwarg("round")
-                self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::"
-                          f"{self._round(src.dtype, t.dtype, mode.value if mode is not None else None)}, "
-                          f"static_cast<uint32_t>({src.count}));")
+                rmode = self._round(src.dtype, t.dtype, mode.value if mode is not None else None)
+                repitch = _cast_pitch(src, self.__dict__.get("pitch_exprs", {}).get(src.pitch, src.pitch), t.dtype)
+                if repitch is None:
+                    self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::{rmode}, "
+                              f"static_cast<uint32_t>({src.count}));")
+                else:
+                    # rows of a 2-D tile start on 32-byte blocks, so a cast between 2- and 4-byte types
+                    # gives the rows the pitch every tile of the result's dtype and static shape has
+                    # (bufferize sizes its buffer so): row by row where the two pitches differ
+                    tile = _Tile(ct, t.dtype, src.rows, src.cols, repitch, out)
+                    self.emit(f"if (({src.rows}) > 1 && ({src.pitch}) != ({repitch})) {{")
+                    # the row gaps are zeroed: element-wise ops over whole rows read them
+                    self.emit(f"    AcZeroFill({target}, (({src.rows}) - 1) * ({repitch}));")
+                    self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+                    self.emit(f"    for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
+                    self.emit(f"        AscendC::Cast({target}[r_ * ({repitch})], {a[0]}[r_ * ({src.pitch})], "
+                              f"AscendC::RoundMode::{rmode}, static_cast<uint32_t>({src.cols}));")
+                    self.emit("    }")
+                    self.emit("} else {")
+                    self.emit(f"    AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::{rmode}, "
+                              f"static_cast<uint32_t>({src.count}));")
+                    self.emit("}")
             elif form == "compare":
                 mode = API_COMPARE_MODES[e.kwarg("mode").value]
                 per_repeat = 256 // D.ITEMSIZE[src.dtype]
@@ -1411,6 +1433,18 @@ class _Emitter:
         if dst == "bf16":   # round to nearest even, as the interpreter (dtypes.round_bf16)
             return f"static_cast<float>(static_cast<bfloat16_t>({v}))"
         return v
+
+
+def _cast_pitch(src: "_Tile", pitch: str, dst_dtype: str) -> str | None:
+    """The row pitch of a cast of 2-D tile ``src`` (row pitch expression ``pitch``) to ``dst_dtype``
+    when the two dtypes' 32-byte row alignments differ (``AcAlignUp(cols, 16)`` for 2-byte types, 8
+    for 4-byte ones), else None."""
+    import re
+    m = re.fullmatch(r"AcAlignUp\((.*), (\d+)\)", pitch)
+    per_block = 32 // D.ITEMSIZE[dst_dtype]
+    if src.rows == "1" or m is None or int(m.group(2)) == per_block:
+        return None
+    return f"AcAlignUp({m.group(1)}, {per_block})"
 
 
 def _host_int(e, consts: dict) -> str:
