@@ -482,9 +482,10 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
     else:
         result.cost = res.cost
         result.timeline = res.timeline
-        from .dtypes import NUMPY
+        from .dtypes import ITEMSIZE
         gm_params, specs, _, _ = _real_gm(result)
-        moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
+        # bytes in GM (a bf16 value is 2, though the GM convention holds it in a float32 array)
+        moved = sum(int(np.prod(specs[n].shape)) * ITEMSIZE[specs[n].dtype] for n in gm_params)
         hbm_us = moved / (chip.hbm_gbps * 1e3)
         cube_us = _cube_floor_us(final, res.cost, chip)
         result.floor_kind = "cube" if cube_us > hbm_us else "HBM"
