@@ -32,7 +32,9 @@ def default_passes():
     from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
     from lowering_passes.widen import Widen
-    return (Cube(), Partition(), Collapse(), Linearize(), Widen(), Select(), Bufferize(), Pipeline(), Prefetch())
+    from lowering_passes.windows import Windows
+    return (Cube(), Partition(), Collapse(), Linearize(), Windows(), Widen(), Select(), Bufferize(), Pipeline(),
+            Prefetch())
 
 
 class KernelMismatch(AscendcraftError):

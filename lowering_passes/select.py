@@ -278,7 +278,7 @@ class _Selector:
             name = _SCAN[op] + ("Exclusive" if _true(e.kwarg("exclusive")) else "")
             return [call(name, args[0], **({"reverse": rev} if rev is not None else {}))]
         if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
-            kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
+            kw = {k: e.kwarg(k) for k in ("kernel", "stride", "dilation") if e.kwarg(k) is not None}
             return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
         if (op in _EACH_ROW or op == "mean") and isinstance(e, A.Call) and self._last_axis_of_2d(e):
             kw = {"keepdims": e.kwarg("keepdims")} if e.kwarg("keepdims") is not None else {}
@@ -362,7 +362,8 @@ class _Selector:
         return [call("CompareScalar", like, A.Name("nan"), mode=A.Str("eq")), call("Select", P, like, lit(1.0))]
 
     def _plain_window(self, e) -> bool:
-        """Windows without padding or dilation (halos come from load(..., pad=v)) on 1-D/2-D tiles."""
+        """Windows without padding (halos come from load(..., pad=v), or the windows pass) on 1-D/2-D
+        tiles, any dilation."""
         def one(v):
             return v is None or (isinstance(v, A.Int) and v.value == 1) or \
                 (isinstance(v, A.Tuple) and all(isinstance(i, A.Int) and i.value == 1 for i in v.items))
@@ -370,7 +371,7 @@ class _Selector:
         def zero(v):
             return v is None or (isinstance(v, A.Int) and v.value == 0) or \
                 (isinstance(v, A.Tuple) and all(isinstance(i, A.Int) and i.value == 0 for i in v.items))
-        return len(self.ctx.type_of(e.args[0]).shape) <= 2 and zero(e.kwarg("padding")) and one(e.kwarg("dilation"))
+        return len(self.ctx.type_of(e.args[0]).shape) <= 2 and zero(e.kwarg("padding"))
 
     def _last_axis_of_2d(self, e) -> bool:
         t = self.ctx.type_of(e.args[0])

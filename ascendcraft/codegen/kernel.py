@@ -676,10 +676,15 @@ class _Emitter:
         kw, sw = self.scalar(kernel[-1]), self.scalar(stride[-1])
         two_d = len(kernel) == 2
         kh, sh = (self.scalar(kernel[0]), self.scalar(stride[0])) if two_d else ("1", "1")
+        # dilation d: window element b of output j is input j * s + b * d (the window spans d(k-1)+1)
+        dil = e.kwarg("dilation")
+        dil = (tuple(dil.items) if isinstance(dil, A.Tuple) else (dil,) * len(kernel)) if dil is not None else ()
+        dw, dh = (self.scalar(dil[-1]), self.scalar(dil[0]) if two_d else "1") if dil else ("1", "1")
         self.emit("{")
         self.depth += 1
-        self.emit(f"const int64_t ri_ = {src.rows}, pi_ = {src.pitch}, ow_ = ({src.cols} - {kw}) / {sw} + 1, "
-                  f"owp_ = AcAlignUp(ow_, {per_block}), oh_ = {f'(ri_ - {kh}) / {sh} + 1' if two_d else 'ri_'};")
+        self.emit(f"const int64_t ri_ = {src.rows}, pi_ = {src.pitch}, "
+                  f"ow_ = ({src.cols} - {dw} * ({kw} - 1) - 1) / {sw} + 1, owp_ = AcAlignUp(ow_, {per_block}), "
+                  f"oh_ = {f'(ri_ - {dh} * ({kh} - 1) - 1) / {sh} + 1' if two_d else 'ri_'};")
         wwork, widx = self.work["wwork"], self.work["widx"]
         self.emit(f"BuildWindowTables({widx}, ri_, pi_, ow_, owp_, {sw}, oh_, {sh}, sizeof({src.ctype}));")
         self.emit(f"AscendC::LocalTensor<uint32_t> th_ = {widx}.ReinterpretCast<uint32_t>();")
@@ -690,7 +695,8 @@ class _Emitter:
         n = "static_cast<uint32_t>(ri_ * owp_)"
         self.emit(f"AscendC::Gather({mid}, {name}, th_, 0, {n});")
         self.emit(f"for (int64_t b_ = 1; b_ < {kw}; ++b_) {{")
-        self.emit(f"    AscendC::Gather({tmp}, {name}, th_, static_cast<uint32_t>(b_ * sizeof({src.ctype})), {n});")
+        self.emit(f"    AscendC::Gather({tmp}, {name}, th_, static_cast<uint32_t>(b_ * {dw} * sizeof({src.ctype})), "
+                  f"{n});")
         self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
         self.emit(f"    AscendC::{fn}({mid}, {mid}, {tmp}, static_cast<int32_t>(ri_ * owp_));")
         self.emit("}")
@@ -699,7 +705,8 @@ class _Emitter:
             n = "static_cast<uint32_t>(oh_ * owp_)"
             self.emit(f"AscendC::Gather({target}, {wwork}, tv_, 0, {n});")
             self.emit(f"for (int64_t a_ = 1; a_ < {kh}; ++a_) {{")
-            self.emit(f"    AscendC::Gather({tmp}, {wwork}, tv_, static_cast<uint32_t>(a_ * owp_ * sizeof({src.ctype})), "
+            self.emit(f"    AscendC::Gather({tmp}, {wwork}, tv_, static_cast<uint32_t>(a_ * {dh} * owp_ * "
+                      f"sizeof({src.ctype})), "
                       f"{n});")
             self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
             self.emit(f"    AscendC::{fn}({target}, {target}, {tmp}, static_cast<int32_t>(oh_ * owp_));")

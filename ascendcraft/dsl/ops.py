@@ -181,7 +181,7 @@ _API = [
     # an exact shift, right where an element is 0 or infinite)
     ("CumSumExclusive", "scan", _EXCLUSIVE["cumsum"], frozenset({"f16", "f32"})),
     ("CumProdExclusive", "scan", _EXCLUSIVE["cumprod"], frozenset({"f16", "f32"})),
-    # composite: pooling windows (padding 0, dilation 1) over the last one or two axes of a tile,
+    # composite: pooling windows (padding 0; dilation=) over the last one or two axes of a tile,
     # as Gathers of the strided views (widths, then rows) combined with Max / Add (+ Muls for avg)
     ("WindowMax", "window", "window_max", frozenset({"f16", "f32"})),
     ("WindowAvg", "window", "window_avg", frozenset({"f16", "f32"})),
@@ -230,7 +230,7 @@ for _name, _form, _of, _dt in _API:
     if _form == "scan":
         _kw["reverse"] = False
     if _form == "window":
-        _kw.update(kernel=None, stride=None)
+        _kw.update(kernel=None, stride=None, dilation=None)
     if _form == "rowreduce":
         _kw["keepdims"] = False
     if _form == "gemm":
