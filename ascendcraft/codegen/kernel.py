@@ -1449,9 +1449,14 @@ def _cast_pitch(src: "_Tile", pitch: str, dst_dtype: str) -> str | None:
     import re
     m = re.fullmatch(r"AcAlignUp\((.*), (\d+)\)", pitch)
     per_block = 32 // D.ITEMSIZE[dst_dtype]
-    if src.rows == "1" or m is None or int(m.group(2)) == per_block:
+    if src.rows == "1" or 32 // D.ITEMSIZE[src.dtype] == per_block:
         return None
-    return f"AcAlignUp({m.group(1)}, {per_block})"
+    if m is None:
+        # a pitch known only at run time (a window's output): narrowing, the source's pitch rounded up
+        # to whole 32-byte rows of the result is the one a tile of the result's dtype has; widening
+        # keeps the source's pitch (a multiple of the result's alignment already)
+        return f"AcAlignUp({src.pitch}, {per_block})" if D.ITEMSIZE[dst_dtype] < D.ITEMSIZE[src.dtype] else None
+    return None if int(m.group(2)) == per_block else f"AcAlignUp({m.group(1)}, {per_block})"
 
 
 def _host_int(e, consts: dict) -> str:
