@@ -1,8 +1,8 @@
 # MultiKernelBench 2026 (reference/activation/gelu.py) with f16 tensors: the dtype is ours (MKB's
 # task is f32), x f16[batch_size, dim], exact (erf) GELU.
 # MKB 2026 shapes: batch_size=4096, dim=393216
-# Here: 53 rows of 3000 values: two whole rows per 8192-element tile, 27 row blocks over 48
-# cores, the last block a single row.
+# Here: 53 rows of 3000 values: one row per 4096-element tile (a short tile), 53 row blocks over
+# 48 cores, so 5 cores take two.
 import torch
 import torch.nn as nn
 
