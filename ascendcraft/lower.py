@@ -32,7 +32,10 @@ def default_passes():
     from lowering_passes.pipeline import Pipeline
     from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
-    return (Cube(), Partition(), Collapse(), Linearize(), Select(), Fit(), Bufferize(), Pipeline(), Prefetch())
+    from lowering_passes.widen import Widen
+    from lowering_passes.windows import Windows
+    return (Cube(), Partition(), Collapse(), Linearize(), Windows(), Widen(), Select(), Fit(), Bufferize(), Pipeline(),
+            Prefetch())
 
 
 class KernelMismatch(AscendcraftError):
@@ -309,9 +312,6 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
     binding, plan = bind(final, shapes)
     params = parameter_arrays(plan, shapes)
     cores = result.run.final.real.cores
-    # bf16 tensors are float32 arrays on the host: the runner writes them as bf16 bits when told
-    bf16 = {p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape") and p.type.dtype == "bf16"}
-    bf16_args = {i: "bfloat16" for i, n in enumerate(gm_params) if n in bf16}
 
     def launch(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
@@ -319,7 +319,7 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
         return start_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
                             block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
                             chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs],
-                            dtypes=bf16_args)
+                            dtypes=_bf16_params(final))
 
     def finish(res, outputs):
         if not res.ok:
@@ -391,7 +391,15 @@ def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
     cores = result.run.final.real.cores
     return run_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
                       workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=result.chip,
-                      timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace)
+                      timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace,
+                      dtypes=_bf16_params(result.run.final.kernel))
+
+
+def _bf16_params(kernel) -> dict:
+    """The GM arguments (by position: the entry's GM parameters come first, in the kernel's order)
+    holding bf16 (2-byte) data, which the GM convention holds as float32 arrays."""
+    gm = [p for p in kernel.inputs + kernel.outputs if hasattr(p.type, "shape")]
+    return {i: "bfloat16" for i, p in enumerate(gm) if p.type.dtype == "bf16"}
 
 
 def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = None):
@@ -477,9 +485,10 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
     else:
         result.cost = res.cost
         result.timeline = res.timeline
-        from .dtypes import NUMPY
+        from .dtypes import ITEMSIZE
         gm_params, specs, _, _ = _real_gm(result)
-        moved = sum(int(np.prod(specs[n].shape)) * np.dtype(NUMPY[specs[n].dtype]).itemsize for n in gm_params)
+        # bytes in GM (a bf16 value is 2, though the GM convention holds it in a float32 array)
+        moved = sum(int(np.prod(specs[n].shape)) * ITEMSIZE[specs[n].dtype] for n in gm_params)
         hbm_us = moved / (chip.hbm_gbps * 1e3)
         cube_us = _cube_floor_us(final, res.cost, chip)
         result.floor_kind = "cube" if cube_us > hbm_us else "HBM"

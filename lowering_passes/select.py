@@ -271,14 +271,14 @@ class _Selector:
             return self._logic(op, args, tiles)
         if op in _REDUCE_ALL and isinstance(e, A.Call) and self._reduces_all(e):
             return self._reduce_all(op, args[0], e)
-        if op in _SCAN and isinstance(e, A.Call) and len(self.ctx.type_of(args[0]).shape) == 1:
+        if op in _SCAN and isinstance(e, A.Call) and _row_scan(self.ctx.type_of(args[0]).shape, e.kwarg("axis")):
             rev = e.kwarg("reverse")
             # exclusive: its own composite (a shift, exact where an element is 0 or infinite: not the
             # inclusive scan less or divided by the element)
             name = _SCAN[op] + ("Exclusive" if _true(e.kwarg("exclusive")) else "")
             return [call(name, args[0], **({"reverse": rev} if rev is not None else {}))]
         if op in ("window_max", "window_avg") and isinstance(e, A.Call) and self._plain_window(e):
-            kw = {k: e.kwarg(k) for k in ("kernel", "stride") if e.kwarg(k) is not None}
+            kw = {k: e.kwarg(k) for k in ("kernel", "stride", "dilation") if e.kwarg(k) is not None}
             return [call("WindowMax" if op == "window_max" else "WindowAvg", args[0], **kw)]
         if (op in _EACH_ROW or op == "mean") and isinstance(e, A.Call) and self._last_axis_of_2d(e):
             kw = {"keepdims": e.kwarg("keepdims")} if e.kwarg("keepdims") is not None else {}
@@ -299,12 +299,40 @@ class _Selector:
             if src_dtype == self.ctx.type_of(e).dtype and not (kw and src_dtype in ("f16", "bf16", "f32")):
                 return [call("Copy", args[0])]   # a cast to the tile's own dtype is the value itself
             return [call("Cast", args[0], args[1], **kw)]
+        if op == "iota":
+            return self._iota(args, e)
         if op in ("zeros", "full"):
             dtype = args[-1]
             value = lit(0.0 if self.ctx.type_of(e).dtype in ("f16", "bf16", "f32") else 0) if op == "zeros" \
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
         raise NoRule(f"`{_dsl_text(e)}` ({op} of {', '.join(self._describe(a) for a in args)})")
+
+    def _iota(self, args, e) -> list:
+        """``iota(n, dtype, start=s)``: the exclusive running sum of n f32 ones is 0, 1, ..., n - 1,
+        exact below 2**24 (every partial sum is an integer), plus ``start``; cast once to the result's
+        dtype (rounding as the interpreter's quantize does), integers offset after the cast so a large
+        ``start`` stays exact. (CreateVecIndex, dav_c220 half/int16/float/int32, builds half values by
+        repeated half Adds, which round past 2048.)"""
+        dtype = self.ctx.type_of(e).dtype
+        start = e.kwarg("start")
+        if dtype not in ("f32", "f16", "i32"):
+            raise NoRule(f"`{_dsl_text(e)}` of {dtype} (iota lowers for f32, f16, bf16 and i32 tiles)")
+        st = _Steps()
+        ones = st.add(call("Duplicate", args[0], lit(1.0), A.Name("f32")))
+        idx = st.add(call("CumSumExclusive", ones))
+        if dtype == "i32":
+            idx = st.add(call("Cast", idx, A.Name("i32"), round=A.Str("rint")))
+            if start is not None:
+                st.add(call("Adds", idx, start))
+            return st
+        if start is not None:
+            idx = st.add(call("Adds", idx, start))
+        if dtype != "f32":
+            st.add(call("Cast", idx, A.Name(dtype)))
+        if not st or st[-1] is ones:
+            st.add(call("Muls", idx, lit(1.0)))
+        return st
 
     def _reduces_all(self, e) -> bool:
         """A reduction to one value: no axis, or the only axis of a 1-D tile."""
@@ -334,7 +362,8 @@ class _Selector:
         return [call("CompareScalar", like, A.Name("nan"), mode=A.Str("eq")), call("Select", P, like, lit(1.0))]
 
     def _plain_window(self, e) -> bool:
-        """Windows without padding or dilation (halos come from load(..., pad=v)) on 1-D/2-D tiles."""
+        """Windows without padding (halos come from load(..., pad=v), or the windows pass) on 1-D/2-D
+        tiles, any dilation."""
         def one(v):
             return v is None or (isinstance(v, A.Int) and v.value == 1) or \
                 (isinstance(v, A.Tuple) and all(isinstance(i, A.Int) and i.value == 1 for i in v.items))
@@ -342,7 +371,7 @@ class _Selector:
         def zero(v):
             return v is None or (isinstance(v, A.Int) and v.value == 0) or \
                 (isinstance(v, A.Tuple) and all(isinstance(i, A.Int) and i.value == 0 for i in v.items))
-        return len(self.ctx.type_of(e.args[0]).shape) <= 2 and zero(e.kwarg("padding")) and one(e.kwarg("dilation"))
+        return len(self.ctx.type_of(e.args[0]).shape) <= 2 and zero(e.kwarg("padding"))
 
     def _last_axis_of_2d(self, e) -> bool:
         t = self.ctx.type_of(e.args[0])
@@ -590,6 +619,13 @@ def _dsl_text(e) -> str:
     """``e`` as the DSL spells it (for messages)."""
     from ascendcraft.dsl.printer import expr as print_expr
     return print_expr(e)
+
+
+def _row_scan(shape, axis) -> bool:
+    """A scan the 1-D scan composites compute: of a 1-D tile, or along the row of a [1, C] tile (the
+    same C values in UB)."""
+    return len(shape) == 1 or len(shape) == 2 and shape[0] == 1 and _int_literal(axis) in (None, 1, -1) \
+        and (axis is None or _int_literal(axis) is not None)
 
 
 def _false(e) -> bool:

@@ -43,10 +43,10 @@ def test_a_tile_too_big_for_two_slots_is_a_warning_at_its_line(tmp_path):
 def test_a_statement_the_lowering_refuses_is_named_by_check(tmp_path):
     k = tmp_path / "k.dsl"
     k.write_text((SOFTMAX / "kernel.dsl").read_text().replace("r = reciprocal(s)",
-                                                              "r = reciprocal(s) + 0.0 * sum(iota(8, f32))"))
+                                                              "r = reciprocal(s) + 0.0 * sum(window_max(zeros((8,), f32), kernel=(3,), padding=1))"))
     r = check_kernel(k, SOFTMAX / "op.py", trials=1, second_shapes=False, plan=True)
     assert r.passed and r.plan.refused is not None
-    line = _line_of(k, "iota(8, f32)")
+    line = _line_of(k, "window_max(zeros")
     assert f"k.dsl:{line}:" in r.plan.refused and "lowering refuses" in r.summary()
 
 
@@ -60,11 +60,11 @@ def test_check_json_carries_the_plan(capsys):
 def test_check_does_not_accept_what_lower_refuses(tmp_path, capsys):
     k = tmp_path / "k.dsl"
     k.write_text((SOFTMAX / "kernel.dsl").read_text().replace("r = reciprocal(s)",
-                                                              "r = reciprocal(s) + 0.0 * sum(iota(8, f32))"))
+                                                              "r = reciprocal(s) + 0.0 * sum(window_max(zeros((8,), f32), kernel=(3,), padding=1))"))
     args = ["check", str(k), "--op", str(SOFTMAX / "op.py"), "--trials", "1"]
     assert main(args) == 1
     out = capsys.readouterr().out
-    assert "NOT LOWERABLE" in out and f"k.dsl:{_line_of(k, 'iota(8, f32)')}:" in out
+    assert "NOT LOWERABLE" in out and f"k.dsl:{_line_of(k, 'window_max(zeros')}:" in out
     assert main(args + ["--json"]) == 1
     got = json.loads(capsys.readouterr().out)
-    assert got["lowerable"] is False and "iota" in got["plan"]["refused"]
+    assert got["lowerable"] is False and "window_max" in got["plan"]["refused"]

@@ -676,10 +676,15 @@ class _Emitter:
         kw, sw = self.scalar(kernel[-1]), self.scalar(stride[-1])
         two_d = len(kernel) == 2
         kh, sh = (self.scalar(kernel[0]), self.scalar(stride[0])) if two_d else ("1", "1")
+        # dilation d: window element b of output j is input j * s + b * d (the window spans d(k-1)+1)
+        dil = e.kwarg("dilation")
+        dil = (tuple(dil.items) if isinstance(dil, A.Tuple) else (dil,) * len(kernel)) if dil is not None else ()
+        dw, dh = (self.scalar(dil[-1]), self.scalar(dil[0]) if two_d else "1") if dil else ("1", "1")
         self.emit("{")
         self.depth += 1
-        self.emit(f"const int64_t ri_ = {src.rows}, pi_ = {src.pitch}, ow_ = ({src.cols} - {kw}) / {sw} + 1, "
-                  f"owp_ = AcAlignUp(ow_, {per_block}), oh_ = {f'(ri_ - {kh}) / {sh} + 1' if two_d else 'ri_'};")
+        self.emit(f"const int64_t ri_ = {src.rows}, pi_ = {src.pitch}, "
+                  f"ow_ = ({src.cols} - {dw} * ({kw} - 1) - 1) / {sw} + 1, owp_ = AcAlignUp(ow_, {per_block}), "
+                  f"oh_ = {f'(ri_ - {dh} * ({kh} - 1) - 1) / {sh} + 1' if two_d else 'ri_'};")
         wwork, widx = self.work["wwork"], self.work["widx"]
         self.emit(f"BuildWindowTables({widx}, ri_, pi_, ow_, owp_, {sw}, oh_, {sh}, sizeof({src.ctype}));")
         self.emit(f"AscendC::LocalTensor<uint32_t> th_ = {widx}.ReinterpretCast<uint32_t>();")
@@ -690,7 +695,8 @@ class _Emitter:
         n = "static_cast<uint32_t>(ri_ * owp_)"
         self.emit(f"AscendC::Gather({mid}, {name}, th_, 0, {n});")
         self.emit(f"for (int64_t b_ = 1; b_ < {kw}; ++b_) {{")
-        self.emit(f"    AscendC::Gather({tmp}, {name}, th_, static_cast<uint32_t>(b_ * sizeof({src.ctype})), {n});")
+        self.emit(f"    AscendC::Gather({tmp}, {name}, th_, static_cast<uint32_t>(b_ * {dw} * sizeof({src.ctype})), "
+                  f"{n});")
         self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
         self.emit(f"    AscendC::{fn}({mid}, {mid}, {tmp}, static_cast<int32_t>(ri_ * owp_));")
         self.emit("}")
@@ -699,7 +705,8 @@ class _Emitter:
             n = "static_cast<uint32_t>(oh_ * owp_)"
             self.emit(f"AscendC::Gather({target}, {wwork}, tv_, 0, {n});")
             self.emit(f"for (int64_t a_ = 1; a_ < {kh}; ++a_) {{")
-            self.emit(f"    AscendC::Gather({tmp}, {wwork}, tv_, static_cast<uint32_t>(a_ * owp_ * sizeof({src.ctype})), "
+            self.emit(f"    AscendC::Gather({tmp}, {wwork}, tv_, static_cast<uint32_t>(a_ * {dh} * owp_ * "
+                      f"sizeof({src.ctype})), "
                       f"{n});")
             self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
             self.emit(f"    AscendC::{fn}({target}, {target}, {tmp}, static_cast<int32_t>(oh_ * owp_));")
@@ -718,6 +725,9 @@ class _Emitter:
         if (t.rows, t.cols, t.pitch) == (f"{target}_rows", f"{target}_cols", f"{target}_pitch"):
             return   # frozen where it was made (a slice's extents are locals of its block)
         self.emit(f"{target}_rows = {t.rows}; {target}_cols = {t.cols}; {target}_pitch = {t.pitch};")
+        # the expression each pitch variable holds (a cast between 2- and 4-byte types re-aligns rows)
+        exprs = self.__dict__.setdefault("pitch_exprs", {})
+        exprs[f"{target}_pitch"] = exprs.get(t.pitch, t.pitch)
         t.rows, t.cols, t.pitch = f"{target}_rows", f"{target}_cols", f"{target}_pitch"
 
     def _static_cols(self, src) -> str:
@@ -1013,9 +1023,28 @@ class _Emitter:
                 self.emit(f"AcCopy({target}, {a[0]}, {n});")
             elif form == "cast":
                 mode = e.kwarg("round")
-                self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::"
-                          f"{self._round(src.dtype, t.dtype, mode.value if mode is not None else None)}, "
-                          f"static_cast<uint32_t>({src.count}));")
+                rmode = self._round(src.dtype, t.dtype, mode.value if mode is not None else None)
+                repitch = _cast_pitch(src, self.__dict__.get("pitch_exprs", {}).get(src.pitch, src.pitch), t.dtype)
+                if repitch is None:
+                    self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::{rmode}, "
+                              f"static_cast<uint32_t>({src.count}));")
+                else:
+                    # rows of a 2-D tile start on 32-byte blocks, so a cast between 2- and 4-byte types
+                    # gives the rows the pitch every tile of the result's dtype and static shape has
+                    # (bufferize sizes its buffer so): row by row where the two pitches differ
+                    tile = _Tile(ct, t.dtype, src.rows, src.cols, repitch, out)
+                    self.emit(f"if (({src.rows}) > 1 && ({src.pitch}) != ({repitch})) {{")
+                    # the row gaps are zeroed: element-wise ops over whole rows read them
+                    self.emit(f"    AcZeroFill({target}, (({src.rows}) - 1) * ({repitch}));")
+                    self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+                    self.emit(f"    for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
+                    self.emit(f"        AscendC::Cast({target}[r_ * ({repitch})], {a[0]}[r_ * ({src.pitch})], "
+                              f"AscendC::RoundMode::{rmode}, static_cast<uint32_t>({src.cols}));")
+                    self.emit("    }")
+                    self.emit("} else {")
+                    self.emit(f"    AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::{rmode}, "
+                              f"static_cast<uint32_t>({src.count}));")
+                    self.emit("}")
             elif form == "compare":
                 mode = API_COMPARE_MODES[e.kwarg("mode").value]
                 per_repeat = 256 // D.ITEMSIZE[src.dtype]
@@ -1409,7 +1438,26 @@ class _Emitter:
             return f"AcFloatToInt({v}, {info[0]}.0, {info[1]}.0)"
         if dst == "f16":
             return f"static_cast<float>(static_cast<half>({v}))"
+        if dst == "bf16":   # round to nearest even, as the interpreter (dtypes.round_bf16)
+            return f"static_cast<float>(static_cast<bfloat16_t>({v}))"
         return v
+
+
+def _cast_pitch(src: "_Tile", pitch: str, dst_dtype: str) -> str | None:
+    """The row pitch of a cast of 2-D tile ``src`` (row pitch expression ``pitch``) to ``dst_dtype``
+    when the two dtypes' 32-byte row alignments differ (``AcAlignUp(cols, 16)`` for 2-byte types, 8
+    for 4-byte ones), else None."""
+    import re
+    m = re.fullmatch(r"AcAlignUp\((.*), (\d+)\)", pitch)
+    per_block = 32 // D.ITEMSIZE[dst_dtype]
+    if src.rows == "1" or 32 // D.ITEMSIZE[src.dtype] == per_block:
+        return None
+    if m is None:
+        # a pitch known only at run time (a window's output): narrowing, the source's pitch rounded up
+        # to whole 32-byte rows of the result is the one a tile of the result's dtype has; widening
+        # keeps the source's pitch (a multiple of the result's alignment already)
+        return f"AcAlignUp({src.pitch}, {per_block})" if D.ITEMSIZE[dst_dtype] < D.ITEMSIZE[src.dtype] else None
+    return None if int(m.group(2)) == per_block else f"AcAlignUp({m.group(1)}, {per_block})"
 
 
 def _host_int(e, consts: dict) -> str:

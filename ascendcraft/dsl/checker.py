@@ -407,7 +407,7 @@ class Checker:
                                kind="shape error")
                 result = TTile(a.dtype, a.shape[1:])
             elif form == "scan":
-                if len(a.shape) != 1:
+                if len(a.shape) != 1 and tuple(a.shape[:1]) != (1,) or len(a.shape) > 2:   # [C] or a [1, C] row
                     raise _err(f"{op.name} scans a 1-D tile, got {a.describe()}", args[0], kind="shape error")
                 if not isinstance(self._kw_const(e, "reverse", False), bool):
                     raise _err(f"{op.name}(..., reverse=...) is True or False", e)

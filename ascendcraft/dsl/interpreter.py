@@ -838,9 +838,11 @@ class Interpreter:
 
             def scan(env):
                 t = args[0](env)
-                data = t.data[::-1] if reverse else t.data
+                flat = t.data.reshape(-1)     # a [1, C] row scans as its C values
+                data = flat[::-1] if reverse else flat
                 out = fn(data.astype(np.float32) if t.dtype == "f16" else data)
-                return Tile(D.quantize(np.ascontiguousarray(out[::-1] if reverse else out), t.dtype), t.dtype, t.space)
+                out = (out[::-1] if reverse else out).reshape(t.data.shape)
+                return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
             return scan
         if form == "rows":
             fn = OPS[op.of].numpy

@@ -155,14 +155,15 @@ for _of, _fn, _ident in (("cumsum", np.cumsum, 0), ("cumprod", np.cumprod, 1)):
 #   rowvec ([R, C] with [C], either order), colvec ([R, C] with [R, 1] on the right),
 #   rowreduce ([R, C] -> [R] or, keepdims=True, [R, 1]).
 # Names, operand orders and dtype support: shared/research/ascendc_api.md section 3 (level-2 APIs).
+_HF = frozenset({"f16", "f32"})    # 910B's vector math: half and float, no bf16 (only Casts; lowering_passes/widen.py)
 _API = [
-    ("Exp", "unary", "exp", _F), ("Ln", "unary", "log", _F), ("Abs", "unary", "abs", _F),
-    ("Sqrt", "unary", "sqrt", _F), ("Rsqrt", "unary", "rsqrt", _F), ("Reciprocal", "unary", "reciprocal", _F),
+    ("Exp", "unary", "exp", _HF), ("Ln", "unary", "log", _HF), ("Abs", "unary", "abs", _HF),
+    ("Sqrt", "unary", "sqrt", _HF), ("Rsqrt", "unary", "rsqrt", _HF), ("Reciprocal", "unary", "reciprocal", _HF),
     ("Relu", "unary", "relu", frozenset({"f16", "f32", "i32"})),
     ("Add", "binary", "add", frozenset({"f16", "f32", "i16", "i32"})),
     ("Sub", "binary", "sub", frozenset({"f16", "f32", "i16", "i32"})),
     ("Mul", "binary", "mul", frozenset({"f16", "f32", "i16", "i32"})),
-    ("Div", "binary", "div", _F),
+    ("Div", "binary", "div", _HF),
     ("Max", "binary", "maximum", frozenset({"f16", "f32", "i16", "i32"})),
     ("Min", "binary", "minimum", frozenset({"f16", "f32", "i16", "i32"})),
     ("Adds", "scalar", "add", frozenset({"f16", "f32", "i16", "i32"})),
@@ -181,7 +182,7 @@ _API = [
     # an exact shift, right where an element is 0 or infinite)
     ("CumSumExclusive", "scan", _EXCLUSIVE["cumsum"], frozenset({"f16", "f32"})),
     ("CumProdExclusive", "scan", _EXCLUSIVE["cumprod"], frozenset({"f16", "f32"})),
-    # composite: pooling windows (padding 0, dilation 1) over the last one or two axes of a tile,
+    # composite: pooling windows (padding 0; dilation=) over the last one or two axes of a tile,
     # as Gathers of the strided views (widths, then rows) combined with Max / Add (+ Muls for avg)
     ("WindowMax", "window", "window_max", frozenset({"f16", "f32"})),
     ("WindowAvg", "window", "window_avg", frozenset({"f16", "f32"})),
@@ -230,7 +231,7 @@ for _name, _form, _of, _dt in _API:
     if _form == "scan":
         _kw["reverse"] = False
     if _form == "window":
-        _kw.update(kernel=None, stride=None)
+        _kw.update(kernel=None, stride=None, dilation=None)
     if _form == "rowreduce":
         _kw["keepdims"] = False
     if _form == "gemm":

@@ -33,8 +33,9 @@ NO_CODE = "I would write a kernel that applies leaky ReLU element-wise over tile
 SOFTMAX_KERNEL = (TESTS / "data" / "cli" / "softmax.dsl").read_text()
 SOFTMAX_WHOLE_ROW = (TESTS / "data" / "cli" / "softmax_whole_row.dsl").read_text()
 
-# right in the interpreter, but iota has no AscendC selection rule (docs/dsl.md): fails at "lower"
+# right in the interpreter, but a padded window of a computed tile has no AscendC selection rule
+# (docs/dsl.md): fails at "lower" (the window's max of zeros and -inf padding is 0)
 UNLOWERABLE = "```dsl\n" + KERNEL.replace(
     "        store(y[r:r + RB, c:c + TW], where(t >= 0.0, t, t * negative_slope))",
     "        u = where(t >= 0.0, t, t * negative_slope)\n"
-    "        store(y[r:r + RB, c:c + TW], u + (sum(iota(4, f32)) - 6.0))")   # 0 + 1 + 2 + 3 + "```\n"
+    "        store(y[r:r + RB, c:c + TW], u + sum(window_max(zeros((8,), f32), kernel=(3,), padding=1)))") + "```\n"

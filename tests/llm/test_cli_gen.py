@@ -94,7 +94,7 @@ def test_gen_end_to_end_through_http(server, tmp_path, capsys):
     assert lines[2]["content"] == R.GOOD and lines[2]["tokens_in"] == 1200
     assert not list(out.parent.glob(".*partial*"))   # no staging directory left behind
     # the verified kernel was lowered, built and verified on the simulator
-    assert (out / "ascendc" / "leaky_relu_custom.cpp").exists() and (out / "passes" / "09_prefetch.dsl").exists()
+    assert (out / "ascendc" / "leaky_relu_custom.cpp").exists() and (out / "passes" / "11_prefetch.dsl").exists()
     lowered = report["after_verify"]
     assert lowered["backend"] == "sim" and lowered["backend_verification"]["passed"]
     assert "compiled and verified on sim" in stdout
@@ -111,7 +111,7 @@ def test_a_lowering_failure_goes_back_to_the_model(server, tmp_path, capsys):
     out = tmp_path / "o"
     assert gen(server, out) == 0
     assist = server.requests[1]["body"]["messages"][-1]["content"]
-    assert "The rule-based selector has no rule for one statement" in assist and "iota(4, f32)" in assist
+    assert "The rule-based selector has no rule for one statement" in assist and "window_max(" in assist
     repair = server.requests[2]["body"]["messages"][-1]["content"]
     assert "pass 'select'" in repair and "does not parse" in repair
     report = json.loads((out / "report.json").read_text())
@@ -254,13 +254,13 @@ def test_lower_asks_the_model_for_a_statement_no_rule_lowers(server, tmp_path, c
     pass output, and the report names the statement and what the model cost."""
     kernel = tmp_path / "k.dsl"
     kernel.write_text(R.UNLOWERABLE.split("```dsl\n")[1].split("```")[0])
-    # iota(4) as API ops: a running sum of ones, less one
-    server.replies("```\nones = Duplicate((4,), 1.0, f32)\nruns = CumSum(ones)\n_t2 = Adds(runs, -1.0)\n```")
+    # the padded window of zeros as API ops: its 3 maxima (of zeros and -inf padding) are 0
+    server.replies("```\n_t3 = Duplicate((3,), 0.0, f32)\n```")
     out = tmp_path / "o"
     code = main(["lower", str(kernel), "--op", str(R.LEAKY_OP), "--out", str(out), "--trials", "2",
                  "--model", "openai/fake", "--api-base", server.base])
     assert code == 0, capsys.readouterr().err
-    assert "_t2 = iota(4, f32)" in server.requests[0]["body"]["messages"][-1]["content"]
+    assert "_t3 = window_max(_t2, kernel=(3,), padding=1)" in server.requests[0]["body"]["messages"][-1]["content"]
     md = (out / "report.md").read_text()
     assert "lowered by the model" in md and "model openai/fake for statements no rule lowers: 1 call(s)" in md
     assert json.loads((out / "report.json").read_text())["llm"]["calls"] == 1

@@ -20,7 +20,7 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     assert "compiled and verified on sim" in capsys.readouterr().out
     assert parse((out / "kernel.dsl").read_text()) == parse((d / "kernel.dsl").read_text())   # the source, printed
-    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "09_prefetch.dsl"
+    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "11_prefetch.dsl"
     src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
     assert 'extern "C" __global__ __aicore__ void leaky_relu_custom' in src and "AscendC::Select(" in src
     project = out / "project"   # CANN project, torch_npu binding and MultiKernelBench exports
@@ -51,8 +51,8 @@ def test_lower_never_overwrites_a_result_without_force(tmp_path, capsys):
 def test_a_failing_lowering_leaves_no_half_written_result(tmp_path, capsys):
     out = tmp_path / "cs"
     d = EX / "math" / "cumprod"
-    bad = tmp_path / "iota.dsl"   # iota has no selection rule yet (docs/dsl.md)
-    bad.write_text((d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t) * carry + 0.0 * sum(iota(4, f32))"))
+    bad = tmp_path / "window.dsl"   # a padded window of a computed tile: no selection rule
+    bad.write_text((d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t) * carry + 0.0 * sum(window_max(zeros((8,), f32), kernel=(3,), padding=1))"))
     code = main(["lower", str(bad), "--op", str(d / "op.py"), "--out", str(out), "--trials", "1"])
     err = capsys.readouterr().err
     assert code == 1 and "pass 'select'" in err and "passes" in err
@@ -87,7 +87,7 @@ def _lower_rownorm(kernel: str, out: Path, capsys) -> Path:
 
 
 def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
-    final = (_lower_rownorm("kernel.dsl", tmp_path / "r", capsys) / "passes" / "09_prefetch.dsl").read_text()
+    final = (_lower_rownorm("kernel.dsl", tmp_path / "r", capsys) / "passes" / "11_prefetch.dsl").read_text()
     for op in ("SumEachRow(", "SubColVec(", "DivColVec(", "MulRowVec(", "AddRowVec("):
         assert op in final, op
 

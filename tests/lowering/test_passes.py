@@ -57,7 +57,7 @@ def test_partition_spreads_a_two_index_phase_over_the_cores():
 def test_every_level_of_softmax_is_checked_and_ends_in_api_ops_with_queues():
     run = _lower((SOFTMAX / "kernel.dsl").read_text(), SOFTMAX, default_passes())
     assert [lv.pass_name for lv in run.levels] == ["source", "cube", "partition", "collapse", "linearize",
-                                                  "select", "fit", "bufferize", "pipeline", "prefetch"]
+                                                  "windows", "widen", "select", "fit", "bufferize", "pipeline", "prefetch"]
     assert run.levels[1].text == run.levels[0].text    # no matmul: cube leaves the kernel alone
     final = run.final.text
     assert "ReduceMax(" in final and "Exp(" in final and "out=qin" in final and "free(" in final
@@ -139,12 +139,12 @@ def test_a_queue_slot_must_be_freed_before_reuse():
 
 
 def test_an_op_without_a_selection_rule_names_the_op_and_the_line():
-    d = ROOT / "examples" / "math" / "cumprod"         # iota has no selection rule yet (docs/dsl.md)
-    kernel = (d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t) * carry + 0.0 * sum(iota(4, f32))")
+    d = ROOT / "examples" / "math" / "cumprod"         # a padded window of a computed tile: no rule
+    kernel = (d / "kernel.dsl").read_text().replace("cumprod(t) * carry", "cumprod(t) * carry + 0.0 * sum(window_max(zeros((8,), f32), kernel=(3,), padding=1))")
     with pytest.raises(PassError) as info:
         _lower(kernel, d, default_passes())
     assert info.value.pass_name == "select"
-    assert "no AscendC selection rule for `iota(4, f32)`" in info.value.message
+    assert "no AscendC selection rule for `window_max(zeros((8,), f32), kernel=(3,), padding=1)`" in info.value.message
 
 
 def test_a_sum_over_the_rows_of_a_2d_tile_becomes_sum_rows():

@@ -1,0 +1,27 @@
+# 2-D max pooling of f16 values with padding; kernel_size, stride and padding are bound from
+# Model.__init__, so one kernel serves every configuration (MKB: k4 s1 p1).
+# A max is exact in any precision, so the whole kernel stays f16 (910B's vector unit computes
+# half natively): half the HBM bytes of f32 and twice the elements per vector repeat.
+# Output tiles are [TH, TWO]: up to 1024 / stride output columns and about 8192 input values
+# per tile (16 KiB of f16, leaving UB room for pooling's work area and Gather tables; MKB:
+# 8 x 1024 outputs from 11 x 1027 inputs, so a 512-wide image is one column block). Each tile
+# loads its input window with the halo in one padded copy: rows and columns outside the image
+# come in as -inf, which is exactly max pooling's padding, so window_max runs with padding 0
+# and no edge cases (a whole 512 x 512 plane, which padding= would need, does not fit the UB).
+# At the image's bottom/right edge the tile's result is longer than the output region and
+# only its in-tensor part is written. The parallel loop covers (image, channel, row block,
+# column block).
+kernel max_pool2d_f16(x: gm f16[N, C, H, W], kernel_size: i32, stride: i32, padding: i32) -> (
+        y: gm f16[N, C, HO, WO]):
+    const TWO = minimum(WO, maximum(1, 1024 // stride))
+    const TH = maximum(1, 8192 // (TWO * stride * stride))
+    const IH = (TH - 1) * stride + kernel_size
+    const IW = (TWO - 1) * stride + kernel_size
+    for n, c, hb, wb in parallel(N, C, cdiv(HO, TH), cdiv(WO, TWO)):
+        h = hb * TH
+        w = wb * TWO
+        hi = h * stride - padding
+        wi = w * stride - padding
+        t = load(x[n, c, hi:hi + IH, wi:wi + IW], pad=-inf)
+        p = window_max(t, kernel=(kernel_size, kernel_size), stride=(stride, stride))
+        store(y[n, c, h:h + TH, w:w + TWO], p)
