@@ -389,6 +389,9 @@ class _Selector:
     def _binary(self, op, args, tiles, e) -> list:
         a, b = args
         ta, tb = (self.ctx.type_of(x) for x in args)
+        if op == "pow" and tiles[1]:     # a tile exponent: torch.pow's meaning for every sign
+            from .select_pow import tensor_pow
+            return tensor_pow(self, a, b, e)
         if tiles == [True, True]:
             if ta.shape != tb.shape:
                 return self._broadcast(op, a, b, ta.shape, tb.shape)

@@ -57,6 +57,28 @@ class _Tile:
         return f"(({self.rows}) - 1) * ({self.pitch}) + ({self.cols})"
 
 
+def _cast_layout(em, target: str, name: str, src: _Tile, tile: _Tile, rmode: str) -> _Tile:
+    """Cast ``src`` into ``target``; a 2-D tile cast to a wider type (bool/u8 -> f16 -> f32) gets the
+    destination dtype's row pitch (the static length rounded up to its own 32-byte blocks, as the
+    buffer is sized and as other tiles of that dtype are laid out): then one Cast per row."""
+    import re
+    per_block = 32 // D.ITEMSIZE[tile.dtype]
+    if per_block >= 32 // D.ITEMSIZE[src.dtype] or src.rows == "1":
+        em.emit(f"AscendC::Cast({target}, {name}, AscendC::RoundMode::{rmode}, static_cast<uint32_t>({src.count}));")
+        return tile
+    static = re.fullmatch(r"AcAlignUp\((.*), \d+\)", src.pitch)
+    pitch = f"AcAlignUp({static.group(1) if static else src.cols}, {per_block})"
+    em.emit(f"if (({src.rows}) == 1 || ({src.pitch}) == ({pitch})) {{")
+    em.emit(f"    AscendC::Cast({target}, {name}, AscendC::RoundMode::{rmode}, static_cast<uint32_t>({src.count}));")
+    em.emit("} else {")
+    em.emit(f"    for (int64_t r_ = 0; r_ < ({src.rows}); ++r_) {{")
+    em.emit(f"        AscendC::Cast({target}[r_ * ({pitch})], {name}[r_ * ({src.pitch})], AscendC::RoundMode::{rmode}, "
+            f"static_cast<uint32_t>({src.cols}));")
+    em.emit("    }")
+    em.emit("}")
+    return _Tile(tile.ctype, tile.dtype, src.rows, src.cols, pitch, tile.home)
+
+
 def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> KernelSpec:
     """The AscendC kernel and its spec for a fully lowered, checked program. Every DSL name is
     printed in its C++ spelling (codegen/names.py: ``x`` -> ``x_u``); the spec keeps DSL names
@@ -1012,9 +1034,8 @@ class _Emitter:
                 self.emit(f"AcCopy({target}, {a[0]}, {n});")
             elif form == "cast":
                 mode = e.kwarg("round")
-                self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::"
-                          f"{self._round(src.dtype, t.dtype, mode.value if mode is not None else None)}, "
-                          f"static_cast<uint32_t>({src.count}));")
+                rmode = self._round(src.dtype, t.dtype, mode.value if mode is not None else None)
+                tile = _cast_layout(self, target, a[0], src, tile, rmode)
             elif form == "compare":
                 mode = API_COMPARE_MODES[e.kwarg("mode").value]
                 per_repeat = 256 // D.ITEMSIZE[src.dtype]

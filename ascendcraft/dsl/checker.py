@@ -652,8 +652,8 @@ class Checker:
             strong = a.dtype if a.dtype != "int" else b.dtype
             return TScalar(strong, value)
         if e.op == "**":
-            if not isinstance(b, TScalar):
-                raise _err("the exponent of ** must be a scalar", e.rhs)
+            if not isinstance(b, (TScalar, TTile)):   # a tile exponent broadcasts like any operand
+                raise _err("the exponent of ** must be a scalar or a tile", e.rhs)
         return self._apply(op, [e.lhs, e.rhs], e, types=[a, b])
 
     def _apply(self, op, args, node, types=None):
