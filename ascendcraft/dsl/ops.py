@@ -204,14 +204,15 @@ _API = [
     ("MaxRows", "rows", "max", frozenset({"f16", "f32", "i16", "i32"})),
     ("MinRows", "rows", "min", frozenset({"f16", "f32", "i16", "i32"})),
     ("ProdRows", "rows", "prod", frozenset({"f16", "f32", "i16", "i32"})),
-    ("Compare", "compare", None, frozenset({"f16", "f32"})),
-    ("CompareScalar", "compare", None, frozenset({"f16", "f32"})),
+    # int32: mode eq only on 910B (dav_c220 kernel_operator_vec_cmp_impl.h; the simulator enforces it)
+    ("Compare", "compare", None, frozenset({"f16", "f32", "i32"})),
+    ("CompareScalar", "compare", None, frozenset({"f16", "f32", "i32"})),
     # Select moves bits: 16- and 32-bit integers are selected as their bits viewed as f16 / f32
     ("Select", "select", "where", frozenset({"f16", "f32", "i16", "i32"})),
     # logic on masks (bit masks, as Compare writes them) and bitwise ops on integers, on 16-bit views
-    ("Not", "unary", "not", frozenset({"bool", "i16", "i32"})),
-    ("And", "binary", "and", frozenset({"bool", "i16", "i32"})),
-    ("Or", "binary", "or", frozenset({"bool", "i16", "i32"})),
+    ("Not", "unary", "not", frozenset({"bool", "i16", "i32", "i64"})),
+    ("And", "binary", "and", frozenset({"bool", "i16", "i32", "i64"})),
+    ("Or", "binary", "or", frozenset({"bool", "i16", "i32", "i64"})),
     ("Cast", "cast", "cast", _ALL),
     ("Duplicate", "duplicate", "full", frozenset({"f16", "f32", "i16", "i32"})),
     ("GetValue", "getvalue", None, _ALL),

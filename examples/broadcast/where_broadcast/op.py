@@ -1,8 +1,8 @@
 # MultiKernelBench 2026 (reference/broadcast/where_broadcast.py): torch.where(cond, x, y) with
 # cond bool[1, 512, 1] broadcast over x, y f32[64, 512, 64] (literals in get_inputs).
 # MKB 2026 shapes: N=64, C=512, W=64
-# Here: x, y f32[3, 37, 300], cond bool[1, 37, 1]: blocks of 27 channels (8192 // 300), so the
-# second block of each image is a short one of 10; signed x and y.
+# Here: x, y f32[3, 37, 300], cond bool[1, 37, 1]: blocks of 13 channels (4096 // 300), so the
+# third block of each image is a short one of 11; signed x and y.
 import torch
 import torch.nn as nn
 
