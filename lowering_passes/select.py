@@ -459,6 +459,10 @@ class _Selector:
 
     def _broadcast(self, op, a, b, sa, sb) -> list:
         """[R, C] with a row vector [C] or a column vector [R, 1], on either side."""
+        from .select_bcast import broadcast_rule
+        steps = broadcast_rule(self, op, a, b, sa, sb)   # one-value tiles, outer broadcasts
+        if steps is not None:
+            return steps
         name = _BINARY.get(op)
         if name is None:
             raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)}")
