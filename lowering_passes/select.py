@@ -418,7 +418,10 @@ class _Selector:
             if n == -0.5:
                 return [call("Rsqrt", a)]
             # x ** s = exp(s * ln x): NumPy's value for x >= 0 and a non-integral literal s (NaN for
-            # x < 0); an exponent known only at run time is correct for x > 0 only (docs/lowering.md)
+            # x < 0); an exponent known only at run time takes the tile exponent's rule (select_pow)
+            if n is None and ta.dtype == "f32":
+                from .select_pow import scalar_pow
+                return scalar_pow(self, a, b)
             return [call("Ln", a), call("Muls", P, b), call("Exp", P)]
         if tiles == [True, False]:
             if op in _SCALAR:

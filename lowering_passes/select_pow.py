@@ -10,8 +10,9 @@ torch follow), on the vector unit, f32.
 * ``b == 0``: 1, even for a NaN base.
 
 Integer-valued: ``floor(b) == b`` (inf is, NaN is not); odd: ``floor(b / 2) != b / 2`` as well
-(every float above 2**24 is even, as C's pow treats it). The scalar exponent form is select's own
-(``_binary``): literal powers exact, a run-time scalar as exp(s ln x).
+(every float above 2**24 is even, as C's pow treats it). A literal exponent keeps select's own
+rules (``_binary``: square-and-multiply for integers, Sqrt/Rsqrt for +-0.5); a scalar known only at
+run time takes this one as a tile of it.
 """
 from __future__ import annotations
 
@@ -43,6 +44,19 @@ def tensor_pow(sel, a, b, e) -> list:
         a = sel._expand(st, a, ta, shape, like, dtype)
     if tuple(tb.shape) != shape:
         b = sel._expand(st, b, tb, shape, like, dtype)
+    return pow_steps(st, a, b)
+
+
+def scalar_pow(sel, a, s) -> list:
+    """``t ** s`` for a scalar ``s`` known only at run time (an attribute, a loop value): ``s`` as a
+    tile of ``t``'s shape, then the rule above (every sign of ``t``, not only ``t > 0``)."""
+    from .select import _Steps
+    st = _Steps()
+    return pow_steps(st, a, sel._scalar_tile(st, a, "f32", s))
+
+
+def pow_steps(st, a, b) -> list:
+    """Append ``a ** b`` for two f32 tiles of one shape to ``st``."""
     ln = st.add(call("Ln", st.add(call("Abs", a))))
     not_one = st.add(call("CompareScalar", ln, lit(0.0), mode=A.Str("ne")))   # ln|a| == 0 only at |a| == 1
     mag = st.add(call("Exp", st.add(call("Select", not_one, st.add(call("Mul", ln, b)), lit(0.0)))))

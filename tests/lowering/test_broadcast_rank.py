@@ -136,7 +136,8 @@ kernel ic(i: gm i32[R, C], a: gm u8[R, C], b: gm u8[R, C], k: gm i64[R, C], l: g
 def test_tile_power_with_torch_pow_semantics_for_every_sign(tmp_path):
     """x ** e for a grid of bases (signed, +-0, +-1, +-inf, NaN) by exponents (odd, even, fractional,
     0, +-inf, NaN, huge; each doubled at random per trial), a [C] exponent broadcast over random
-    signed rows, and a scalar base."""
+    signed rows, a scalar base, and a run-time scalar exponent (an attribute: 3 from the op file)
+    of signed values."""
     op = """import torch
 import torch.nn as nn
 _B = [float('-inf'), -3.0, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 3.0, float('inf'), float('nan')]
@@ -148,7 +149,8 @@ class Model(nn.Module):
         self.register_buffer("ge", torch.tensor(_E).repeat(len(_B)).reshape(len(_B), len(_E)))
     def forward(self, x, e, w):
         # the grid's exponents doubled where w > 0 (odd ones become even), so each trial's draw differs
-        return self.gb ** torch.where(w > 0, self.ge * 2, self.ge), x ** e, 2.0 ** e
+        return self.gb ** torch.where(w > 0, self.ge * 2, self.ge), x ** e, 2.0 ** e, x ** alpha
+alpha = 3.0
 R = 5
 C = 37
 def get_inputs():
@@ -159,8 +161,8 @@ def get_init_inputs():
     return []
 """
     kernel = """
-kernel pw(x: gm f32[R, C], e: gm f32[C], w: gm f32[13, 14], gb: gm f32[13, 14], ge: gm f32[13, 14]) -> (
-        g: gm f32[13, 14], y: gm f32[R, C], z: gm f32[C]):
+kernel pw(x: gm f32[R, C], e: gm f32[C], w: gm f32[13, 14], gb: gm f32[13, 14], ge: gm f32[13, 14],
+          alpha: f32 = 0.5) -> (g: gm f32[13, 14], y: gm f32[R, C], z: gm f32[C], ya: gm f32[R, C]):
     const CB = 16
     for b in parallel(1):
         p = load(ge[:, :])
@@ -168,6 +170,7 @@ kernel pw(x: gm f32[R, C], e: gm f32[C], w: gm f32[13, 14], gb: gm f32[13, 14], 
     for r in parallel(R):
         for c in range(0, C, CB):
             store(y[r:r + 1, c:c + CB], load(x[r:r + 1, c:c + CB]) ** load(e[c:c + CB]))
+            store(ya[r, c:c + CB], load(x[r, c:c + CB]) ** alpha)
     for c in parallel(cdiv(C, CB)):
         store(z[c * CB:c * CB + CB], 2.0 ** load(e[c * CB:c * CB + CB]))
 """
