@@ -72,22 +72,22 @@ def int_compare(sel, op: str, args: list, tiles: list, e) -> list:
 
 
 def narrow_where(sel, args: list, e) -> list:
-    """``where(mask, a, b)`` with bool, i8, u8 or i64 values: a mask of the result's shape (a comparison,
-    mask logic or a bool tile) and branches of the result's shape (scalars too, except for i64)."""
+    """``where(mask, a, b)`` with bool, i8, u8 or i64 values. bool/8-bit: the values' f16 images
+    selected as select's ``where`` does (a mask or branches broadcast from [C], [1, C], [R, 1], a
+    scalar mask or branch), cast back; some operand must have the result's shape. i64: a mask and
+    two i64 tiles of the result's shape."""
     from .select import NoRule, _Steps, _dsl_text
     mask, a, b = args
     rt = sel.ctx.type_of(e)
     shape, dtype = tuple(rt.shape), rt.dtype
     types = [sel.ctx.type_of(x) for x in args]
     is_tile = [isinstance(t, TTile) and t.shape != () for t in types]
-    if not is_tile[0] or any(tl and tuple(t.shape) != shape for t, tl in zip(types, is_tile)):
-        raise NoRule(f"`{_dsl_text(e)}`: where between {dtype} values lowers with a mask tile and branches of the "
-                     f"result's shape {list(shape)} (or scalars); broadcast them with f32 or i32 values")
+    full = [tl and tuple(t.shape) == shape for t, tl in zip(types, is_tile)]
     st = _Steps()
     if dtype == "i64":
-        if not all(is_tile[1:]):
-            raise NoRule(f"`{_dsl_text(e)}`: where between i64 values lowers with two i64 tiles (a scalar branch has "
-                         "no 64-bit fill on 910B: load it from a tensor)")
+        if not all(full):
+            raise NoRule(f"`{_dsl_text(e)}`: where between i64 values lowers with a mask and two i64 tiles of the "
+                         f"result's shape {list(shape)} (no 64-bit fill or broadcast on 910B: load them from tensors)")
         ones = _mask_values(sel, st, mask, st.add(call("Cast", a, A.Name("f32"), round=A.Str("rint"))))
         m = st.add(call("Muls", st.add(call("Cast", ones, A.Name("i32"), round=A.Str("rint"))), lit(-1)))
         full = st.add(call("Cast", m, A.Name("i64")))
@@ -96,38 +96,51 @@ def narrow_where(sel, args: list, e) -> list:
         return st
     if not is_tile[1] and not is_tile[2]:
         raise NoRule(f"`{_dsl_text(e)}`: make one branch a tile (where of two scalars has no tile to select into)")
+    if not any(full):
+        raise NoRule(f"`{_dsl_text(e)}`: no operand has the result's shape {list(shape)} (make one branch a tile "
+                     "of that shape)")
     halves = {}
 
     def half(x):
         """A bool / i8 / u8 tile's values as f16 (exact); a bit mask (a comparison) as 0/1."""
         if x.id not in halves:
             if x.id in sel.bit_masks:
-                halves[x.id] = st.add(call("Select", x, ones16(), lit(0.0)))
+                halves[x.id] = st.add(call("Select", x, ones16(x), lit(0.0)))
             else:
                 halves[x.id] = st.add(call("Cast", x, A.Name("f16")))
         return halves[x.id]
 
-    def ones16():
-        """f16 ones of the result's shape, shaped like a byte tile among the operands or like the tile a
-        comparison compared."""
-        byte = next((x for x, tl in zip(args, is_tile) if tl and x.id not in sel.bit_masks), None)
-        if byte is not None:
-            return sel._filled(st, half(byte), "f16", 1)[0]
-        known = next((sel.mask_like[x.id] for x, tl in zip(args, is_tile) if tl and x.id in sel.mask_like), None)
+    def ones16(x):
+        """f16 ones of the bit mask ``x``'s shape, like the tile it compared."""
+        known = sel.mask_like.get(x.id)
         if known is None:
-            raise NoRule(f"`{_dsl_text(e)}`: where between bool values that are all comparisons of integer tiles "
-                         "(combine them with & | ~ instead)")
+            raise NoRule(f"`{_dsl_text(e)}`: where between bool values with a branch that is a comparison of "
+                         "integer tiles (combine masks with & | ~ instead)")
         ones, _ = sel._filled(st, A.Name(known[0]), known[1], 1)
         return st.add(call("Cast", ones, A.Name("f16"))) if known[1] != "f16" else ones
 
-    bits = sel._bits(st, mask)
-    first, second = a, b
-    if not is_tile[1]:     # Select takes its scalar as the false value
-        bits, first, second = st.add(call("Not", bits)), b, a
+    # a tile of the result's shape for the broadcasts: a branch's f16 image, else the mask's
+    k = next(i for i in (1, 2, 0) if full[i])
+    if k or args[0].id not in sel.bit_masks:
+        like = (half(args[k]), "f16")
+    elif args[0].id in sel.mask_like:
+        like = (A.Name(sel.mask_like[args[0].id][0]), sel.mask_like[args[0].id][1])
+    else:
+        raise NoRule(f"`{_dsl_text(e)}`: make one branch a tile of the result's shape {list(shape)}")
+    invert = not is_tile[1]      # Select takes its scalar as the false value
+    first, second = (b, a) if invert else (a, b)
+    ft, stype = (types[2], types[1]) if invert else (types[1], types[2])
+    m = sel._mask_of_shape(st, mask, types[0], is_tile[0], shape, like, invert)
     first = half(first)
-    second = half(second) if isinstance(second, A.Name) and isinstance(sel.ctx.type_of(second), TTile) else \
-        lit(_scalar_value(second))
-    st.add(call("Cast", st.add(call("Select", bits, first, second)), A.Name(dtype)))
+    if tuple(ft.shape) != shape:
+        first = sel._expand(st, first, TTile("f16", ft.shape), shape, like, "f16")
+    if isinstance(stype, TTile) and stype.shape != ():
+        second = half(second)
+        if tuple(stype.shape) != shape:
+            second = sel._expand(st, second, TTile("f16", stype.shape), shape, like, "f16")
+    else:
+        second = lit(_scalar_value(second))
+    st.add(call("Cast", st.add(call("Select", m, first, second)), A.Name(dtype)))
     return st
 
 

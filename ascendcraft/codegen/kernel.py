@@ -58,12 +58,13 @@ class _Tile:
 
 
 def _cast_layout(em, target: str, name: str, src: _Tile, tile: _Tile, rmode: str) -> _Tile:
-    """Cast ``src`` into ``target``; a 2-D tile cast to a wider type (bool/u8 -> f16 -> f32) gets the
-    destination dtype's row pitch (the static length rounded up to its own 32-byte blocks, as the
-    buffer is sized and as other tiles of that dtype are laid out): then one Cast per row."""
+    """Cast ``src`` into ``target``; a 2-D tile cast to a type of another width (bool/u8 -> f16 -> f32,
+    f16 -> u8) gets the destination dtype's row pitch (the static length rounded up to its own
+    32-byte blocks, as the buffer is sized and as other tiles of that dtype are laid out): then one
+    Cast per row where the pitches differ."""
     import re
     per_block = 32 // D.ITEMSIZE[tile.dtype]
-    if per_block >= 32 // D.ITEMSIZE[src.dtype] or src.rows == "1":
+    if per_block == 32 // D.ITEMSIZE[src.dtype] or src.rows == "1":
         em.emit(f"AscendC::Cast({target}, {name}, AscendC::RoundMode::{rmode}, static_cast<uint32_t>({src.count}));")
         return tile
     static = re.fullmatch(r"AcAlignUp\((.*), \d+\)", src.pitch)

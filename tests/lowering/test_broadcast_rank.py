@@ -226,3 +226,45 @@ kernel kc(k: gm i64[N]) -> (y: gm bool[N]):
         _compile(tmp_path, kernel, op)
     text, message = str(info.value), info.value.message.splitlines()[0]
     assert "k.dsl:4:" in text and "a comparison of i64 tiles" in message and "_t" not in message
+
+
+def test_where_between_8_bit_and_bool_values_with_broadcasts(tmp_path):
+    """where over u8 / i8 / bool values with an [R, 1] mask from GM, a [C] branch, a [1, C] branch,
+    a scalar branch on either side and a scalar condition, on tiles with row and column tails."""
+    op = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, cond, a, b, keep, x, s):
+        return (torch.where(cond, a, b), torch.where(x > 0, keep, False), torch.where(cond, 3, s),
+                torch.where(x[:1] > 0, s, -5), torch.where(torch.tensor(flag), a, b))
+flag = False
+R = 7
+C = 45
+def get_inputs():
+    return [torch.rand(R, 1) < 0.5, torch.randint(0, 256, (R, C), dtype=torch.uint8),
+            torch.randint(0, 256, (C,), dtype=torch.uint8), torch.rand(C) < 0.5, torch.randn(R, C),
+            torch.randint(-128, 128, (R, C), dtype=torch.int8)]
+def get_init_inputs():
+    return []
+"""
+    kernel = """
+kernel wn(cond: gm bool[R, 1], a: gm u8[R, C], b: gm u8[C], keep: gm bool[C], x: gm f32[R, C], s: gm i8[R, C],
+          flag: bool = True) -> (y0: gm u8[R, C], y1: gm bool[R, C], y2: gm i8[R, C], y3: gm i8[R, C], y4: gm u8[R, C]):
+    const RB = 3
+    const CB = 16
+    for rb in parallel(cdiv(R, RB)):
+        r = rb * RB
+        m = load(cond[r:r + RB, :])
+        for c in range(0, C, CB):
+            u = load(a[r:r + RB, c:c + CB])
+            v = load(b[c:c + CB])
+            t = load(x[r:r + RB, c:c + CB])
+            i = load(s[r:r + RB, c:c + CB])
+            top = load(x[0:1, c:c + CB]) > 0.0
+            store(y0[r:r + RB, c:c + CB], where(m, u, v))
+            store(y1[r:r + RB, c:c + CB], where(t > 0.0, load(keep[c:c + CB]), False))
+            store(y2[r:r + RB, c:c + CB], where(m, 3, i))
+            store(y3[r:r + RB, c:c + CB], where(top, i, -5))
+            store(y4[r:r + RB, c:c + CB], where(flag, u, v))
+"""
+    _compile(tmp_path, kernel, op)
