@@ -160,7 +160,7 @@ class _Bufferizer:
                     self.reduced.append(s.value.args[0].id)
                 if func in _SCANNED:
                     self.scanned.append((s.value.args[0].id, func))
-                if func in OPS and OPS[func].form in ("rowvec", "colvec", "rowreduce"):
+                if func in OPS and OPS[func].form in ("rowvec", "colvec", "rowreduce", "outer"):
                     # the output is written row by row while a vector operand (the one not of the
                     # result's shape) or, for per-row reductions, the rows are still read at other
                     # offsets: never in place
@@ -223,6 +223,10 @@ class _Bufferizer:
             rows = self.shape[e.args[0].id][0]
             keep = e.kwarg("keepdims")
             return (rows, A.Int(1)) if isinstance(keep, A.Name) and keep.id == "True" else (rows,)
+        if op.form == "outer":    # the column's rows, the row's columns
+            from ascendcraft.dsl.broadcast import outer_operands
+            col, row = outer_operands(*(self.ctx.type_of(a).shape for a in e.args))
+            return (self.shape[e.args[col].id][0], self.shape[e.args[row].id][-1])
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)

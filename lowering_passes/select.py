@@ -98,6 +98,9 @@ class _Selector:
         return isinstance(t, TScalar) or (isinstance(t, TTile) and t.shape == ())
 
     def _store(self, s: A.Store) -> list:
+        if isinstance(s.value, A.Name) and s.value.id in self.bit_masks:   # bits -> bool bytes in GM
+            from .select_int import store_mask
+            return store_mask(self, s)
         if not self._scalar_like(s.value):
             return [s]
         from .bufferize import region_extents
@@ -148,6 +151,9 @@ class _Selector:
                     self.mask_like[s.target] = self.mask_like[a.id]
                 if s.target in self.mask_like:
                     break
+        like = getattr(steps, "mask_like", None)    # a rule's own tile of the mask's shape (select_int)
+        if like is not None and s.target in self.bit_masks:
+            self.mask_like[s.target] = (targets[like[0]] if isinstance(like[0], int) else like[0], like[1])
         return out
 
     def _index(self, e: A.Index, t):
@@ -253,6 +259,9 @@ class _Selector:
             return [call("Cast", args[0], A.Name(self.ctx.type_of(e).dtype), round=A.Str(op))]
         if op in _COMPARE:
             dtypes = {self.ctx.type_of(a).dtype for a, tile in zip(args, tiles) if tile}
+            if not dtypes <= {"f16", "f32"} and not dtypes & {"bool", "bf16"}:   # exact integer comparisons
+                from .select_int import int_compare
+                return int_compare(self, op, args, tiles, e)
             if not dtypes <= {"f16", "f32"}:
                 raise NoRule(f"a comparison of {'/'.join(sorted(dtypes))} tiles (the vector unit compares float "
                              "tiles; cast(x, f32) first when the values are below 2**24 in magnitude)")
@@ -418,6 +427,9 @@ class _Selector:
     def _binary(self, op, args, tiles, e) -> list:
         a, b = args
         ta, tb = (self.ctx.type_of(x) for x in args)
+        if op == "pow" and tiles[1]:     # a tile exponent: torch.pow's meaning for every sign
+            from .select_pow import tensor_pow
+            return tensor_pow(self, a, b, e)
         if tiles == [True, True]:
             if ta.shape != tb.shape:
                 return self._broadcast(op, a, b, ta.shape, tb.shape)
@@ -435,7 +447,10 @@ class _Selector:
             if n == -0.5:
                 return [call("Rsqrt", a)]
             # x ** s = exp(s * ln x): NumPy's value for x >= 0 and a non-integral literal s (NaN for
-            # x < 0); an exponent known only at run time is correct for x > 0 only (docs/lowering.md)
+            # x < 0); an exponent known only at run time takes the tile exponent's rule (select_pow)
+            if n is None and ta.dtype == "f32":
+                from .select_pow import scalar_pow
+                return scalar_pow(self, a, b)
             return [call("Ln", a), call("Muls", P, b), call("Exp", P)]
         if tiles == [True, False]:
             if op in _SCALAR:
@@ -476,6 +491,10 @@ class _Selector:
 
     def _broadcast(self, op, a, b, sa, sb) -> list:
         """[R, C] with a row vector [C] or a column vector [R, 1], on either side."""
+        from .select_bcast import broadcast_rule
+        steps = broadcast_rule(self, op, a, b, sa, sb)   # one-value tiles, outer broadcasts
+        if steps is not None:
+            return steps
         name = _BINARY.get(op)
         if name is None:
             raise NoRule(f"{op} of tiles of shapes {list(sa)} and {list(sb)}")
@@ -522,6 +541,9 @@ class _Selector:
         mask, a, b = args
         rt = self.ctx.type_of(e)
         shape, dtype = tuple(rt.shape), rt.dtype
+        if dtype in ("bool", "i8", "u8", "i64"):    # no Select of 8- or 64-bit lanes
+            from .select_int import narrow_where
+            return narrow_where(self, args, e)
         types = [self.ctx.type_of(x) for x in args]
         is_tile = [isinstance(t, TTile) and t.shape != () for t in types]
         st = _Steps()

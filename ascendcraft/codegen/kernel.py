@@ -947,6 +947,9 @@ class _Emitter:
                       f"static_cast<int32_t>({tile.count}));")
         elif form in ("rowvec", "colvec"):
             tile = self._broadcast(target, e, op, ct, out)
+        elif form == "outer":
+            from .outer import emit_outer
+            tile = emit_outer(self, target, e, op, ct, out)
         elif form == "rowreduce":
             src = self.tiles[args[0].id]
             keep = bool(self._kw(e, "keepdims", False))

@@ -362,6 +362,15 @@ class Checker:
                 raise _err(f"{op.name} takes a [R, C] tile and a {'[C]' if form == 'rowvec' else '[R, 1]'} vector "
                            f"of one dtype, got {a.describe()} and {b.describe()}", e, kind="shape error")
             return self._placed(out.id if out is not None else None, TTile(big.dtype, big.shape), e)
+        if form == "outer":   # a column [R, 1] and a row [C] / [1, C], either order -> [R, C]
+            from .broadcast import outer_shape
+            a, b = tile(0), tile(1)
+            dtype_ok(a, args[0])
+            shape = outer_shape(a.shape, b.shape)
+            if shape is None or a.dtype != b.dtype:
+                raise _err(f"{op.name} takes an [R, 1] column and a [C] or [1, C] row of one dtype, got {a.describe()} "
+                           f"and {b.describe()}", e, kind="shape error")
+            return self._placed(out.id if out is not None else None, TTile(a.dtype, shape), e)
         if form == "window":
             t = tile(0)
             if not 1 <= len(self.window_params(e, len(t.shape))[0]) <= min(2, len(t.shape)) or len(t.shape) > 2:
@@ -652,8 +661,8 @@ class Checker:
             strong = a.dtype if a.dtype != "int" else b.dtype
             return TScalar(strong, value)
         if e.op == "**":
-            if not isinstance(b, TScalar):
-                raise _err("the exponent of ** must be a scalar", e.rhs)
+            if not isinstance(b, (TScalar, TTile)):   # a tile exponent broadcasts like any operand
+                raise _err("the exponent of ** must be a scalar or a tile", e.rhs)
         return self._apply(op, [e.lhs, e.rhs], e, types=[a, b])
 
     def _apply(self, op, args, node, types=None):

@@ -200,19 +200,24 @@ _API = [
     *[(f"{n}ColVec", "colvec", of, frozenset({"f16", "f32"} | ({"i32"} if n != "Div" else set())))
       for n, of in
       (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div"), ("Max", "maximum"), ("Min", "minimum"))],
+    # composite: a column [R, 1] with a row [C] or [1, C], either order, into [R, C] (codegen/outer.py:
+    # per row, the column's element on the scalar unit and one tile-scalar or Duplicate + binary op)
+    *[(f"Outer{n}", "outer", of, frozenset({"f16", "f32"} | ({"i32"} if n != "Div" else set()))) for n, of in
+      (("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div"), ("Max", "maximum"), ("Min", "minimum"))],
     # composite: reduce the rows of a 2-D tile into one row, as a loop of Add/Max/Min over rows
     ("SumRows", "rows", "sum", frozenset({"f16", "f32", "i16", "i32"})),
     ("MaxRows", "rows", "max", frozenset({"f16", "f32", "i16", "i32"})),
     ("MinRows", "rows", "min", frozenset({"f16", "f32", "i16", "i32"})),
     ("ProdRows", "rows", "prod", frozenset({"f16", "f32", "i16", "i32"})),
-    ("Compare", "compare", None, frozenset({"f16", "f32"})),
-    ("CompareScalar", "compare", None, frozenset({"f16", "f32"})),
+    # int32: mode eq only on 910B (dav_c220 kernel_operator_vec_cmp_impl.h; the simulator enforces it)
+    ("Compare", "compare", None, frozenset({"f16", "f32", "i32"})),
+    ("CompareScalar", "compare", None, frozenset({"f16", "f32", "i32"})),
     # Select moves bits: 16- and 32-bit integers are selected as their bits viewed as f16 / f32
     ("Select", "select", "where", frozenset({"f16", "f32", "i16", "i32"})),
     # logic on masks (bit masks, as Compare writes them) and bitwise ops on integers, on 16-bit views
-    ("Not", "unary", "not", frozenset({"bool", "i16", "i32"})),
-    ("And", "binary", "and", frozenset({"bool", "i16", "i32"})),
-    ("Or", "binary", "or", frozenset({"bool", "i16", "i32"})),
+    ("Not", "unary", "not", frozenset({"bool", "i16", "i32", "i64"})),
+    ("And", "binary", "and", frozenset({"bool", "i16", "i32", "i64"})),
+    ("Or", "binary", "or", frozenset({"bool", "i16", "i32", "i64"})),
     ("Cast", "cast", "cast", _ALL),
     ("Duplicate", "duplicate", "full", frozenset({"f16", "f32", "i16", "i32"})),
     ("GetValue", "getvalue", None, _ALL),
@@ -237,7 +242,7 @@ for _name, _form, _of, _dt in _API:
     if _form == "gemm":
         _kw = {"transpose_a": False, "transpose_b": False, "base": None}
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
-                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1,
+                                      "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1, "outer": 2,
                                       "gemm": 2}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)

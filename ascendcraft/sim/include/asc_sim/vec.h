@@ -543,6 +543,12 @@ template <typename T, typename U> inline T cast_one(U v, AscendC::RoundMode m) {
     } else if constexpr (std::is_same<T, float>::value) {
         if constexpr (std::is_same<U, float>::value) return static_cast<float>(round_mode(v, m));
         else return static_cast<float>(static_cast<double>(fv(v)));
+    } else if constexpr (std::is_integral<U>::value) {  // integer to integer: exact, saturated
+        using W = typename std::conditional<std::is_signed<U>::value, long long, unsigned long long>::type;
+        W x = static_cast<W>(v);
+        if (static_cast<long double>(x) < static_cast<long double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+        if (static_cast<long double>(x) > static_cast<long double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+        return static_cast<T>(x);
     } else {  // integer destination: round, then saturate
         double x = static_cast<double>(fv(v));
         if (std::isnan(x)) return T(0);
@@ -566,6 +572,13 @@ template <typename T, typename U> inline int cast_rule(AscendC::RoundMode m) {
     if (std::is_same<U, float>::value && std::is_same<T, bfloat16_t>::value) return five;
     if (std::is_same<U, bfloat16_t>::value && std::is_same<T, float>::value) return none;
     if (std::is_same<U, float>::value && std::is_same<T, float>::value) return five;
+    // int16 -> half/float, int32 <-> int64, float <-> int64: dav_c220 kernel_operator_vec_vconv_impl.h
+    // (CheckCastDatatype; int32 <-> int64 CAST_NONE only, float <-> int64 not CAST_NONE or CAST_ODD)
+    if (std::is_same<U, int16_t>::value && (std::is_same<T, half>::value || std::is_same<T, float>::value)) return none;
+    if ((std::is_same<U, int32_t>::value && std::is_same<T, int64_t>::value) ||
+        (std::is_same<U, int64_t>::value && std::is_same<T, int32_t>::value)) return none;
+    if ((std::is_same<U, float>::value && std::is_same<T, int64_t>::value) ||
+        (std::is_same<U, int64_t>::value && std::is_same<T, float>::value)) return five;
     return -1;
 }
 inline const char* round_name(AscendC::RoundMode m) {
@@ -611,8 +624,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
 }
 
 // ---- Compare / CompareScalar: one bit per element in dst (uint8_t bitmask)
-template <typename T> inline bool asc_cmp(T a, T b, CMPMODE m) {
-    float x = asc_sim::fv(a), y = asc_sim::fv(b);
+template <typename C> inline bool asc_cmp_as(C x, C y, CMPMODE m) {
     switch (m) {
         case CMPMODE::LT: return x < y;
         case CMPMODE::GT: return x > y;
@@ -621,6 +633,11 @@ template <typename T> inline bool asc_cmp(T a, T b, CMPMODE m) {
         case CMPMODE::GE: return x >= y;
         default: return x != y;
     }
+}
+// integers (int32, EQ) compare as integers: through float, values above 2**24 would collide
+template <typename T> inline bool asc_cmp(T a, T b, CMPMODE m) {
+    if constexpr (std::is_integral<T>::value) return asc_cmp_as<T>(a, b, m);
+    else return asc_cmp_as<float>(asc_sim::fv(a), asc_sim::fv(b), m);
 }
 template <typename T, typename U, typename G>
 inline void asc_compare_impl(const char* api, const asc_sim::Loc& loc, const LocalTensor<U>& dst, const LocalTensor<T>& src0,
