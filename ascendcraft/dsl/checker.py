@@ -14,6 +14,7 @@ from .. import dtypes as D
 from ..chips import Chip
 from ..errors import DSLError
 from . import ast as A
+from . import indexing
 from .ops import API_COMPARE_MODES, BINARY_OPERATORS, CONSTANT_NAMES, OPS, ROUND_MODES, UNARY_OPERATORS
 from .parser import keywords
 from .types import TDType, TGM, TRegion, TScalar, TStr, TTile, TTuple
@@ -865,6 +866,12 @@ class Checker:
         shape = tuple(1 if i == ax else d for i, d in enumerate(t.shape)) if keep else \
             tuple(d for i, d in enumerate(t.shape) if i != ax)
         return TTile(t.dtype, shape, t.space)
+
+    def _argreduce(self, op, e):    # argmax / argmin: ascendcraft/dsl/indexing.py
+        return indexing.check_argreduce(self, op, e)
+
+    def _gather(self, op, e):       # gather(t, idx, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.check_gather(self, op, e)
 
     def _scan(self, op, e):
         t = self._tile_arg(e.args[0], op.name)

@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes as D
 from ..errors import DSLError, InterpreterError
 from . import ast as A
+from . import indexing
 from .checker import CheckedKernel
 from .types import TScalar, TStr, TTile, TTuple
 from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS, apply_round
@@ -671,6 +672,12 @@ class Interpreter:
                 out = fn(a, axis=axis, keepdims=keep, dtype=a.dtype)
             return Tile(D.quantize(np.asarray(out), t.dtype), t.dtype, t.space)
         return run
+
+    def _k_argreduce(self, op, e):  # argmax / argmin: ascendcraft/dsl/indexing.py
+        return indexing.run_argreduce(self, op, e, _fail)
+
+    def _k_gather(self, op, e):     # gather(t, idx, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.run_gather(self, op, e, _fail)
 
     def _k_scan(self, op, e):
         arg = self.expr(e.args[0])

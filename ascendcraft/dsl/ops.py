@@ -125,6 +125,14 @@ OPS["zeros"] = OpDef("zeros", "construct", 2, _ALL, None,
 OPS["full"] = OpDef("full", "construct", 3, _ALL, None, "full(shape, value, dtype): a new tile filled with value")
 OPS["iota"] = OpDef("iota", "construct", 2, _N, None, "iota(n, dtype, start=0): [start, start+1, ...]",
                     {"start": 0})
+# Indexing (ascendcraft/dsl/indexing.py: checker and interpreter rules, PyTorch's tie and NaN rules)
+OPS["argmax"] = OpDef("argmax", "argreduce", 1, _N, None,
+                      "argmax(x, axis=None, keepdims=False): i64 position of the first maximum", dict(_REDUCE_KW))
+OPS["argmin"] = OpDef("argmin", "argreduce", 1, _N, None,
+                      "argmin(x, axis=None, keepdims=False): i64 position of the first minimum", dict(_REDUCE_KW))
+OPS["gather"] = OpDef("gather", "gather", 2, _ALL, None,
+                      "gather(t, idx, axis=-1): take_along_dim (idx of t's rank) or index_select (1-D idx)",
+                      {"axis": -1})
 OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division of integer scalars")
 
 

@@ -1,0 +1,129 @@
+"""Indexing ops of the tile DSL: arg-reductions and gathers of on-chip tiles.
+
+* ``argmax(t, axis=None, keepdims=False)`` / ``argmin(...)``: the position of the largest /
+  smallest element along ``axis`` (of the flattened tile when ``axis`` is omitted), as an
+  ``i64`` tile like ``torch.argmax``. Ties go to the **first** occurrence and a NaN counts as
+  the extreme (it wins, the first NaN when there are several), PyTorch's rules.
+* ``gather(t, idx, axis=-1)``: ``idx`` an integer tile. Same rank as ``t``:
+  ``torch.take_along_dim`` (``out[..., k, ...] = t[..., idx[..., k, ...], ...]``, the other
+  axes of ``idx`` of ``t``'s extent or 1); a 1-D ``idx`` with a tile of rank >= 2:
+  ``torch.index_select`` along ``axis``. Every index must lie in ``[0, extent)``: an index
+  outside is a run-time index error naming the line and the index (no negative wrap-around,
+  as everywhere in the DSL).
+
+GM-side indexing (rows picked or scattered by a one-value integer tile, ``load(x[r, :])``,
+``store(y[r, :], v)``, ``atomic_add(y[r, :], v)`` with ``r = load(idx[k])``) is the subscript
+rule of the checker and interpreter; docs/dsl.md "Indexing" shows both.
+
+The checker and interpreter call the two pairs of functions below (their ``_argreduce`` /
+``_gather`` and ``_k_argreduce`` / ``_k_gather`` hooks), so the op table rows in ops.py and
+this module are the whole definition.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as D
+from .types import TTile
+
+INDEX_DTYPE = "i64"   # torch's index dtype: an argmax is stored to an int64 output as it is
+
+
+# ---------------------------------------------------------------- checker
+def check_argreduce(ck, op, e):
+    from .checker import _err
+    t = ck._tile_arg(e.args[0], op.name)
+    if t.dtype not in op.dtypes:
+        raise _err(f"{op.name} needs a numeric tile, got {t.dtype}", e.args[0])
+    axis = ck._kw_const(e, "axis", None)
+    keep = ck._kw_const(e, "keepdims", False)
+    if not isinstance(keep, bool):
+        raise _err("keepdims= must be True or False", e)
+    if axis is None:
+        return TTile(INDEX_DTYPE, (1,) * len(t.shape) if keep else (), t.space)
+    if not t.shape:
+        raise _err(f"{op.name} with an axis needs a tile of rank >= 1", e, kind="shape error")
+    ax = ck._axis(e, axis, len(t.shape))
+    shape = tuple(1 if i == ax else d for i, d in enumerate(t.shape)) if keep else \
+        tuple(d for i, d in enumerate(t.shape) if i != ax)
+    return TTile(INDEX_DTYPE, shape, t.space)
+
+
+def check_gather(ck, op, e):
+    from .checker import _err
+    t = ck._tile_arg(e.args[0], "gather")
+    idx = ck.expr(e.args[1])
+    if not isinstance(idx, TTile):
+        raise _err(f"gather(t, idx): idx must be an integer tile, got {idx.describe()}", e.args[1],
+                   hint="load the indices first, e.g. idx = load(index[r, k:k + T])")
+    if idx.space != "ub":
+        raise _err(f"gather(t, idx): idx must be a ub tile, got {idx.describe()}", e.args[1])
+    if idx.dtype not in D.INTS:
+        raise _err(f"gather(t, idx): idx must be an integer tile (i32 or i64), got {idx.dtype}", e.args[1],
+                   hint="indices come from an integer tensor; cast(x, i32) a float tile of whole numbers")
+    if not t.shape:
+        raise _err("gather(t, idx): t must have rank >= 1 (a one-value tile has nothing to choose from)",
+                   e.args[0], kind="shape error")
+    ax = ck._axis(e, ck._kw_const(e, "axis", -1), len(t.shape))
+    if len(idx.shape) == len(t.shape):
+        for i, (a, b) in enumerate(zip(idx.shape, t.shape)):
+            if i != ax and a not in (1, b):
+                raise _err(f"gather(t, idx, axis={ax}): idx {list(idx.shape)} and t {list(t.shape)} differ on axis "
+                           f"{i} (every axis but the gathered one must match, or be 1 in idx)", e,
+                           kind="shape error")
+        shape = tuple(idx.shape[i] if i == ax else t.shape[i] for i in range(len(t.shape)))
+    elif len(idx.shape) == 1:
+        shape = t.shape[:ax] + idx.shape + t.shape[ax + 1:]
+    else:
+        raise _err(f"gather(t, idx): idx has rank {len(idx.shape)}; it needs t's rank ({len(t.shape)}: "
+                   "take_along_dim) or rank 1 (index_select)", e.args[1], kind="shape error")
+    return TTile(t.dtype, shape, t.space)
+
+
+# ---------------------------------------------------------------- interpreter
+def _first_extreme(a: np.ndarray, axis, largest: bool) -> np.ndarray:
+    """Index of the first maximum / minimum along ``axis`` (None: of the flattened array), a NaN
+    winning as in PyTorch (NumPy's argmax also returns the first NaN)."""
+    return np.argmax(a, axis=axis) if largest else np.argmin(a, axis=axis)
+
+
+def run_argreduce(interp, op, e, fail):
+    arg = interp.expr(e.args[0])
+    axis, keep = interp._const_kw(e, "axis", None), interp._const_kw(e, "keepdims", False)
+    largest = op.name == "argmax"
+
+    def run(env):
+        t = arg(env)
+        a = t.data
+        n = a.size if axis is None else a.shape[axis]
+        if n == 0:
+            raise fail(f"{op.name} of an empty tile (shape {list(a.shape)}): there is no position to return", e)
+        out = _first_extreme(a, axis, largest)
+        if keep:
+            out = np.reshape(out, (1,) * a.ndim) if axis is None else np.expand_dims(out, axis)
+        return type(t)(np.asarray(out, dtype=np.int64), INDEX_DTYPE, t.space)
+    return run
+
+
+def run_gather(interp, op, e, fail):
+    src, index = interp.expr(e.args[0]), interp.expr(e.args[1])
+    axis_kw = interp._const_kw(e, "axis", -1)
+
+    def run(env):
+        t, ix = src(env), index(env)
+        a, i = t.data, ix.data
+        ax = axis_kw % a.ndim
+        n = a.shape[ax]
+        bad = (i < 0) | (i >= n)
+        if bad.any():
+            pos = tuple(int(p) for p in np.argwhere(bad)[0])
+            raise fail(f"gather: index {int(i[pos])} (at position {list(pos)} of idx) is out of range for an axis "
+                       f"of extent {n}", e, kind="index error",
+                       hint="indices count from 0 and must be below the gathered axis's extent")
+        if i.ndim == a.ndim:
+            shape = tuple(i.shape[k] if k == ax else a.shape[k] for k in range(a.ndim))
+            out = np.take_along_axis(a, np.broadcast_to(i, shape).astype(np.intp), axis=ax)
+        else:
+            out = np.take(a, i.astype(np.intp), axis=ax)
+        return type(t)(np.ascontiguousarray(out), t.dtype, t.space)
+    return run
