@@ -351,6 +351,8 @@ class Checker:
         if form == "getvalue":
             t = tile(0)
             return TScalar(t.dtype)
+        if form in indexing.API_FORMS:    # Gather, ArgMaxRows/ArgMinRows: dsl/indexing.py
+            return indexing.check_api(self, op, e, types, out)
         if form in ("rowvec", "colvec"):
             a, b = tile(0), tile(1)
             dtype_ok(a, args[0])

@@ -127,3 +127,36 @@ def run_gather(interp, op, e, fail):
             out = np.take(a, i.astype(np.intp), axis=ax)
         return type(t)(np.ascontiguousarray(out), t.dtype, t.space)
     return run
+
+
+# ---------------------------------------------------------------- API-level form (lowered programs)
+# Gather(src, offsets): AscendC Gather of a 1-D tile, dst[i] = src[offsets[i] / sizeof(T)], the offsets
+# in bytes as an i32 tile (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h: b16/b32
+# data, uint32 byte offsets from the source's base address).
+API_FORMS = ("gather",)
+
+
+def check_api(ck, op, e, types, out):
+    from .checker import _err
+    src, off = types[0], types[1]
+    if not all(isinstance(t, TTile) and t.space == "ub" for t in (src, off)) or src.dtype not in op.dtypes or \
+            len(src.shape) != 1 or off.dtype != "i32" or len(off.shape) != 1:
+        raise _err(f"Gather(src, offsets) takes a 1-D {'/'.join(sorted(op.dtypes))} ub tile and a 1-D i32 ub tile "
+                   f"of byte offsets, got {src.describe()} and {off.describe()}", e, kind="shape error")
+    return ck._placed(out.id if out is not None else None, TTile(src.dtype, off.shape), e)
+
+
+def run_api(interp, op, e, fail):
+    src, offsets = interp.expr(e.args[0]), interp.expr(e.args[1])
+
+    def gather(env):
+        t, o = src(env), offsets(env)
+        size = D.ITEMSIZE[t.dtype]
+        off = o.data.astype(np.int64)
+        bad = (off < 0) | (off % size != 0) | (off // size >= t.data.size)
+        if bad.any():
+            k = int(np.argwhere(bad)[0][0])
+            raise fail(f"Gather: byte offset {int(off[k])} (element {k}) is not a multiple of {size} inside the "
+                       f"{t.data.size}-element source", e, kind="index error")
+        return type(t)(t.data[off // size], t.dtype, "ub")
+    return gather

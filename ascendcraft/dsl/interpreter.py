@@ -808,6 +808,8 @@ class Interpreter:
         form = op.form
         if form == "gemm":
             return self._k_gemm(e)
+        if form in indexing.API_FORMS:    # Gather, ArgMaxRows/ArgMinRows: dsl/indexing.py
+            return indexing.run_api(self, op, e, _fail)
         args = [self.expr(a) for a in e.args]
         if form == "getvalue":
             def getvalue(env):

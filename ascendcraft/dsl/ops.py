@@ -249,6 +249,10 @@ for _name, _form, _of, _dt in _API:
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)
 
+# Indexing API form (dsl/indexing.py defines its checking and meaning, codegen/indexing.py its AscendC)
+OPS["Gather"] = OpDef("Gather", "api", 2, frozenset({"f16", "f32", "i16", "i32"}), None, "AscendC Gather",
+                      {"out": None}, form="gather", api="Gather")
+
 BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod",
                     "**": "pow", "&": "and", "|": "or", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
                     "==": "eq", "!=": "ne"}

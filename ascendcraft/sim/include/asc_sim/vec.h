@@ -566,6 +566,12 @@ template <typename T, typename U> inline int cast_rule(AscendC::RoundMode m) {
     if (std::is_same<U, float>::value && std::is_same<T, bfloat16_t>::value) return five;
     if (std::is_same<U, bfloat16_t>::value && std::is_same<T, float>::value) return none;
     if (std::is_same<U, float>::value && std::is_same<T, float>::value) return five;
+    // 64-bit integers (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h: vconv_s322s64 and
+    // vconv_s642s32 take CAST_NONE only; int64 <-> float take the five rounding modes)
+    if ((std::is_same<U, int32_t>::value && std::is_same<T, int64_t>::value) ||
+        (std::is_same<U, int64_t>::value && std::is_same<T, int32_t>::value)) return none;
+    if ((std::is_same<U, int64_t>::value && std::is_same<T, float>::value) ||
+        (std::is_same<U, float>::value && std::is_same<T, int64_t>::value)) return five;
     return -1;
 }
 inline const char* round_name(AscendC::RoundMode m) {

@@ -1,0 +1,51 @@
+"""Select rules for the indexing ops (docs/dsl.md "Indexing"): which AscendC calls compute them.
+
+``gather(t, idx)`` of a 1-D tile by a 1-D index tile is AscendC ``Gather``, which takes byte
+offsets as uint32 (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h): an i64
+index tile is narrowed with ``Cast`` (int64 -> int32 takes CAST_NONE on A2: vconv_s642s32 in
+kernel_operator_vec_vconv_impl.h), then scaled by the element size with ``Muls``. Indices are
+below 2**31 / sizeof(T) because the gathered tile lives in UB (192 KiB), so both steps are exact.
+The interpreter has checked every index against the tile's extent; the simulator checks the
+offsets again (gather-range).
+"""
+from __future__ import annotations
+
+from ascendcraft import dtypes as D
+from ascendcraft.dsl import ast as A
+
+from .base import call, lit
+
+#: the DSL ops these rules lower
+OPS = ("gather",)
+
+
+def select(sel, op: str, args: list, e, prev, no_rule) -> list:
+    """API calls computing ``e`` (``prev`` names the previous call's result); ``no_rule(why)`` is
+    raised for a form these rules do not cover."""
+    from ascendcraft.dsl.printer import expr as print_expr
+    t, idx = (sel.ctx.type_of(a) for a in args[:2])
+    text = f"`{print_expr(e)}`, "
+    axis = e.kwarg("axis")
+    if len(t.shape) != 1 or len(idx.shape) != 1 or not (axis is None or _int(axis) in (0, -1)):
+        raise no_rule(text + f"a gather of a rank-{len(t.shape)} tile by a rank-{len(idx.shape)} index tile (it lowers for a "
+                      "1-D tile and a 1-D index tile: gather one row at a time, e.g. gather(load(x[r, :]), "
+                      "load(idx[r, k:k + T])))")
+    if t.dtype not in ("f16", "f32", "i16", "i32"):
+        raise no_rule(text + f"a gather of a {t.dtype} tile (AscendC Gather moves 16- and 32-bit elements)")
+    steps = []
+    offsets = args[1]
+    if idx.dtype == "i64":
+        steps.append(call("Cast", offsets, A.Name("i32")))
+        offsets = prev
+    elif idx.dtype != "i32":
+        raise no_rule(text + f"a gather by a {idx.dtype} index tile (indices lower as i32 or i64 tiles)")
+    steps += [call("Muls", offsets, lit(D.ITEMSIZE[t.dtype])), call("Gather", args[0], prev)]
+    return steps
+
+
+def _int(e):
+    if isinstance(e, A.Int):
+        return e.value
+    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Int):
+        return -e.operand.value
+    return None
