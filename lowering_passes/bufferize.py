@@ -171,8 +171,9 @@ class _Bufferizer:
                                 OPS[func].form == "rowreduce" or t is None or result is None
                                 or tuple(t.shape) != tuple(result.shape)):
                             self.apart.append((a.id, s.target))
-                if func in OPS and OPS[func].form == "gather":
-                    # Gather reads its source at data-dependent places and its offsets while it writes
+                if func in OPS and OPS[func].form in ("gather", "argrows"):
+                    # Gather reads its source at data-dependent places and its offsets while it writes;
+                    # ArgMaxRows reads every row while it writes
                     self.apart += [(a.id, s.target) for a in s.value.args if isinstance(a, A.Name)]
                 if func == "Copy" and isinstance(s.value.args[0], A.Index):
                     # a slice is gathered from its tile: never in place
@@ -226,6 +227,9 @@ class _Bufferizer:
             rows = self.shape[e.args[0].id][0]
             keep = e.kwarg("keepdims")
             return (rows, A.Int(1)) if isinstance(keep, A.Name) and keep.id == "True" else (rows,)
+        if op.form == "argrows":   # codegen/indexing.py: [indices | running extreme | row | mask] in one buffer
+            from .indexing import argrows_elems
+            return (argrows_elems(self.shape[e.args[0].id][1]),)
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)

@@ -16,15 +16,17 @@ from ascendcraft.dsl import ast as A
 from .base import call, lit
 
 #: the DSL ops these rules lower
-OPS = ("gather",)
+OPS = ("gather", "argmax", "argmin")
 
 
 def select(sel, op: str, args: list, e, prev, no_rule) -> list:
     """API calls computing ``e`` (``prev`` names the previous call's result); ``no_rule(why)`` is
     raised for a form these rules do not cover."""
     from ascendcraft.dsl.printer import expr as print_expr
-    t, idx = (sel.ctx.type_of(a) for a in args[:2])
     text = f"`{print_expr(e)}`, "
+    if op in ("argmax", "argmin"):
+        return _arg(sel, op, args[0], e, prev, no_rule, text)
+    t, idx = (sel.ctx.type_of(a) for a in args[:2])
     axis = e.kwarg("axis")
     if len(t.shape) != 1 or len(idx.shape) != 1 or not (axis is None or _int(axis) in (0, -1)):
         raise no_rule(text + f"a gather of a rank-{len(t.shape)} tile by a rank-{len(idx.shape)} index tile (it lowers for a "
@@ -43,9 +45,33 @@ def select(sel, op: str, args: list, e, prev, no_rule) -> list:
     return steps
 
 
+def _arg(sel, op, x, e, prev, no_rule, text) -> list:
+    """``argmax(t, axis=0)`` of a 2-D f32 tile: ArgMaxRows (i32), widened when the result is i64."""
+    t, result = sel.ctx.type_of(x), sel.ctx.type_of(e)
+    keep = e.kwarg("keepdims")
+    if len(t.shape) != 2 or _int(e.kwarg("axis")) not in (0, -2) or t.dtype != "f32" or \
+            (isinstance(keep, A.Name) and keep.id == "True"):
+        raise no_rule(text + f"{op} of a {t.dtype} tile of rank {len(t.shape)} (it lowers along axis 0 of a 2-D "
+                      f"f32 tile, without keepdims: the first extreme row of each column; fold longer columns "
+                      f"tile by tile with where, as examples/index/argmax_over_a_dimension does)")
+    steps = [call("ArgMaxRows" if op == "argmax" else "ArgMinRows", x)]
+    if result.dtype != "i32":
+        steps.append(call("Cast", prev, A.Name(result.dtype)))
+    return steps
+
+
 def _int(e):
     if isinstance(e, A.Int):
         return e.value
     if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Int):
         return -e.operand.value
     return None
+
+
+def argrows_elems(cols):
+    """Elements (4 bytes each) of an ArgMaxRows/ArgMinRows buffer for a tile of ``cols`` columns, as an
+    expression: with A = cols rounded up to 64 (Compare works on whole 256-byte repeats), the indices,
+    the running extreme and a copy of the current row take A each, the comparison's mask A / 32."""
+    from .base import binary
+    a = binary("*", call("cdiv", cols, A.Int(64)), A.Int(64))
+    return binary("+", binary("*", a, A.Int(3)), binary("+", binary("//", a, A.Int(32)), A.Int(8)))

@@ -112,9 +112,8 @@ BROKEN = [
      [("load(m[r:r + RB, c:c + TW]) * beta1", "0.0 * beta1")]),
     ("pooling/max_pooling_2d",  # zero padding instead of -inf
      [("pad=-inf", "pad=0.0")]),
-    ("index/argmax_over_a_dimension",  # the last maximum wins instead of the first
-     [("better = v > bv\n            bi = where(better, p * NC + i, bi)",
-       "better = v >= bv\n            bi = where(better, p * NC + i, bi)")]),
+    ("index/argmax_over_a_dimension",  # the last chunk's maximum wins ties instead of the first
+     [("better = v > bv", "better = v >= bv")]),
     ("index/argmax_over_a_dimension",  # the chunks' partial results folded without the first one
      [("bi = load(pi[b, 0, m:m + TM])", "bi = load(pi[b, 1, m:m + TM])")]),
     ("index/index_add",  # x dropped (MKB's zero x would hide this)

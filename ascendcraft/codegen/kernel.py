@@ -974,6 +974,8 @@ class _Emitter:
             tile = self._slice(target, args[0], t, ct, out)
         elif form == "gather":   # codegen/indexing.py
             tile = indexing.emit_gather(self, target, e, ct, t.dtype, out, _Tile)
+        elif form == "argrows":   # codegen/indexing.py
+            tile = indexing.emit_argrows(self, target, e, op, ct, out, _Tile)
         else:
             src = self.tiles[(args[1] if form == "select" else args[0]).id]
             tile = _Tile(ct, t.dtype, src.rows, src.cols, src.pitch, out)

@@ -24,14 +24,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as D
+from . import ast as A
 from .types import TTile
 
 INDEX_DTYPE = "i64"   # torch's index dtype: an argmax is stored to an int64 output as it is
+INDEX_DTYPES = ("i64", "i32")
 
 
 # ---------------------------------------------------------------- checker
 def check_argreduce(ck, op, e):
     from .checker import _err
+    from .types import TDType
     t = ck._tile_arg(e.args[0], op.name)
     if t.dtype not in op.dtypes:
         raise _err(f"{op.name} needs a numeric tile, got {t.dtype}", e.args[0])
@@ -39,14 +42,21 @@ def check_argreduce(ck, op, e):
     keep = ck._kw_const(e, "keepdims", False)
     if not isinstance(keep, bool):
         raise _err("keepdims= must be True or False", e)
+    dtype = INDEX_DTYPE
+    if e.kwarg("dtype") is not None:
+        dt = ck.expr(e.kwarg("dtype"))
+        if not (isinstance(dt, TDType) and dt.name in INDEX_DTYPES):
+            raise _err(f"{op.name}(..., dtype=...) is i64 (torch's index dtype) or i32 (on-chip index arithmetic "
+                       "that lowers: where, +, Select)", e.kwarg("dtype"))
+        dtype = dt.name
     if axis is None:
-        return TTile(INDEX_DTYPE, (1,) * len(t.shape) if keep else (), t.space)
+        return TTile(dtype, (1,) * len(t.shape) if keep else (), t.space)
     if not t.shape:
         raise _err(f"{op.name} with an axis needs a tile of rank >= 1", e, kind="shape error")
     ax = ck._axis(e, axis, len(t.shape))
     shape = tuple(1 if i == ax else d for i, d in enumerate(t.shape)) if keep else \
         tuple(d for i, d in enumerate(t.shape) if i != ax)
-    return TTile(INDEX_DTYPE, shape, t.space)
+    return TTile(dtype, shape, t.space)
 
 
 def check_gather(ck, op, e):
@@ -91,6 +101,8 @@ def run_argreduce(interp, op, e, fail):
     arg = interp.expr(e.args[0])
     axis, keep = interp._const_kw(e, "axis", None), interp._const_kw(e, "keepdims", False)
     largest = op.name == "argmax"
+    dt = e.kwarg("dtype")
+    dtype = dt.id if isinstance(dt, A.Name) else INDEX_DTYPE
 
     def run(env):
         t = arg(env)
@@ -101,7 +113,7 @@ def run_argreduce(interp, op, e, fail):
         out = _first_extreme(a, axis, largest)
         if keep:
             out = np.reshape(out, (1,) * a.ndim) if axis is None else np.expand_dims(out, axis)
-        return type(t)(np.asarray(out, dtype=np.int64), INDEX_DTYPE, t.space)
+        return type(t)(np.asarray(out, dtype=D.NUMPY[dtype]), dtype, t.space)
     return run
 
 
@@ -133,11 +145,18 @@ def run_gather(interp, op, e, fail):
 # Gather(src, offsets): AscendC Gather of a 1-D tile, dst[i] = src[offsets[i] / sizeof(T)], the offsets
 # in bytes as an i32 tile (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h: b16/b32
 # data, uint32 byte offsets from the source's base address).
-API_FORMS = ("gather",)
+# ArgMaxRows(t) / ArgMinRows(t): the i32 index of the first largest / smallest row of each column of a
+# 2-D f32 tile (argmax(t, axis=0)); codegen/indexing.py expands it into per-row AscendC calls.
+API_FORMS = ("gather", "argrows")
 
 
 def check_api(ck, op, e, types, out):
     from .checker import _err
+    if op.form == "argrows":
+        t = types[0]
+        if not (isinstance(t, TTile) and t.space == "ub" and t.dtype == "f32" and len(t.shape) == 2):
+            raise _err(f"{op.name}(t) takes a 2-D f32 ub tile, got {t.describe()}", e, kind="shape error")
+        return ck._placed(out.id if out is not None else None, TTile("i32", t.shape[1:]), e)
     src, off = types[0], types[1]
     if not all(isinstance(t, TTile) and t.space == "ub" for t in (src, off)) or src.dtype not in op.dtypes or \
             len(src.shape) != 1 or off.dtype != "i32" or len(off.shape) != 1:
@@ -147,6 +166,15 @@ def check_api(ck, op, e, types, out):
 
 
 def run_api(interp, op, e, fail):
+    if op.form == "argrows":
+        arg, largest = interp.expr(e.args[0]), op.of == "argmax"
+
+        def argrows(env):
+            t = arg(env)
+            if t.data.shape[0] == 0:
+                raise fail(f"{op.name} of a tile with no rows", e)
+            return type(t)(_first_extreme(t.data, 0, largest).astype(np.int32), "i32", "ub")
+        return argrows
     src, offsets = interp.expr(e.args[0]), interp.expr(e.args[1])
 
     def gather(env):

@@ -127,9 +127,11 @@ OPS["iota"] = OpDef("iota", "construct", 2, _N, None, "iota(n, dtype, start=0): 
                     {"start": 0})
 # Indexing (ascendcraft/dsl/indexing.py: checker and interpreter rules, PyTorch's tie and NaN rules)
 OPS["argmax"] = OpDef("argmax", "argreduce", 1, _N, None,
-                      "argmax(x, axis=None, keepdims=False): i64 position of the first maximum", dict(_REDUCE_KW))
+                      "argmax(x, axis=None, keepdims=False, dtype=i64): position of the first maximum",
+                      dict(_REDUCE_KW, dtype=None))
 OPS["argmin"] = OpDef("argmin", "argreduce", 1, _N, None,
-                      "argmin(x, axis=None, keepdims=False): i64 position of the first minimum", dict(_REDUCE_KW))
+                      "argmin(x, axis=None, keepdims=False, dtype=i64): position of the first minimum",
+                      dict(_REDUCE_KW, dtype=None))
 OPS["gather"] = OpDef("gather", "gather", 2, _ALL, None,
                       "gather(t, idx, axis=-1): take_along_dim (idx of t's rank) or index_select (1-D idx)",
                       {"axis": -1})
@@ -252,6 +254,11 @@ for _name, _form, _of, _dt in _API:
 # Indexing API form (dsl/indexing.py defines its checking and meaning, codegen/indexing.py its AscendC)
 OPS["Gather"] = OpDef("Gather", "api", 2, frozenset({"f16", "f32", "i16", "i32"}), None, "AscendC Gather",
                       {"out": None}, form="gather", api="Gather")
+# composite: the i32 row index of the first extreme of each column of a 2-D tile (per row: Compare + Select
+# of the index, Max/Min of the running extreme)
+for _name, _of in (("ArgMaxRows", "argmax"), ("ArgMinRows", "argmin")):
+    OPS[_name] = OpDef(_name, "api", 1, frozenset({"f32"}), None, "AscendC Compare + Select + Max/Min per row",
+                       {"out": None}, form="argrows", of=_of)
 
 BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod",
                     "**": "pow", "&": "and", "|": "or", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",

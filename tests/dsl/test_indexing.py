@@ -78,6 +78,15 @@ def test_argmax_forms_match_torch_with_nan(kw, ref):
     np.testing.assert_array_equal(y, ref(torch.from_numpy(x)).numpy())
 
 
+def test_argmin_as_i32_for_index_arithmetic():
+    src = """kernel k(x: gm f32[R, C]) -> (y: gm i32[C]):
+    store(y, argmin(load(x), axis=0, dtype=i32) + 100)
+"""
+    x = RNG.integers(0, 3, (7, 20)).astype(np.float32)
+    (y,) = run(src, {"R": 7, "C": 20}, {"x": x})
+    np.testing.assert_array_equal(y, torch.argmin(torch.from_numpy(x), dim=0).numpy() + 100)
+
+
 GATHER = """kernel k(x: gm f32[R, C], idx: gm i64[R, K]) -> (y: gm f32[R, K]):
     const TK = 32
     for r in parallel(R):
@@ -185,6 +194,7 @@ SIG = "kernel k(x: gm f32[R, C], idx: gm {it}[R, K]) -> (y: gm f32[R, K]):\n"
     ("i64", "    store(y, gather(load(x), load(idx), axis=2))\n", "axis 2 is out of range", 2),
     ("i64", "    a = argmax(load(x) > 0.0, axis=0)\n", "needs a numeric tile", 2),
     ("i64", "    a = argmax(load(x)[0, 0], axis=0)\n", "rank >= 1", 2),
+    ("i64", "    a = argmax(load(x), axis=0, dtype=f32)\n", "is i64", 2),
 ])
 def test_checker_errors_are_located(it, body, fragment, line):
     src = SIG.format(it=it) + body

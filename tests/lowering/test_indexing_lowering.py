@@ -99,6 +99,20 @@ kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M]):
          "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
 
 
+def test_argmax_and_argmin_along_axis_0_keep_the_first_of_ties(tmp_path):
+    # ArgMaxRows/ArgMinRows on [N, TM] blocks with a 88-column tail, stored as int64 directly; ties everywhere
+    compile_verified(tmp_path, """
+kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
+    const TM = 256
+    for b, mb in parallel(B, cdiv(M, TM)):
+        m = mb * TM
+        t = load(x[b, :, m:m + TM])
+        store(y[b, m:m + TM], argmax(t, axis=0))
+        store(z[b, m:m + TM], argmin(t, axis=0))
+""", _op("x", "torch.argmax(x, dim=1), torch.argmin(x, dim=1)", "B = 3\nN = 19\nM = 600",
+         "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
+
+
 @pytest.mark.parametrize("out, body, expr, fragment", [
     ("i64", "        store(y[r], argmax(load(x[r, :])))\n", "torch.argmax(x, 1)", "argmax"),
     ("f32", "        store(y[r], sum(gather(load(x), load(idx))[r]))\n", "torch.take_along_dim(x, idx, 1).sum(1)",
