@@ -118,6 +118,9 @@ BROKEN = [
      [("bi = load(pi[b, 0, m:m + TM])", "bi = load(pi[b, 1, m:m + TM])")]),
     ("index/index_add",  # x dropped (MKB's zero x would hide this)
      [("store(y[r, j:j + T], load(x[r, j:j + T]))", "store(y[r, j:j + T], 0.0)")]),
+    ("index/masked_fill",  # mask inverted
+     [("where(load(mask[b, r, j:j + T]), -inf, load(x[b, r, j:j + T]))",
+       "where(load(mask[b, r, j:j + T]), load(x[b, r, j:j + T]), -inf)")]),
     ("loss/cross_entropy_loss",  # target logit not subtracted
      [("acc = acc + (m + log(s) - picked)", "acc = acc + (m + log(s))")]),
 ]
