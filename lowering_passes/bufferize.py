@@ -171,9 +171,9 @@ class _Bufferizer:
                                 OPS[func].form == "rowreduce" or t is None or result is None
                                 or tuple(t.shape) != tuple(result.shape)):
                             self.apart.append((a.id, s.target))
-                if func in OPS and OPS[func].form in ("gather", "argrows"):
+                if func in OPS and OPS[func].form in ("gather", "argrows", "scatter"):
                     # Gather reads its source at data-dependent places and its offsets while it writes;
-                    # ArgMaxRows reads every row while it writes
+                    # ArgMaxRows reads every row while it writes; a Scatter reads its indices and values
                     self.apart += [(a.id, s.target) for a in s.value.args if isinstance(a, A.Name)]
                 if func == "Copy" and isinstance(s.value.args[0], A.Index):
                     # a slice is gathered from its tile: never in place

@@ -16,7 +16,7 @@ from ascendcraft.dsl import ast as A
 from .base import call, lit
 
 #: the DSL ops these rules lower
-OPS = ("gather", "argmax", "argmin")
+OPS = ("gather", "argmax", "argmin", "scatter", "scatter_add")
 
 
 def select(sel, op: str, args: list, e, prev, no_rule) -> list:
@@ -26,6 +26,8 @@ def select(sel, op: str, args: list, e, prev, no_rule) -> list:
     text = f"`{print_expr(e)}`, "
     if op in ("argmax", "argmin"):
         return _arg(sel, op, args[0], e, prev, no_rule, text)
+    if op in ("scatter", "scatter_add"):
+        return _scatter(sel, op, args, e, no_rule, text)
     t, idx = (sel.ctx.type_of(a) for a in args[:2])
     axis = e.kwarg("axis")
     if len(t.shape) != 1 or len(idx.shape) != 1 or not (axis is None or _int(axis) in (0, -1)):
@@ -58,6 +60,16 @@ def _arg(sel, op, x, e, prev, no_rule, text) -> list:
     if result.dtype != "i32":
         steps.append(call("Cast", prev, A.Name(result.dtype)))
     return steps
+
+
+def _scatter(sel, op, args, e, no_rule, text) -> list:
+    """``scatter(t, idx, v)`` / ``scatter_add`` of 1-D tiles: Scatter / ScatterAdd, a loop on the scalar
+    unit in index order (no vector scatter accumulates repeated indices; A2's vector units have none)."""
+    t, idx, v = (sel.ctx.type_of(a) for a in args[:3])
+    if len(t.shape) != 1 or t.dtype not in ("f32", "i32") or idx.dtype not in ("i32", "i64"):
+        raise no_rule(text + f"{op} of a rank-{len(t.shape)} {t.dtype} tile by {idx.dtype} indices (it lowers for a "
+                      "1-D f32/i32 tile and i32/i64 indices: scatter one row at a time)")
+    return [call("Scatter" if op == "scatter" else "ScatterAdd", *args[:3])]
 
 
 def _int(e):

@@ -118,6 +118,8 @@ BROKEN = [
      [("bi = load(pi[b, 0, m:m + TM])", "bi = load(pi[b, 1, m:m + TM])")]),
     ("index/index_add",  # x dropped (MKB's zero x would hide this)
      [("store(y[r, j:j + T], load(x[r, j:j + T]))", "store(y[r, j:j + T], 0.0)")]),
+    ("index/scatter_add",  # repeated indices overwrite instead of adding
+     [("row = scatter_add(row,", "row = scatter(row,")]),
     ("index/masked_fill",  # mask inverted
      [("where(load(mask[b, r, j:j + T]), -inf, load(x[b, r, j:j + T]))",
        "where(load(mask[b, r, j:j + T]), load(x[b, r, j:j + T]), -inf)")]),

@@ -54,3 +54,22 @@ def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
     em.depth -= 1
     em.emit("}")
     return tile_cls(ct, "i32", "1", src.cols, f"AcAlignUp({src.cols}, 8)", out)
+
+
+def emit_scatter(em, target: str, e, op, out: str, tile_cls):
+    """``Scatter(t, idx, v)`` / ``ScatterAdd``: t copied into the output (AcCopy), then per index, in order,
+    ``out[idx[i]] = v[i]`` (or ``+=``) on the scalar unit: GetValue/SetValue, ordered after the vector
+    copy and before later readers by the compiler's automatic synchronisation of scalar UB accesses
+    (docs/simulator.md). Repeated indices: the last value stays / all are added, in index order."""
+    t, idx, v = (a.id for a in e.args[:3])
+    src, ix = em.tiles[t], em.tiles[idx]
+    if out != src.home:
+        em.emit(f"AcCopy({target}, {t}, {src.count});")
+    value = f"{v}.GetValue(i_)"
+    if op.of == "scatter_add":
+        value = f"{target}.GetValue(k_) + {value}"
+    em.emit(f"for (int64_t i_ = 0; i_ < {ix.count}; ++i_) {{")
+    em.emit(f"    const int64_t k_ = static_cast<int64_t>({idx}.GetValue(i_));")
+    em.emit(f"    {target}.SetValue(k_, {value});")
+    em.emit("}")
+    return tile_cls(src.ctype, src.dtype, src.rows, src.cols, src.pitch, out)

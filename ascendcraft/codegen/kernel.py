@@ -976,6 +976,8 @@ class _Emitter:
             tile = indexing.emit_gather(self, target, e, ct, t.dtype, out, _Tile)
         elif form == "argrows":   # codegen/indexing.py
             tile = indexing.emit_argrows(self, target, e, op, ct, out, _Tile)
+        elif form == "scatter":   # codegen/indexing.py
+            tile = indexing.emit_scatter(self, target, e, op, out, _Tile)
         else:
             src = self.tiles[(args[1] if form == "select" else args[0]).id]
             tile = _Tile(ct, t.dtype, src.rows, src.cols, src.pitch, out)

@@ -875,6 +875,9 @@ class Checker:
     def _gather(self, op, e):       # gather(t, idx, axis=...): ascendcraft/dsl/indexing.py
         return indexing.check_gather(self, op, e)
 
+    def _scatter(self, op, e):      # scatter / scatter_add(t, idx, v, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.check_scatter(self, op, e)
+
     def _scan(self, op, e):
         t = self._tile_arg(e.args[0], op.name)
         if t.dtype not in op.dtypes:

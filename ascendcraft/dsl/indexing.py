@@ -90,6 +90,29 @@ def check_gather(ck, op, e):
     return TTile(t.dtype, shape, t.space)
 
 
+def check_scatter(ck, op, e):
+    from .checker import _err
+    t = ck._tile_arg(e.args[0], op.name)
+    if t.dtype not in op.dtypes:
+        raise _err(f"{op.name} needs a numeric tile, got {t.dtype}", e.args[0])
+    idx, v = ck.expr(e.args[1]), ck.expr(e.args[2])
+    if not (isinstance(idx, TTile) and idx.space == "ub" and idx.dtype in D.INTS):
+        raise _err(f"{op.name}(t, idx, v): idx must be an integer ub tile, got {idx.describe()}", e.args[1],
+                   hint="load the indices first, e.g. idx = load(index[r, k:k + T])")
+    if not (isinstance(v, TTile) and v.space == "ub"):
+        raise _err(f"{op.name}(t, idx, v): v must be a ub tile of the values, got {v.describe()}", e.args[2])
+    if v.dtype != t.dtype:
+        raise _err(f"{op.name}(t, idx, v): v is {v.dtype} but t is {t.dtype}", e.args[2], hint="cast(v, ...) first")
+    if not t.shape:
+        raise _err(f"{op.name}(t, idx, v): t must have rank >= 1", e.args[0], kind="shape error")
+    ax = ck._axis(e, ck._kw_const(e, "axis", -1), len(t.shape))
+    if len(idx.shape) != len(t.shape) or v.shape != idx.shape or \
+            any(a != b for i, (a, b) in enumerate(zip(idx.shape, t.shape)) if i != ax):
+        raise _err(f"{op.name}(t, idx, v, axis={ax}): idx and v need one shape, t's on every axis but {ax}; got t "
+                   f"{list(t.shape)}, idx {list(idx.shape)}, v {list(v.shape)}", e, kind="shape error")
+    return t
+
+
 # ---------------------------------------------------------------- interpreter
 def _first_extreme(a: np.ndarray, axis, largest: bool) -> np.ndarray:
     """Index of the first maximum / minimum along ``axis`` (None: of the flattened array), a NaN
@@ -141,17 +164,55 @@ def run_gather(interp, op, e, fail):
     return run
 
 
+def run_scatter(interp, op, e, fail):
+    dst, index, values = (interp.expr(a) for a in e.args[:3])
+    name = op.of or op.name              # the API ops Scatter / ScatterAdd have the meaning of their `of`
+    axis_kw, add = interp._const_kw(e, "axis", -1), name == "scatter_add"
+
+    def run(env):
+        t, ix, v = dst(env), index(env), values(env)
+        a, i = t.data, ix.data
+        ax = axis_kw % a.ndim
+        n = a.shape[ax]
+        bad = (i < 0) | (i >= n)
+        if bad.any():
+            pos = tuple(int(p) for p in np.argwhere(bad)[0])
+            raise fail(f"{name}: index {int(i[pos])} (at position {list(pos)} of idx) is out of range for an "
+                       f"axis of extent {n}", e, kind="index error",
+                       hint="indices count from 0 and must be below the scattered axis's extent")
+        out = np.moveaxis(a.copy(), ax, -1)
+        iv, vv = np.moveaxis(i, ax, -1), np.moveaxis(v.data, ax, -1)
+        for row in np.ndindex(*out.shape[:-1]):
+            k, x = iv[row].astype(np.intp), vv[row]
+            if add:     # in index order, as PyTorch's CPU kernel and the lowered scalar loop add them
+                np.add.at(out[row], k, x)
+            else:       # a repeated index keeps the last value in index order
+                last = len(k) - 1 - np.unique(k[::-1], return_index=True)[1]
+                out[row][k[last]] = x[last]
+        return type(t)(np.ascontiguousarray(np.moveaxis(out, -1, ax)), t.dtype, t.space)
+    return run
+
+
 # ---------------------------------------------------------------- API-level form (lowered programs)
 # Gather(src, offsets): AscendC Gather of a 1-D tile, dst[i] = src[offsets[i] / sizeof(T)], the offsets
 # in bytes as an i32 tile (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h: b16/b32
 # data, uint32 byte offsets from the source's base address).
 # ArgMaxRows(t) / ArgMinRows(t): the i32 index of the first largest / smallest row of each column of a
 # 2-D f32 tile (argmax(t, axis=0)); codegen/indexing.py expands it into per-row AscendC calls.
-API_FORMS = ("gather", "argrows")
+# Scatter(t, idx, v) / ScatterAdd(t, idx, v) of 1-D tiles: t copied, then v written / added at idx on
+# the scalar unit in index order (codegen/indexing.py).
+API_FORMS = ("gather", "argrows", "scatter")
 
 
 def check_api(ck, op, e, types, out):
     from .checker import _err
+    if op.form == "scatter":
+        t, idx, v = types[:3]
+        if not all(isinstance(x, TTile) and x.space == "ub" and len(x.shape) == 1 for x in (t, idx, v)) or \
+                t.dtype not in ("f32", "i32") or v.dtype != t.dtype or idx.dtype not in ("i32", "i64") or v.shape != idx.shape:
+            raise _err(f"{op.name}(t, idx, v) takes 1-D ub tiles: t and v of one dtype (f32/i32), idx i32/i64 of v's "
+                       f"shape", e, kind="shape error")
+        return ck._placed(out.id if out is not None else None, t, e)
     if op.form == "argrows":
         t = types[0]
         if not (isinstance(t, TTile) and t.space == "ub" and t.dtype == "f32" and len(t.shape) == 2):
@@ -166,6 +227,8 @@ def check_api(ck, op, e, types, out):
 
 
 def run_api(interp, op, e, fail):
+    if op.form == "scatter":
+        return run_scatter(interp, op, e, fail)
     if op.form == "argrows":
         arg, largest = interp.expr(e.args[0]), op.of == "argmax"
 

@@ -679,6 +679,9 @@ class Interpreter:
     def _k_gather(self, op, e):     # gather(t, idx, axis=...): ascendcraft/dsl/indexing.py
         return indexing.run_gather(self, op, e, _fail)
 
+    def _k_scatter(self, op, e):    # scatter / scatter_add(t, idx, v, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.run_scatter(self, op, e, _fail)
+
     def _k_scan(self, op, e):
         arg = self.expr(e.args[0])
         axis = self._const_kw(e, "axis", -1)

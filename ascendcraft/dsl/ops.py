@@ -132,6 +132,12 @@ OPS["argmax"] = OpDef("argmax", "argreduce", 1, _N, None,
 OPS["argmin"] = OpDef("argmin", "argreduce", 1, _N, None,
                       "argmin(x, axis=None, keepdims=False, dtype=i64): position of the first minimum",
                       dict(_REDUCE_KW, dtype=None))
+OPS["scatter"] = OpDef("scatter", "scatter", 3, _ALL, None,
+                       "scatter(t, idx, v, axis=-1): t with v written at idx (repeated index: the last wins)",
+                       {"axis": -1})
+OPS["scatter_add"] = OpDef("scatter_add", "scatter", 3, _N, None,
+                           "scatter_add(t, idx, v, axis=-1): t with v added at idx (repeated indices accumulate)",
+                           {"axis": -1})
 OPS["gather"] = OpDef("gather", "gather", 2, _ALL, None,
                       "gather(t, idx, axis=-1): take_along_dim (idx of t's rank) or index_select (1-D idx)",
                       {"axis": -1})
@@ -254,6 +260,11 @@ for _name, _form, _of, _dt in _API:
 # Indexing API form (dsl/indexing.py defines its checking and meaning, codegen/indexing.py its AscendC)
 OPS["Gather"] = OpDef("Gather", "api", 2, frozenset({"f16", "f32", "i16", "i32"}), None, "AscendC Gather",
                       {"out": None}, form="gather", api="Gather")
+# composite: a scalar-unit loop over the indices (GetValue / SetValue), the tile copied first (operand dtypes:
+# the f32/i32 tile and values, the i32/i64 indices)
+for _name, _of in (("Scatter", "scatter"), ("ScatterAdd", "scatter_add")):
+    OPS[_name] = OpDef(_name, "api", 3, frozenset({"f32", "i32", "i64"}), None, "AscendC GetValue/SetValue per index",
+                       {"out": None}, form="scatter", of=_of)
 # composite: the i32 row index of the first extreme of each column of a 2-D tile (per row: Compare + Select
 # of the index, Max/Min of the running extreme)
 for _name, _of in (("ArgMaxRows", "argmax"), ("ArgMinRows", "argmin")):

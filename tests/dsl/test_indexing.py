@@ -123,6 +123,47 @@ def test_gather_out_of_range_names_the_line_and_the_index():
     assert err.value.span.line == 6
 
 
+SCATTER = """kernel k(x: gm f32[R, C], idx: gm i64[R, K], u: gm f32[R, K]) -> (y: gm f32[R, C], z: gm f32[R, C]):
+    const TK = 16
+    for r in parallel(R):
+        t = load(x[r, :])
+        s = t
+        for k in range(0, K, TK):
+            i = load(idx[r, k:k + TK])
+            v = load(u[r, k:k + TK])
+            t = scatter_add(t, i, v)
+            s = scatter(s, i, v)
+        store(y[r, :], t)
+        store(z[r, :], s)
+"""
+
+
+def test_scatter_add_accumulates_repeats_and_scatter_keeps_the_last():
+    # 45 indices into 12 columns per row, over three index tiles (a 13-index tail): repeats within and across tiles
+    x = RNG.standard_normal((5, 12)).astype(np.float32)
+    idx = RNG.integers(0, 12, (5, 45))
+    u = RNG.standard_normal((5, 45)).astype(np.float32)
+    y, z = run(SCATTER, {"R": 5, "C": 12, "K": 45}, {"x": x, "idx": idx, "u": u})
+    X, I, U = (torch.from_numpy(a) for a in (x, idx, u))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)   # PyTorch's CPU scatter writes in index order on one thread (as verification runs it)
+    try:
+        add, last = X.scatter_add(1, I, U).numpy(), X.scatter(1, I, U).numpy()
+    finally:
+        torch.set_num_threads(threads)
+    np.testing.assert_allclose(y, add, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(z, last)
+
+
+def test_scatter_out_of_range_names_the_line_and_the_index():
+    idx = RNG.integers(0, 12, (5, 45))
+    idx[3, 20] = -1
+    with pytest.raises(InterpreterError) as err:
+        run(SCATTER, {"R": 5, "C": 12, "K": 45}, {"x": np.zeros((5, 12), np.float32), "idx": idx,
+                                                  "u": np.zeros((5, 45), np.float32)})
+    assert "index -1" in err.value.message and err.value.span.line == 9
+
+
 # index_add (dim 0): copy x, then add every source row to the row its index names (atomic_add: two
 # cores may hold the same index); duplicate indices accumulate
 INDEX_ADD = """kernel k(x: gm f32[R, C], idx: gm i64[K], v: gm f32[K, C]) -> (y: gm f32[R, C]):
@@ -177,7 +218,7 @@ def test_masked_fill_is_where():
 
 
 def test_indexing_forms_round_trip_through_the_printer():
-    for src in (ARG_FOLD.format(arg="argmax", red="max", cmp=">"), GATHER, INDEX_ADD):
+    for src in (ARG_FOLD.format(arg="argmax", red="max", cmp=">"), GATHER, INDEX_ADD, SCATTER):
         k = parse(src, "k.dsl")
         text = print_kernel(k)
         assert parse(text) == k and print_kernel(parse(text)) == text
@@ -195,6 +236,9 @@ SIG = "kernel k(x: gm f32[R, C], idx: gm {it}[R, K]) -> (y: gm f32[R, K]):\n"
     ("i64", "    a = argmax(load(x) > 0.0, axis=0)\n", "needs a numeric tile", 2),
     ("i64", "    a = argmax(load(x)[0, 0], axis=0)\n", "rank >= 1", 2),
     ("i64", "    a = argmax(load(x), axis=0, dtype=f32)\n", "is i64", 2),
+    ("i64", "    a = scatter(load(x), load(idx), load(x[:, 0:6]) > 0.0)\n", "v is bool but t is f32", 2),
+    ("i64", "    a = scatter_add(load(x), load(idx[:, 0:3]), load(x[:, 0:4]))\n", "need one shape", 2),
+    ("f32", "    a = scatter_add(load(x), load(idx), load(x))\n", "idx must be an integer ub tile", 2),
 ])
 def test_checker_errors_are_located(it, body, fragment, line):
     src = SIG.format(it=it) + body

@@ -113,6 +113,25 @@ kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
          "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
 
 
+def test_scatter_add_and_scatter_of_rows_with_repeated_indices(tmp_path):
+    # 700 indices into 300 columns per row over three tiles (a 188-index tail): repeats add up / the last stays
+    compile_verified(tmp_path, """
+kernel s(x: gm f32[R, C], idx: gm i64[R, K], u: gm f32[R, K]) -> (y: gm f32[R, C], z: gm f32[R, C]):
+    const TK = 256
+    for r in parallel(R):
+        t = load(x[r, :])
+        s = t
+        for k in range(0, K, TK):
+            i = load(idx[r, k:k + TK])
+            v = load(u[r, k:k + TK])
+            t = scatter_add(t, i, v)
+            s = scatter(s, i, v)
+        store(y[r, :], t)
+        store(z[r, :], s)
+""", _op("x, idx, u", "x.scatter_add(1, idx, u), x.scatter(1, idx, u)", "R = 37\nC = 300\nK = 700",
+         "torch.randn(R, C), torch.randint(0, C, (R, K)), torch.randn(R, K)"), trials=2)
+
+
 @pytest.mark.parametrize("out, body, expr, fragment", [
     ("i64", "        store(y[r], argmax(load(x[r, :])))\n", "torch.argmax(x, 1)", "argmax"),
     ("f32", "        store(y[r], sum(gather(load(x), load(idx))[r]))\n", "torch.take_along_dim(x, idx, 1).sum(1)",
