@@ -1,23 +1,28 @@
-"""Indexing ops of the tile DSL: arg-reductions and gathers of on-chip tiles.
+"""Indexing ops of the tile DSL: arg-reductions, gathers and scatters of on-chip tiles.
 
-* ``argmax(t, axis=None, keepdims=False)`` / ``argmin(...)``: the position of the largest /
-  smallest element along ``axis`` (of the flattened tile when ``axis`` is omitted), as an
-  ``i64`` tile like ``torch.argmax``. Ties go to the **first** occurrence and a NaN counts as
-  the extreme (it wins, the first NaN when there are several), PyTorch's rules.
+* ``argmax(t, axis=None, keepdims=False, dtype=i64)`` / ``argmin(...)``: the position of the
+  largest / smallest element along ``axis`` (of the flattened tile when ``axis`` is omitted), an
+  ``i64`` tile like ``torch.argmax`` (``dtype=i32`` for index arithmetic on chip). Ties go to the
+  **first** occurrence and a NaN counts as the extreme (the first NaN wins), PyTorch's rules.
 * ``gather(t, idx, axis=-1)``: ``idx`` an integer tile. Same rank as ``t``:
   ``torch.take_along_dim`` (``out[..., k, ...] = t[..., idx[..., k, ...], ...]``, the other
   axes of ``idx`` of ``t``'s extent or 1); a 1-D ``idx`` with a tile of rank >= 2:
-  ``torch.index_select`` along ``axis``. Every index must lie in ``[0, extent)``: an index
-  outside is a run-time index error naming the line and the index (no negative wrap-around,
-  as everywhere in the DSL).
+  ``torch.index_select`` along ``axis``.
+* ``scatter(t, idx, v, axis=-1)`` / ``scatter_add(...)``: a copy of ``t`` with ``v`` written /
+  added at ``idx`` (``idx`` and ``v`` of one shape). Repeated indices: ``scatter_add`` adds all
+  of them in index order; ``scatter`` keeps the last in index order (PyTorch leaves the winner
+  unspecified; its CPU kernel, which verification runs, writes in index order).
+
+Every index must lie in ``[0, extent)``: an index outside is a run-time index error naming the
+line and the index (no negative wrap-around, as everywhere in the DSL).
 
 GM-side indexing (rows picked or scattered by a one-value integer tile, ``load(x[r, :])``,
 ``store(y[r, :], v)``, ``atomic_add(y[r, :], v)`` with ``r = load(idx[k])``) is the subscript
 rule of the checker and interpreter; docs/dsl.md "Indexing" shows both.
 
-The checker and interpreter call the two pairs of functions below (their ``_argreduce`` /
-``_gather`` and ``_k_argreduce`` / ``_k_gather`` hooks), so the op table rows in ops.py and
-this module are the whole definition.
+The checker and interpreter call the functions below from one-line hooks (``_argreduce``,
+``_gather``, ``_scatter`` and their ``_k_`` twins; API forms from ``_api`` / ``_k_api``), so the op
+table rows in ops.py and this module are the whole definition.
 """
 from __future__ import annotations
 
