@@ -171,6 +171,10 @@ class _Bufferizer:
                                 OPS[func].form == "rowreduce" or t is None or result is None
                                 or tuple(t.shape) != tuple(result.shape)):
                             self.apart.append((a.id, s.target))
+                if func in OPS and OPS[func].form in ("gather", "argrows", "scatter"):
+                    # Gather reads its source at data-dependent places and its offsets while it writes;
+                    # ArgMaxRows reads every row while it writes; a Scatter reads its indices and values
+                    self.apart += [(a.id, s.target) for a in s.value.args if isinstance(a, A.Name)]
                 if func == "Copy" and isinstance(s.value.args[0], A.Index):
                     # a slice is gathered from its tile: never in place
                     self.apart.append((s.value.args[0].base.id, s.target))
@@ -227,10 +231,13 @@ class _Bufferizer:
             from ascendcraft.dsl.broadcast import outer_operands
             col, row = outer_operands(*(self.ctx.type_of(a).shape for a in e.args))
             return (self.shape[e.args[col].id][0], self.shape[e.args[row].id][-1])
+        if op.form == "argrows":   # codegen/indexing.py: [indices | running extreme | row | mask] in one buffer
+            from .indexing import argrows_elems
+            return (argrows_elems(self.shape[e.args[0].id][1]),)
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
-        src = e.args[1] if op.form == "select" else e.args[0]
+        src = e.args[1] if op.form in ("select", "gather") else e.args[0]   # Gather: the offsets' shape
         if op.form in ("rowvec", "colvec"):   # the [R, C] operand (of the result's shape) gives the shape
             result = self.ctx.type_of(e)
             src = next((a for a in e.args if getattr(self.ctx.type_of(a), "shape", None) == getattr(result, "shape", ())),

@@ -32,6 +32,7 @@ from ascendcraft.dsl.ops import BINARY_OPERATORS, OPS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TScalar, TTile
 from ascendcraft.errors import DSLError
 
+from . import indexing
 from .base import LoweringPass, Names, call, lit, map_names, rewrite_block
 from .linearize import is_vector
 
@@ -315,6 +316,8 @@ class _Selector:
             value = lit(0.0 if self.ctx.type_of(e).dtype in ("f16", "bf16", "f32") else 0) if op == "zeros" \
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
+        if op in indexing.OPS and isinstance(e, A.Call):   # gather: lowering_passes/indexing.py
+            return indexing.select(self, op, args, e, P, NoRule)
         raise NoRule(f"`{_dsl_text(e)}` ({op} of {', '.join(self._describe(a) for a in args)})")
 
     def _iota(self, args, e) -> list:

@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
-from ascendcraft.dsl.ops import BINARY_OPERATORS, OPS, UNARY_OPERATORS
+from ascendcraft.dsl.ops import BINARY_OPERATORS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 

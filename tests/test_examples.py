@@ -112,6 +112,17 @@ BROKEN = [
      [("load(m[r:r + RB, c:c + TW]) * beta1", "0.0 * beta1")]),
     ("pooling/max_pooling_2d",  # zero padding instead of -inf
      [("pad=-inf", "pad=0.0")]),
+    ("index/argmax_over_a_dimension",  # the last chunk's maximum wins ties instead of the first
+     [("better = v > bv", "better = v >= bv")]),
+    ("index/argmax_over_a_dimension",  # the chunks' partial results folded without the first one
+     [("bi = load(pi[b, 0, m:m + TM])", "bi = load(pi[b, 1, m:m + TM])")]),
+    ("index/index_add",  # x dropped (MKB's zero x would hide this)
+     [("store(y[r, j:j + T], load(x[r, j:j + T]))", "store(y[r, j:j + T], 0.0)")]),
+    ("index/scatter_add",  # repeated indices overwrite instead of adding
+     [("row = scatter_add(row,", "row = scatter(row,")]),
+    ("index/masked_fill",  # mask inverted
+     [("where(load(mask[b, r, j:j + T]), -inf, load(x[b, r, j:j + T]))",
+       "where(load(mask[b, r, j:j + T]), load(x[b, r, j:j + T]), -inf)")]),
     ("loss/cross_entropy_loss",  # target logit not subtracted
      [("acc = acc + (m + log(s) - picked)", "acc = acc + (m + log(s))")]),
 ]

@@ -29,6 +29,7 @@ from lowering_passes.bufferize import SCALAR_RESERVE, strided_region, work_buffe
 from lowering_passes.base import is_phase_loop
 from lowering_passes.linearize import is_gemm
 
+from . import indexing
 from .spec import CTYPES, AttrArg, KernelSpec, TensorArg, TilingField
 
 _KERNEL_TYPES = {"aiv": "KERNEL_TYPE_AIV_ONLY", "aic": "KERNEL_TYPE_AIC_ONLY", "mix": "KERNEL_TYPE_MIX_AIC_1_2"}
@@ -985,6 +986,12 @@ class _Emitter:
                     else _Tile(ct, t.dtype, "1", src.rows, f"AcAlignUp({src.rows}, {per_block})", out))
         elif form == "copy" and isinstance(args[0], A.Index):
             tile = self._slice(target, args[0], t, ct, out)
+        elif form == "gather":   # codegen/indexing.py
+            tile = indexing.emit_gather(self, target, e, ct, t.dtype, out, _Tile)
+        elif form == "argrows":   # codegen/indexing.py
+            tile = indexing.emit_argrows(self, target, e, op, ct, out, _Tile)
+        elif form == "scatter":   # codegen/indexing.py
+            tile = indexing.emit_scatter(self, target, e, op, out, _Tile)
         else:
             src = self.tiles[(args[1] if form == "select" else args[0]).id]
             tile = _Tile(ct, t.dtype, src.rows, src.cols, src.pitch, out)

@@ -14,6 +14,7 @@ from .. import dtypes as D
 from ..chips import Chip
 from ..errors import DSLError
 from . import ast as A
+from . import indexing
 from .ops import API_COMPARE_MODES, BINARY_OPERATORS, CONSTANT_NAMES, OPS, ROUND_MODES, UNARY_OPERATORS
 from .parser import keywords
 from .types import TDType, TGM, TRegion, TScalar, TStr, TTile, TTuple
@@ -350,6 +351,8 @@ class Checker:
         if form == "getvalue":
             t = tile(0)
             return TScalar(t.dtype)
+        if form in indexing.API_FORMS:    # Gather, ArgMaxRows/ArgMinRows: dsl/indexing.py
+            return indexing.check_api(self, op, e, types, out)
         if form in ("rowvec", "colvec"):
             a, b = tile(0), tile(1)
             dtype_ok(a, args[0])
@@ -874,6 +877,15 @@ class Checker:
         shape = tuple(1 if i == ax else d for i, d in enumerate(t.shape)) if keep else \
             tuple(d for i, d in enumerate(t.shape) if i != ax)
         return TTile(t.dtype, shape, t.space)
+
+    def _argreduce(self, op, e):    # argmax / argmin: ascendcraft/dsl/indexing.py
+        return indexing.check_argreduce(self, op, e)
+
+    def _gather(self, op, e):       # gather(t, idx, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.check_gather(self, op, e)
+
+    def _scatter(self, op, e):      # scatter / scatter_add(t, idx, v, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.check_scatter(self, op, e)
 
     def _scan(self, op, e):
         t = self._tile_arg(e.args[0], op.name)

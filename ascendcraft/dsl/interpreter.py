@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes as D
 from ..errors import DSLError, InterpreterError
 from . import ast as A
+from . import indexing
 from .checker import CheckedKernel
 from .types import TScalar, TStr, TTile, TTuple
 from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS, apply_round
@@ -672,6 +673,15 @@ class Interpreter:
             return Tile(D.quantize(np.asarray(out), t.dtype), t.dtype, t.space)
         return run
 
+    def _k_argreduce(self, op, e):  # argmax / argmin: ascendcraft/dsl/indexing.py
+        return indexing.run_argreduce(self, op, e, _fail)
+
+    def _k_gather(self, op, e):     # gather(t, idx, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.run_gather(self, op, e, _fail)
+
+    def _k_scatter(self, op, e):    # scatter / scatter_add(t, idx, v, axis=...): ascendcraft/dsl/indexing.py
+        return indexing.run_scatter(self, op, e, _fail)
+
     def _k_scan(self, op, e):
         arg = self.expr(e.args[0])
         axis = self._const_kw(e, "axis", -1)
@@ -801,6 +811,8 @@ class Interpreter:
         form = op.form
         if form == "gemm":
             return self._k_gemm(e)
+        if form in indexing.API_FORMS:    # Gather, ArgMaxRows/ArgMinRows: dsl/indexing.py
+            return indexing.run_api(self, op, e, _fail)
         args = [self.expr(a) for a in e.args]
         if form == "getvalue":
             def getvalue(env):

@@ -125,6 +125,22 @@ OPS["zeros"] = OpDef("zeros", "construct", 2, _ALL, None,
 OPS["full"] = OpDef("full", "construct", 3, _ALL, None, "full(shape, value, dtype): a new tile filled with value")
 OPS["iota"] = OpDef("iota", "construct", 2, _N, None, "iota(n, dtype, start=0): [start, start+1, ...]",
                     {"start": 0})
+# Indexing (ascendcraft/dsl/indexing.py: checker and interpreter rules, PyTorch's tie and NaN rules)
+OPS["argmax"] = OpDef("argmax", "argreduce", 1, _N, None,
+                      "argmax(x, axis=None, keepdims=False, dtype=i64): position of the first maximum",
+                      dict(_REDUCE_KW, dtype=None))
+OPS["argmin"] = OpDef("argmin", "argreduce", 1, _N, None,
+                      "argmin(x, axis=None, keepdims=False, dtype=i64): position of the first minimum",
+                      dict(_REDUCE_KW, dtype=None))
+OPS["scatter"] = OpDef("scatter", "scatter", 3, _ALL, None,
+                       "scatter(t, idx, v, axis=-1): t with v written at idx (repeated index: the last wins)",
+                       {"axis": -1})
+OPS["scatter_add"] = OpDef("scatter_add", "scatter", 3, _N, None,
+                           "scatter_add(t, idx, v, axis=-1): t with v added at idx (repeated indices accumulate)",
+                           {"axis": -1})
+OPS["gather"] = OpDef("gather", "gather", 2, _ALL, None,
+                      "gather(t, idx, axis=-1): take_along_dim (idx of t's rank) or index_select (1-D idx)",
+                      {"axis": -1})
 OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division of integer scalars")
 
 
@@ -246,6 +262,20 @@ for _name, _form, _of, _dt in _API:
                                       "gemm": 2}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)
+
+# Indexing API form (dsl/indexing.py defines its checking and meaning, codegen/indexing.py its AscendC)
+OPS["Gather"] = OpDef("Gather", "api", 2, frozenset({"f16", "f32", "i16", "i32"}), None, "AscendC Gather",
+                      {"out": None}, form="gather", api="Gather")
+# composite: a scalar-unit loop over the indices (GetValue / SetValue), the tile copied first (operand dtypes:
+# the f32/i32 tile and values, the i32/i64 indices)
+for _name, _of in (("Scatter", "scatter"), ("ScatterAdd", "scatter_add")):
+    OPS[_name] = OpDef(_name, "api", 3, frozenset({"f32", "i32", "i64"}), None, "AscendC GetValue/SetValue per index",
+                       {"out": None}, form="scatter", of=_of)
+# composite: the i32 row index of the first extreme of each column of a 2-D tile (per row: Compare + Select
+# of the index, Max/Min of the running extreme)
+for _name, _of in (("ArgMaxRows", "argmax"), ("ArgMinRows", "argmin")):
+    OPS[_name] = OpDef(_name, "api", 1, frozenset({"f32"}), None, "AscendC Compare + Select + Max/Min per row",
+                       {"out": None}, form="argrows", of=_of)
 
 BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod",
                     "**": "pow", "&": "and", "|": "or", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",

@@ -1,0 +1,75 @@
+"""AscendC for the indexing API form (docs/dsl.md "Indexing"; lowering_passes/indexing.py).
+
+``Gather(src, offsets)``: ``AscendC::Gather(dst, src, offsets, srcBaseAddr, count)`` reads
+``dst[i] = src[(srcBaseAddr + offsets[i]) / sizeof(T)]``, the offsets a uint32 tensor of byte
+offsets (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h). The offsets tile
+is i32 in the program (non-negative, below the UB size): its bits are the uint32 offsets.
+"""
+from __future__ import annotations
+
+
+def emit_gather(em, target: str, e, ct: str, dtype: str, out: str, tile_cls):
+    src, offsets = (a.id for a in e.args[:2])
+    off = em.tiles[offsets]
+    em.emit(f"AscendC::Gather({target}, {src}, {offsets}.ReinterpretCast<uint32_t>(), static_cast<uint32_t>(0), "
+            f"static_cast<uint32_t>({off.count}));")
+    return tile_cls(ct, dtype, off.rows, off.cols, off.pitch, out)
+
+
+def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
+    """``ArgMaxRows(t)`` / ``ArgMinRows(t)`` of a 2-D f32 tile: the i32 row index of each column's first
+    extreme. The output buffer (sized by lowering_passes/indexing.argrows_elems) holds, A = cols rounded up
+    to 64, the indices, the running extreme, a copy of the current row (A each) and the mask. Per row:
+    Compare(row <= best) (>= for argmin; false only where the row is strictly better, so the first of equal
+    extremes keeps its index), Select of the row number where it is false, then Max (Min) into the running
+    extreme. Compare works on whole 256-byte repeats (A elements), so the row and the extreme are copies
+    whose tails are zeroed first, never the tile's own rows (which may end before A)."""
+    src = em.tiles[e.args[0].id]
+    x = e.args[0].id
+    largest = op.of == "argmax"
+    cols = f"static_cast<int32_t>({src.cols})"
+    em.emit("{")
+    em.depth += 1
+    em.emit(f"const int64_t a_ = AcAlignUp({src.cols}, 64);")
+    em.emit(f"AscendC::LocalTensor<float> best_ = {target}[a_].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<float> row_ = {target}[2 * a_].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<uint8_t> mask_ = {target}[3 * a_].ReinterpretCast<uint8_t>();")
+    em.emit(f"AscendC::Duplicate({target}, static_cast<int32_t>(0), {cols});")
+    em.emit("AscendC::Duplicate(best_, 0.0f, static_cast<int32_t>(a_));")
+    em.emit("AscendC::Duplicate(row_, 0.0f, static_cast<int32_t>(a_));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit(f"AscendC::Muls(best_, {x}, 1.0f, {cols});")
+    em.emit(f"for (int64_t r_ = 1; r_ < {src.rows}; ++r_) {{")
+    em.emit("    AscendC::PipeBarrier<PIPE_V>();")
+    em.emit(f"    AscendC::Muls(row_, {x}[r_ * {src.pitch}], 1.0f, {cols});")
+    em.emit("    AscendC::PipeBarrier<PIPE_V>();")
+    em.emit(f"    AscendC::Compare(mask_, row_, best_, AscendC::CMPMODE::{'LE' if largest else 'GE'}, "
+            "static_cast<uint32_t>(a_));")
+    em.emit("    AscendC::PipeBarrier<PIPE_V>();")
+    em.emit(f"    AscendC::Select({target}.ReinterpretCast<float>(), mask_, {target}.ReinterpretCast<float>(), "
+            f"AcBitsAs<float>(static_cast<int32_t>(r_)), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, "
+            f"static_cast<uint32_t>({src.cols}));")
+    em.emit(f"    AscendC::{'Max' if largest else 'Min'}(best_, best_, row_, {cols});")
+    em.emit("}")
+    em.depth -= 1
+    em.emit("}")
+    return tile_cls(ct, "i32", "1", src.cols, f"AcAlignUp({src.cols}, 8)", out)
+
+
+def emit_scatter(em, target: str, e, op, out: str, tile_cls):
+    """``Scatter(t, idx, v)`` / ``ScatterAdd``: t copied into the output (AcCopy), then per index, in order,
+    ``out[idx[i]] = v[i]`` (or ``+=``) on the scalar unit: GetValue/SetValue, ordered after the vector
+    copy and before later readers by the compiler's automatic synchronisation of scalar UB accesses
+    (docs/simulator.md). Repeated indices: the last value stays / all are added, in index order."""
+    t, idx, v = (a.id for a in e.args[:3])
+    src, ix = em.tiles[t], em.tiles[idx]
+    if out != src.home:
+        em.emit(f"AcCopy({target}, {t}, {src.count});")
+    value = f"{v}.GetValue(i_)"
+    if op.of == "scatter_add":
+        value = f"{target}.GetValue(k_) + {value}"
+    em.emit(f"for (int64_t i_ = 0; i_ < {ix.count}; ++i_) {{")
+    em.emit(f"    const int64_t k_ = static_cast<int64_t>({idx}.GetValue(i_));")
+    em.emit(f"    {target}.SetValue(k_, {value});")
+    em.emit("}")
+    return tile_cls(src.ctype, src.dtype, src.rows, src.cols, src.pitch, out)

@@ -1,0 +1,147 @@
+"""Indexing forms lowered to AscendC and run on the simulator against PyTorch (docs/dsl.md
+"Indexing"): gather on tiles (AscendC Gather), rows of GM picked and scattered by a one-value
+index tile (GetValue + DataCopy, SetAtomicAdd), and an argmax folded with where; every test has
+duplicate indices or ties and tail tiles, and runs at the op's shapes and at the second shape set."""
+from __future__ import annotations
+
+import pytest
+
+import ascendcraft
+from ascendcraft.errors import AscendcraftError, render
+
+from compiled import compile_verified
+
+_OP = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, {args}):
+        return {expr}
+
+
+{consts}
+
+
+def get_inputs():
+    return [{inputs}]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def _op(args, expr, consts, inputs):
+    return _OP.format(args=args, expr=expr, consts=consts, inputs=inputs)
+
+
+def test_gather_along_rows_with_duplicates_and_a_tail_tile(tmp_path):
+    # 300 indices into 70 columns: duplicates; TK = 128 leaves a 44-index tail; an uneven core split
+    compile_verified(tmp_path, """
+kernel g(x: gm f32[R, C], idx: gm i64[R, K]) -> (y: gm f32[R, K]):
+    const TK = 128
+    for r in parallel(R):
+        row = load(x[r, :])
+        for k in range(0, K, TK):
+            store(y[r, k:k + TK], gather(row, load(idx[r, k:k + TK])))
+""", _op("x, idx", "torch.take_along_dim(x, idx, dim=1)", "R = 53\nC = 70\nK = 300",
+         "torch.randn(R, C), torch.randint(0, C, (R, K))"), trials=2)
+
+
+def test_index_select_of_columns_gathers_each_row_by_one_index_tile(tmp_path):
+    # index_select(dim=1) with a 1-D index: the index tile is loaded once per core, each row gathered by it
+    compile_verified(tmp_path, """
+kernel s(x: gm f32[R, C], idx: gm i64[K]) -> (y: gm f32[R, K]):
+    for c in parallel(CORES):
+        ix = load(idx)
+        for r in range(c * R // CORES, (c + 1) * R // CORES):
+            store(y[r, :], gather(load(x[r, :]), ix))
+""", _op("x, idx", "torch.index_select(x, 1, idx)", "R = 61\nC = 200\nK = 333",
+         "torch.randn(R, C), torch.randint(0, C, (K,))"), trials=2)
+
+
+def test_embedding_rows_and_index_add_with_duplicates_across_cores(tmp_path):
+    # y = emb[ids] (rows picked by a one-value index tile) and z = acc.index_add(0, ids, w) (atomic_add:
+    # 90 ids over 13 rows repeat, and repeated ids sit on different cores)
+    compile_verified(tmp_path, """
+kernel e(emb: gm f32[V, D], ids: gm i64[K], acc: gm f32[V, D], w: gm f32[K, D]) -> (y: gm f32[K, D], z: gm f32[V, D]):
+    const T = 256
+    for v in parallel(V):
+        for j in range(0, D, T):
+            store(z[v, j:j + T], load(acc[v, j:j + T]))
+    for k in parallel(K):
+        r = load(ids[k])
+        for j in range(0, D, T):
+            store(y[k, j:j + T], load(emb[r, j:j + T]))
+            atomic_add(z[r, j:j + T], load(w[k, j:j + T]))
+""", _op("emb, ids, acc, w", "torch.nn.functional.embedding(ids, emb), acc.index_add(0, ids, w)",
+         "V = 13\nD = 300\nK = 90", "torch.randn(V, D), torch.randint(0, V, (K,)), torch.randn(V, D), "
+         "torch.randn(K, D)"), trials=2)
+
+
+def test_argmin_folded_with_where_keeps_the_first_of_ties(tmp_path):
+    # few distinct values: ties in every column; the running index is i32 (Select), cast to int64 at the end
+    compile_verified(tmp_path, """
+kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M]):
+    const TM = 512
+    for b, mb in parallel(B, cdiv(M, TM)):
+        m = mb * TM
+        bv = load(x[b, 0, m:m + TM])
+        bi = cast(where(bv > bv, bv, 0.0), i32)
+        for n in range(1, N):
+            v = load(x[b, n, m:m + TM])
+            better = v < bv
+            bi = where(better, n, bi)
+            bv = where(better, v, bv)
+        store(y[b, m:m + TM], cast(bi, i64))
+""", _op("x", "torch.argmin(x, dim=1)", "B = 3\nN = 19\nM = 600",
+         "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
+
+
+def test_argmax_and_argmin_along_axis_0_keep_the_first_of_ties(tmp_path):
+    # ArgMaxRows/ArgMinRows on [N, TM] blocks with a 88-column tail, stored as int64 directly; ties everywhere
+    compile_verified(tmp_path, """
+kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
+    const TM = 256
+    for b, mb in parallel(B, cdiv(M, TM)):
+        m = mb * TM
+        t = load(x[b, :, m:m + TM])
+        store(y[b, m:m + TM], argmax(t, axis=0))
+        store(z[b, m:m + TM], argmin(t, axis=0))
+""", _op("x", "torch.argmax(x, dim=1), torch.argmin(x, dim=1)", "B = 3\nN = 19\nM = 600",
+         "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
+
+
+def test_scatter_add_and_scatter_of_rows_with_repeated_indices(tmp_path):
+    # 700 indices into 300 columns per row over three tiles (a 188-index tail): repeats add up / the last stays
+    compile_verified(tmp_path, """
+kernel s(x: gm f32[R, C], idx: gm i64[R, K], u: gm f32[R, K]) -> (y: gm f32[R, C], z: gm f32[R, C]):
+    const TK = 256
+    for r in parallel(R):
+        t = load(x[r, :])
+        s = t
+        for k in range(0, K, TK):
+            i = load(idx[r, k:k + TK])
+            v = load(u[r, k:k + TK])
+            t = scatter_add(t, i, v)
+            s = scatter(s, i, v)
+        store(y[r, :], t)
+        store(z[r, :], s)
+""", _op("x, idx, u", "x.scatter_add(1, idx, u), x.scatter(1, idx, u)", "R = 37\nC = 300\nK = 700",
+         "torch.randn(R, C), torch.randint(0, C, (R, K)), torch.randn(R, K)"), trials=2)
+
+
+@pytest.mark.parametrize("out, body, expr, fragment", [
+    ("i64", "        store(y[r], argmax(load(x[r, :])))\n", "torch.argmax(x, 1)", "argmax"),
+    ("f32", "        store(y[r], sum(gather(load(x), load(idx))[r]))\n", "torch.take_along_dim(x, idx, 1).sum(1)",
+     "gather"),
+])
+def test_forms_that_do_not_lower_are_refused_at_their_line(tmp_path, out, body, expr, fragment):
+    (tmp_path / "k.dsl").write_text(f"kernel k(x: gm f32[R, C], idx: gm i64[R, C]) -> (y: gm {out}[R]):\n"
+                                    "    for r in parallel(R):\n" + body)
+    (tmp_path / "op.py").write_text(_op("x, idx", expr, "R = 4\nC = 16", "torch.randn(R, C), torch.randint(0, C, (R, C))"))
+    with pytest.raises(AscendcraftError) as info:
+        ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
+    text = render(info.value)
+    assert f"no AscendC selection rule for `{fragment}(" in text and "k.dsl:3:" in text, text
