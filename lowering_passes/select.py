@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.ops import BINARY_OPERATORS, OPS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TScalar, TTile
@@ -528,12 +529,18 @@ class _Selector:
         st.add(call({"and": "And", "or": "Or", "not": "Not"}[op], *args))
         return st
 
-    def _bits(self, st: "_Steps", mask, invert: bool = False):
+    def _bits(self, st: "_Steps", mask, invert: bool = False, lanes: int = 2):
         """A bool tile as a bit mask (one bit per element, what Compare writes and Select reads): a bit
-        mask as it is, bytes from GM -> f16 (Cast u8->half) -> CompareScalar != 0; ``invert``: its not."""
+        mask as it is, bytes from GM -> f16 (Cast u8->half) -> CompareScalar != 0; ``invert``: its not.
+        A Select of ``lanes``-byte values reads the bit of element (r, c) at r * pitch + c, with the
+        pitch of its values' dtype (rows start on 32-byte blocks): a 2-D mask for 4-byte values is
+        compared as f32, so its bits have that pitch (an f16 image has 16-element rows)."""
         if isinstance(mask, A.Name) and mask.id in self.bit_masks:
             return st.add(call("Not", mask)) if invert else mask
         h = st.add(call("Cast", mask, A.Name("f16")))
+        mt = self.ctx.type_of(mask)
+        if lanes == 4 and isinstance(mt, TTile) and len(mt.shape) >= 2:
+            h = st.add(call("Cast", h, A.Name("f32")))
         return st.add(call("CompareScalar", h, lit(0.0), mode=A.Str("eq" if invert else "ne")))
 
     def _where(self, args, e) -> list:
@@ -566,7 +573,7 @@ class _Selector:
         invert = not is_tile[1]
         first, second = (b, a) if invert else (a, b)
         first_t = types[2] if invert else types[1]
-        m = self._mask_of_shape(st, mask, types[0], is_tile[0], shape, like, invert)
+        m = self._mask_of_shape(st, mask, types[0], is_tile[0], shape, like, invert, D.ITEMSIZE[dtype])
         if tuple(first_t.shape) != shape:
             first = self._expand(st, first, first_t, shape, like, dtype)
         second_t = types[1] if invert else types[2]
@@ -575,15 +582,15 @@ class _Selector:
         st.add(call("Select", m, first, second))
         return st
 
-    def _mask_of_shape(self, st, mask, mt, is_tile: bool, shape, like, invert: bool):
-        """A bit mask of the result's shape (inverted with ``invert``)."""
+    def _mask_of_shape(self, st, mask, mt, is_tile: bool, shape, like, invert: bool, lanes: int = 2):
+        """A bit mask of the result's shape (inverted with ``invert``) for a Select of ``lanes``-byte values."""
         if not is_tile:   # a scalar condition: compare a tile of ones with where(c, 1, 0)
             ones, kind = self._filled(st, like[0], like[1], 1)
             f = st.add(call("Cast", ones, A.Name("f32"))) if kind != "f32" else ones
             value = A.Call("where", (mask, lit(1.0), lit(0.0)))
             return st.add(call("CompareScalar", f, value, mode=A.Str("ne" if invert else "eq")))
         if tuple(mt.shape) == shape:
-            return self._bits(st, mask, invert)
+            return self._bits(st, mask, invert, lanes)
         # a broadcast mask: its 0/1 values as f32, broadcast like an arithmetic operand, != 0
         if isinstance(mask, A.Name) and mask.id in self.bit_masks:
             if mask.id not in self.mask_like:
