@@ -153,13 +153,7 @@ def run_gather(interp, op, e, fail):
         t, ix = src(env), index(env)
         a, i = t.data, ix.data
         ax = axis_kw % a.ndim
-        n = a.shape[ax]
-        bad = (i < 0) | (i >= n)
-        if bad.any():
-            pos = tuple(int(p) for p in np.argwhere(bad)[0])
-            raise fail(f"gather: index {int(i[pos])} (at position {list(pos)} of idx) is out of range for an axis "
-                       f"of extent {n}", e, kind="index error",
-                       hint="indices count from 0 and must be below the gathered axis's extent")
+        _check_indices(i, a.shape[ax], "gather", "gathered", e, fail)
         if i.ndim == a.ndim:
             shape = tuple(i.shape[k] if k == ax else a.shape[k] for k in range(a.ndim))
             out = np.take_along_axis(a, np.broadcast_to(i, shape).astype(np.intp), axis=ax)
@@ -167,6 +161,16 @@ def run_gather(interp, op, e, fail):
             out = np.take(a, i.astype(np.intp), axis=ax)
         return type(t)(np.ascontiguousarray(out), t.dtype, t.space)
     return run
+
+
+def _check_indices(i, n: int, name: str, verb: str, e, fail) -> None:
+    """A located index error for the first index of ``i`` outside ``[0, n)``."""
+    bad = (i < 0) | (i >= n)
+    if bad.any():
+        pos = tuple(int(p) for p in np.argwhere(bad)[0])
+        raise fail(f"{name}: index {int(i[pos])} (at position {list(pos)} of idx) is out of range for an axis "
+                   f"of extent {n}", e, kind="index error",
+                   hint=f"indices count from 0 and must be below the {verb} axis's extent")
 
 
 def run_scatter(interp, op, e, fail):
@@ -178,13 +182,7 @@ def run_scatter(interp, op, e, fail):
         t, ix, v = dst(env), index(env), values(env)
         a, i = t.data, ix.data
         ax = axis_kw % a.ndim
-        n = a.shape[ax]
-        bad = (i < 0) | (i >= n)
-        if bad.any():
-            pos = tuple(int(p) for p in np.argwhere(bad)[0])
-            raise fail(f"{name}: index {int(i[pos])} (at position {list(pos)} of idx) is out of range for an "
-                       f"axis of extent {n}", e, kind="index error",
-                       hint="indices count from 0 and must be below the scattered axis's extent")
+        _check_indices(i, a.shape[ax], name, "scattered", e, fail)
         out = np.moveaxis(a.copy(), ax, -1)
         iv, vv = np.moveaxis(i, ax, -1), np.moveaxis(v.data, ax, -1)
         for row in np.ndindex(*out.shape[:-1]):
