@@ -18,8 +18,9 @@ After::
     const T = 4096
     ...
 
-Only *tile-size constants* change: ``const T = <integer>`` used only as a ``range`` step, as the
-length of a slice (``e:e + T``), as an extent of ``zeros``/``full``, as a buffer extent, or in the
+Only *tile-size constants* change: ``const T = <integer>`` (or ``minimum(N, <integer>)``, whose integer
+changes) used only as a ``range`` step, as the
+length of a slice (``e:e + T``), as an extent of ``zeros``/``full``/``iota``, as a buffer extent, or in the
 definitions of other constants used only so. Each value then computes the same thing up to the
 order of float sums; the pass manager verifies the new level against the source like any other.
 All tile-size constants shrink by one factor, to multiples of their alignment (the largest power
@@ -101,9 +102,9 @@ class Fit(LoweringPass):
 
 def tile_constants(kernel: A.Kernel) -> list[str]:
     """Names of the kernel's tile-size constants (see the module doc), largest value first."""
-    literal = {s.name: s.value.value for s in kernel.body
-               if isinstance(s, A.Const) and isinstance(s.value, A.Int) and s.value.value > 0}
-    derived = {s.name: s.value for s in kernel.body if isinstance(s, A.Const) and not isinstance(s.value, A.Int)}
+    literal = {s.name: _literal(s.value).value for s in kernel.body
+               if isinstance(s, A.Const) and _literal(s.value) is not None}
+    derived = {s.name: s.value for s in kernel.body if isinstance(s, A.Const) and s.name not in literal}
     allowed = _allowed_name_ids(kernel)
     bad = set()
     for n in A.walk(kernel):
@@ -127,6 +128,24 @@ def tile_constants(kernel: A.Kernel) -> list[str]:
     return sorted(names, key=lambda n: -literal[n])
 
 
+def _literal(value) -> A.Int | None:
+    """The integer a tile-size constant is written with: ``T = 8192``, or the bound of
+    ``T = minimum(C, 8192)`` (a tile of at most 8192, fewer when the axis is shorter)."""
+    if isinstance(value, A.Int):
+        return value if value.value > 0 else None
+    if isinstance(value, A.Call) and value.func == "minimum" and len(value.args) == 2:
+        ints = [a for a in value.args if isinstance(a, A.Int) and a.value > 0]
+        return ints[0] if len(ints) == 1 else None
+    return None
+
+
+def _with_literal(value, n: int):
+    """``value`` with its :func:`_literal` set to ``n``."""
+    if isinstance(value, A.Int):
+        return replace(value, value=n)
+    return replace(value, args=tuple(replace(a, value=n) if a is _literal(value) else a for a in value.args))
+
+
 def _allowed_name_ids(kernel: A.Kernel) -> set[int]:
     """ids of the Name nodes in positions where a tile size may change freely."""
     ok: set[int] = set()
@@ -135,8 +154,10 @@ def _allowed_name_ids(kernel: A.Kernel) -> set[int]:
             ok.add(id(n.step))
         elif isinstance(n, A.Slice) and isinstance(n.stop, A.Binary) and n.stop.op == "+":
             ok |= {id(d) for d in (n.stop.lhs, n.stop.rhs) if isinstance(d, A.Name)}
-        elif isinstance(n, A.Call) and n.func in ("zeros", "full") and n.args and isinstance(n.args[0], A.Tuple):
-            ok |= {id(d) for d in n.args[0].items if isinstance(d, A.Name)}
+        elif isinstance(n, A.Call) and n.func in ("zeros", "full", "iota", "Duplicate") and n.args:
+            # a new tile's extents: zeros((T,), f32), iota(T, i32, start=j), the lowered Duplicate(T, 1.0, f32)
+            shape = n.args[0].items if isinstance(n.args[0], A.Tuple) else (n.args[0],)
+            ok |= {id(d) for d in shape if isinstance(d, A.Name)}
         elif isinstance(n, A.Const):
             ok |= {id(d) for d in A.walk(n.value) if isinstance(d, A.Name)}
     return ok
@@ -156,7 +177,8 @@ class _Trial:
         self.k, self.ctx = kernel, ctx
         self.capacity = ctx.chip.capacity("ub")
         consts = {s.name: s for s in kernel.body if isinstance(s, A.Const)}
-        self.consts = [(n, consts[n].span.line if consts[n].span else 0, consts[n].value.value) for n in sizes]
+        self.consts = [(n, consts[n].span.line if consts[n].span else 0, _literal(consts[n].value).value)
+                       for n in sizes]
         self.align = [_align(v) for _, _, v in self.consts]
         self._seen: dict[int | None, _Outcome] = {}
 
@@ -168,7 +190,7 @@ class _Trial:
 
     def kernel(self, top: int) -> A.Kernel:
         new = dict(zip((n for n, _, _ in self.consts), self.values(top)))
-        body = tuple(replace(s, value=replace(s.value, value=new[s.name]))
+        body = tuple(replace(s, value=_with_literal(s.value, new[s.name]))
                      if isinstance(s, A.Const) and s.name in new else s for s in self.k.body)
         return replace(self.k, body=body)
 

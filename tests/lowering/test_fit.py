@@ -125,3 +125,22 @@ def test_check_names_the_largest_tile_size_that_keeps_double_buffering(tmp_path)
     assert not at.plan.single_buffered and at.plan.fits == ()
     above = _plan(*_wloss_at(tmp_path, size + 64))
     assert above.plan.single_buffered
+
+
+def test_a_tile_size_bounded_by_an_axis_is_fitted_too(tmp_path):
+    """`const T = minimum(N, 12000)`: the bound is the writer's tile size; iota and zeros extents are
+    tile extents too."""
+    k = parse("""
+kernel k(x: gm f32[N]) -> (y: gm f32[N]):
+    const T = minimum(N, 12000)
+    for j in range(0, N, T):
+        store(y[j:j + T], load(x[j:j + T]) + cast(iota(T, i32, start=j), f32) + zeros((T,), f32))
+""", "k.dsl")
+    assert tile_constants(k) == ["T"]
+    kernel = tmp_path / "k.dsl"
+    kernel.write_text((CUMSUM / "kernel.dsl").read_text().replace("const T = 4096", "const T = minimum(N, 12000)"))
+    r = _plan(kernel, CUMSUM / "op.py")
+    assert r.plan.refused is None, r.plan.refused
+    (fit,) = r.plan.fits
+    assert fit.consts[0][2] == 12000 and fit.used[0] < 12000
+    assert f"lower uses T = {fit.used[0]}" in r.summary()
