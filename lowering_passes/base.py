@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import ClassVar
 
 from ascendcraft.dsl import ast as A
 from ascendcraft.errors import DSLError
@@ -35,9 +34,6 @@ class LoweringPass:
 
     name: str = "pass"
     establishes: tuple[str, ...] = ()
-    # True for a pass whose output may round floats otherwise (a different tile size sums in another
-    # order): its level is judged against the op where it differs from the level before
-    reassociates: ClassVar[bool] = False
 
     def run(self, kernel: A.Kernel, ctx: PassContext) -> A.Kernel:
         raise NotImplementedError
@@ -143,6 +139,15 @@ def lit(v):
     if isinstance(v, bool):
         return A.Name("True" if v else "False")
     return A.Int(v) if isinstance(v, int) else A.Float(v)
+
+
+def int_literal(e) -> int | None:
+    """The value of an integer literal, negative ones included (``-1`` parses as a negation), else None."""
+    if isinstance(e, A.Int):
+        return e.value
+    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Int):
+        return -e.operand.value
+    return None
 
 
 def map_names(e, fn):

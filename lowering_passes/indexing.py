@@ -13,7 +13,7 @@ from __future__ import annotations
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 
-from .base import call, lit
+from .base import call, int_literal, lit
 
 #: the DSL ops these rules lower
 OPS = ("gather", "argmax", "argmin", "scatter", "scatter_add")
@@ -30,7 +30,7 @@ def select(sel, op: str, args: list, e, prev, no_rule) -> list:
         return _scatter(sel, op, args, e, no_rule, text)
     t, idx = (sel.ctx.type_of(a) for a in args[:2])
     axis = e.kwarg("axis")
-    if len(t.shape) != 1 or len(idx.shape) != 1 or not (axis is None or _int(axis) in (0, -1)):
+    if len(t.shape) != 1 or len(idx.shape) != 1 or not (axis is None or int_literal(axis) in (0, -1)):
         raise no_rule(text + f"a gather of a rank-{len(t.shape)} tile by a rank-{len(idx.shape)} index tile (it lowers for a "
                       "1-D tile and a 1-D index tile: gather one row at a time, e.g. gather(load(x[r, :]), "
                       "load(idx[r, k:k + T])))")
@@ -51,7 +51,7 @@ def _arg(sel, op, x, e, prev, no_rule, text) -> list:
     """``argmax(t, axis=0)`` of a 2-D f32 tile: ArgMaxRows (i32), widened when the result is i64."""
     t, result = sel.ctx.type_of(x), sel.ctx.type_of(e)
     keep = e.kwarg("keepdims")
-    if len(t.shape) != 2 or _int(e.kwarg("axis")) not in (0, -2) or t.dtype != "f32" or \
+    if len(t.shape) != 2 or int_literal(e.kwarg("axis")) not in (0, -2) or t.dtype != "f32" or \
             (isinstance(keep, A.Name) and keep.id == "True"):
         raise no_rule(text + f"{op} of a {t.dtype} tile of rank {len(t.shape)} (it lowers along axis 0 of a 2-D "
                       f"f32 tile, without keepdims: the first extreme row of each column; fold longer columns "
@@ -70,14 +70,6 @@ def _scatter(sel, op, args, e, no_rule, text) -> list:
         raise no_rule(text + f"{op} of a rank-{len(t.shape)} {t.dtype} tile by {idx.dtype} indices (it lowers for a "
                       "1-D f32/i32 tile and i32/i64 indices: scatter one row at a time)")
     return [call("Scatter" if op == "scatter" else "ScatterAdd", *args[:3])]
-
-
-def _int(e):
-    if isinstance(e, A.Int):
-        return e.value
-    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Int):
-        return -e.operand.value
-    return None
 
 
 def argrows_elems(cols):

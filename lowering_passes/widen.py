@@ -47,7 +47,7 @@ from ascendcraft.dsl.ops import BINARY_OPERATORS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, call, rewrite_block
+from .base import LoweringPass, Names, call, int_literal, rewrite_block
 from .linearize import is_vector
 
 # f16 ops widened to f32 (see the module docstring); reductions only along a contiguous axis
@@ -142,7 +142,7 @@ class _Widener:
         """A reduction of a whole tile or along its last axis."""
         axis = e.kwarg("axis")
         rank = len(self.ctx.type_of(e.args[0]).shape)
-        return axis is None or rank == 1 or _int(axis) in (rank - 1, -1)
+        return axis is None or rank == 1 or int_literal(axis) in (rank - 1, -1)
 
     def _widen(self, s: A.Assign, e, args, types, narrow: str) -> list:
         out, new = [], []
@@ -166,10 +166,3 @@ class _Widener:
 def _literal(e) -> bool:
     return isinstance(e, (A.Int, A.Float)) or isinstance(e, A.Unary) and isinstance(e.operand, (A.Int, A.Float))
 
-
-def _int(e):
-    if isinstance(e, A.Int):
-        return e.value
-    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Int):
-        return -e.operand.value
-    return None
