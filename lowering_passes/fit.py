@@ -35,9 +35,9 @@ Establishes: the bufferized program fits the UB at the op's real shapes, when an
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
 
 from ascendcraft.dsl import ast as A
+from ascendcraft.errors import DSLError
 
 from .base import LoweringPass
 from .bufferize import SCALAR_RESERVE, Bufferize
@@ -76,7 +76,6 @@ class TileFit:
 class Fit(LoweringPass):
     name: str = "fit"
     establishes: tuple[str, ...] = ("tile sizes are ones whose buffers fit the UB at the op's real shapes",)
-    reassociates: ClassVar[bool] = True
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         sizes = tile_constants(kernel)
@@ -86,15 +85,13 @@ class Fit(LoweringPass):
             return kernel
         if not sizes:
             return kernel          # bufferize's budget check says what does not fit
-        fits = plan.consts[0][2] if writer.fits else _largest(plan, lambda t: t.fits)
         double = _largest(plan, lambda t: t.fits and not t.single)
-        writer_values = tuple(v for _, _, v in plan.consts)
         used = None
-        if not writer.fits and fits is not None:
-            used = double if double is not None else fits
+        if not writer.fits:      # the largest size keeping two slots, else the largest that fits
+            used = double if double is not None else _largest(plan, lambda t: t.fits)
         fit = TileFit(tuple(plan.consts), writer.bytes, plan.capacity, writer.single,
                       None if used is None else plan.values(used),
-                      None if double is None or plan.values(double) == writer_values else plan.values(double))
+                      None if double is None or plan.values(double) == plan.written else plan.values(double))
         ctx.notes.append(fit.describe())
         ctx.fits.append(fit)
         return kernel if used is None else plan.kernel(used)
@@ -180,6 +177,7 @@ class _Trial:
         self.consts = [(n, consts[n].span.line if consts[n].span else 0, _literal(consts[n].value).value)
                        for n in sizes]
         self.align = [_align(v) for _, _, v in self.consts]
+        self.written = tuple(v for _, _, v in self.consts)
         self._seen: dict[int | None, _Outcome] = {}
 
     def values(self, top: int) -> tuple[int, ...]:
@@ -195,12 +193,14 @@ class _Trial:
         return replace(self.k, body=body)
 
     def at(self, top: int | None) -> _Outcome:
+        """The outcome at first size ``top``; None (or sizes equal to the writer's): the writer's kernel."""
+        if top is not None and self.values(top) == self.written:
+            top = None
         if top not in self._seen:
             self._seen[top] = self._run(self.k if top is None else self.kernel(top))
         return self._seen[top]
 
     def _run(self, kernel) -> _Outcome:
-        from ascendcraft.errors import DSLError
         probe = replace(self.ctx, notes=[], fits=[])
         try:
             buffered = Bufferize().run(kernel, probe)
