@@ -88,7 +88,7 @@ def _lowering(options: BenchOptions, say, assist=None):
     """``after_verify`` for the stages: lower and run on the backend, naming a build failure
     ``compile`` and any other backend failure ``correct``."""
     from ..lower import lower_checked
-    from ..sim.runner import SimBuildError
+    from ..sim.build import SimBuildError
 
     def after_verify(checked):
         try:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from .. import dtypes as D
 from ..dsl.broadcast import outer_operands
+from .emit_common import Tile
 
 
 def emit_outer(em, target: str, e, op, ct: str, out: str):
-    from .kernel import _Tile
     types = [em.ck.expr_types.get(id(a)) for a in e.args]
     col_i, row_i = outer_operands(*(tuple(t.shape) for t in types))
     col, row = em.tiles[e.args[col_i].id], em.tiles[e.args[row_i].id]
@@ -47,4 +47,4 @@ def emit_outer(em, target: str, e, op, ct: str, out: str):
         operands = f"{dst}, {nrow}" if col_first else f"{nrow}, {dst}"
         em.emit(f"    AscendC::Div({dst}, {operands}, {n});")
     em.emit("}")
-    return _Tile(ct, row.dtype, col.rows, row.cols, pitch, out)
+    return Tile(ct, row.dtype, col.rows, row.cols, pitch, out)

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import dtypes as D
 from . import ast as A
+from .check_common import check_error
 from .types import TTile
 
 INDEX_DTYPE = "i64"   # torch's index dtype: an argmax is stored to an int64 output as it is
@@ -38,26 +39,25 @@ INDEX_DTYPES = ("i64", "i32")
 
 # ---------------------------------------------------------------- checker
 def check_argreduce(ck, op, e):
-    from .checker import _err
     from .types import TDType
     t = ck._tile_arg(e.args[0], op.name)
     if t.dtype not in op.dtypes:
-        raise _err(f"{op.name} needs a numeric tile, got {t.dtype}", e.args[0])
+        raise check_error(f"{op.name} needs a numeric tile, got {t.dtype}", e.args[0])
     axis = ck._kw_const(e, "axis", None)
     keep = ck._kw_const(e, "keepdims", False)
     if not isinstance(keep, bool):
-        raise _err("keepdims= must be True or False", e)
+        raise check_error("keepdims= must be True or False", e)
     dtype = INDEX_DTYPE
     if e.kwarg("dtype") is not None:
         dt = ck.expr(e.kwarg("dtype"))
         if not (isinstance(dt, TDType) and dt.name in INDEX_DTYPES):
-            raise _err(f"{op.name}(..., dtype=...) is i64 (torch's index dtype) or i32 (on-chip index arithmetic "
+            raise check_error(f"{op.name}(..., dtype=...) is i64 (torch's index dtype) or i32 (on-chip index arithmetic "
                        "that lowers: where, +, Select)", e.kwarg("dtype"))
         dtype = dt.name
     if axis is None:
         return TTile(dtype, (1,) * len(t.shape) if keep else (), t.space)
     if not t.shape:
-        raise _err(f"{op.name} with an axis needs a tile of rank >= 1", e, kind="shape error")
+        raise check_error(f"{op.name} with an axis needs a tile of rank >= 1", e, kind="shape error")
     ax = ck._axis(e, axis, len(t.shape))
     shape = tuple(1 if i == ax else d for i, d in enumerate(t.shape)) if keep else \
         tuple(d for i, d in enumerate(t.shape) if i != ax)
@@ -65,55 +65,53 @@ def check_argreduce(ck, op, e):
 
 
 def check_gather(ck, op, e):
-    from .checker import _err
     t = ck._tile_arg(e.args[0], "gather")
     idx = ck.expr(e.args[1])
     if not isinstance(idx, TTile):
-        raise _err(f"gather(t, idx): idx must be an integer tile, got {idx.describe()}", e.args[1],
+        raise check_error(f"gather(t, idx): idx must be an integer tile, got {idx.describe()}", e.args[1],
                    hint="load the indices first, e.g. idx = load(index[r, k:k + T])")
     if idx.space != "ub":
-        raise _err(f"gather(t, idx): idx must be a ub tile, got {idx.describe()}", e.args[1])
+        raise check_error(f"gather(t, idx): idx must be a ub tile, got {idx.describe()}", e.args[1])
     if idx.dtype not in D.INTS:
-        raise _err(f"gather(t, idx): idx must be an integer tile (i32 or i64), got {idx.dtype}", e.args[1],
+        raise check_error(f"gather(t, idx): idx must be an integer tile (i32 or i64), got {idx.dtype}", e.args[1],
                    hint="indices come from an integer tensor; cast(x, i32) a float tile of whole numbers")
     if not t.shape:
-        raise _err("gather(t, idx): t must have rank >= 1 (a one-value tile has nothing to choose from)",
+        raise check_error("gather(t, idx): t must have rank >= 1 (a one-value tile has nothing to choose from)",
                    e.args[0], kind="shape error")
     ax = ck._axis(e, ck._kw_const(e, "axis", -1), len(t.shape))
     if len(idx.shape) == len(t.shape):
         for i, (a, b) in enumerate(zip(idx.shape, t.shape)):
             if i != ax and a not in (1, b):
-                raise _err(f"gather(t, idx, axis={ax}): idx {list(idx.shape)} and t {list(t.shape)} differ on axis "
+                raise check_error(f"gather(t, idx, axis={ax}): idx {list(idx.shape)} and t {list(t.shape)} differ on axis "
                            f"{i} (every axis but the gathered one must match, or be 1 in idx)", e,
                            kind="shape error")
         shape = tuple(idx.shape[i] if i == ax else t.shape[i] for i in range(len(t.shape)))
     elif len(idx.shape) == 1:
         shape = t.shape[:ax] + idx.shape + t.shape[ax + 1:]
     else:
-        raise _err(f"gather(t, idx): idx has rank {len(idx.shape)}; it needs t's rank ({len(t.shape)}: "
+        raise check_error(f"gather(t, idx): idx has rank {len(idx.shape)}; it needs t's rank ({len(t.shape)}: "
                    "take_along_dim) or rank 1 (index_select)", e.args[1], kind="shape error")
     return TTile(t.dtype, shape, t.space)
 
 
 def check_scatter(ck, op, e):
-    from .checker import _err
     t = ck._tile_arg(e.args[0], op.name)
     if t.dtype not in op.dtypes:
-        raise _err(f"{op.name} needs a numeric tile, got {t.dtype}", e.args[0])
+        raise check_error(f"{op.name} needs a numeric tile, got {t.dtype}", e.args[0])
     idx, v = ck.expr(e.args[1]), ck.expr(e.args[2])
     if not (isinstance(idx, TTile) and idx.space == "ub" and idx.dtype in D.INTS):
-        raise _err(f"{op.name}(t, idx, v): idx must be an integer ub tile, got {idx.describe()}", e.args[1],
+        raise check_error(f"{op.name}(t, idx, v): idx must be an integer ub tile, got {idx.describe()}", e.args[1],
                    hint="load the indices first, e.g. idx = load(index[r, k:k + T])")
     if not (isinstance(v, TTile) and v.space == "ub"):
-        raise _err(f"{op.name}(t, idx, v): v must be a ub tile of the values, got {v.describe()}", e.args[2])
+        raise check_error(f"{op.name}(t, idx, v): v must be a ub tile of the values, got {v.describe()}", e.args[2])
     if v.dtype != t.dtype:
-        raise _err(f"{op.name}(t, idx, v): v is {v.dtype} but t is {t.dtype}", e.args[2], hint="cast(v, ...) first")
+        raise check_error(f"{op.name}(t, idx, v): v is {v.dtype} but t is {t.dtype}", e.args[2], hint="cast(v, ...) first")
     if not t.shape:
-        raise _err(f"{op.name}(t, idx, v): t must have rank >= 1", e.args[0], kind="shape error")
+        raise check_error(f"{op.name}(t, idx, v): t must have rank >= 1", e.args[0], kind="shape error")
     ax = ck._axis(e, ck._kw_const(e, "axis", -1), len(t.shape))
     if len(idx.shape) != len(t.shape) or v.shape != idx.shape or \
             any(a != b for i, (a, b) in enumerate(zip(idx.shape, t.shape)) if i != ax):
-        raise _err(f"{op.name}(t, idx, v, axis={ax}): idx and v need one shape, t's on every axis but {ax}; got t "
+        raise check_error(f"{op.name}(t, idx, v, axis={ax}): idx and v need one shape, t's on every axis but {ax}; got t "
                    f"{list(t.shape)}, idx {list(idx.shape)}, v {list(v.shape)}", e, kind="shape error")
     return t
 
@@ -208,23 +206,22 @@ API_FORMS = ("gather", "argrows", "scatter")
 
 
 def check_api(ck, op, e, types, out):
-    from .checker import _err
     if op.form == "scatter":
         t, idx, v = types[:3]
         if not all(isinstance(x, TTile) and x.space == "ub" and len(x.shape) == 1 for x in (t, idx, v)) or \
                 t.dtype not in ("f32", "i32") or v.dtype != t.dtype or idx.dtype not in ("i32", "i64") or v.shape != idx.shape:
-            raise _err(f"{op.name}(t, idx, v) takes 1-D ub tiles: t and v of one dtype (f32/i32), idx i32/i64 of v's "
+            raise check_error(f"{op.name}(t, idx, v) takes 1-D ub tiles: t and v of one dtype (f32/i32), idx i32/i64 of v's "
                        f"shape", e, kind="shape error")
         return ck._placed(out.id if out is not None else None, t, e)
     if op.form == "argrows":
         t = types[0]
         if not (isinstance(t, TTile) and t.space == "ub" and t.dtype == "f32" and len(t.shape) == 2):
-            raise _err(f"{op.name}(t) takes a 2-D f32 ub tile, got {t.describe()}", e, kind="shape error")
+            raise check_error(f"{op.name}(t) takes a 2-D f32 ub tile, got {t.describe()}", e, kind="shape error")
         return ck._placed(out.id if out is not None else None, TTile("i32", t.shape[1:]), e)
     src, off = types[0], types[1]
     if not all(isinstance(t, TTile) and t.space == "ub" for t in (src, off)) or src.dtype not in op.dtypes or \
             len(src.shape) != 1 or off.dtype != "i32" or len(off.shape) != 1:
-        raise _err(f"Gather(src, offsets) takes a 1-D {'/'.join(sorted(op.dtypes))} ub tile and a 1-D i32 ub tile "
+        raise check_error(f"Gather(src, offsets) takes a 1-D {'/'.join(sorted(op.dtypes))} ub tile and a 1-D i32 ub tile "
                    f"of byte offsets, got {src.describe()} and {off.describe()}", e, kind="shape error")
     return ck._placed(out.id if out is not None else None, TTile(src.dtype, off.shape), e)
 

@@ -12,96 +12,29 @@ with no rule fails when the kernel is compiled, before anything runs.
 """
 from __future__ import annotations
 
-import itertools
-import operator
 import sys
 from contextlib import contextmanager
 
 import numpy as np
 
 from .. import dtypes as D
-from ..errors import DSLError, InterpreterError
+from ..errors import DSLError
 from . import ast as A
-from . import indexing
 from .checker import CheckedKernel
+from .interp_calls import CallInterpreter
+from .interp_values import (
+    ATOMIC_WRITER,
+    SPACE_INDEX,
+    SPACES,
+    STEP_BUDGET,
+    BufferState,
+    GMTensor,
+    Tile,
+    runtime_error,
+    scalar_binary,
+)
+from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS
 from .types import TScalar, TStr, TTile, TTuple
-from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS, apply_round
-
-_ATOMIC = 127  # writer mark for atomic_add (cores are marked core + 1; 0 = unwritten this phase)
-_SPACES = ("ub", "l1", "l0c")
-#: Loop iterations one run may take (a kernel over tiles takes thousands at verification shapes;
-#: a Python loop body takes microseconds, so this is minutes of work, not hours).
-STEP_BUDGET = 20_000_000
-_SPACE_INDEX = {s: i for i, s in enumerate(_SPACES)}
-_SCALAR_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
-               "%": operator.mod, "**": operator.pow, "&": operator.and_, "|": operator.or_, "<": operator.lt,
-               "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
-
-
-class Tile:
-    """An on-chip value: a NumPy array (bf16 held as float32), its DSL dtype and memory space."""
-
-    __slots__ = ("data", "dtype", "space", "home")
-
-    def __init__(self, data: np.ndarray, dtype: str, space: str = "ub"):
-        self.data, self.dtype, self.space = data, dtype, space
-        self.home = None   # lowered forms: (buffer state, slot, stamp) of the buffer slot holding it
-
-    @property
-    def nbytes(self) -> int:
-        n = self.data.nbytes
-        return n >> 1 if self.dtype == "bf16" else n  # bf16 is held in float32
-
-    def __repr__(self):
-        return f"Tile({self.dtype}{list(self.data.shape)}, {self.space})"
-
-
-class BufferState:
-    """Run-time state of a declared buffer: which value each slot holds and which slots are allocated."""
-
-    __slots__ = ("decl", "queue", "stamps", "in_use", "next")
-
-    def __init__(self, decl: A.Buffer):
-        self.decl = decl
-        self.queue = decl.type.space in ("vecin", "vecout")
-        self.stamps = [0] * decl.depth
-        self.in_use = [False] * decl.depth
-        self.next = 0
-
-    def place(self, tile: "Tile", node) -> "Tile":
-        """Put a new value in the next free slot (AllocTensor); older values there become invalid."""
-        slot = 0
-        if self.queue:
-            for k in range(len(self.stamps)):
-                cand = (self.next + k) % len(self.stamps)
-                if not self.in_use[cand]:
-                    slot = cand
-                    break
-            else:
-                raise _fail(f"queue {self.decl.name}: all {len(self.stamps)} slots are allocated; a value must be "
-                            "freed (free(t)) before the next one is placed", node, kind="lowering error")
-            self.in_use[slot] = True
-            self.next = (slot + 1) % len(self.stamps)
-        self.stamps[slot] += 1
-        tile.home = (self, slot, self.stamps[slot])
-        return tile
-
-
-class GMTensor:
-    __slots__ = ("name", "data", "dtype", "role", "writers")
-
-    def __init__(self, name, data, dtype, role):
-        self.name, self.data, self.dtype, self.role, self.writers = name, data, dtype, role, None
-
-
-def _fail(msg, node=None, hint=None, kind="runtime error"):
-    return InterpreterError(msg, getattr(node, "span", None), kind=kind, hint=hint)
-
-
-
-def _fail(msg, node=None, hint=None, kind="runtime error"):
-    return InterpreterError(msg, getattr(node, "span", None), kind=kind, hint=hint)
-
 
 _MISSING = object()
 
@@ -124,14 +57,14 @@ def _one_torch_thread():
         torch.set_num_threads(n)
 
 
-class Interpreter:
+class Interpreter(CallInterpreter):
     def __init__(self, checked: CheckedKernel, *, cores: int | None = None, check_races: bool = True):
         self.ck = checked
         self.kernel = checked.kernel
         self.chip = checked.chip
         self.cores = cores or checked.cores
         self.check_races = check_races and self.cores > 1
-        self.capacity = [self.chip.capacity(sp) for sp in _SPACES]
+        self.capacity = [self.chip.capacity(sp) for sp in SPACES]
         self.types = checked.expr_types
         self.core = 0
         self.in_phase = False
@@ -143,7 +76,7 @@ class Interpreter:
         self.buffers: dict[str, BufferState] = {}
         self.lowered = bool(checked.buffers)
         if self.lowered:  # the checker proved the declared buffers fit; tiles live inside them
-            self.capacity = [1 << 62] * len(_SPACES)
+            self.capacity = [1 << 62] * len(SPACES)
         self.locals = {n.target for n in A.walk(checked.kernel) if isinstance(n, A.Assign)} | \
             {n.var for n in A.walk(checked.kernel) if isinstance(n, A.For)} | \
             {v for n in A.walk(checked.kernel) if isinstance(n, A.ParallelFor) for v in n.vars}
@@ -166,10 +99,10 @@ class Interpreter:
             t = self.ck.params[p.name]
             if hasattr(t, "role"):
                 if p.name not in gm:
-                    raise _fail(f"no array given for GM parameter {p.name!r}", p, kind="binding error")
+                    raise runtime_error(f"no array given for GM parameter {p.name!r}", p, kind="binding error")
                 arr = gm[p.name]
                 if tuple(arr.shape) != t.shape:
-                    raise _fail(f"{p.name} has shape {tuple(arr.shape)}, the kernel was checked for {t.shape}",
+                    raise runtime_error(f"{p.name} has shape {tuple(arr.shape)}, the kernel was checked for {t.shape}",
                                 p, kind="binding error").located(self.kernel.source)
                 g = GMTensor(p.name, arr, t.dtype, t.role)
                 self.gm[p.name] = g
@@ -191,7 +124,7 @@ class Interpreter:
         for s in stmts:
             rule = compiled.get(type(s))
             if rule is None:
-                raise _fail(f"interpreter: no rule for statement {type(s).__name__}", s, kind="internal error")
+                raise runtime_error(f"interpreter: no rule for statement {type(s).__name__}", s, kind="internal error")
             items.append((rule(s), tuple(self.ck.dead_after.get(id(s), ())), s))
         items = tuple(items)
 
@@ -205,7 +138,7 @@ class Interpreter:
                         err.span = s.span
                     raise
                 except (ValueError, TypeError, IndexError, KeyError) as err:
-                    raise _fail(f"{type(err).__name__} while running this statement: {err}", s) from None
+                    raise runtime_error(f"{type(err).__name__} while running this statement: {err}", s) from None
                 for name in dead:
                     env.pop(name, None)
         return run_block
@@ -218,7 +151,7 @@ class Interpreter:
         for name, v in env.items():
             if type(v) is Tile and name != skip:
                 n = v.data.nbytes
-                live[_SPACE_INDEX[v.space]] += n >> 1 if v.dtype == "bf16" else n   # Tile.nbytes, inline
+                live[SPACE_INDEX[v.space]] += n >> 1 if v.dtype == "bf16" else n   # Tile.nbytes, inline
         self.live = live
         self.temps = [0, 0, 0]
 
@@ -261,7 +194,7 @@ class Interpreter:
         def run(env):
             t = value(env)
             if t.home is None or not t.home[0].queue:
-                raise _fail(f"free({s.name}): {s.name} is not in a queue", s, kind="lowering error")
+                raise runtime_error(f"free({s.name}): {s.name} is not in a queue", s, kind="lowering error")
             state, slot, _ = t.home
             state.in_use[slot] = False
             state.stamps[slot] += 1   # the slot's value is gone: a later read of it is an error
@@ -322,7 +255,7 @@ class Interpreter:
                     if type(i) is Tile:   # a one-value integer tile (the checker allows only those)
                         i = int(i.data.reshape(()))
                     if not 0 <= i < dim:
-                        raise _fail(f"index {i} is out of range for an axis of extent {dim}", node,
+                        raise runtime_error(f"index {i} is out of range for an axis of extent {dim}", node,
                                     kind="index error")
                     index.append(i)
             for axis in range(nsubs, len(shape)):
@@ -356,7 +289,7 @@ class Interpreter:
                     try:
                         data = np.broadcast_to(data, view_shape)
                     except ValueError:
-                        raise _fail(f"store: a value of shape {tuple(value.data.shape)} does not fit the region "
+                        raise runtime_error(f"store: a value of shape {tuple(value.data.shape)} does not fit the region "
                                     f"of shape {tuple(view_shape)} of {g.name}", s, kind="shape error") from None
             else:
                 data = np.full(view_shape, value, dtype=D.NUMPY[g.dtype])
@@ -371,17 +304,17 @@ class Interpreter:
         return run
 
     def _claim(self, g: GMTensor, index, atomic, node):
-        """Record who wrote each GM element in this phase: 0 nobody, core + 1, or _ATOMIC."""
+        """Record who wrote each GM element in this phase: 0 nobody, core + 1, or ATOMIC_WRITER."""
         if g.writers is None:
             g.writers = np.zeros(g.data.shape, np.int8)
         w = g.writers[index]
-        mark = _ATOMIC if atomic else self.core + 1
+        mark = ATOMIC_WRITER if atomic else self.core + 1
         if w.any():  # fast path above: nothing written here yet in this phase
             clash = (w != 0) & (w != mark)
             if clash.any():
                 other = int(w[clash].flat[0])
-                who = "an atomic_add" if other == _ATOMIC else f"core {other - 1}"
-                raise _fail(f"race: core {self.core} writes elements of {g.name} that {who} wrote in the same "
+                who = "an atomic_add" if other == ATOMIC_WRITER else f"core {other - 1}"
+                raise runtime_error(f"race: core {self.core} writes elements of {g.name} that {who} wrote in the same "
                             "parallel phase", node, kind="race",
                             hint="each parallel iteration must write its own part of the output; combine partial "
                                  "results with atomic_add or in a later phase")
@@ -392,7 +325,7 @@ class Interpreter:
         (parallel(2**40)) stops at once with its line, never hangs."""
         self.steps += n
         if self.steps > STEP_BUDGET:
-            raise _fail(f"the kernel runs more than {STEP_BUDGET:,} loop iterations at these shapes (this loop "
+            raise runtime_error(f"the kernel runs more than {STEP_BUDGET:,} loop iterations at these shapes (this loop "
                         f"adds {n:,})", node, kind="runtime error",
                         hint="loop over tiles of many elements (range(0, N, T)), not over single elements; "
                              "parallel loops take one iteration per row or tile")
@@ -404,7 +337,7 @@ class Interpreter:
         def run(env):
             st = step(env)
             if st == 0:
-                raise _fail("range step is 0 at run time", s.step, hint="steps come from constants or dims > 0")
+                raise runtime_error("range step is 0 at run time", s.step, hint="steps come from constants or dims > 0")
             trips = range(start(env), stop(env), st)
             self._count_steps(len(trips), s)
             for i in trips:
@@ -457,7 +390,7 @@ class Interpreter:
             return lambda env: value
         rule = self._rules.get(t)
         if rule is None:
-            raise _fail(f"interpreter: no rule for expression {t.__name__}", e, kind="internal error")
+            raise runtime_error(f"interpreter: no rule for expression {t.__name__}", e, kind="internal error")
         fn = rule(self, e)
         static = self.types.get(id(e))
         if static is not None and (not isinstance(static, TTile) or static.space == "gm"):
@@ -471,7 +404,7 @@ class Interpreter:
             b0, b1, b2 = temps
             v = fn(env)
             if type(v) is Tile:
-                i = _SPACE_INDEX[v.space]
+                i = SPACE_INDEX[v.space]
                 size = v.nbytes
                 # children's results are still held (in temps) while this result is produced
                 need = temps[i] + size + self.live[i]
@@ -488,8 +421,8 @@ class Interpreter:
         names = sorted(((n, v.nbytes) for n, v in env.items() if type(v) is Tile and v.space == space),
                        key=lambda kv: -kv[1])[:6]
         live = ", ".join(f"{n} ({b:,} B)" for n, b in names) or "none"
-        cap = self.capacity[_SPACE_INDEX[space]]
-        raise _fail(f"{space.upper()} overflow at run time: {size:,} bytes needed, {cap:,} "
+        cap = self.capacity[SPACE_INDEX[space]]
+        raise runtime_error(f"{space.upper()} overflow at run time: {size:,} bytes needed, {cap:,} "
                     f"available on {self.chip.name} (live tiles: {live})", self.stmt, kind="memory error",
                     hint="use smaller tiles")
 
@@ -501,7 +434,7 @@ class Interpreter:
                 if v is _MISSING:
                     v = self.fixed.get(name, _MISSING)
                     if v is _MISSING:
-                        raise _fail(f"name {name!r} has no value here", e)
+                        raise runtime_error(f"name {name!r} has no value here", e)
                 return v
             if not self.lowered:
                 return local
@@ -510,7 +443,7 @@ class Interpreter:
                 v = local(env)
                 if type(v) is Tile and v.home is not None and v.home[0].stamps[v.home[1]] != v.home[2]:
                     state = v.home[0]
-                    raise _fail(f"{name} is read after its buffer {state.decl.name} (slot {v.home[1]}) was "
+                    raise runtime_error(f"{name} is read after its buffer {state.decl.name} (slot {v.home[1]}) was "
                                 "reused or freed", e, kind="lowering error",
                                 hint="two values that are live at the same time share a buffer")
                 return v
@@ -526,7 +459,7 @@ class Interpreter:
             try:
                 return fixed[name]
             except KeyError:
-                raise _fail(f"name {name!r} has no value here", e) from None
+                raise runtime_error(f"name {name!r} has no value here", e) from None
         return lookup
 
     def _tuple(self, e):
@@ -542,12 +475,12 @@ class Interpreter:
         op, elementwise = OPS[BINARY_OPERATORS[e.op]], self._elementwise
         in_place = e.op == "+" and (isinstance(e.rhs, A.Call) or isinstance(e.lhs, A.Call))
         product_is_rhs = isinstance(e.rhs, A.Call)
-        l0c = _SPACE_INDEX["l0c"]
+        l0c = SPACE_INDEX["l0c"]
 
         def run(env):
             a, b = lhs(env), rhs(env)
             if type(a) is not Tile and type(b) is not Tile:
-                return _scalar_binary(sym, a, b, e)
+                return scalar_binary(sym, a, b, e)
             if in_place and type(a) is Tile and a.space == "l0c":
                 # acc + matmul(...): Mmad accumulates in place, so the product holds no L0C of its own
                 self.temps[l0c] -= (b if product_is_rhs else a).nbytes
@@ -566,7 +499,7 @@ class Interpreter:
             out = op.numpy(*args)
         except ValueError:
             shapes = " and ".join(str(list(t.data.shape)) for t in tiles)
-            raise _fail(f"{op.name}: tiles of shapes {shapes} do not broadcast at run time", kind="shape error",
+            raise runtime_error(f"{op.name}: tiles of shapes {shapes} do not broadcast at run time", kind="shape error",
                         hint="slices of different lengths (often a tail tile or a slice bound typo) meet here") \
                 from None
         rdtype = op.result or dtype
@@ -582,7 +515,7 @@ class Interpreter:
         def run(env):
             base, index = region(env)
             if type(base) is not Tile:
-                raise _fail("only tiles can be indexed inside expressions; GM regions go through load(...)", e)
+                raise runtime_error("only tiles can be indexed inside expressions; GM regions go through load(...)", e)
             return Tile(base.data[index], base.dtype, base.space)
         return run
 
@@ -601,7 +534,7 @@ class Interpreter:
             if self.check_races and self.in_phase and g.writers is not None:
                 w = g.writers[index]
                 if w.any() and np.any((w != 0) & (w != self.core + 1)):
-                    raise _fail(f"race: core {self.core} reads elements of {g.name} written by another core in "
+                    raise runtime_error(f"race: core {self.core} reads elements of {g.name} written by another core in "
                                 "the same parallel phase", e, kind="race",
                                 hint="results of other cores are visible after the parallel loop ends")
             data = g.data[index]
@@ -631,7 +564,7 @@ class Interpreter:
             return t.value
         if t is None and isinstance(v, A.Str):   # a string literal the checker did not visit (API Cast's round=)
             return v.value
-        raise _fail(f"interpreter: {name}= is not a known constant", v, kind="internal error")
+        raise runtime_error(f"interpreter: {name}= is not a known constant", v, kind="internal error")
 
     def _call(self, e: A.Call):
         op = OPS[e.func]
@@ -647,306 +580,17 @@ class Interpreter:
             try:
                 return fn(env)
             except ValueError as err:  # NumPy refusing operand shapes that only the run time sees
-                raise _fail(f"{op.name}: operands do not fit at run time ({err})", e, kind="shape error") \
+                raise runtime_error(f"{op.name}: operands do not fit at run time ({err})", e, kind="shape error") \
                     from None
         return guarded
 
-    def _k_reduce(self, op, e):
-        arg = self.expr(e.args[0])
-        axis, keep = self._const_kw(e, "axis", None), self._const_kw(e, "keepdims", False)
-        name, fn = op.name, op.numpy
-
-        def run(env):
-            t = arg(env)
-            a = t.data
-            if name == "mean":
-                n = a.size if axis is None else a.shape[axis]
-                s = np.sum(a, axis=axis, keepdims=keep, dtype=a.dtype)
-                out = s / a.dtype.type(max(n, 1)) if n else np.full(s.shape, np.nan, a.dtype)
-            elif name in ("max", "min") and a.size == 0:
-                ident = D.lowest(t.dtype) if name == "max" else D.highest(t.dtype)
-                out = np.full(np.sum(a, axis=axis, keepdims=keep).shape, ident, a.dtype)
-            elif name in ("max", "min"):
-                out = fn(a, axis=axis, keepdims=keep)
-            else:
-                out = fn(a, axis=axis, keepdims=keep, dtype=a.dtype)
-            return Tile(D.quantize(np.asarray(out), t.dtype), t.dtype, t.space)
-        return run
-
-    def _k_argreduce(self, op, e):  # argmax / argmin: ascendcraft/dsl/indexing.py
-        return indexing.run_argreduce(self, op, e, _fail)
-
-    def _k_gather(self, op, e):     # gather(t, idx, axis=...): ascendcraft/dsl/indexing.py
-        return indexing.run_gather(self, op, e, _fail)
-
-    def _k_scatter(self, op, e):    # scatter / scatter_add(t, idx, v, axis=...): ascendcraft/dsl/indexing.py
-        return indexing.run_scatter(self, op, e, _fail)
-
-    def _k_scan(self, op, e):
-        arg = self.expr(e.args[0])
-        axis = self._const_kw(e, "axis", -1)
-        reverse, exclusive = self._const_kw(e, "reverse", False), self._const_kw(e, "exclusive", False)
-        name, fn = op.name, op.numpy
-
-        def run(env):
-            t = arg(env)
-            a = t.data
-            if reverse:
-                a = np.flip(a, axis)
-            out = fn(a, axis=axis, dtype=a.dtype)
-            if t.dtype == "bf16":
-                out = D.round_bf16(out)  # hardware rounds every partial; this rounds the results (close, not exact)
-            if exclusive and out.shape[axis]:
-                first = np.take(out, [0], axis=axis)
-                ident = np.zeros_like(first) if name == "cumsum" else np.ones_like(first)
-                out = np.concatenate([ident, np.take(out, range(out.shape[axis] - 1), axis=axis)], axis=axis)
-            if reverse:
-                out = np.flip(out, axis)
-            return Tile(np.ascontiguousarray(out), t.dtype, t.space)
-        return run
-
-    def _k_window(self, op, e):
-        arg = self.expr(e.args[0])
-        kernel = self._const_kw(e, "kernel", None)
-        kernel = (kernel,) if isinstance(kernel, int) else tuple(kernel)
-        n = len(kernel)
-
-        def expand(name, default):
-            v = self._const_kw(e, name, default)
-            return (v,) * n if isinstance(v, int) else tuple(v)
-        stride, padding, dilation = expand("stride", kernel), expand("padding", 0), expand("dilation", 1)
-        extents = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation))
-        count = int(np.prod(kernel))
-        is_max = op.name == "window_max"
-
-        def run(env):
-            t = arg(env)
-            a = t.data
-            lead = a.ndim - n
-            if any(padding):
-                ident = D.lowest(t.dtype) if is_max else 0
-                a = np.pad(a, [(0, 0)] * lead + [(p, p) for p in padding], constant_values=ident)
-            for size, ext in zip(a.shape[lead:], extents):
-                if size < ext:
-                    raise _fail(f"{op.name}: a window spanning {ext} elements does not fit a tile axis of {size} "
-                                "at run time", e, kind="shape error",
-                                hint="a tail tile is shorter than the window; load halos with pad=... so tiles "
-                                     "keep their full length")
-            if is_max:
-                # the maximum over the window's offsets, one strided view of the tile each: a max is
-                # exact in any order, and NumPy reduces a window view's small axes very slowly
-                counts = [(size - ext) // s + 1 for size, ext, s in zip(a.shape[lead:], extents, stride)]
-                out = None
-                for offsets in itertools.product(*(range(k) for k in kernel)):
-                    view = a[(slice(None),) * lead + tuple(slice(o * d, o * d + (m - 1) * s + 1, s) for o, d, m, s
-                                                           in zip(offsets, dilation, counts, stride))]
-                    out = np.array(view) if out is None else np.maximum(out, view, out=out)
-                return Tile(D.quantize(out, t.dtype), t.dtype, t.space)
-            win = np.lib.stride_tricks.sliding_window_view(a, extents, axis=tuple(range(lead, a.ndim)))
-            win = win[(slice(None),) * lead + tuple(slice(None, None, s) for s in stride) +
-                      tuple(slice(None, None, d) for d in dilation)]
-            red = tuple(range(a.ndim, a.ndim + n))
-            out = np.sum(win, axis=red, dtype=a.dtype) / a.dtype.type(count)
-            return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
-        return run
-
-    def _k_matmul(self, op, e):
-        fa, fb = self.expr(e.args[0]), self.expr(e.args[1])
-        ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
-        return lambda env: _matmul(fa(env), fb(env), ta, tb, e)
-
-    def _k_gemm(self, e):
-        """``Matmul(a[...], b[...])``: the product of two GM regions (fp32 accumulation), as a "gm"
-        tile in the store's dtype."""
-        fa, fb = (self._load_value(A.Load(x, span=x.span)) for x in e.args)
-        ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
-        out = self.types[id(e)].dtype
-
-        def run(env):
-            c = _matmul(fa(env), fb(env), ta, tb, e)
-            return Tile(D.quantize(c.data.astype(D.NUMPY[out]), out), out, "gm")
-        return run
-
-    def _k_cast(self, op, e):
-        fx, target, mode = self.expr(e.args[0]), e.args[1].id, self._const_kw(e, "round", None)
-
-        def run(env):
-            x = fx(env)
-            if type(x) is not Tile:
-                return _cast_scalar(x, target, mode)
-            return Tile(_cast_array(x.data, x.dtype, target, mode), target, x.space)
-        return run
-
-    def _k_select(self, op, e):
-        fm, fa, fb = (self.expr(x) for x in e.args)
-
-        def run(env):
-            mask, a, b = fm(env), fa(env), fb(env)
-            tiles = [v for v in (a, b) if type(v) is Tile]
-            if not tiles:
-                return a if mask else b
-            dtype = tiles[0].dtype
-            np_t = D.NUMPY[dtype]
-            m = mask.data if type(mask) is Tile else bool(mask)
-            out = np.where(m, a.data if type(a) is Tile else np_t(a), b.data if type(b) is Tile else np_t(b))
-            return Tile(out.astype(np_t, copy=False), dtype, "ub")
-        return run
-
-    def _k_construct(self, op, e):
-        shape = self.types[id(e)].shape          # constant: the checker computed it
-        dtype = self.types[id(e)].dtype
-        space = self.types[id(e)].space
-        np_t = D.NUMPY[dtype]
-        if op.name == "zeros":
-            return lambda env: Tile(np.zeros(shape, np_t), dtype, space)
-        if op.name == "full":
-            fv = self.expr(e.args[1])
-            return lambda env: Tile(D.quantize(np.full(shape, fv(env), np_t), dtype), dtype)
-        start = e.kwarg("start")
-        fs = self.expr(start) if start is not None else (lambda env: 0)
-        return lambda env: Tile(D.quantize(np.arange(fs(env), fs(env) + shape[0]), dtype), dtype)
-
-    def _k_api(self, op, e):
-        """API-level ops: the meaning of the v1 op they implement, on fresh arrays."""
-        form = op.form
-        if form == "gemm":
-            return self._k_gemm(e)
-        if form in indexing.API_FORMS:    # Gather, ArgMaxRows/ArgMinRows: dsl/indexing.py
-            return indexing.run_api(self, op, e, _fail)
-        args = [self.expr(a) for a in e.args]
-        if form == "getvalue":
-            def getvalue(env):
-                t = args[0](env)
-                if t.data.size != 1:
-                    raise _fail(f"GetValue needs a tile of one element, got {list(t.data.shape)}", e)
-                return t.data.reshape(()).item()
-            return getvalue
-        if form == "copy":
-            return lambda env: (lambda t: Tile(t.data.copy(), t.dtype, t.space))(args[0](env))
-        if form == "reduce":
-            fn = OPS[op.of].numpy
-
-            def reduce(env):
-                t = args[0](env)
-                if t.data.size == 0:
-                    raise _fail(f"{op.name} of an empty tile", e)
-                acc = fn(t.data.astype(np.float32) if t.dtype == "f16" else t.data)
-                return float(D.quantize(np.asarray(acc, dtype=D.NUMPY[t.dtype]), t.dtype))
-            return reduce
-        if form == "window":
-            return self._k_window(OPS[op.of], e)
-        if form == "rowreduce":
-            fn, keep = OPS[op.of].numpy, self._const_kw(e, "keepdims", False)
-
-            def rowreduce(env):
-                t = args[0](env)
-                if t.data.shape[1] == 0:
-                    raise _fail(f"{op.name} of a tile with empty rows", e)
-                data = t.data.astype(np.float32) if t.dtype == "f16" else t.data
-                return Tile(D.quantize(np.ascontiguousarray(fn(data, axis=1, keepdims=keep)), t.dtype), t.dtype)
-            return rowreduce
-        if form == "scan":
-            fn, reverse = OPS[op.of].numpy, self._const_kw(e, "reverse", False)
-
-            def scan(env):
-                t = args[0](env)
-                flat = t.data.reshape(-1)     # a [1, C] row scans as its C values
-                data = flat[::-1] if reverse else flat
-                out = fn(data.astype(np.float32) if t.dtype == "f16" else data)
-                out = (out[::-1] if reverse else out).reshape(t.data.shape)
-                return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
-            return scan
-        if form == "rows":
-            fn = OPS[op.of].numpy
-
-            def rows(env):
-                t = args[0](env)
-                if t.data.shape[0] == 0:
-                    raise _fail(f"{op.name} of a tile with no rows", e)
-                return Tile(D.quantize(fn(t.data, axis=0), t.dtype), t.dtype, t.space)
-            return rows
-        if form == "duplicate":
-            shape, dtype = self.types[id(e)].shape, self.types[id(e)].dtype
-            fv = args[1]
-            return lambda env: Tile(D.quantize(np.full(shape, fv(env), D.NUMPY[dtype]), dtype), dtype)
-        if form == "cast":
-            target, mode = e.args[1].id, self._const_kw(e, "round", None)
-            return lambda env: (lambda x: Tile(_cast_array(x.data, x.dtype, target, mode), target))(args[0](env))
-        if form == "compare":
-            cmp = OPS[self._const_kw(e, "mode", None)]
-            return lambda env: self._elementwise(cmp, [f(env) for f in args])
-        if form == "select":
-            sel = self._k_select(OPS["where"], e)
-            return sel
-        of = OPS[op.of]
-        return lambda env: self._elementwise(of, [f(env) for f in args])
-
-    def _k_scalar(self, op, e):
-        fa, fb = self.expr(e.args[0]), self.expr(e.args[1])
-
-        def run(env):
-            a, b = fa(env), fb(env)
-            if b == 0:
-                raise _fail("cdiv by zero", e)
-            return -(-a // b)
-        return run
 
     _rules = {A.Tuple: _tuple, A.Unary: _unary, A.Binary: _binary, A.Call: _call, A.Index: _index,
               A.Load: _load}
-
-
-def _matmul(a: Tile, b: Tile, ta: bool, tb: bool, node) -> Tile:
-    x, y = (a.data.T if ta else a.data), (b.data.T if tb else b.data)
-    if x.shape[1] != y.shape[0]:
-        raise _fail(f"matmul: inner extents differ at run time: {list(x.shape)} x {list(y.shape)}", node,
-                    kind="shape error", hint="tail tiles of the two operands have different lengths; "
-                    "load cube operands with pad=0.0 so they keep their full size")
-    if a.dtype == "i8":
-        return Tile(x.astype(np.int32) @ y.astype(np.int32), "i32", "l0c")
-    return Tile((x.astype(np.float32) @ y.astype(np.float32)).astype(np.float32), "f32", "l0c")
-
-
-def _scalar_binary(op, a, b, node):
-    """Scalar arithmetic on the scalar unit: exact integers, double-precision floats."""
-    if op == "/":
-        if b == 0:
-            return float("inf") if a > 0 else float("-inf") if a < 0 else float("nan")
-        return a / b
-    if op in ("//", "%") and b == 0:
-        if isinstance(a, int) and isinstance(b, int):
-            raise _fail("integer division by zero", node)
-        return float("nan")
-    if op == "**" and not (isinstance(a, int) and isinstance(b, int)):
-        # NumPy's (and the DSL's) float power: 0.0 ** -2 is inf, (-2.0) ** 0.5 is NaN; Python's float
-        # ** raises ZeroDivisionError or gives a complex number there
-        with np.errstate(all="ignore"):
-            return float(np.power(np.float64(a), np.float64(b)))
-    try:
-        return _SCALAR_OPS[op](a, b)
-    except OverflowError:
-        return float("inf")
-
-
-def _cast_array(a: np.ndarray, src: str, dst: str, mode):
-    if dst == "bool":
-        return a != 0
-    if dst in D.FLOATS:
-        if mode is not None and src in D.FLOATS:
-            a = apply_round(a, mode)
-        return D.quantize(a.astype(np.float32) if dst == "bf16" else a, dst)
-    # to an integer type
-    if src in D.FLOATS:
-        a = apply_round(a.astype(np.float64), mode or "trunc")  # float64: int32 limits are exact there
-        info = np.iinfo(D.NUMPY[dst])
-        a = np.clip(np.nan_to_num(a, nan=0.0, posinf=info.max, neginf=info.min), info.min, info.max)
-    return a.astype(D.NUMPY[dst])
-
-
-def _cast_scalar(x, target, mode):
-    return _cast_array(np.asarray(x), "f32" if isinstance(x, float) else "i64", target, mode).item()
 
 
 def interpret(checked: CheckedKernel, gm: dict[str, np.ndarray], *, cores: int | None = None,
               check_races: bool = True) -> None:
     """Run a checked kernel on GM arrays (by parameter name); outputs are written in place."""
     Interpreter(checked, cores=cores, check_races=check_races).run(gm)
+

@@ -1,8 +1,8 @@
 """AscendC CPU simulator (backend ``sim``): the AscendC API re-implemented in C++ headers,
 hardware-rule checks, a sandboxed runner and a cost model.  See docs/simulator.md."""
 from .cost import COST_CONSTANTS, CostReport, CoreCost
-from .runner import (Diagnostic, GmSpec, KernelArtifact, SimBuildError, SimResult, build_kernel, cache_dir, gm,
-                     run_kernel)
+from .build import KernelArtifact, SimBuildError, build_kernel, cache_dir
+from .runner import Diagnostic, GmSpec, SimResult, gm, run_kernel
 
 __all__ = ["build_kernel", "run_kernel", "SimResult", "Diagnostic", "KernelArtifact", "SimBuildError", "CostReport",
            "CoreCost", "GmSpec", "gm", "cache_dir", "COST_CONSTANTS"]

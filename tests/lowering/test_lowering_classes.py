@@ -231,7 +231,7 @@ kernel fz(x0: gm f32[R, C]) -> (y: gm f32[R]):
 def test_host_workspace_expression_keeps_floor_semantics():
     """The host evaluates the workspace with C++ semantics; consts spell the DSL's floor // and %,
     cdiv, minimum and maximum in plain C++ (codegen/kernel.py _host_int)."""
-    from ascendcraft.codegen.kernel import _host_int
+    from ascendcraft.codegen.emit_common import host_int as _host_int
     from ascendcraft.dsl import ast as A
     from ascendcraft.dsl.parser import parse
 

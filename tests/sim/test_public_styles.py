@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ascendcraft.sim import build_kernel, run_kernel
-from ascendcraft.sim.runner import INCLUDE_DIR, rewrite_host_launches
+from ascendcraft.sim.build import INCLUDE_DIR, rewrite_host_launches
 
 from sim_helpers import assert_close, kernel_source, poisoned
 
@@ -105,7 +105,7 @@ def test_custom_op_dtype_macros_and_tiling_key(rng, dtype, np_dtype, key):
 
 
 def test_custom_op_without_dtype_macros_is_a_build_error():
-    from ascendcraft.sim.runner import SimBuildError
+    from ascendcraft.sim.build import SimBuildError
     with pytest.raises(SimBuildError, match="DTYPE_X"):
         build_kernel(kernel_source("public_style_custom_op.cpp"), "scale_shift_custom",
                      tiling_header=kernel_source("public_style_custom_op_tiling.h"))

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from ascendcraft.sim import build_kernel, run_kernel
-from ascendcraft.sim.runner import _JOB_PREFIX, _run_root, sandbox_support
+from ascendcraft.sim.build import sandbox_support
+from ascendcraft.sim.runner import _JOB_PREFIX, _run_root
 
 from sim_helpers import kernel_source, poisoned
 

@@ -1,0 +1,220 @@
+"""The checker's lowered forms: buffers and their UB budget, API-level ops with ``out=``
+buffers, and Matmul API calls (the levels the lowering passes write). A mixin of
+``checker.Checker``.
+"""
+from __future__ import annotations
+
+from .. import dtypes as D
+from . import ast as A
+from . import indexing
+from .check_common import check_error, suggest
+from .ops import (
+    API_COMPARE_MODES,
+    OPS,
+)
+from .types import TDType, TScalar, TTile
+
+
+class LoweredFormsChecker:
+    # ------------------------------------------------------------ lowered forms: buffers
+    def _buffer(self, s: A.Buffer, depth):
+        if depth:
+            raise check_error("buffers are declared at the top of the kernel body", s)
+        if s.type.dtype not in D.ALL:
+            raise check_error(f"unknown dtype {s.type.dtype!r}", s.type)
+        if s.name in self.buffers or s.name in self.env:
+            raise check_error(f"{s.name!r} is already defined", s)
+        queue = s.type.space in ("vecin", "vecout")
+        if not 1 <= s.depth <= (8 if queue else 1):
+            raise check_error(f"buffer depth {s.depth}: queues hold 1 to 8 slots, veccalc buffers 1", s)
+        self._dims(s.type, s)
+        self.buffers[s.name] = s
+        self.fixed.add(s.name)
+
+    def buffer_bytes(self, b: A.Buffer) -> int:
+        """UB bytes of a buffer: each slot rounded up to 32 bytes (TPipe::InitBuffer does the same)."""
+        n = D.ITEMSIZE[b.type.dtype]
+        for d in self._dims(b.type, b):
+            n *= d
+        return -(-n // 32) * 32 * b.depth
+
+    def _check_buffer_budget(self):
+        """ascendc_api.md 1.3: at most 64 buffers, 8 allocated per position; their sum fits the UB."""
+        total = sum(self.buffer_bytes(b) for b in self.buffers.values())
+        cap = self.chip.capacity("ub")
+        last = list(self.buffers.values())[-1]
+        if total > cap:
+            raise check_error(f"buffers take {total:,} bytes of UB; {self.chip.name} has {cap:,}", last,
+                       kind="memory error", hint="smaller tiles, or reuse buffers for values that are not live "
+                       "at the same time")
+        if sum(b.depth for b in self.buffers.values()) > 64:
+            raise check_error("more than 64 buffers in one kernel (AscendC limit)", last, kind="memory error")
+        for pos in ("vecin", "vecout"):
+            n = sum(b.depth for b in self.buffers.values() if b.type.space == pos)
+            if n > 8:
+                raise check_error(f"{n} {pos} buffers: at most 8 per position can be allocated at once", last,
+                           kind="memory error", hint="fewer queues or a smaller depth")
+
+    def _placed(self, out: str | None, t: TTile, node):
+        """``out=b``: the tile must fit buffer b (same dtype, enough elements)."""
+        if out is None:
+            if self.buffers and isinstance(t, TTile) and t.space == "ub":
+                raise check_error("in a kernel with buffers every ub tile needs out=<buffer>", node)
+            return t
+        b = self.buffers.get(out)
+        if b is None:
+            raise check_error(f"out={out}: no buffer named {out!r}", node, hint=suggest(out, set(self.buffers)))
+        if not isinstance(t, TTile):
+            raise check_error(f"out={out}: only tiles are placed in buffers, this is a {t.describe()}", node)
+        if b.type.dtype != t.dtype:
+            raise check_error(f"out={out}: a {t.dtype} tile in a {b.type.dtype} buffer", node)
+        need = 1
+        for d in t.shape:
+            need *= d
+        have = 1
+        for d in self._dims(b.type, b):
+            have *= d
+        if need > have:
+            raise check_error(f"out={out}: the tile has {need} elements, the buffer {have}", node, kind="memory error")
+        return t
+
+    def _api(self, op, e: A.Call):
+        form, args = op.form, e.args
+        if form == "gemm":
+            return self._gemm(op, e)
+        types = [self.expr(a) for a in args]
+        out = e.kwarg("out")
+        if out is not None and not isinstance(out, A.Name):
+            raise check_error("out= names a buffer", out)
+
+        def tile(i, what="a ub tile"):
+            t = types[i]
+            if not (isinstance(t, TTile) and t.space == "ub"):
+                raise check_error(f"{op.name}: argument {i + 1} must be {what}, got {t.describe()}", args[i])
+            return t
+
+        def dtype_ok(t, node):
+            if t.dtype not in op.dtypes:
+                raise check_error(f"{op.name} does not support {t.dtype}", node)
+
+        def scalar(i, dtype):
+            t = types[i]
+            if not isinstance(t, TScalar):
+                raise check_error(f"{op.name}: argument {i + 1} must be a scalar, got {t.describe()}", args[i])
+            self._scalar_fits(t, dtype, args[i])
+
+        if form == "getvalue":
+            t = tile(0)
+            return TScalar(t.dtype)
+        if form in indexing.API_FORMS:    # Gather, ArgMaxRows/ArgMinRows: dsl/indexing.py
+            return indexing.check_api(self, op, e, types, out)
+        if form in ("rowvec", "colvec"):
+            a, b = tile(0), tile(1)
+            dtype_ok(a, args[0])
+            # a row vector is [C] or [1, C] (keepdims=True along axis 0), on either side
+            big, vec = (b, a) if form == "rowvec" and (len(a.shape) == 1 or len(b.shape) == 2 and a.shape[0] == 1
+                                                       and b.shape[0] != 1) else (a, b)
+            ok = len(big.shape) == 2 and big.dtype == vec.dtype and (
+                vec.shape in ((big.shape[1],), (1, big.shape[1])) if form == "rowvec" else vec.shape == (big.shape[0], 1))
+            if not ok:
+                raise check_error(f"{op.name} takes a [R, C] tile and a {'[C]' if form == 'rowvec' else '[R, 1]'} vector "
+                           f"of one dtype, got {a.describe()} and {b.describe()}", e, kind="shape error")
+            return self._placed(out.id if out is not None else None, TTile(big.dtype, big.shape), e)
+        if form == "outer":   # a column [R, 1] and a row [C] / [1, C], either order -> [R, C]
+            from .broadcast import outer_shape
+            a, b = tile(0), tile(1)
+            dtype_ok(a, args[0])
+            shape = outer_shape(a.shape, b.shape)
+            if shape is None or a.dtype != b.dtype:
+                raise check_error(f"{op.name} takes an [R, 1] column and a [C] or [1, C] row of one dtype, got {a.describe()} "
+                           f"and {b.describe()}", e, kind="shape error")
+            return self._placed(out.id if out is not None else None, TTile(a.dtype, shape), e)
+        if form == "window":
+            t = tile(0)
+            if not 1 <= len(self.window_params(e, len(t.shape))[0]) <= min(2, len(t.shape)) or len(t.shape) > 2:
+                raise check_error(f"{op.name} pools over the last one or two axes of a 1-D or 2-D tile", e, kind="shape error")
+            result = self._window(OPS[op.of], e)
+            return self._placed(out.id if out is not None else None, result, e)
+        if form == "duplicate":
+            shape = self._shape_arg(args[0])
+            dt = types[2]
+            if not isinstance(dt, TDType):
+                raise check_error("Duplicate(shape, value, dtype): the third argument is a dtype", args[2])
+            scalar(1, dt.name)
+            result = TTile(dt.name, shape)
+        elif form == "cast":
+            t = tile(0)
+            if not isinstance(types[1], TDType):
+                raise check_error("Cast(x, dtype): the second argument is a dtype", args[1])
+            result = TTile(types[1].name, t.shape)
+        elif form == "select":
+            m, a = tile(0, "a bool mask tile"), tile(1)
+            dtype_ok(a, args[1])
+            if m.dtype != "bool" or m.shape != a.shape:
+                raise check_error(f"{op.name}: the mask must be a bool tile of the value's shape", args[0])
+            if isinstance(types[2], TScalar):
+                scalar(2, a.dtype)
+            elif tile(2).dtype != a.dtype or types[2].shape != a.shape:
+                raise check_error(f"{op.name}: both values need one dtype and shape", e)
+            result = a
+        else:
+            a = tile(0)
+            dtype_ok(a, args[0])
+            if form == "reduce":
+                return TScalar(a.dtype)
+            if form == "rowreduce":
+                if len(a.shape) != 2:
+                    raise check_error(f"{op.name} reduces each row of a 2-D tile, got {a.describe()}", args[0],
+                               kind="shape error")
+                keep = self._kw_const(e, "keepdims", False)
+                result = TTile(a.dtype, (a.shape[0], 1) if keep else (a.shape[0],))
+            elif form == "rows":
+                if len(a.shape) != 2:
+                    raise check_error(f"{op.name} reduces the rows of a 2-D tile, got {a.describe()}", args[0],
+                               kind="shape error")
+                result = TTile(a.dtype, a.shape[1:])
+            elif form == "scan":
+                if len(a.shape) != 1 and tuple(a.shape[:1]) != (1,) or len(a.shape) > 2:   # [C] or a [1, C] row
+                    raise check_error(f"{op.name} scans a 1-D tile, got {a.describe()}", args[0], kind="shape error")
+                if not isinstance(self._kw_const(e, "reverse", False), bool):
+                    raise check_error(f"{op.name}(..., reverse=...) is True or False", e)
+                result = a
+            elif form in ("unary", "copy"):
+                result = a
+            elif form == "scalar" or (form == "compare" and op.name == "CompareScalar"):
+                scalar(1, a.dtype)
+                result = TTile(op.result or a.dtype, a.shape)
+            else:  # binary, Compare: two tiles of one shape (the API does not broadcast)
+                b = tile(1)
+                if b.dtype != a.dtype or b.shape != a.shape:
+                    raise check_error(f"{op.name} needs two tiles of one dtype and shape, got {a.describe()} and "
+                               f"{b.describe()}", e, kind="shape error")
+                result = TTile(op.result or a.dtype, a.shape)
+            if form == "compare" and self._kw_const(e, "mode", None) not in API_COMPARE_MODES:
+                raise check_error(f"{op.name}(..., mode=...) is one of {', '.join(API_COMPARE_MODES)}", e)
+        return self._placed(out.id if out is not None else None, result, e)
+
+    def _gemm(self, op, e: A.Call):
+        """``Matmul(a[...], b[...], transpose_b=..., base=(bm, bn, bk))``: GM regions in, the product
+        streamed to GM by the store it is the value of (a "gm" tile holds no on-chip memory)."""
+        if e is not self._store_value or self._store_value is None:
+            raise check_error("Matmul(...) writes GM directly: use it only as store(c[...], Matmul(...))", e)
+        if e.kwarg("out") is not None:
+            raise check_error("Matmul(...) has no out=", e)
+        a, b = (self._gm_region(x, "Matmul reads") for x in e.args)
+        for r, node in ((a, e.args[0]), (b, e.args[1])):
+            if len(r.shape) != 2 or r.gm.dtype not in op.dtypes:
+                raise check_error(f"Matmul multiplies 2-D f16, bf16 or f32 regions, got {r.gm.dtype}"
+                           f"[{', '.join(map(str, r.shape))}]", node, kind="shape error")
+        if a.gm.dtype != b.gm.dtype:
+            raise check_error(f"Matmul operands differ in dtype: {a.gm.dtype} and {b.gm.dtype}", e)
+        m, n = self._product_shape(a.shape, b.shape, e)
+        base = self._kw_const(e, "base", None)
+        if not (isinstance(base, tuple) and len(base) == 3 and all(v > 0 and v % 16 == 0 for v in base[:2])
+                and base[2] > 0):
+            raise check_error("Matmul needs base=(baseM, baseN, baseK): the cube's base block, baseM and baseN "
+                       "multiples of 16", e)
+        # fp32 accumulation; f16/bf16 products may be written in their own dtype (Fixpipe converts)
+        out = self._store_dtype if a.gm.dtype != "f32" and self._store_dtype in ("f16", "bf16") else "f32"
+        return TTile(out, (m, n), "gm")
+

@@ -1,0 +1,346 @@
+"""Build AscendC kernels against the simulator headers: g++ with the harness, cached by content
+hash, the seccomp sandbox probed once, and foreign host code (``<<<...>>>`` launches, a host
+``main``) rewritten so a hand-written kernel file builds too."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+from ..chips import DEFAULT_CHIP, load_chip
+from ..errors import UserError
+from .signature import Param, parse_signature, registered_tiling_struct, strip_comments
+
+PKG_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = PKG_DIR / "include"
+HARNESS = PKG_DIR / "harness.h"
+DEFAULT_CXXFLAGS = ("-std=c++17", "-O1", "-Wall", "-fno-strict-aliasing", "-g0", "-pthread")
+BUILD_FORMAT = "1"
+
+
+class SimBuildError(UserError):
+    """The kernel does not compile against the simulator headers."""
+
+
+
+@dataclass
+class KernelArtifact:
+    kernel_name: str
+    exe: Path
+    key: str
+    params: list[Param]
+    chip: str
+    lenient: bool
+    tiling_struct: str | None
+    warnings: list[str]
+    source_name: str = "kernel.cpp"
+    build_seconds: float = 0.0
+    cached: bool = False
+    sandboxed: bool = False  # linked with libseccomp: runs install the sandbox (see docs/simulator.md)
+
+
+
+
+# ----------------------------------------------------------------------------- build
+def cache_dir() -> Path:
+    root = os.environ.get("ASCENDCRAFT_CACHE_DIR")
+    base = Path(root) / "sim" if root else Path.home() / ".cache" / "ascendcraft" / "sim"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def _library_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted(INCLUDE_DIR.rglob("*")) + [HARNESS]:
+        if p.is_file():
+            h.update(str(p.relative_to(PKG_DIR)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+_LIB_DIGEST: str | None = None
+
+# ----------------------------------------------------------------------------- sandbox probe
+_SECCOMP_PROBE = """#include <seccomp.h>
+int main() {
+    scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+    if (!c) return 1;
+    int rc = seccomp_rule_add(c, SCMP_ACT_TRAP, SCMP_SYS(execve), 0);
+    seccomp_release(c);
+    return rc == 0 ? 0 : 1;
+}
+"""
+SECCOMP_FLAGS = ("-DASC_SIM_SECCOMP=1",)
+SECCOMP_LIBS = ("-lseccomp",)
+_SANDBOX: tuple[bool, str] | None = None
+_SANDBOX_LOCK = threading.Lock()
+
+
+def _probe_key() -> str:
+    """What the probe's answer depends on: the probe, the compiler, and libseccomp's header
+    and library being there (installing or removing libseccomp-dev changes the key)."""
+    h = hashlib.sha256(_SECCOMP_PROBE.encode())
+    gxx = shutil.which("g++") or "g++"
+    for path in (gxx, "/usr/include/seccomp.h", *sorted(str(p) for p in Path("/usr/lib").glob("*/libseccomp.so*")),
+                 *sorted(str(p) for p in Path("/usr/lib").glob("libseccomp.so*"))):
+        try:
+            st = os.stat(path)
+            h.update(f"{path}:{st.st_size}:{st.st_mtime_ns}".encode())
+        except OSError:
+            h.update(f"{path}:-".encode())
+    return h.hexdigest()[:16]
+
+
+def sandbox_support() -> tuple[bool, str]:
+    """``(available, why not)``: whether kernels can be linked against libseccomp. A tiny probe
+    is compiled, linked and run once; the answer is cached in the build cache (per compiler
+    and libseccomp install) and in the process."""
+    global _SANDBOX
+    with _SANDBOX_LOCK:
+        if _SANDBOX is not None:
+            return _SANDBOX
+        cache = cache_dir() / f"seccomp-probe-{_probe_key()}.json"
+        try:
+            data = json.loads(cache.read_text())
+            _SANDBOX = (bool(data["ok"]), str(data["why"]))
+            return _SANDBOX
+        except (OSError, ValueError, KeyError):
+            pass
+        with tempfile.TemporaryDirectory(prefix="seccomp-probe.", dir=cache_dir()) as d:
+            (Path(d) / "probe.cpp").write_text(_SECCOMP_PROBE)
+            try:
+                proc = subprocess.run(["g++", "probe.cpp", "-o", "probe", *SECCOMP_LIBS], cwd=d,
+                                      capture_output=True, text=True, timeout=120)
+                if proc.returncode != 0:
+                    ok, why = False, ("libseccomp is not installed (no <seccomp.h> or -lseccomp; "
+                                      "install the Debian package libseccomp-dev)")
+                else:
+                    run = subprocess.run([str(Path(d) / "probe")], capture_output=True, timeout=30)
+                    ok, why = run.returncode == 0, ("" if run.returncode == 0 else
+                                                    f"the libseccomp probe failed (exit status {run.returncode})")
+            except (OSError, subprocess.TimeoutExpired) as e:
+                ok, why = False, f"the libseccomp probe could not run: {e}"
+        _SANDBOX = (ok, why)
+        try:
+            tmp = cache.with_name(cache.name + f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"ok": ok, "why": why}))
+            os.replace(tmp, cache)
+        except OSError:
+            pass
+        return _SANDBOX
+
+
+def _launcher(kernel_name: str, params: list[Param]) -> str:
+    args = []
+    for i, p in enumerate(params):
+        if p.kind == "scalar":
+            field_ = "f" if p.is_float else "i"
+            ctype = p.ctype.replace("const ", "").replace("&", "").strip()
+            args.append(f"static_cast<{ctype}>(sc[{i}].{field_})")
+        else:
+            args.append(f"reinterpret_cast<{p.ctype}>(gm[{i}])")
+    body = ", ".join(args)
+    return (f"static void asc_sim_launch(uint8_t** gm, const asc_sim::ScalarArg* sc) {{\n"
+            f"    (void)gm; (void)sc;\n    {kernel_name}({body});\n}}\n")
+
+
+# ----------------------------------------------------------------------------- foreign host code
+def _mask_code(src: str) -> str:
+    """``src`` with comments and string/char literals replaced by spaces (same length, same
+    newlines), so the host-code scan below never matches inside them."""
+    out = list(src)
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+        elif src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif c in "\"'":
+            j = i + 1
+            while j < n and src[j] != c and src[j] != "\n":
+                j += 2 if src[j] == "\\" else 1
+            j = min(j + 1, n)
+        else:
+            i += 1
+            continue
+        for k in range(i, j):
+            if out[k] != "\n":
+                out[k] = " "
+        i = j
+    return "".join(out)
+
+
+_CALLEE_RE = re.compile(r"((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*(?:\s*<[^;{}()<>]*(?:<[^;{}()<>]*>[^;{}()<>]*)*>)?)"
+                        r"\s*\Z")
+_HOST_MAIN_RE = re.compile(r"\b(?:int|int32_t|auto)\s+main\s*\(")
+
+
+def _balanced_end(masked: str, i: int, open_: str, close: str) -> int:
+    """Index just past the bracket that closes the one at ``masked[i]``, or -1."""
+    depth = 0
+    for j in range(i, len(masked)):
+        if masked[j] == open_:
+            depth += 1
+        elif masked[j] == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return -1
+
+
+def rewrite_host_launches(source: str) -> str:
+    """Turn every host-side ``kernel<<<blockDim, l2ctrl, stream>>>(args...)`` (not C++) into
+    ``::asc_sim_host::launch(kernel, blockDim, l2ctrl, stream, args...)``, a no-op that still
+    makes the compiler see every expression.  Line numbers are preserved: the newlines of a
+    rewritten launch follow it.  Sources without ``<<<`` are returned unchanged."""
+    masked = _mask_code(source)
+    if "<<<" not in masked:
+        return source
+    out, pos = [], 0
+    for m in re.finditer(r"<<<", masked):
+        start = m.start()
+        if start < pos:
+            continue
+        callee = _CALLEE_RE.search(masked[max(0, start - 400):start])
+        close = masked.find(">>>", m.end())
+        if callee is None or close < 0:
+            continue
+        k = close + 3
+        while k < len(masked) and masked[k].isspace():
+            k += 1
+        if k >= len(masked) or masked[k] != "(":
+            continue
+        end = _balanced_end(masked, k, "(", ")")
+        if end < 0:
+            continue
+        cstart = start - len(callee.group(1)) - (len(masked[max(0, start - 400):start]) - callee.end(1))
+        cfg = source[m.end():close].strip()
+        args = source[k + 1:end - 1].strip()
+        name = source[cstart:start].strip()
+        call = f"::asc_sim_host::launch({name}, {cfg}" + (f", {args})" if args else ")")
+        call = " ".join(call.split())  # one line; the newlines go after it
+        out.append(source[pos:cstart])
+        out.append(call + "\n" * source[cstart:end].count("\n"))
+        pos = end
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def has_host_main(source: str) -> bool:
+    return bool(_HOST_MAIN_RE.search(_mask_code(source)))
+
+
+def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = None,
+                 tiling_struct: str | None = None, chip: str = DEFAULT_CHIP, lenient: bool = False,
+                 extra_sources: dict[str, str] | None = None, defines: dict[str, Any] | None = None,
+                 cxxflags: tuple[str, ...] = DEFAULT_CXXFLAGS) -> KernelArtifact:
+    """Compile ``source`` (an AscendC kernel) into a cached simulator executable.
+
+    ``defines`` are macros the CANN build would pass on the command line, such as the
+    ``DTYPE_X``/``ORIG_DTYPE_X`` type macros of an msopgen project (``{"DTYPE_X": "half"}``);
+    they are defined before anything else in the translation unit."""
+    global _LIB_DIGEST
+
+    load_chip(chip)  # validates the name
+    params = parse_signature(source, kernel_name)
+    if tiling_header is not None and tiling_struct is None:
+        tiling_struct = registered_tiling_struct(tiling_header)
+        if tiling_struct is None:
+            raise UserError("the tiling header defines no tiling struct",
+                            hint="use BEGIN_TILING_DATA_DEF(Name) ... END_TILING_DATA_DEF or pass tiling_struct")
+    if _LIB_DIGEST is None:
+        _LIB_DIGEST = _library_digest()
+    sandboxed, _ = sandbox_support()
+    link = SECCOMP_LIBS if sandboxed else ()
+    cxxflags = tuple(cxxflags) + (SECCOMP_FLAGS if sandboxed else ())
+    h = hashlib.sha256()
+    define_lines = []
+    for name, value in (defines or {}).items():
+        if not re.fullmatch(r"[A-Za-z_]\w*", str(name)) or "\n" in str(value):
+            raise UserError(f"defines: {name!r} = {value!r} is not a macro name and a one-line value")
+        define_lines.append(f"#define {name} {value}")
+    for part in (BUILD_FORMAT, _LIB_DIGEST, source, kernel_name, tiling_header or "", tiling_struct or "",
+                 "\n".join(define_lines),
+                 json.dumps(sorted((extra_sources or {}).items())), " ".join(cxxflags + link)):
+        h.update(part.encode())
+        h.update(b"\0")
+    key = h.hexdigest()[:24]
+    out_dir = cache_dir() / key
+    meta_path = out_dir / "meta.json"
+    exe = out_dir / "kernel.bin"
+    if meta_path.exists() and exe.exists():
+        meta = json.loads(meta_path.read_text())
+        return KernelArtifact(kernel_name, exe, key, params, chip, lenient, tiling_struct, meta["warnings"],
+                              build_seconds=meta.get("build_seconds", 0.0), cached=True, sandboxed=sandboxed)
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=cache_dir()))
+    try:
+        # foreign direct-launch sources: the host side is compiled (never run); see docs/simulator.md
+        (tmp / "kernel.cpp").write_text(rewrite_host_launches(source))
+        host_main = has_host_main(source)
+        for inc in sorted(set(re.findall(r'#\s*include\s*[<"](aclrtlaunch_\w+\.h)[>"]', source))):
+            if inc not in (extra_sources or {}):  # the header the CANN build generates per kernel
+                (tmp / inc).write_text('#pragma once\n#include "acl/acl.h"\n')
+        for name, text in (extra_sources or {}).items():
+            target = tmp / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        tu = define_lines + [f"#define ASC_SIM_NUM_ARGS {len(params)}"]
+        if re.search(r"\bSyncAll\b", strip_comments(source)):
+            tu.append("#define ASC_SIM_THREADS 1")  # one thread per block so SyncAll is a real barrier
+        if tiling_header is not None:
+            (tmp / "asc_sim_tiling_header.h").write_text(tiling_header)
+            tu += ["#define ASC_SIM_HAS_TILING 1", "#define ASC_SIM_DEFAULT_TILING asc_sim_tiling_ns::Default"]
+        tu.append('#include "kernel_operator.h"')
+        if tiling_header is not None:
+            tu += ['#include "asc_sim_tiling_header.h"',
+                   f"namespace asc_sim_tiling_ns {{ using namespace optiling; using Default = {tiling_struct}; }}"]
+        if host_main:  # the source's host main() becomes an ordinary function that nothing calls
+            tu += ["#define main asc_sim_foreign_host_main", '#include "kernel.cpp"', "#undef main"]
+        else:
+            tu.append('#include "kernel.cpp"')
+        tu_text = "\n".join(tu) + "\n"
+        tu_text += _launcher(kernel_name, params)
+        tu_text += f'#include "{HARNESS}"\n'
+        (tmp / "main.cpp").write_text(tu_text)
+        cmd = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", "-o", "kernel.bin", *link]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        elapsed = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise SimBuildError(f"kernel {kernel_name} does not compile against the AscendC simulator headers:\n"
+                                + _trim_compiler_output(proc.stderr))
+        warnings = [w for w in proc.stderr.splitlines() if "warning:" in w]
+        (tmp / "build.log").write_text(proc.stderr)
+        (tmp / "meta.json").write_text(json.dumps({"warnings": warnings, "build_seconds": elapsed,
+                                                   "kernel_name": kernel_name}))
+        try:
+            tmp.rename(out_dir)
+        except OSError:  # another process built it first
+            shutil.rmtree(tmp, ignore_errors=True)
+        return KernelArtifact(kernel_name, exe, key, params, chip, lenient, tiling_struct, warnings,
+                              build_seconds=elapsed, sandboxed=sandboxed)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _trim_compiler_output(text: str, limit: int = 60) -> str:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    errs = [ln for ln in lines if "error" in ln]
+    keep = errs[:limit] if errs else lines[:limit]
+    return "\n".join(keep)
+
