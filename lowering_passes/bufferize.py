@@ -528,7 +528,20 @@ def region_extents(src, kernel, ctx) -> tuple:
 
 
 def _difference(start, stop, dim):
-    """``stop - start`` when it is syntactically ``start + E`` (the usual ``j:j + T``), else the dim."""
+    """An upper bound of ``stop - start`` (the usual ``j:j + T`` gives ``T``), else the dim."""
+    ext = _bounded_difference(start, stop)
+    return dim if ext is None else ext
+
+
+def _bounded_difference(start, stop):
+    """``stop - start`` when it is syntactically ``start + E``, or a linear difference; a
+    ``minimum(...)`` stop or a ``maximum(...)`` start is bounded by its arguments whose difference is
+    known (``r:minimum(r + RB, e)`` takes at most ``RB``, as the checker bounds it); else None."""
+    for side, fn in ((stop, "minimum"), (start, "maximum")):
+        if isinstance(side, A.Call) and side.func == fn and not side.kwargs:
+            known = [d for d in (_bounded_difference(start, a) if side is stop else _bounded_difference(a, stop)
+                                 for a in side.args) if d is not None]
+            return known[0] if len(known) == 1 else call("minimum", *known) if known else None
     if isinstance(stop, A.Binary) and stop.op == "+" and stop.lhs == start:
         return stop.rhs
     if isinstance(start, A.Int) and start.value == 0:
@@ -536,7 +549,7 @@ def _difference(start, stop, dim):
     if isinstance(start, A.Binary) and start.op == "-" and isinstance(stop, A.Binary) and stop.op == "+" \
             and start.lhs == stop.lhs:   # h - p : h + E + p style halos
         return binary("+", stop.rhs, start.rhs)
-    return _linear_difference(start, stop) or dim
+    return _linear_difference(start, stop)
 
 
 def _linear_difference(start, stop):

@@ -176,10 +176,22 @@ class ExpressionChecker:
             lo, hi = min(max(start.value, 0), dim), min(max(stop.value, 0), dim)
             return max(hi - lo, 0)
         if sub.start is not None and sub.stop is not None:
-            diff = Linear.difference(sub.stop, sub.start, self.env)
+            diff = self._span_bound(sub.stop, sub.start)
             if diff is not None:
                 return max(min(diff, dim), 0)
         return dim
+
+    def _span_bound(self, stop, start) -> int | None:
+        """An upper bound of ``stop - start`` known before run time: their difference as linear forms
+        (``j + T - j``), where a ``minimum(...)`` stop or a ``maximum(...)`` start is bounded by any of
+        its arguments (``r:minimum(r + RB, e)`` takes at most RB)."""
+        for side, fn in ((stop, "minimum"), (start, "maximum")):
+            if isinstance(side, A.Call) and side.func == fn and not side.kwargs:
+                bounds = [self._span_bound(a, start) if side is stop else self._span_bound(stop, a)
+                          for a in side.args]
+                bounds = [b for b in bounds if b is not None]
+                return min(bounds) if bounds else None
+        return Linear.difference(stop, start, self.env)
 
     def _load(self, e: A.Load):
         src = self._gm_region(e.src, "load copies on chip")

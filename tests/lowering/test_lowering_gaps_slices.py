@@ -128,3 +128,39 @@ kernel pt(x: gm f32[R, C], y: gm f32[R, C]) -> (z: gm f32[R, C], w: gm f32[R, C1
         store(w[:, :], a[:, 1:TC] - b[:, 1:C])
 """
     _compile(tmp_path, kernel, op)
+
+
+_CLAMPED_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x, b):
+        return x - b
+R = 53
+C = 1100
+def get_inputs():
+    return [torch.randn(R, C), torch.randn(C)]
+def get_init_inputs():
+    return []
+"""
+
+# rows in chunks of RB within a core's share of RS rows: the chunk ends at minimum(r + RB, e), so
+# a chunk never crosses into the next share; the tile is at most RB rows (not the whole axis)
+_CLAMPED_KERNEL = """
+kernel sub_bias(x: gm f32[R, C], b: gm f32[C]) -> (y: gm f32[R, C]):
+    const RB = 4
+    const RS = 11
+    for s in parallel(cdiv(R, RS)):
+        e = minimum(s * RS + RS, R)
+        bt = load(b[:])
+        for r in range(s * RS, e, RB):
+            t = load(x[r:minimum(r + RB, e), :]) - bt
+            store(y[r:minimum(r + RB, e), :], t)
+"""
+
+
+def test_a_slice_ending_at_a_minimum_is_bounded_by_its_known_length(tmp_path):
+    """``r:minimum(r + RB, e)`` takes at most RB rows: the checker's footprint and the lowering's
+    buffers both size it so (53 whole rows of 1100 f32 would not fit the UB), and the store writes
+    only the clamped rows (the next share belongs to another core)."""
+    k = _compile(tmp_path, _CLAMPED_KERNEL, _CLAMPED_OP)
+    assert k.report["backend_verification"]["verdict"] == "PASS"
