@@ -4,6 +4,8 @@ A mixin of ``kernel._Emitter``.
 """
 from __future__ import annotations
 
+import re
+
 from .. import dtypes as D
 from ..dsl import ast as A
 from ..dsl.ops import API_COMPARE_MODES, OPS
@@ -156,7 +158,7 @@ class ComputeEmitter:
             elif form == "cast":
                 mode = e.kwarg("round")
                 rmode = self._round(src.dtype, t.dtype, mode.value if mode is not None else None)
-                repitch = cast_pitch(src, self.__dict__.get("pitch_exprs", {}).get(src.pitch, src.pitch), t.dtype)
+                repitch = cast_pitch(src, self._pitch_exprs().get(src.pitch, src.pitch), t.dtype)
                 if repitch is None:
                     self.emit(f"AscendC::Cast({target}, {a[0]}, AscendC::RoundMode::{rmode}, "
                               f"static_cast<uint32_t>({src.count}));")
@@ -280,6 +282,28 @@ class ComputeEmitter:
             return f"{subs[0][1]} * {src.pitch} + {subs[1][1]}"
         return subs[0][1]
 
+    def _slice_pitch(self, sub, src: Tile, consts: set, per_block: int) -> str:
+        """The row pitch of a 2-D slice of ``src`` along columns ``sub``: its static length, clamped
+        to the source's static columns as the DSL clamps it, aligned to 32 bytes. So two slices of one
+        static shape have one pitch (``a[:, 1:TC]`` of a tile clamped to C columns and ``b[:, 1:C]``),
+        as two loads do (``_static_cols``): element-wise ops covering whole rows rely on it."""
+        from lowering_passes.bufferize import slice_extent
+        ext = slice_extent(sub, None, consts) if isinstance(sub, A.Slice) else None
+        if ext is None:
+            return src.pitch
+        aligned = re.fullmatch(r"AcAlignUp\((.*), (\d+)\)", self._pitch_exprs().get(src.pitch, src.pitch))
+        if aligned is None:          # a source pitch known only at run time: the static length, at most it
+            return f"AcMin<int64_t>(AcAlignUp({self.scalar(ext)}, {per_block}), {src.pitch})"
+        cols = aligned.group(1)      # the source's static columns
+        ends = [e for e in (sub.start, sub.stop) if e is not None]
+        if all({n.id for n in A.walk(e) if isinstance(n, A.Name)} <= consts for e in ends):
+            start = self.scalar(sub.start) if sub.start is not None else "0"
+            stop = f"AcMin<int64_t>({self.scalar(sub.stop)}, {cols})" if sub.stop is not None else f"({cols})"
+            length = f"AcMax<int64_t>({stop} - AcMin<int64_t>({start}, {cols}), 0)"
+        else:                        # j:j + T: at most T, at most the source's columns
+            length = f"AcMin<int64_t>({self.scalar(ext)}, {cols})"
+        return f"AcAlignUp({length}, {per_block})"
+
     def _slice(self, target: str, ix: A.Index, t, ct: str, out: str) -> Tile:
         """A slice of a tile (``t[a:b]``, ``t[:, a:b]``, ``t[i]``, ``t[a:b, j]``): Gathers from the tile,
         at any start, 32-byte aligned or not (gidx: the byte offsets of one row of the slice, or of
@@ -287,7 +311,6 @@ class ComputeEmitter:
         Rows of a 2-D slice are ``pitch`` apart, the static length aligned to 32 bytes, as bufferize
         sized its buffer; the gaps of a narrower run-time slice are zeroed first, so element-wise ops
         that cover whole rows read defined values."""
-        from lowering_passes.bufferize import slice_extent
         src = self.tiles[ix.base.id]
         name = ix.base.id
         size = D.ITEMSIZE[t.dtype]
@@ -303,10 +326,7 @@ class ComputeEmitter:
         if rk == "slice" and ck_ == "slice":        # a block of rows and columns: one Gather per row
             sub = (list(ix.subscripts) + [A.Slice(None, None)] * 2)[1]
             consts = {c.name for c in self.k.body if isinstance(c, A.Const)} | set(self.members) | {"CORES"}
-            ext = slice_extent(sub, None, consts) if isinstance(sub, A.Slice) else None
-            # the static length at most the tile's (the pitch a load of that shape has: _static_cols)
-            pitch = f"AcMin<int64_t>(AcAlignUp({self.scalar(ext)}, {per_block}), {src.pitch})" if ext is not None \
-                else src.pitch
+            pitch = self._slice_pitch(sub, src, consts, per_block)
             self.emit(f"const int64_t r0_ = {r0}, nr_ = {nr}, c0_ = {c0}, nc_ = {nc}, p_ = {pitch};")
             # a Gather writes exactly nc_ elements of each row: zero the gaps (whole rows but the last)
             self.emit(f"if (nr_ > 1 && nc_ < p_) {{ AcZeroFill({target}, (nr_ - 1) * p_); "
@@ -344,6 +364,8 @@ class ComputeEmitter:
         # the extents are locals of this block: freeze them before it closes
         self.tiles[target] = tile
         self._freeze(target)
+        if tile.pitch == "p_":
+            self._pitch_exprs()[f"{target}_pitch"] = pitch
         self.depth -= 1
         self.emit("}")
         return self.tiles[target]

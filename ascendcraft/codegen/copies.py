@@ -296,6 +296,10 @@ class CopyEmitter:
         self.depth -= 1
         self.emit("}")
 
+    def _pitch_exprs(self) -> dict:
+        """The static expression each frozen pitch variable holds (``_freeze`` records them)."""
+        return self.__dict__.setdefault("pitch_exprs", {})
+
     def _freeze(self, target: str):
         """Evaluate a new tile's extents once, into variables declared at the top of Process()."""
         t = self.tiles[target]
@@ -303,7 +307,7 @@ class CopyEmitter:
             return   # frozen where it was made (a slice's extents are locals of its block)
         self.emit(f"{target}_rows = {t.rows}; {target}_cols = {t.cols}; {target}_pitch = {t.pitch};")
         # the expression each pitch variable holds (a cast between 2- and 4-byte types re-aligns rows)
-        exprs = self.__dict__.setdefault("pitch_exprs", {})
+        exprs = self._pitch_exprs()
         exprs[f"{target}_pitch"] = exprs.get(t.pitch, t.pitch)
         t.rows, t.cols, t.pitch = f"{target}_rows", f"{target}_cols", f"{target}_pitch"
 

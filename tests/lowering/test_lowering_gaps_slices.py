@@ -103,16 +103,18 @@ kernel r3(x: gm f32[A, B, C]) -> (y: gm f32[A, B]):
     assert "k.dsl:4:" in str(info.value) and "docs/dsl.md" in str(info.value)
 
 
-def test_tiles_of_one_static_shape_have_one_row_pitch(tmp_path):
+@pytest.mark.parametrize("cols", [12, 9])
+def test_tiles_of_one_static_shape_have_one_row_pitch(tmp_path, cols):
     """x[:, 0:TC] with TC past the tensor's end is clamped to [R, C], the shape of y[:, :]: the two
-    tiles must be laid out alike for an element-wise op over whole rows (and a slice of one, too)."""
+    tiles must be laid out alike for an element-wise op over whole rows, and so must slices of them
+    (a[:, 1:TC] and b[:, 1:C] are both [R, C - 1]: with C = 9 their rows were 16 and 8 apart)."""
     op = """import torch
 import torch.nn as nn
 class Model(nn.Module):
     def forward(self, x, y):
         return x + y, x[:, 1:] - y[:, 1:]
 R = 4
-C = 12
+C = {cols}
 def get_inputs():
     return [torch.randn(R, C), torch.randn(R, C)]
 def get_init_inputs():
@@ -127,7 +129,7 @@ kernel pt(x: gm f32[R, C], y: gm f32[R, C]) -> (z: gm f32[R, C], w: gm f32[R, C1
         store(z[:, :], a + b)
         store(w[:, :], a[:, 1:TC] - b[:, 1:C])
 """
-    _compile(tmp_path, kernel, op)
+    _compile(tmp_path, kernel, op.replace("{cols}", str(cols)))
 
 
 _CLAMPED_OP = """import torch
