@@ -453,9 +453,13 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
                                  f"{report.summary()}", hint="this is a lowering bug: report it")
         if second is not None:
             say("verifying the AscendC kernel on the simulator at the second shapes")
-            if isinstance(extra, Exception):
-                raise extra
-            report = verify(extra, second.shapes, draws=second.draws, progress=say)
+            try:
+                if isinstance(extra, Exception):
+                    raise extra
+                report = verify(extra, second.shapes, draws=second.draws, progress=say)
+            except AscendcraftError as err:   # say which shapes: the real ones passed
+                err.message = f"at the second verification shapes ({second.shapes.shapes_text()}): {err.message}"
+                raise
             result.second_verification = report
             if not report.passed:
                 raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator at the "

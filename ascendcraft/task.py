@@ -383,7 +383,7 @@ class Task:
     def variant(self, base: TaskShapes, seed: int, max_bytes: int = DEFAULT_MAX_BYTES) -> TaskShapes | None:
         """A second shape set for verification, derived from ``seed``: the shape constants of
         ``base`` moved to other values (odd, so tails and uneven core splits stay; between a third
-        of the value and twice it), within ``max_bytes``. A kernel that keys on one shape (a
+        of the value and twice it, never above the op's own value), within ``max_bytes``. A kernel that keys on one shape (a
         hard-coded extent, a bound that only holds at the reduced size) differs there.
         None when no module constant sizes the inputs, or no other value runs.
         The same arguments give the same shape set object (so draws made for it are reused)."""
@@ -410,7 +410,10 @@ class Task:
         for k in sorted(knobs):
             v = cur[k]
             lo = max(2, v // 3)
-            odd = [x for x in range(lo | 1, 2 * v + 1, 2) if x != v]
+            # never above the op's own value: a kernel sized for the task (a tile of a whole axis, the
+            # lowering's buffers planned at the real shapes) need not fit a larger one
+            hi = min(2 * v, real_values[k])
+            odd = [x for x in range(lo | 1, hi + 1, 2) if x != v]
             smaller = [x for x in odd if x < v]
             picks = [rng.choice(odd)] if odd else []
             picks += ([rng.choice(smaller)] if smaller else []) + [x for x in (v // 2, v - 1) if x >= 2]
