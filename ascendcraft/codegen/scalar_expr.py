@@ -31,6 +31,9 @@ class ScalarEmitter:
             if e.id in ("True", "False"):
                 return "1" if e.id == "True" else "0"
             return e.id
+        if isinstance(e, A.Index) and isinstance(e.base, A.Name) and e.base.id in self.tiles:
+            # one element of a tile as a scalar (y[ixt[k], j:j + T]): read on the scalar unit
+            return f"static_cast<{self._ctype(t) if t is not None else 'int64_t'}>({e.base.id}.GetValue({self._element(e)}))"
         if isinstance(e, A.Unary):
             # parenthesised operand: -(-1.5f), never the decrement --1.5f
             if e.op == "~":

@@ -80,6 +80,29 @@ kernel e(emb: gm f32[V, D], ids: gm i64[K], acc: gm f32[V, D], w: gm f32[K, D]) 
          "torch.randn(K, D)"), trials=2)
 
 
+def test_elements_of_an_index_tile_address_gm_rows_and_bound_loops(tmp_path):
+    # a block of ids loaded once, then each element names a GM row (atomic_add with repeats across
+    # cores) and, as an element of a 2-D tile, a row to copy: scalars read with GetValue
+    compile_verified(tmp_path, """
+kernel ia(x: gm f32[R, C], ids: gm i64[K], w: gm f32[K, C], pairs: gm i32[P, 2]) -> (y: gm f32[R, C], z: gm f32[P, C]):
+    const T = 128
+    const KB = 8
+    for r in parallel(R):
+        store(y[r, :], load(x[r, :]))
+    for c in parallel(cdiv(K, KB)):
+        k0 = c * KB
+        ixt = load(ids[k0:k0 + KB])
+        for k in range(k0, minimum(k0 + KB, K)):
+            for j in range(0, C, T):
+                atomic_add(y[ixt[k - k0], j:j + T], load(w[k, j:j + T]))
+    for p in parallel(P):
+        pr = load(pairs[p:p + 1, :])
+        store(z[p, :], load(x[pr[0, 1], :]))
+""", _op("x, ids, w, pairs", "x.index_add(0, ids, w), x[pairs[:, 1].long()]", "R = 40\nC = 300\nK = 57\nP = 9",
+         "torch.randn(R, C), torch.randint(0, R, (K,)), torch.randn(K, C), torch.randint(0, R, (P, 2), "
+         "dtype=torch.int32)"), trials=2)
+
+
 def test_argmin_folded_with_where_keeps_the_first_of_ties(tmp_path):
     # few distinct values: ties in every column; the running index is i32 (Select), cast to int64 at the end
     compile_verified(tmp_path, """
