@@ -196,17 +196,22 @@ class _Selector:
                     raise NoRule(f"`{_dsl_text(e)}` on {t.dtype} tiles (it lowers for {allowed} tiles; cast(x, f32) "
                                  "first where that is exact)")
 
-    def _mask_index(self, s: A.Assign, e: A.Index, t) -> list:
-        """A slice or element of a comparison's mask (one bit per element: no bit is addressable):
-        the mask as 0/1 values, sliced, compared != 0 again (an element: read, != 0 on the scalar unit)."""
-        like = self.mask_like.get(e.base.id)
+    def _mask_values(self, st: "_Steps", mask: str, e, what: str):
+        """The comparison mask ``mask`` (one bit per element) as an f32 tile of 0/1: ones shaped like
+        the tile it compared, selected by the mask."""
+        like = self.mask_like.get(mask)
         if like is None:
-            raise NoRule(f"`{_dsl_text(e)}`: a slice of a mask that is not a comparison")
-        st = _Steps()
+            raise NoRule(f"`{_dsl_text(e)}`: {what}")
         ones, _ = self._filled(st, A.Name(like[0]), like[1], 1)
         if like[1] != "f32":
             ones = st.add(call("Cast", ones, A.Name("f32")))
-        values = st.add(call("Select", e.base, ones, lit(0.0)))
+        return st.add(call("Select", A.Name(mask), ones, lit(0.0)))
+
+    def _mask_index(self, s: A.Assign, e: A.Index, t) -> list:
+        """A slice or element of a comparison's mask (one bit per element: no bit is addressable):
+        the mask as 0/1 values, sliced, compared != 0 again (an element: read, != 0 on the scalar unit)."""
+        st = _Steps()
+        values = self._mask_values(st, e.base.id, e, "a slice of a mask that is not a comparison")
         part = replace(e, base=values)
         if t.shape == ():
             v = st.add(call("GetValue", part))
@@ -307,6 +312,17 @@ class _Selector:
         if op == "cast" and tiles[0]:
             kw = {"round": e.kwarg("round")} if e.kwarg("round") is not None else {}
             src_dtype = self.ctx.type_of(args[0]).dtype
+            dst = self.ctx.type_of(e).dtype
+            if isinstance(args[0], A.Name) and args[0].id in self.bit_masks and dst != "bool":
+                # a comparison's mask holds bits, not bytes: its 0/1 values in f32, then the dtype asked for
+                if dst not in ("f32", "f16", "i32"):
+                    raise NoRule(f"`{_dsl_text(e)}`: a comparison cast to {dst} (it lowers to f32, f16 and i32; "
+                                 f"cast to i32 first)")
+                st = _Steps()
+                values = self._mask_values(st, args[0].id, e, "a cast of a mask that is not a comparison")
+                if dst != "f32":
+                    st.add(call("Cast", values, A.Name(dst), **({"round": A.Str("rint")} if dst == "i32" else {})))
+                return st
             if src_dtype == self.ctx.type_of(e).dtype and not (kw and src_dtype in ("f16", "bf16", "f32")):
                 return [call("Copy", args[0])]   # a cast to the tile's own dtype is the value itself
             return [call("Cast", args[0], args[1], **kw)]

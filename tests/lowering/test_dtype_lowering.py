@@ -178,3 +178,41 @@ kernel cw(x: gm bf16[R, N], w: gm f32[R, N]) -> (y: gm bf16[R, N], z: gm bf16[R,
         store(z[r:r + RB, :], v * v)
 """
     _compile(tmp_path, kernel, op, trials=2)
+
+
+_MASK_CAST_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, a, b, x, h):
+        return (a == b).float(), (a < b).float(), (x > 0.5).half(), (h <= 0).int()
+N = 1000
+R = 37
+C = 100
+def get_inputs():
+    return [torch.randint(-3, 3, (N,), dtype=torch.int32), torch.randint(-3, 3, (N,), dtype=torch.int32),
+            torch.randn(R, C), torch.randn(N).half()]
+def get_init_inputs():
+    return []
+"""
+
+_MASK_CAST_KERNEL = """
+kernel mc(a: gm i32[N], b: gm i32[N], x: gm f32[R, C], h: gm f16[N]) -> (y: gm f32[N], z: gm f32[N], u: gm f16[R, C], v: gm i32[N]):
+    const T = 256
+    const RB = 8
+    for c in parallel(cdiv(N, T)):
+        i = c * T
+        p = load(a[i:i + T])
+        q = load(b[i:i + T])
+        store(y[i:i + T], cast(p == q, f32))
+        store(z[i:i + T], cast(p < q, f32))
+        store(v[i:i + T], cast(load(h[i:i + T]) <= 0.0, i32))
+    for r in parallel(cdiv(R, RB)):
+        store(u[r * RB:r * RB + RB, :], cast(load(x[r * RB:r * RB + RB, :]) > 0.5, f16))
+"""
+
+
+def test_casts_of_comparisons_give_their_0_1_values(tmp_path):
+    """A comparison's mask holds one bit per element on chip; a cast of it to f32, f16 or i32 is
+    its 0/1 values (a Select of ones), on 1-D and 2-D tiles with tails, from i32, f32 and f16
+    comparisons."""
+    _compile(tmp_path, _MASK_CAST_KERNEL, _MASK_CAST_OP)
