@@ -74,7 +74,7 @@ class Cube(LoweringPass):
                                    f"lowering handles: {why}", at, kind="lowering error",
                                    hint="write each C tile as acc = matmul(...) then a K loop of acc = acc + "
                                         "matmul(...) and one store, batch axes indexed by parallel variables "
-                                        "(examples/matmul/, docs/lowering.md 'Cube phases')") from None
+                                        "(examples/matmul/, docs/dsl.md 'Cube (matmul)')") from None
             else:
                 body.append(s)
         return replace(kernel, body=tuple(body))
@@ -139,14 +139,14 @@ class _Gemm:
                 and all(isinstance(x, A.Slice) for x in e.src.subscripts[-2:])
                 and not any(isinstance(x, A.Slice) for x in e.src.subscripts[:-2])):
             raise _NotGemm("matmul operands must be l1 loads of GM regions that slice the last two axes "
-                           "and index each leading (batch) axis")
+                           "and index each leading (batch) axis", e)
         if e.pad is not None and not (isinstance(e.pad, (A.Int, A.Float)) and e.pad.value == 0):
-            raise _NotGemm("a cube operand may only be padded with 0")
+            raise _NotGemm("a cube operand may only be padded with 0", e)
         return e
 
     def _product(self, e, loads):
         if not (isinstance(e, A.Call) and e.func == "matmul"):
-            raise _NotGemm("expected matmul(...)")
+            raise _NotGemm("expected matmul(...)", e)
         kw = {k.name: k.value for k in e.kwargs}
         flags = tuple(isinstance(kw.get(f), A.Name) and kw[f].id == "True" for f in ("transpose_a", "transpose_b"))
         return self._operand(e.args[0], loads), self._operand(e.args[1], loads), flags
@@ -226,7 +226,8 @@ class _Gemm:
     def _first_k_slice(self, load: A.Load, axis: int):
         sub = _mat(load)[axis]
         if not (sub.start is None or self.resolve(sub.start) == A.Int(0)) or sub.stop is None:
-            raise _NotGemm("the first product's tiles must start at K = 0")
+            raise _NotGemm("the first product's tiles must start at K = 0 (a K split over the cores does not "
+                           "lower yet)", load)
         return sub.stop
 
     def _dim(self, tensor: str, axis: int):
