@@ -529,17 +529,17 @@ def region_extents(src, kernel, ctx) -> tuple:
 
 def _difference(start, stop, dim):
     """An upper bound of ``stop - start`` (the usual ``j:j + T`` gives ``T``), else the dim."""
-    ext = _bounded_difference(start, stop)
+    ext = bounded_difference(start, stop)
     return dim if ext is None else ext
 
 
-def _bounded_difference(start, stop):
+def bounded_difference(start, stop):
     """``stop - start`` when it is syntactically ``start + E``, or a linear difference; a
     ``minimum(...)`` stop or a ``maximum(...)`` start is bounded by its arguments whose difference is
     known (``r:minimum(r + RB, e)`` takes at most ``RB``, as the checker bounds it); else None."""
     for side, fn in ((stop, "minimum"), (start, "maximum")):
         if isinstance(side, A.Call) and side.func == fn and not side.kwargs:
-            known = [d for d in (_bounded_difference(start, a) if side is stop else _bounded_difference(a, stop)
+            known = [d for d in (bounded_difference(start, a) if side is stop else bounded_difference(a, stop)
                                  for a in side.args) if d is not None]
             return known[0] if len(known) == 1 else call("minimum", *known) if known else None
     if isinstance(stop, A.Binary) and stop.op == "+" and stop.lhs == start:

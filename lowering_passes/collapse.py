@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TScalar
 
-from .base import LoweringPass, Names, binary, call
+from .base import LoweringPass, Names, binary, call, rename_names
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,19 @@ class Collapse(LoweringPass):
 class _Collapser:
     def __init__(self, kernel, ctx):
         self.ctx, self.names = ctx, Names(kernel)
+        # names the kernel defines outside its parallel loops: a loop variable of that name inside a
+        # phase becomes an assignment when collapsed, which a phase may not make to a kernel-level name
+        self.kernel_level = _defined_outside_phases(kernel.body)
+        self.in_phase = False
 
     def block(self, stmts) -> list:
         out = []
         for s in stmts:
             if isinstance(s, (A.For, A.ParallelFor)):
+                was = self.in_phase
+                self.in_phase = was or isinstance(s, A.ParallelFor)
                 s = replace(s, body=tuple(self.block(s.body)))
+                self.in_phase = was
             if isinstance(s, A.For):
                 s = self._collapse(s)
             out.append(s)
@@ -73,9 +80,32 @@ class _Collapser:
         n_inner = call("cdiv", binary("-", inner.stop, inner.start), inner.step)
         flat = self.names.fresh(f"_{outer.var}{inner.var}")
         f = A.Name(flat)
-        unpack = (A.Assign(outer.var, binary("+", outer.start, binary("*", binary("//", f, n_inner), outer.step))),
-                  A.Assign(inner.var, binary("+", inner.start, binary("*", binary("%", f, n_inner), inner.step))))
+        body, ov, iv = inner.body, outer.var, inner.var
+        if self.in_phase:
+            # rename_names renames uses only: a body that rebinds the name keeps it (and is refused later)
+            assigned = {n.target for s in body for n in A.walk(s) if isinstance(n, A.Assign)}
+            assigned |= {n.var for s in body for n in A.walk(s) if isinstance(n, A.For)}
+            renames = {v: self.names.fresh(f"_{v}") for v in (ov, iv) if v in self.kernel_level and v not in assigned}
+            if renames:
+                body = tuple(rename_names(s, renames) for s in body)
+                ov, iv = renames.get(ov, ov), renames.get(iv, iv)
+        unpack = (A.Assign(ov, binary("+", outer.start, binary("*", binary("//", f, n_inner), outer.step))),
+                  A.Assign(iv, binary("+", inner.start, binary("*", binary("%", f, n_inner), inner.step))))
         self.ctx.notes.append(f"collapse: loops over {outer.var} and {inner.var} are one loop")
         # a negative trip count (stop < start) must stay an empty loop: clamp both counts at 0
         total = binary("*", call("maximum", n_outer, A.Int(0)), call("maximum", n_inner, A.Int(0)))
-        return A.For(flat, A.Int(0), total, A.Int(1), unpack + inner.body, outer.span)
+        return A.For(flat, A.Int(0), total, A.Int(1), unpack + body, outer.span)
+
+
+def _defined_outside_phases(stmts) -> set:
+    """Names assigned or looped over by statements that are not inside a parallel loop."""
+    out = set()
+    for s in stmts:
+        if isinstance(s, A.ParallelFor):
+            continue
+        if isinstance(s, A.Assign):
+            out.add(s.target)
+        elif isinstance(s, A.For):
+            out.add(s.var)
+            out |= _defined_outside_phases(s.body)
+    return out

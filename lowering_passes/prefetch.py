@@ -25,9 +25,11 @@ After::
         ...
     free(_pf0)
 
-The last iteration prefetches the region after the loop's end: it is clamped away (empty)
-or, at worst, one tile that is read and not used; the slot is freed after the loop, which
-also covers loops that run zero times. Only loads of kernel inputs (never written while the
+The last iteration's prefetch is made empty: a region along the loop's own axis is past the
+tensor's end already (clamped away), any other has its first slice moved past the end once the
+loop variable's next value reaches the loop's stop (else a core's last iteration would read the
+first tile of the next core's share); a region of single elements reads one clamped element.
+The slot is freed after the loop, which also covers loops that run zero times. Only loads of kernel inputs (never written while the
 kernel runs) from double-buffered queues are moved, and only when their region depends on
 the loop variable and on names fixed during the loop (scalar names computed earlier in the
 body from the loop variable are substituted).
@@ -52,7 +54,7 @@ from dataclasses import dataclass, replace
 from ascendcraft.dsl import ast as A
 
 from .base import LoweringPass, Names, binary, call, map_names
-from .bufferize import SCALAR_RESERVE
+from .bufferize import SCALAR_RESERVE, bounded_difference
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,8 @@ class _Prefetcher:
                 self.prefetched.add(pre)
                 first = self._region_at(s.value.src, scalars, loop.var, loop.start)
                 nxt = self._region_at(s.value.src, scalars, loop.var, binary("+", A.Name(loop.var), loop.step))
+                if not (_names(loop.stop) & assigned):
+                    nxt = self._empty_past_end(*nxt, loop.stop)
                 load = s.value
                 if s.target in self.prefetched and self._own_queue(s.value.out):
                     # an inner loop's first tile: from a queue of its own, its inner loop peeled
@@ -233,6 +237,38 @@ class _Prefetcher:
                                                                  if n.id in renamed else n)))
         moved = map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
         return stmts, self._clamp_indices(moved, set(renamed.values()))
+
+    def _empty_past_end(self, stmts: list, src, stop):
+        """The next iteration's region made empty when there is no next iteration: its first slice
+        ``a:a + E`` moved past the tensor's end (``a + D * past : ... + E``, past = 1 once the loop
+        variable's next value reaches ``stop``). Otherwise a core's last iteration would copy in the
+        first tile of the next core's share, HBM bytes read and never used; at a row's end the region
+        is clamped away already. A region of integer indices only stays (one element, clamped)."""
+        if not isinstance(src, A.Index):
+            return stmts, src
+        dims = self.k.param(src.base.id).type.shape
+        nxt = stmts[0].target                       # the loop variable's next value
+        def dim_expr(d):
+            return A.Name(d) if isinstance(d, str) else A.Int(d)
+        if any(isinstance(sub, A.Slice) and sub.start == A.Name(nxt) and stop == dim_expr(dim)
+               for sub, dim in zip(src.subscripts, dims)):
+            return stmts, src                       # x[b, j:j + T] over range(0, N, T): past N already
+        for axis, (sub, dim) in enumerate(zip(src.subscripts, dims)):
+            if not isinstance(sub, A.Slice):
+                continue
+            start = sub.start if sub.start is not None else A.Int(0)
+            extent = bounded_difference(start, sub.stop if sub.stop is not None else dim_expr(dim))
+            if extent is None or any(isinstance(n, A.Call) for n in A.walk(extent)):
+                continue
+            past, moved = self.names.fresh("_past"), self.names.fresh("_from")
+            self.made |= {past, moved}
+            over = binary("+", binary("-", A.Name(nxt), copy.deepcopy(stop)), A.Int(1))
+            stmts = stmts + [A.Assign(past, call("minimum", call("maximum", over, A.Int(0)), A.Int(1))),
+                             A.Assign(moved, binary("+", start, binary("*", dim_expr(dim), A.Name(past))))]
+            subs = list(src.subscripts)
+            subs[axis] = A.Slice(A.Name(moved), binary("+", A.Name(moved), copy.deepcopy(extent)))
+            return stmts, replace(src, subscripts=tuple(subs))
+        return stmts, src
 
     def _clamp_indices(self, src, moved: set):
         """Integer indices of a prefetched region stay in range (one iteration past the end they

@@ -187,6 +187,29 @@ def test_collapse_turns_a_nested_tile_loop_into_one_loop():
     assert "h = 0 + _hw0 // cdiv(W - 0, TW) * R" in text
 
 
+_LOOP_VAR_NAMED_LIKE_A_KERNEL_VALUE = """
+kernel k(x: gm f32[B, N], negative_slope: f32 = 0.01) -> (y: gm f32[B, N]):
+    const T = 1024
+    const RB = 4
+    j = 0
+    for p in parallel(1):
+        for i in range(0, B, RB):
+            for j in range(0, N, T):
+                t = load(x[i:i + RB, j:j + T])
+                store(y[i:i + RB, j:j + T], where(t >= 0.0, t, t * negative_slope))
+"""
+
+
+def test_collapse_renames_a_loop_variable_that_a_kernel_level_value_also_names(tmp_path):
+    # collapsing makes the loop variable an assignment, and a phase may not assign a kernel-level
+    # name: check passed this kernel and lower refused it at an intermediate level
+    from compiled import compile_verified
+    d = ROOT / "examples" / "activation" / "leaky_relu"
+    text = _lower(_LOOP_VAR_NAMED_LIKE_A_KERNEL_VALUE, d, _chain_to("collapse")).final.text
+    assert "            _j0 = 0 + _ij0 % cdiv(N - 0, T) * T" in text
+    compile_verified(tmp_path, _LOOP_VAR_NAMED_LIKE_A_KERNEL_VALUE, (d / "op.py").read_text(), trials=2)
+
+
 def test_pooling_selects_a_window_op_whose_output_never_shares_its_inputs_buffer():
     d = ROOT / "examples" / "pooling" / "average_pooling_1d"
     text = _lower((d / "kernel.dsl").read_text(), d, default_passes()).final.text
@@ -310,3 +333,37 @@ def test_a_load_indexed_by_an_element_of_a_tile_is_not_prefetched(tmp_path):
     # kernel that check passed failed in prefetch (index 86 out of range for an axis of extent 86)
     from compiled import compile_verified
     compile_verified(tmp_path, _PICK_BY_INDEX_TILE, _PICK_OP, trials=2)
+
+
+_ROW_SUMS_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return x.sum(dim=1) ** 2
+B = 96
+N = 8192
+def get_inputs():
+    return [torch.randn(B, N)]
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_cores_last_iteration_prefetches_nothing(tmp_path):
+    # two rows per core: prefetching "the next row" on a core's last iteration read the first row of
+    # the next core's share, 50 % more HBM bytes than the kernel needs; now that region is empty
+    from compiled import compile_verified
+    kernel = """
+kernel rowsum(x: gm f32[B, N]) -> (y: gm f32[B]):
+    for b in parallel(B):
+        s = sum(load(x[b, :]))
+        store(y[b], s * s)
+"""
+    import ascendcraft
+    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
+    (tmp_path / "op.py").write_text(_ROW_SUMS_OP)
+    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2, model_time=True)
+    assert k.report["backend_verification"]["verdict"] == "PASS"
+    prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
+    assert any("one iteration ahead" in n for n in prefetch["notes"])
+    assert k.report["modeled"]["gm_bytes"] == 96 * 8192 * 4 + 96 * 4      # each byte once, no more (was 4,686,208)
