@@ -5,7 +5,7 @@
 # Phase 2 folds the P = cdiv(N, NC) chunk results of each column in chunk order: a later chunk
 # replaces the running (value, index) pair only where it is strictly greater (>), so the first
 # maximum wins as in torch; the index is widened to int64 at the store. At the MKB shape
-# (16 x 256 x 256) phase 1 has 16 * 8 = 128 units of 32 KiB for 48 cores; x is read once.
+# (128 x 4096 x 4095) phase 1 has 128 * 128 * 16 units of 32 KiB; x is read once.
 kernel argmax_dim1(x: gm f32[B, N, M]) -> (y: gm i64[B, M]):
     const TM = minimum(M, 256)
     const NC = 32

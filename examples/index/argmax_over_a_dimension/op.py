@@ -1,6 +1,6 @@
-# MultiKernelBench 2026 (reference/index/argmax_over_a_dimension.py): x f32[16, 256, 256],
-# torch.argmax(x, dim=1) -> i64[16, 256].
-# MKB 2026 shapes: batch_size=16, dim1=256, dim2=256
+# MultiKernelBench 2026 (reference/index/argmax_over_a_dimension.py): x f32[128, 4096, 4095],
+# torch.argmax(x, dim=1) -> i64[128, 4095].
+# MKB 2026 shapes: batch_size=128, dim1=4096, dim2=4095
 # Here: x f32[5, 37, 1100] of small whole numbers (0..7), so every column has ties and a kernel that
 # keeps the last maximum (>= instead of >) or drops a row fails; 1100 columns = a 1024-wide block and a
 # 76-wide tail; 10 work units over 48 cores.

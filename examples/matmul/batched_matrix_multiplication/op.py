@@ -1,6 +1,6 @@
 # MultiKernelBench 2026 (reference/matmul/batched_matrix_multiplication.py): torch.bmm of
-# A f32[128, 128, 256] and B f32[128, 256, 512].
-# MKB 2026 shapes: batch_size=128, m=128, k=256, n=512
+# A f32[128, 512, 1024] and B f32[128, 1024, 2048].
+# MKB 2026 shapes: batch_size=128, m=512, k=1024, n=2048
 # Here: 5 batches of A f32[150, 100] @ B f32[100, 270]: 2 x 2 tiles of 128 x 256 per product,
 # short tiles on every axis (150 = 128 + 22, 100 = 64 + 36, 270 = 256 + 14), 5 batches on the
 # cores in uneven runs.

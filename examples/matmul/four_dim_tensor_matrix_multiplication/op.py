@@ -1,6 +1,6 @@
 # MultiKernelBench 2026 (reference/matmul/four_dim_tensor_matrix_multiplication.py):
-# einsum("bijl,lk->bijk") of A f32[16, 256, 512, 256] and B f32[256, 768].
-# MKB 2026 shapes: b=16, i=256, j=512, l=256, k=768
+# einsum("bijl,lk->bijk") of A f32[8, 256, 512, 256] and B f32[256, 768].
+# MKB 2026 shapes: b=8, i=256, j=512, l=256, k=768
 # Here: A f32[2, 3, 150, 100] @ B f32[100, 270]: 6 products of 2 x 3 tiles of 128 x 128, short
 # tiles on every axis (150 = 128 + 22, 100 = 64 + 36, 270 = 2 * 128 + 14).
 import torch

@@ -1,4 +1,4 @@
-# C = A @ B with a K of a few dozen: C is 512 times larger than A and B together, so the kernel
+# C = A @ B with a K of a few dozen: C is 256 times larger than A and B together, so the kernel
 # is bound by writing C. Each iteration owns one 128 x 128 tile of C; its K fits one 64-deep
 # step (the K loop runs zero times when K <= 64), so the tile is one load of each operand into
 # L1 and one product. A 128 x 128 f32 tile is half of L0C: the Matmul API double-buffers L0C,

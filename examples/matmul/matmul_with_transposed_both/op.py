@@ -1,6 +1,6 @@
 # MultiKernelBench 2026 (reference/matmul/matmul_with_transposed_both.py): A.T @ B.T with
-# A f32[4096, 1024] and B f32[2048, 4096].
-# MKB 2026 shapes: M=1024, K=4096, N=2048
+# A f32[8192, 2048] and B f32[4096, 8192].
+# MKB 2026 shapes: M=2048, K=8192, N=4096
 # Here: A f32[300, 400], B f32[530, 300]: 4 x 3 output tiles of 128 x 256, short tiles on every
 # axis (400 = 3 * 128 + 16, 300 = 4 * 64 + 44, 530 = 2 * 256 + 18).
 import torch

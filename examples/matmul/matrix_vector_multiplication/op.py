@@ -1,6 +1,6 @@
-# MultiKernelBench 2026 (reference/matmul/matrix_vector_multiplication.py): A f32[256, 131072]
-# times B f32[131072, 1].
-# MKB 2026 shapes: M=256, K=131072
+# MultiKernelBench 2026 (reference/matmul/matrix_vector_multiplication.py): A f32[2048, 1048576]
+# times B f32[1048576, 1].
+# MKB 2026 shapes: M=2048, K=1048576
 # Here: A f32[37, 3000]: chunks of 64 columns over the cores with a short last chunk
 # (3000 = 46 * 64 + 56), rows in groups of 128 with a short last group.
 import torch
