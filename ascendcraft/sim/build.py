@@ -23,9 +23,11 @@ from .signature import Param, parse_signature, registered_tiling_struct, strip_c
 
 PKG_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = PKG_DIR / "include"
-HARNESS = PKG_DIR / "harness.h"
+HARNESS = PKG_DIR / "harness.h"                 # the hooks, included at the end of each kernel's TU
+HARNESS_MAIN = PKG_DIR / "harness_main.cpp"     # main(), compiled once per cache and linked in
+HARNESS_SHARED = PKG_DIR / "harness_shared.h"
 DEFAULT_CXXFLAGS = ("-std=c++17", "-O1", "-Wall", "-fno-strict-aliasing", "-g0", "-pthread")
-BUILD_FORMAT = "1"
+BUILD_FORMAT = "2"
 
 
 class SimBuildError(UserError):
@@ -61,7 +63,7 @@ def cache_dir() -> Path:
 
 def _library_digest() -> str:
     h = hashlib.sha256()
-    for p in sorted(INCLUDE_DIR.rglob("*")) + [HARNESS]:
+    for p in sorted(INCLUDE_DIR.rglob("*")) + [HARNESS, HARNESS_MAIN, HARNESS_SHARED]:
         if p.is_file():
             h.update(str(p.relative_to(PKG_DIR)).encode())
             h.update(p.read_bytes())
@@ -239,6 +241,29 @@ def rewrite_host_launches(source: str) -> str:
     return "".join(out)
 
 
+def _harness_object(cxxflags: tuple[str, ...]) -> Path:
+    """The harness's main() compiled to an object once per library version and flags, in the cache
+    (about 1.2 s of g++ that every kernel build would otherwise repeat). Written under a temporary
+    name and renamed, so concurrent builds never link a half-written object."""
+    key = hashlib.sha256("\0".join((BUILD_FORMAT, _LIB_DIGEST or _library_digest(), " ".join(cxxflags))).encode())
+    obj = cache_dir() / f"harness-{key.hexdigest()[:24]}.o"
+    if obj.exists():
+        return obj
+    fd, tmp_name = tempfile.mkstemp(prefix=obj.name + ".", suffix=".o", dir=cache_dir())
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        proc = subprocess.run(["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{PKG_DIR}", "-c", str(HARNESS_MAIN),
+                               "-o", str(tmp)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SimBuildError("the simulator's harness does not compile (this is a bug of ascendcraft):\n"
+                                + _trim_compiler_output(proc.stderr))
+        tmp.replace(obj)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return obj
+
+
 def has_host_main(source: str) -> bool:
     return bool(_HOST_MAIN_RE.search(_mask_code(source)))
 
@@ -316,7 +341,8 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         tu_text += _launcher(kernel_name, params)
         tu_text += f'#include "{HARNESS}"\n'
         (tmp / "main.cpp").write_text(tu_text)
-        cmd = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", "-o", "kernel.bin", *link]
+        harness = _harness_object(cxxflags)
+        cmd = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", str(harness), "-o", "kernel.bin", *link]
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
         elapsed = time.perf_counter() - t0

@@ -19,7 +19,7 @@ from ascendcraft.sim.cost import PIPES, CoreCost, aggregate, chip_config, cost_o
 
 from sim_helpers import READ_TWICE, kernel_source
 
-HARNESS = Path(__file__).resolve().parents[2] / "ascendcraft" / "sim" / "harness.h"
+HARNESS = Path(__file__).resolve().parents[2] / "ascendcraft" / "sim" / "harness_main.cpp"
 RATES = {"l2_bpc", "hbm_achievable_gbps"}   # bigger is faster; every other constant is a cost
 
 

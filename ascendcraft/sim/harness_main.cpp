@@ -1,0 +1,677 @@
+// ascendcraft AscendC CPU simulator: the executable's main(). Compiled once per simulator cache
+// (sim/build.py) and linked with each kernel's translation unit, which defines the hooks of
+// harness_shared.h (harness.h, at its end).
+#include "kernel_operator.h"
+#include "harness_shared.h"
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#ifdef ASC_SIM_SECCOMP
+#include <seccomp.h>
+#endif
+
+#include <cerrno>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace asc_sim {
+
+
+
+inline int g_report_fd = 2;
+inline volatile sig_atomic_t g_in_handler = 0;
+// 1 while kernel code runs: an exit()/quick_exit() then is the kernel's, not the harness's
+inline volatile sig_atomic_t g_kernel_active = 0;
+
+// Writes "<tag>\t<what>\t<block>\t<api>\t<file>\t<line>" to the report (the crash-line layout).
+inline void report_where(const char* tag, const char* what) {
+    char buf[1024];
+    const State& s = S();
+    std::string f = loc_file(s.cur_loc);
+    int n = std::snprintf(buf, sizeof buf, "%s\t%s\t%lld\t%s\t%s\t%d\n", tag, what, static_cast<long long>(s.block_idx),
+                          s.cur_api ? s.cur_api : "", f.c_str(), s.cur_loc.line);
+    if (n > 0) {
+        ssize_t w = write(g_report_fd, buf, static_cast<size_t>(std::min<int>(n, sizeof buf - 1)));
+        (void)w;
+    }
+}
+
+// atexit / at_quick_exit hook: an exit while the kernel runs is reported, never taken for success.
+inline void exit_hook() {
+    if (!g_kernel_active) return;
+    g_kernel_active = 0;
+    report_where("Q", "exit");
+    _exit(160);
+}
+
+inline void crash_handler(int sig) {
+    if (g_in_handler) _exit(128 + sig);
+    g_in_handler = 1;
+    const char* what = sig == SIGSEGV ? "SIGSEGV (segmentation fault)" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
+                     : sig == SIGABRT ? "SIGABRT (abort)" : sig == SIGALRM ? "SIGALRM (time limit)"
+                     : sig == SIGTERM ? "SIGTERM (terminated)" : sig == SIGILL ? "SIGILL (illegal instruction)" : "signal";
+    report_where("C", what);
+    _exit(128 + sig);
+}
+
+// ---------------------------------------------------------------- sandbox (libseccomp)
+// After the harness has opened every file it needs, a seccomp filter is installed before the
+// kernel runs. Forbidden calls trap (SIGSYS, the call is not executed); the handler reports
+// the call's name and ends the process. See docs/simulator.md, "Sandbox".
+#ifdef ASC_SIM_SECCOMP
+inline const char* const kDenied[] = {
+    // processes
+    "execve", "execveat", "fork", "vfork",
+    // network
+    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendto", "sendmsg", "sendmmsg",
+    "recvfrom", "recvmsg", "recvmmsg", "setsockopt", "getsockopt", "shutdown", "getsockname", "getpeername",
+    // file system changes
+    "creat", "openat2", "open_by_handle_at", "name_to_handle_at", "unlink", "unlinkat", "rename", "renameat",
+    "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmod", "fchmodat",
+    "fchmodat2", "chown", "fchown", "lchown", "fchownat", "truncate", "ftruncate", "fallocate", "utime", "utimes",
+    "utimensat", "futimesat", "mknod", "mknodat", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
+    "lremovexattr", "fremovexattr", "chroot", "pivot_root", "mount", "umount2", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "swapon", "swapoff", "acct", "quotactl",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    // other processes
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
+    "tkill", "setpgid", "setsid", "setrlimit", "migrate_pages", "move_pages",
+    // system administration (the simulator may run as root)
+    "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "sethostname",
+    "setdomainname", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm", "unshare",
+    "setns", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "fanotify_init", "syslog",
+    "vhangup", "lookup_dcookie",
+};
+// Calls allowed only with some arguments: the name, the argument and how it is tested.
+inline const char* const kConditional[] = {"open", "openat", "clone", "clone3", "kill", "tgkill", "rt_sigqueueinfo",
+                                           "rt_tgsigqueueinfo", "prlimit64", "prctl", "rt_sigaction", "ioctl"};
+constexpr int kMaxNamed = static_cast<int>(sizeof(kDenied) / sizeof(kDenied[0]) + sizeof(kConditional) / sizeof(kConditional[0]));
+inline int g_named_nr[kMaxNamed];
+inline const char* g_named_name[kMaxNamed];
+inline int g_named_count = 0;
+
+inline void sigsys_handler(int, siginfo_t* si, void*) {
+    if (g_in_handler) _exit(159);
+    g_in_handler = 1;
+    g_kernel_active = 0;
+    const char* name = nullptr;
+    for (int i = 0; i < g_named_count; ++i)
+        if (g_named_nr[i] == si->si_syscall) name = g_named_name[i];
+    char num[32];
+    if (!name) {
+        std::snprintf(num, sizeof num, "syscall %d", si->si_syscall);
+        name = num;
+    }
+    report_where("V", name);
+    _exit(159);
+}
+
+// Installs the filter; returns "" or why the sandbox could not be installed.
+inline std::string install_sandbox() {
+    struct sigaction sa {};
+    sa.sa_sigaction = sigsys_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSYS, &sa, nullptr) != 0) return "sigaction(SIGSYS) failed";
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);  // other architectures' calls: killed (the default)
+    if (!ctx) return "seccomp_init failed";
+    std::string err;
+    auto named = [&](const char* n) -> int {
+        int nr = seccomp_syscall_resolve_name(n);
+        if (nr != __NR_SCMP_ERROR && nr >= 0 && g_named_count < kMaxNamed) {
+            g_named_nr[g_named_count] = nr;
+            g_named_name[g_named_count++] = n;
+        }
+        return nr;
+    };
+    auto rule = [&](uint32_t action, const char* n, unsigned cnt, const scmp_arg_cmp* cmp) {
+        int nr = named(n);
+        if (nr == __NR_SCMP_ERROR) return;  // a call this libseccomp does not know (newer than it)
+        int rc = seccomp_rule_add_array(ctx, action, nr, cnt, cmp);
+        if (rc != 0 && err.empty()) err = fmt("seccomp_rule_add(%s) failed: %s", n, std::strerror(-rc));
+    };
+    for (const char* n : kDenied) rule(SCMP_ACT_TRAP, n, 0, nullptr);
+    const scmp_datum_t low32 = 0xffffffffull;
+    const scmp_datum_t self = static_cast<scmp_datum_t>(getpid());
+    // open/openat for writing, creating or truncating: one rule per flag bit
+    for (int bit : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC}) {
+        scmp_arg_cmp a1 = SCMP_A1(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(bit), static_cast<scmp_datum_t>(bit));
+        scmp_arg_cmp a2 = SCMP_A2(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(bit), static_cast<scmp_datum_t>(bit));
+        rule(SCMP_ACT_TRAP, "open", 1, &a1);
+        rule(SCMP_ACT_TRAP, "openat", 1, &a2);
+    }
+    // clone: threads only (CLONE_THREAD implies CLONE_VM | CLONE_SIGHAND: no new process)
+    scmp_arg_cmp no_thread = SCMP_A0(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(CLONE_THREAD), 0);
+    rule(SCMP_ACT_TRAP, "clone", 1, &no_thread);
+    // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS makes glibc's
+    // pthread_create fall back to clone, where the rule above applies
+    rule(SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, nullptr);
+    // signals: to this process only (raise/abort use tgkill(getpid(), ...))
+    scmp_arg_cmp other0 = SCMP_A0(SCMP_CMP_NE, self);
+    for (const char* n : {"kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"}) rule(SCMP_ACT_TRAP, n, 1, &other0);
+    // raising a resource limit (reading one, new_limit == NULL, stays allowed)
+    scmp_arg_cmp set_limit = SCMP_A2(SCMP_CMP_NE, 0);
+    rule(SCMP_ACT_TRAP, "prlimit64", 1, &set_limit);
+    // prctl(PR_SET_PDEATHSIG): the kernel must die with the runner
+    scmp_arg_cmp pdeath = SCMP_A0(SCMP_CMP_MASKED_EQ, low32, PR_SET_PDEATHSIG);
+    rule(SCMP_ACT_TRAP, "prctl", 1, &pdeath);
+    // a SIGSYS handler of the kernel's own would hide violations
+    scmp_arg_cmp sigsys = SCMP_A0(SCMP_CMP_MASKED_EQ, low32, SIGSYS);
+    rule(SCMP_ACT_TRAP, "rt_sigaction", 1, &sigsys);
+    // typing into a terminal
+    for (unsigned long req : {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
+        scmp_arg_cmp cmd = SCMP_A1(SCMP_CMP_MASKED_EQ, low32, static_cast<scmp_datum_t>(req));
+        rule(SCMP_ACT_TRAP, "ioctl", 1, &cmd);
+    }
+    if (err.empty()) {
+        int rc = seccomp_load(ctx);  // also sets no_new_privs
+        if (rc != 0) err = fmt("seccomp_load failed: %s", std::strerror(-rc));
+    }
+    seccomp_release(ctx);
+    return err;
+}
+#else
+inline std::string install_sandbox() { return "the simulator was built without libseccomp"; }
+#endif
+
+inline uint8_t* gm_alloc_guarded(uint64_t bytes) {
+    const uint64_t page = 4096;
+    uint64_t data = (std::max<uint64_t>(bytes, 1) + page - 1) / page * page;
+    void* p = mmap(nullptr, data + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    uint8_t* base = static_cast<uint8_t*>(p);
+    mprotect(base + data, page, PROT_NONE);  // a write/read past the end faults
+    return base + data - bytes;
+}
+
+struct GmArg {
+    int index;
+    std::string name, in, out;
+    uint64_t bytes;
+    uint8_t* ptr = nullptr;
+    FILE* out_file = nullptr;  // opened before the sandbox is installed
+};
+
+inline bool read_file(const std::string& path, uint8_t* dst, uint64_t bytes) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    uint64_t got = std::fread(dst, 1, bytes, f);
+    std::fclose(f);
+    return got == bytes;
+}
+inline bool write_file(FILE* f, const uint8_t* src, uint64_t bytes) {
+    if (!f) return false;
+    uint64_t put = std::fwrite(src, 1, bytes, f);
+    return std::fclose(f) == 0 && put == bytes;
+}
+
+inline void set_cfg(Config& c, const std::string& k, const std::string& v) {
+    double d = std::strtod(v.c_str(), nullptr);
+    if (k == "chip") c.chip = v;
+    else if (k == "ub_bytes") c.ub_bytes = static_cast<uint32_t>(d);
+    else if (k == "l1_bytes") c.l1_bytes = static_cast<uint32_t>(d);
+    else if (k == "l0a_bytes") c.l0a_bytes = static_cast<uint32_t>(d);
+    else if (k == "l0b_bytes") c.l0b_bytes = static_cast<uint32_t>(d);
+    else if (k == "l0c_bytes") c.l0c_bytes = static_cast<uint32_t>(d);
+    else if (k == "freq_mhz") c.freq_mhz = d;
+    else if (k == "hbm_gbps") c.hbm_gbps = d;
+    else if (k == "mte2_bpc") c.mte2_bpc = d;
+    else if (k == "mte3_bpc") c.mte3_bpc = d;
+    else if (k == "l1_l0a_bpc") c.l1_l0a_bpc = d;
+    else if (k == "l1_l0b_bpc") c.l1_l0b_bpc = d;
+    else if (k == "l0c_out_bpc") c.l0c_out_bpc = d;
+    else if (k == "vec_bpc") c.vec_bpc = d;
+    else if (k == "cube_macs") c.cube_macs = d;
+    else if (k == "cores") c.cores = static_cast<int>(d);
+    else if (k == "max_buf_per_pos") c.max_buf_per_pos = static_cast<int>(d);
+    else if (k == "max_buffers") c.max_buffers = static_cast<int>(d);
+    else if (k == "data_copy_pad") c.data_copy_pad = d != 0;
+    else if (k == "bf16") c.bf16 = d != 0;
+    else if (k == "issue_cycles") c.issue_cycles = d;
+    else if (k == "mte_overhead") c.mte_overhead = d;
+    else if (k == "vec_overhead") c.vec_overhead = d;
+    else if (k == "scalar_ub_cycles") c.scalar_ub_cycles = d;
+    else if (k == "scalar_gm_cycles") c.scalar_gm_cycles = d;
+    else if (k == "transcendental_cpr") c.transcendental_cpr = d;
+    else if (k == "cube_overhead") c.cube_overhead = d;
+    else if (k == "gm_latency") c.gm_latency = d;
+    else if (k == "l2_bpc") c.l2_bpc = d;
+    else if (k == "hbm_achievable_gbps") c.hbm_achievable_gbps = d;
+    else if (k == "l2_bytes") c.l2_bytes = d;
+    else if (k == "cost_only") c.cost_only = d != 0;
+    else if (k == "lenient") c.lenient = d != 0;
+    else if (k == "auto_sync") c.auto_sync = d != 0;
+    else if (k == "trace_limit") c.trace_limit = static_cast<int64_t>(d);
+    else if (k == "block_dim") c.block_dim = static_cast<int64_t>(d);
+    else if (k == "tiling_key") c.tiling_key = static_cast<uint64_t>(d);
+}
+
+// ---------------------------------------------------------------- output coverage / races
+struct BlockWrite {
+    const WriteRec* rec;
+    int64_t block;
+};
+
+inline void coverage_diag(FILE* out, const char* rule, const WriteRec* at, int64_t block, const std::string& msg) {
+    std::string m = msg;
+    for (char& c : m)
+        if (c == '\t' || c == '\n') c = ' ';
+    std::fprintf(out, "D\terror\t%s\t%s\t%s\t%d\t%lld\t%s\n", rule, at ? at->api : "",
+                 at ? loc_file(Loc{at->file, at->line}).c_str() : "", at ? at->line : 0,
+                 static_cast<long long>(at ? block : -1), m.c_str());
+}
+inline std::string write_where(const WriteRec& r, int64_t block) {
+    return fmt("%s at line %d in block %lld%s", r.api, r.line, static_cast<long long>(block),
+               (r.flags & WR_ATOMIC) ? " (atomic add)" : "");
+}
+
+// Checks every output tensor: (a) bytes no block wrote, (b) bytes two blocks wrote in one
+// parallel phase (between SyncAll calls) outside atomic-add mode. Returns the errors found.
+inline int check_outputs(FILE* out, const std::vector<GmRegion>& regions, const std::vector<std::vector<WriteRec>>& writes) {
+    int errors = 0;
+    for (size_t ri = 0; ri < regions.size(); ++ri) {
+        const GmRegion& g = regions[ri];
+        if (!g.output || g.bytes == 0) continue;
+        const unsigned long long el = g.elem ? g.elem : 1;
+        std::vector<BlockWrite> all;
+        for (size_t b = 0; b < writes.size(); ++b)
+            for (const WriteRec& r : writes[b])
+                if (r.region == ri) all.push_back({&r, static_cast<int64_t>(b)});
+        // (a) coverage
+        std::sort(all.begin(), all.end(), [](const BlockWrite& x, const BlockWrite& y) { return x.rec->lo < y.rec->lo; });
+        uint64_t cur = 0, unwritten = 0, gap_lo = 0, gap_hi = 0;
+        bool gap = false;
+        const BlockWrite* before = nullptr;   // the write reaching furthest so far
+        const BlockWrite* gap_before = nullptr;
+        for (const BlockWrite& w : all) {
+            uint64_t lo = std::min<uint64_t>(w.rec->lo, g.bytes), hi = std::min<uint64_t>(w.rec->hi, g.bytes);
+            if (lo > cur) {
+                if (!gap) { gap = true; gap_lo = cur; gap_hi = lo; gap_before = before; }
+                unwritten += lo - cur;
+            }
+            if (hi > cur) { cur = hi; before = &w; }
+        }
+        if (cur < g.bytes) {
+            if (!gap) { gap = true; gap_lo = cur; gap_hi = g.bytes; gap_before = before; }
+            unwritten += g.bytes - cur;
+        }
+        if (gap) {
+            ++errors;
+            std::string prev = gap_before ? fmt("; the last write before it: %s, ending at element %llu",
+                                                write_where(*gap_before->rec, gap_before->block).c_str(),
+                                                static_cast<unsigned long long>((gap_lo - 1) / el))
+                                          : "; no block writes any element before it";
+            coverage_diag(out, "output-unwritten", gap_before ? gap_before->rec : nullptr, gap_before ? gap_before->block : -1,
+                          fmt("output '%s' (%llu elements of %llu bytes): element %llu is never written by any block "
+                              "(the first unwritten range is elements [%llu, %llu)); %llu bytes (%llu elements) of the "
+                              "output are never written in total%s",
+                              g.name.c_str(), static_cast<unsigned long long>(g.bytes) / el, el,
+                              static_cast<unsigned long long>(gap_lo) / el, static_cast<unsigned long long>(gap_lo) / el,
+                              (static_cast<unsigned long long>(gap_hi) + el - 1) / el, static_cast<unsigned long long>(unwritten),
+                              static_cast<unsigned long long>(unwritten) / el, prev.c_str()));
+        }
+        // (b) two blocks writing the same bytes in one phase; atomic-add writes may overlap each other
+        std::vector<BlockWrite> exact(all);
+        std::sort(exact.begin(), exact.end(), [](const BlockWrite& x, const BlockWrite& y) {
+            if (x.rec->phase != y.rec->phase) return x.rec->phase < y.rec->phase;
+            if (x.rec->lo != y.rec->lo) return x.rec->lo < y.rec->lo;
+            return x.block < y.block;
+        });
+        // the two earlier writes reaching furthest that come from different blocks, over all
+        // writes and over the non-atomic ones: the current write overlaps an earlier write of
+        // another block iff that block's furthest end passes its start
+        struct Top2 {
+            const BlockWrite* a = nullptr;  // furthest end
+            const BlockWrite* b = nullptr;  // furthest end among the other blocks
+            void add(const BlockWrite* w) {
+                if (a == nullptr || w->rec->hi > a->rec->hi) {
+                    if (a != nullptr && a->block != w->block) b = a;
+                    a = w;
+                } else if (w->block != a->block && (b == nullptr || w->rec->hi > b->rec->hi)) {
+                    b = w;
+                }
+            }
+            const BlockWrite* other(int64_t block) const { return a && a->block != block ? a : b; }
+        };
+        Top2 any, plain;
+        uint32_t phase = 0;
+        for (size_t i = 0; i < exact.size(); ++i) {
+            const BlockWrite& w = exact[i];
+            if (i == 0 || w.rec->phase != phase) {
+                any = Top2{};
+                plain = Top2{};
+                phase = w.rec->phase;
+            }
+            const BlockWrite* o = (w.rec->flags & WR_ATOMIC) ? plain.other(w.block) : any.other(w.block);
+            if (o != nullptr && o->rec->hi > w.rec->lo) {
+                ++errors;
+                uint64_t lo = w.rec->lo, hi = std::min(w.rec->hi, o->rec->hi);
+                const BlockWrite& first = o->block < w.block ? *o : w;
+                const BlockWrite& second = o->block < w.block ? w : *o;
+                coverage_diag(out, "output-race", w.rec, w.block,
+                              fmt("blocks %lld and %lld both write output '%s' element %llu (bytes [%llu, %llu) of the "
+                                  "output overlap) in the same parallel phase (phase %u: %u SyncAll calls before it): %s "
+                                  "and %s. The cores run in parallel, so on the NPU the result depends on which core writes "
+                                  "last; only SetAtomicAdd writes may overlap (or separate the writes with SyncAll)",
+                                  static_cast<long long>(first.block), static_cast<long long>(second.block), g.name.c_str(),
+                                  static_cast<unsigned long long>(lo) / el, static_cast<unsigned long long>(lo),
+                                  static_cast<unsigned long long>(hi), phase, phase,
+                                  write_where(*first.rec, first.block).c_str(), write_where(*second.rec, second.block).c_str()));
+                break;  // one report per output: the first overlapping element
+            }
+            any.add(&w);
+            if (!(w.rec->flags & WR_ATOMIC)) plain.add(&w);
+        }
+    }
+    return errors;
+}
+
+// ---------------------------------------------------------------- timeline export
+// With `cfg trace_limit N` (N > 0) each block's timeline records (core.h, trace_record) are
+// written at block end next to the report: trace.bin holds 32-byte records (TraceOutRec, read
+// by ascendcraft/sim/timeline.py), trace.txt the strings they refer to ("N\t<id>\t<text>": API
+// names and kernel file basenames) and one line per block ("B\t<block>\t<records>\t<dropped>")
+// in the order of the blocks' records in trace.bin. Both files are opened before the sandbox.
+struct TraceOutRec {
+    double start, end;          // cycles from the block's start
+    int32_t api, file, line;    // string ids (trace.txt), -1 for none
+    uint8_t pipe, kind, pad[2];
+};
+static_assert(sizeof(TraceOutRec) == 32, "trace.bin records are 32 bytes");
+struct TraceSink {
+    FILE* bin = nullptr;
+    FILE* txt = nullptr;
+    std::mutex mu;
+    std::map<const char*, int32_t> api_ids, file_ids;  // API names and __builtin_FILE() are literals
+    int32_t next_id = 0;
+    std::vector<TraceOutRec> buf;
+};
+inline TraceSink g_trace_sink;
+
+inline void trace_open(const std::string& report_path, const Config& c) {
+    if (c.trace_limit <= 0 || report_path.empty()) return;
+    size_t slash = report_path.find_last_of('/');
+    std::string dir = slash == std::string::npos ? std::string(".") : report_path.substr(0, slash);
+    g_trace_sink.bin = std::fopen((dir + "/trace.bin").c_str(), "wb");
+    g_trace_sink.txt = std::fopen((dir + "/trace.txt").c_str(), "w");
+}
+
+// Called by run_block around each block: a block's records start empty and are written at its end.
+inline void trace_block_begin(State& st) {
+    st.trace.clear();
+    st.trace_dropped = 0;
+}
+inline void trace_block_end(State& st, int64_t block) {
+    if (st.cfg.trace_limit <= 0) return;
+    TraceSink& t = g_trace_sink;
+    if (t.bin && t.txt) {
+        std::lock_guard<std::mutex> lock(t.mu);
+        auto id = [&](std::map<const char*, int32_t>& ids, const char* p, bool file) -> int32_t {
+            if (p == nullptr) return -1;
+            auto it = ids.find(p);
+            if (it != ids.end()) return it->second;
+            std::string text = file ? loc_file(Loc{p, 0}) : std::string(p);
+            for (char& ch : text)
+                if (ch == '\t' || ch == '\n') ch = ' ';
+            int32_t i = t.next_id++;
+            std::fprintf(t.txt, "N\t%d\t%s\n", i, text.c_str());
+            ids.emplace(p, i);
+            return i;
+        };
+        const size_t n = st.trace.size();
+        t.buf.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            const TraceRec& r = st.trace[i];
+            TraceOutRec& o = t.buf[i];
+            o.start = r.start;
+            o.end = r.end;
+            o.api = id(t.api_ids, r.api, false);
+            o.file = id(t.file_ids, r.file, true);
+            o.line = r.line;
+            o.pipe = r.pipe;
+            o.kind = r.kind;
+            o.pad[0] = o.pad[1] = 0;
+        }
+        size_t put = n ? std::fwrite(t.buf.data(), sizeof(TraceOutRec), n, t.bin) : 0;
+        std::fprintf(t.txt, "B\t%lld\t%zu\t%llu\n", static_cast<long long>(block), put,
+                     static_cast<unsigned long long>(st.trace_dropped + (n - put)));
+        std::fflush(t.bin);
+        std::fflush(t.txt);
+    }
+    st.trace.clear();
+    st.trace_dropped = 0;
+}
+
+}  // namespace asc_sim
+
+int main(int argc, char** argv) {
+    using namespace asc_sim;
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s job.txt\n", argv[0]);
+        return 2;
+    }
+    State& s = S();
+    std::ifstream job(argv[1]);
+    std::string line, report_path;
+    std::vector<GmArg> gms;
+    std::vector<ScalarArg> scalars(hook_num_args() + 1);
+    std::map<std::string, std::string> tvals;
+    std::map<int, uint32_t> out_elem;  // GM parameter index -> element size, for outputs to check
+    int tiling_index = -1, ws_index = -1;
+    uint64_t ws_bytes = 0;
+    unsigned timeout = 0;
+    while (std::getline(job, line)) {
+        std::istringstream ls(line);
+        std::string kind;
+        ls >> kind;
+        if (kind == "cfg") {
+            std::string k, v;
+            ls >> k >> v;
+            set_cfg(s.cfg, k, v);
+        } else if (kind == "report") {
+            ls >> report_path;
+        } else if (kind == "timeout") {
+            ls >> timeout;
+        } else if (kind == "kernel_file") {
+            ls >> s.kernel_file;
+        } else if (kind == "gm") {
+            GmArg g;
+            ls >> g.index >> g.name >> g.bytes >> g.in >> g.out;
+            gms.push_back(g);
+        } else if (kind == "scalar") {
+            int idx;
+            std::string t, v;
+            ls >> idx >> t >> v;
+            if (idx >= 0 && idx < static_cast<int>(scalars.size())) {
+                scalars[idx].f = std::strtod(v.c_str(), nullptr);
+                scalars[idx].i = t == "f" ? static_cast<int64_t>(scalars[idx].f) : std::strtoll(v.c_str(), nullptr, 0);
+            }
+        } else if (kind == "output") {
+            int idx;
+            uint32_t elem = 1;
+            ls >> idx >> elem;
+            out_elem[idx] = elem;
+        } else if (kind == "workspace") {
+            ls >> ws_index >> ws_bytes;
+        } else if (kind == "tiling") {
+            ls >> tiling_index;
+        } else if (kind == "tfield") {
+            std::string k, v;
+            ls >> k >> v;
+            tvals[k] = v;
+        }
+    }
+    s.report = report_path.empty() ? stderr : std::fopen(report_path.c_str(), "a");
+    if (!s.report) s.report = stderr;
+    g_report_fd = fileno(s.report);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGALRM, SIGTERM, SIGILL}) std::signal(sig, crash_handler);
+    if (timeout) alarm(timeout);
+
+    std::vector<uint8_t*> ptrs(hook_num_args() + 1, nullptr);
+    uintptr_t fake = 0x100000000000ull;
+    auto place = [&](int index, const std::string& name, uint64_t bytes, bool real) -> uint8_t* {
+        uint8_t* p;
+        if (real) {
+            p = gm_alloc_guarded(bytes);
+            if (!p) {
+                std::fprintf(s.report, "X\tcannot allocate %llu bytes of GM for '%s'\n",
+                             static_cast<unsigned long long>(bytes), name.c_str());
+                std::exit(3);
+            }
+        } else {
+            p = reinterpret_cast<uint8_t*>(fake);
+            fake += ((bytes + 4095) / 4096 + 16) * 4096;
+        }
+        if (index >= 0 && index < static_cast<int>(ptrs.size())) ptrs[index] = p;
+        s.gm.push_back(GmRegion{reinterpret_cast<uintptr_t>(p), bytes, name});
+        return p;
+    };
+    const bool real = !s.cfg.cost_only;
+    for (GmArg& g : gms) {
+        g.ptr = place(g.index, g.name, g.bytes, real);
+        auto oe = out_elem.find(g.index);
+        if (oe != out_elem.end()) {
+            s.gm.back().output = true;
+            s.gm.back().elem = oe->second;
+        }
+        if (real && g.in != "-" && !read_file(g.in, g.ptr, g.bytes)) {
+            std::fprintf(s.report, "X\tcannot read input file for '%s'\n", g.name.c_str());
+            return 3;
+        }
+    }
+    if (ws_index >= 0) {
+        uint8_t* w = place(ws_index, "workspace", ws_bytes + AscendC::ASC_SIM_SYS_WORKSPACE, real);
+        s.sys_workspace = w;
+    }
+    std::vector<uint8_t> tiling_bytes;
+    {
+        TilingFiller filler;
+        filler.vals = &tvals;
+        filler.layout = s.report;
+        std::string type_name;
+        if (hook_default_tiling(filler, tiling_bytes, type_name))
+            for (auto& kv : tvals)
+                if (!filler.used.count(kv.first))
+                    std::fprintf(s.report, "D\terror\ttiling-field\tGET_TILING_DATA\t\t0\t-1\tthe tiling dict has '%s' but the "
+                                 "tiling struct %s has no such field\n", kv.first.c_str(), type_name.c_str());
+    }
+    if (tiling_index >= 0) {
+        uint64_t tb = std::max<uint64_t>(tiling_bytes.size(), 8);
+        uint8_t* t = place(tiling_index, "tiling", tb, true);
+        std::memset(t, 0, tb);
+        if (!tiling_bytes.empty()) std::memcpy(t, tiling_bytes.data(), tiling_bytes.size());
+    }
+    if (real)
+        for (GmArg& g : gms)
+            if (g.out != "-" && !(g.out_file = std::fopen(g.out.c_str(), "wb"))) {
+                std::fprintf(s.report, "X\tcannot create the output file for '%s'\n", g.name.c_str());
+                return 3;
+            }
+    trace_open(report_path, s.cfg);
+    // From here on the kernel's code runs: every file the harness needs is open.
+    std::atexit(exit_hook);
+    std::at_quick_exit(exit_hook);
+    {
+        std::string why = install_sandbox();
+        for (char& c : why)
+            if (c == '\t' || c == '\n') c = ' ';
+        if (why.empty()) std::fprintf(s.report, "S\t1\n");
+        else std::fprintf(s.report, "S\t0\t%s\n", why.c_str());
+    }
+    std::fflush(s.report);
+    std::fflush(stdout);
+
+    int64_t nblocks = std::max<int64_t>(s.cfg.block_dim, 1);
+    std::vector<CoreStats> block_stats(static_cast<size_t>(nblocks));
+    std::vector<char> block_failed(static_cast<size_t>(nblocks), 0);
+    std::vector<std::vector<WriteRec>> block_writes(static_cast<size_t>(nblocks));
+    State* main_state = &s;
+    // Runs block b on the calling thread's simulator state.
+    auto run_block = [&](int64_t b) {
+        State& st = S();
+        if (&st != main_state) {
+            st.cfg = main_state->cfg;
+            st.gm = main_state->gm;
+            st.report = main_state->report;
+            st.sys_workspace = main_state->sys_workspace;
+            st.kernel_file = main_state->kernel_file;
+        }
+        reset_core(b);
+        trace_block_begin(st);
+        st.gm_writes.clear();
+        st.gm_writes_compact_at = 65536;
+        clear_open_writes(st);
+        st.phase = 0;
+        try {
+            hook_launch(ptrs.data(), scalars.data());
+            for (int e = 0; e < 64; ++e)
+                for (int id = 0; id < 8; ++id)
+                    if (st.flag_pending[e][id] > 0)
+                        warn("sync-unpaired", "SetFlag", Loc{"", 0},
+                             fmt("a SetFlag (event %d, id %d) was never matched by a WaitFlag before kernel end", e, id));
+        } catch (const Abort&) {
+            block_failed[static_cast<size_t>(b)] = 1;
+        } catch (const std::exception& ex) {
+            emit_diag("error", "exception", st.cur_api, st.cur_loc, std::string("C++ exception: ") + ex.what());
+            block_failed[static_cast<size_t>(b)] = 1;
+        }
+        if (block_failed[static_cast<size_t>(b)] && g_barrier.active) {
+            std::lock_guard<std::mutex> lock(g_barrier.mu);
+            g_barrier.broken = true;  // release blocks waiting in SyncAll
+            g_barrier.cv.notify_all();
+        }
+        st.stats.end = std::max(st.stats.end, st.stats.busy[static_cast<int>(Pipe::HBM)]);
+        block_stats[static_cast<size_t>(b)] = st.stats;
+        trace_block_end(st, b);
+        compact_writes(st.gm_writes);
+        block_writes[static_cast<size_t>(b)].swap(st.gm_writes);
+    };
+    bool failed = false;
+    if (hook_thread_per_block()) {
+    // The kernel calls SyncAll: every block runs on its own thread so the barrier can be honoured.
+    if (nblocks > 1024) {
+        std::fprintf(s.report, "X\tkernels that call SyncAll are limited to 1024 blocks in the simulator\n");
+        return 3;
+    }
+    g_barrier.active = true;
+    g_barrier.total = nblocks;
+    g_kernel_active = 1;
+    {
+        std::vector<std::thread> threads;
+        for (int64_t b = 0; b < nblocks; ++b) threads.emplace_back(run_block, b);
+        for (std::thread& t : threads) t.join();
+    }
+    for (char f : block_failed) failed = failed || f;
+    } else {
+    g_kernel_active = 1;
+    for (int64_t b = 0; b < nblocks && !failed; ++b) {
+        run_block(b);
+        failed = block_failed[static_cast<size_t>(b)] != 0;
+        if (failed) nblocks = b + 1;
+    }
+    }
+    g_kernel_active = 0;
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const CoreStats& cs = block_stats[static_cast<size_t>(b)];
+        std::fprintf(s.report, "K\t%lld\t%.1f", static_cast<long long>(b), cs.end);
+        for (int p = 0; p < 8; ++p) std::fprintf(s.report, "\t%.1f", cs.busy[p]);
+        std::fprintf(s.report, "\t%llu\t%llu\t%llu\t%llu\t%llu\n", static_cast<unsigned long long>(cs.gm_read),
+                     static_cast<unsigned long long>(cs.gm_write), static_cast<unsigned long long>(cs.n_instr),
+                     static_cast<unsigned long long>(cs.vec_elems), static_cast<unsigned long long>(cs.cube_macs));
+    }
+    // A run that completed: every byte of every output must be written, once per phase.
+    if (!failed && !out_elem.empty() && check_outputs(s.report, s.gm, block_writes) > 0) failed = true;
+    if (real)
+        for (GmArg& g : gms)
+            if (g.out_file && !write_file(g.out_file, g.ptr, g.bytes))
+                std::fprintf(s.report, "X\tcannot write the output file for '%s'\n", g.name.c_str());
+    std::fprintf(s.report, "E\t%s\n", failed ? "fail" : "ok");
+    std::fflush(s.report);
+    return failed ? 1 : 0;
+}
