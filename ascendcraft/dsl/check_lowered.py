@@ -44,7 +44,10 @@ class LoweredFormsChecker:
         cap = self.chip.capacity("ub")
         last = list(self.buffers.values())[-1]
         if total > cap:
-            raise check_error(f"buffers take {total:,} bytes of UB; {self.chip.name} has {cap:,}", last,
+            largest = sorted(self.buffers.values(), key=self.buffer_bytes, reverse=True)[:6]
+            listed = ", ".join(f"{b.name} ({self.buffer_bytes(b):,} B)" for b in largest)
+            raise check_error(f"buffers take {total:,} bytes of UB; {self.chip.name} has {cap:,} "
+                              f"(largest: {listed})", last,
                        kind="memory error", hint="smaller tiles, or reuse buffers for values that are not live "
                        "at the same time")
         if sum(b.depth for b in self.buffers.values()) > 64:

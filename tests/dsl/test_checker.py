@@ -31,6 +31,15 @@ def test_over_ub_kernel_rejected_with_line_and_bytes():
     assert "262,144 B of tiles made by this statement, plus live tiles: none" in str(err)
 
 
+def test_buffers_over_the_ub_are_listed_largest_first():
+    err = rejects("    buffer small: veccalc f32[64]\n    buffer big: vecin f32[16384] * 2\n"
+                  "    buffer mid: vecout f32[8192] * 2\n    for r in parallel(R):\n"
+                  "        t = load(x[r, 0:64], out=small)\n        store(y[r, 0:64], t)\n",
+                  "buffers take 196,864 bytes of UB; 910B2 has 196,608")
+    assert err.kind == "memory error"
+    assert "(largest: big (131,072 B), mid (65,536 B), small (256 B))" in str(err)
+
+
 def test_over_ub_reports_live_tiles():
     err = rejects("    t = load(x[0, 0:30000])\n    u = load(x[1, 0:30000])\n    store(y[0, 0:30000], t + u)\n",
                   "exceeds the 196,608-byte UB", line=3, dims={"R": 4, "N": 65536})
