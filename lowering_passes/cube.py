@@ -32,6 +32,21 @@ whatever its extents.
 Batched products (leading GM axes indexed by parallel variables, B batched or shared) become
 one Matmul call per (batch, block) work item, the items spread over the cores (see rewrite).
 
+A C of few blocks over a long K (256 x 256 over K = 524288) is cut along K as well when the model
+says it is faster (choose_k_split): a phase zeroes C, then each core adds the product of its K
+slice into its block with ``atomic_add`` (the Matmul API's ``IterateAll(c, enAtomic = 1)``)::
+
+    for _i0 in parallel(M):
+        for _j0 in range(0, N, _tz0):
+            store(c[_i0, _j0:_j0 + _tz0], full((_tz0,), 0.0, f32))
+    for core0 in parallel(CORES):
+        _b0 = core0 // _gk0
+        _r0 = _b0 // _gn0 * _sm0
+        _c0 = _b0 % _gn0 * _sn0
+        _k0 = core0 % _gk0 * _sk0
+        atomic_add(c[_r0:_r0 + _sm0, _c0:_c0 + _sn0],
+                   Matmul(a[_r0:_r0 + _sm0, _k0:_k0 + _sk0], b[_k0:_k0 + _sk0, _c0:_c0 + _sn0], base=(TM, TN, TK)))
+
 Establishes: no matmul tile op remains in a phase of this form. A phase that uses matmul in
 any other way is reported with the reason (select has no rule for cube tiles).
 """
@@ -96,6 +111,11 @@ def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_pe
     The Matmul API walks a block in base blocks; each costs the larger of its cube time
     (16-aligned m x n MACs) and its operand stream (m + n elements from L2), which is what the
     simulator's Matmul cost charges (ascendcraft/sim/include/asc_sim/matmul.h)."""
+    return _timed_grid(rows, cols, cores, base, macs_per_cycle, elem_bytes, l2_bytes_per_cycle, batches)[1]
+
+
+def _timed_grid(rows, cols, cores, base, macs_per_cycle, elem_bytes, l2_bytes_per_cycle, batches=1):
+    """(cycles per K element of the busiest core, (GM, GN)) of choose_grid's choice."""
     def parts(extent, step):
         return [step] * (extent // step) + ([extent % step] if extent % step else [])
 
@@ -114,6 +134,33 @@ def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_pe
                    gm * gn if batches > 1 else 0, gm)
             if best is None or key < best[0]:
                 best = (key, (gm, gn))
+    return best[0][0], best[1]
+
+
+#: cycles a K split costs beyond its cube work: C's zeroing phase and the barrier after it
+#: (a phase's start and a SyncAll, a few microseconds at 1.8 GHz)
+SPLIT_K_OVERHEAD_CYCLES = 6000
+
+
+def choose_k_split(rows: int, cols: int, k: int, cores: int, base: tuple[int, int], depth: int,
+                   macs_per_cycle: float, elem_bytes: int, l2_bytes_per_cycle: float,
+                   hbm_bytes_per_cycle: float) -> tuple[int, int, int]:
+    """(GM, GN, GK): C's grid of blocks and the slices of K each block is cut into, every (block,
+    slice) on a core of its own. A split lets the blocks be larger (fewer, squarer blocks stream
+    fewer operand bytes per MAC from L2) or lets a C of few blocks use every core; it costs C's
+    zeroing, an atomic add of each slice's partial block (C crosses HBM GK + 1 times) and a barrier.
+    GK = 1 (no split) unless that is modelled faster; slices stay at least 8 base depths deep."""
+    best = None
+    for gk in range(1, cores + 1):
+        if gk > 1 and k // gk < 8 * depth:
+            break
+        per_k, (gm, gn) = _timed_grid(rows, cols, cores // gk, base, macs_per_cycle, elem_bytes,
+                                      l2_bytes_per_cycle)
+        cycles = per_k * -(-k // gk)
+        if gk > 1:
+            cycles += SPLIT_K_OVERHEAD_CYCLES + (gk + 1) * rows * cols * 4 / hbm_bytes_per_cycle
+        if best is None or cycles < best[0]:
+            best = (cycles, (gm, gn, gk))
     return best[1]
 
 
@@ -226,8 +273,8 @@ class _Gemm:
     def _first_k_slice(self, load: A.Load, axis: int):
         sub = _mat(load)[axis]
         if not (sub.start is None or self.resolve(sub.start) == A.Int(0)) or sub.stop is None:
-            raise _NotGemm("the first product's tiles must start at K = 0 (a K split over the cores does not "
-                           "lower yet)", load)
+            raise _NotGemm("the first product's tiles must start at K = 0 (write the product over all of K: "
+                           "the lowering cuts K over the cores itself when C has too few blocks for them)", load)
         return sub.stop
 
     def _dim(self, tensor: str, axis: int):
@@ -309,6 +356,44 @@ class _Gemm:
         raise _NotGemm("C tiles must be v * T:v * T + T slices of a parallel variable v")
 
     # ------------------------------------------------------------ rewriting
+    def _split_k(self, names, consts, gm, gn, gk, core, r, c, rows, cols, a, b, kwargs, tm, tn, blk, m_dim, n_dim):
+        """C zeroed by a phase of its own, then each core adds the product of its K slice of A and B
+        into its block of C (``atomic_add``, the Matmul API's IterateAll with enAtomic). Cores are
+        numbered block-major: core // GK is the block, core % GK the slice."""
+        g_k, s_k = names.fresh("_gk"), names.fresh("_sk")
+        depth = self.depth
+        consts = consts + [A.Const(g_k, A.Int(gk)),
+                           A.Const(s_k, binary("*", call("cdiv", call("cdiv", self.k_dim, name(g_k)), depth), depth))]
+        k0, blk_i = names.fresh("_k"), names.fresh("_b")
+        ks = A.Slice(name(k0), binary("+", name(k0), name(s_k)))
+        ta, tb = self.flags
+        a = replace(a, subscripts=a.subscripts[:-2] + ((ks, a.subscripts[-1]) if ta else (a.subscripts[-2], ks)))
+        b = replace(b, subscripts=b.subscripts[:-2] + ((b.subscripts[-2], ks) if tb else (ks, b.subscripts[-1])))
+        product = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, depth)))
+        add = A.Store(A.Index(name(self.c_name), (rows, cols)), product, accumulate=True)
+        body = (A.Assign(blk_i, binary("//", name(core), name(g_k))),
+                A.Assign(r, binary("*", binary("//", name(blk_i), name(consts[1].name)), name(consts[2].name))),
+                A.Assign(c, binary("*", binary("%", name(blk_i), name(consts[1].name)), name(consts[3].name))),
+                A.Assign(k0, binary("*", binary("%", name(core), name(g_k)), name(s_k))),
+                add)
+        self.ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of blocks "
+                              f"({blk(m_dim)} x {blk(n_dim)} at the real shapes), K cut into {gk} slices on cores "
+                              f"of their own and added into {self.c_name} (zeroed first), base block "
+                              f"{_show(tm)} x {_show(tn)} x {_show(depth)}")
+        return consts + self._zero_phase(names) + [A.ParallelFor((core,), (name("CORES"),), body, self.phase.span)]
+
+    def _zero_phase(self, names) -> list:
+        """``store(c[i, j:j + T], full((T,), 0, dtype))`` over C's rows, in row chunks of up to 4096."""
+        n_dim = self._dim(self.c_name, 1)
+        t, i, j = names.fresh("_tz"), names.fresh("_i"), names.fresh("_j")
+        dtype = self.kernel.param(self.c_name).type.dtype
+        zero = call("full", A.Tuple((name(t),)), A.Float(0.0), name(dtype))
+        loop = A.For(j, A.Int(0), n_dim, name(t),
+                     (A.Store(A.Index(name(self.c_name), (name(i), A.Slice(name(j), binary("+", name(j), name(t))))),
+                              zero),), self.phase.span)
+        return [A.Const(t, call("minimum", n_dim, A.Int(4096))),
+                A.ParallelFor((i,), (self._dim(self.c_name, 0),), (loop,), self.phase.span)]
+
     def rewrite(self, names: Names) -> list:
         ctx = self.ctx
         (_, tm), (_, tn) = self.axes[0], self.axes[1]
@@ -347,6 +432,17 @@ class _Gemm:
             kwargs["transpose_b"] = name("True")
         product = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
         store = A.Store(A.Index(name(self.c_name), tuple(name(z) for z in zs) + (rows, cols)), product)
+        gk = 1
+        if not self.batch:
+            gm, gn, gk = choose_k_split(size(m_dim), size(n_dim), size(self.k_dim), ctx.checked.cores,
+                                        (value(tm), value(tn)), value(self.depth),
+                                        ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype],
+                                        COST_CONSTANTS["l2_bpc"], _hbm_bytes_per_cycle(ctx.chip))
+            consts = [A.Const(g_m, A.Int(gm)), A.Const(g_n, A.Int(gn)),
+                      A.Const(s_m, share(m_dim, g_m)), A.Const(s_n, share(n_dim, g_n))]
+        if gk > 1:
+            return self._split_k(names, consts, gm, gn, gk, core, r, c, rows, cols, a, b, kwargs, tm, tn,
+                                 lambda d: block_extent(size(d), gm if d == m_dim else gn), m_dim, n_dim)
         if not self.batch:
             body = (A.Assign(r, binary("*", binary("//", name(core), name(g_n)), name(s_m))),
                     A.Assign(c, binary("*", binary("%", name(core), name(g_n)), name(s_n))),
@@ -375,6 +471,11 @@ class _Gemm:
                          f"blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
                          f"shapes spread over the cores, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}")
         return consts + [A.ParallelFor((work,), (items,), tuple(body), self.phase.span)]
+
+
+def _hbm_bytes_per_cycle(chip) -> float:
+    """The HBM bandwidth the simulator models, in bytes per cycle of the chip's clock."""
+    return chip.hbm_achievable_gbps * 1e9 / (chip.freq_mhz * 1e6)
 
 
 def _mat(load) -> tuple:

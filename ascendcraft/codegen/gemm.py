@@ -66,7 +66,8 @@ class GemmEmitter:
         self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
         self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
         self.emit(f"mm{i}.SetTail(static_cast<int>(m_), static_cast<int>(n_), static_cast<int>(k_));")
-        self.emit(f"mm{i}.IterateAll({c_name}Gm[{c_off}]);")
+        # atomic_add (the cube pass's K slices): IterateAll adds into C (enAtomic = 1)
+        self.emit(f"mm{i}.IterateAll({c_name}Gm[{c_off}]{', 1' if s.accumulate else ''});")
         self.depth -= 1
         self.emit("}")
         self.depth -= 1

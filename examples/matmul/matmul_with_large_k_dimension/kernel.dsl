@@ -1,10 +1,14 @@
 # C = A @ B with a small C (256 x 256 at the MKB shapes) and a huge K (524288): 1 GiB of operands
-# for 256 KiB of output. Each iteration owns one 64 x 64 tile of C and walks K in 256-deep steps:
-# a [64, 256] block of A and a [256, 64] block of B (64 KiB each, all of L0A and of L0B in f32)
-# go to L1 and their product accumulates in L0C (64 x 64 f32, 16 KiB); the tile is stored once.
-# Why these sizes: the lowering spreads C over the 24 cube cores as a 4 x 6 grid of 64 x 48
-# blocks, each walking the whole K, so every core streams (64 + 48) operand rows per K step and
-# the kernel is bound by that stream, not by the cube. A 64 x 64 base block covers a core's
+# for 256 KiB of output. Each iteration owns one 128 x 256 tile of C (the cube's fp32 base block)
+# and walks K in 64-deep steps: a [128, 64] block of A and a [64, 256] block of B (32 and 64 KiB,
+# within L0A and L0B in f32) go to L1 and their product accumulates in L0C (128 KiB); the tile is
+# stored once. The product is written over all of K: at the real shapes the lowering cuts C into
+# 2 x 1 blocks of 128 x 256 and K into 12 slices, one (block, slice) per cube core, zeroes C and
+# adds each slice's product into it (docs/dsl.md, "Cube (matmul)"). Whole-K blocks on all 24
+# cores would be 64 x 48 each, streaming 112 operand rows per K step for 3,072 MACs: 1,838 us
+# modeled with 64 x 64 x 256 tiles, against 929 us split. Lowering makes each (block, slice)
+# one Matmul API call (docs/lowering.md, "Cube phases").
+kernel is bound by that stream, not by the cube. A 64 x 64 base block covers a core's
 # block in one piece (a 128 x 256 one would be clipped to it anyway), and the deepest K step
 # L0A/L0B allow (256) quarters the per-step copy and sync overhead of 64-deep steps (3,491 ->
 # 1,838 us modeled). Splitting K over the cores (partials in a scratch, summed by a second
@@ -12,9 +16,9 @@
 # product to start at K = 0). Lowering makes it one Matmul API call per cube core on a grid
 # chosen at the real shapes (docs/lowering.md, "Cube phases").
 kernel matmul_with_large_k_dimension(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):
-    const TM = 64
-    const TN = 64
-    const TK = 256
+    const TM = 128
+    const TN = 256
+    const TK = 64
     for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
         m = i * TM
         n = j * TN

@@ -113,9 +113,14 @@ public:
         asc_sim::gm_check(api, asc_loc_, a_.addr_, sizeof(SrcAT), "reads A:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_ + b_idx(K - 1, N - 1), sizeof(SrcBT), "reads B:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_, sizeof(SrcBT), "reads B:");
-        // every row of the C block: bounds, and the output coverage / race record (core.h gm_check)
+        // every row of the C block: bounds, and the output coverage / race record (core.h gm_check);
+        // enAtomic = 1 adds into C (AtomicAdd, as SetAtomicAdd does for copies): recorded as atomic
+        // writes, which blocks may overlap
+        const bool was_atomic = asc_sim::S().atomic_add;
+        if (enAtomic) asc_sim::S().atomic_add = true;
         for (int64_t i = 0; i < M; ++i)
             asc_sim::gm_check(api, asc_loc_, gm.addr_ + i * ldc, static_cast<uint64_t>(N) * sizeof(DstT), "writes");
+        asc_sim::S().atomic_add = was_atomic;
         if (hasBias_) asc_sim::gm_check(api, asc_loc_, bias_.addr_ + (N - 1), sizeof(BiasT), "reads bias:");
         cost(M, N, K);
         if (asc_sim::S().cfg.cost_only) return;
@@ -132,8 +137,12 @@ public:
                 }
             }
             DstT* c = gm.addr_ + i * ldc;
-            for (int64_t j = 0; j < N; ++j)
-                c[j] = enAtomic ? static_cast<DstT>(asc_sim::fv(c[j]) + row[j]) : static_cast<DstT>(row[j]);
+            if (enAtomic) {
+                std::lock_guard<std::mutex> lock(asc_sim::g_atomic_mu);
+                for (int64_t j = 0; j < N; ++j) c[j] = static_cast<DstT>(asc_sim::fv(c[j]) + row[j]);
+            } else {
+                for (int64_t j = 0; j < N; ++j) c[j] = static_cast<DstT>(row[j]);
+            }
         }
     }
     template <bool sync = true> bool Iterate(bool enPartialSum = false, ASC_LOC_PARAM) {
