@@ -8,13 +8,6 @@
 # cores would be 64 x 48 each, streaming 112 operand rows per K step for 3,072 MACs: 1,838 us
 # modeled with 64 x 64 x 256 tiles, against 929 us split. Lowering makes each (block, slice)
 # one Matmul API call (docs/lowering.md, "Cube phases").
-kernel is bound by that stream, not by the cube. A 64 x 64 base block covers a core's
-# block in one piece (a 128 x 256 one would be clipped to it anyway), and the deepest K step
-# L0A/L0B allow (256) quarters the per-step copy and sync overhead of 64-deep steps (3,491 ->
-# 1,838 us modeled). Splitting K over the cores (partials in a scratch, summed by a second
-# phase) would cut the stream about 3x but does not lower yet (the Matmul lowering needs each
-# product to start at K = 0). Lowering makes it one Matmul API call per cube core on a grid
-# chosen at the real shapes (docs/lowering.md, "Cube phases").
 kernel matmul_with_large_k_dimension(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):
     const TM = 128
     const TN = 256
