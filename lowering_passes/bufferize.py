@@ -171,7 +171,7 @@ class _Bufferizer:
                                 OPS[func].form == "rowreduce" or t is None or result is None
                                 or tuple(t.shape) != tuple(result.shape)):
                             self.apart.append((a.id, s.target))
-                if func in OPS and OPS[func].form in ("gather", "argrows", "scatter"):
+                if func in OPS and OPS[func].form in ("gather", "argrows", "argeachrow", "scatter"):
                     # Gather reads its source at data-dependent places and its offsets while it writes;
                     # ArgMaxRows reads every row while it writes; a Scatter reads its indices and values
                     self.apart += [(a.id, s.target) for a in s.value.args if isinstance(a, A.Name)]
@@ -234,6 +234,9 @@ class _Bufferizer:
         if op.form == "argrows":   # codegen/indexing.py: [indices | running extreme | row | mask] in one buffer
             from .indexing import argrows_elems
             return (argrows_elems(self.shape[e.args[0].id][1]),)
+        if op.form == "argeachrow":   # codegen/indexing.py: [indices | row | selected | ramp | work | mask]
+            from .indexing import argeachrow_elems
+            return (argeachrow_elems(*self.shape[e.args[0].id][:2]),)
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)

@@ -48,15 +48,18 @@ def select(sel, op: str, args: list, e, prev, no_rule) -> list:
 
 
 def _arg(sel, op, x, e, prev, no_rule, text) -> list:
-    """``argmax(t, axis=0)`` of a 2-D f32 tile: ArgMaxRows (i32), widened when the result is i64."""
+    """``argmax(t, axis=0)`` of a 2-D f32 tile: ArgMaxRows; ``argmax(t, axis=1)``: ArgMaxEachRow (both
+    i32), widened when the result is i64."""
     t, result = sel.ctx.type_of(x), sel.ctx.type_of(e)
     keep = e.kwarg("keepdims")
-    if len(t.shape) != 2 or int_literal(e.kwarg("axis")) not in (0, -2) or t.dtype != "f32" or \
+    axis = int_literal(e.kwarg("axis"))
+    if len(t.shape) != 2 or axis not in (0, -2, 1, -1) or t.dtype != "f32" or \
             (isinstance(keep, A.Name) and keep.id == "True"):
-        raise no_rule(text + f"{op} of a {t.dtype} tile of rank {len(t.shape)} (it lowers along axis 0 of a 2-D "
-                      f"f32 tile, without keepdims: the first extreme row of each column; fold longer columns "
-                      f"tile by tile with where, as examples/index/argmax_over_a_dimension does)")
-    steps = [call("ArgMaxRows" if op == "argmax" else "ArgMinRows", x)]
+        raise no_rule(text + f"{op} of a {t.dtype} tile of rank {len(t.shape)} (it lowers along axis 0 or 1 of a "
+                      f"2-D f32 tile, without keepdims: the first extreme of each column or row; for a 1-D row "
+                      f"load it as a [1, C] tile and take axis=1)")
+    kind = "Rows" if axis in (0, -2) else "EachRow"
+    steps = [call(("ArgMax" if op == "argmax" else "ArgMin") + kind, x)]
     if result.dtype != "i32":
         steps.append(call("Cast", prev, A.Name(result.dtype)))
     return steps
@@ -79,3 +82,16 @@ def argrows_elems(cols):
     from .base import binary
     a = binary("*", call("cdiv", cols, A.Int(64)), A.Int(64))
     return binary("+", binary("*", a, A.Int(3)), binary("+", binary("//", a, A.Int(32)), A.Int(8)))
+
+
+def argeachrow_elems(rows, cols):
+    """Elements (4 bytes each) of an ArgMaxEachRow/ArgMinEachRow buffer for a [rows, cols] tile, as an
+    expression: with A = cols rounded up to 64 (Compare works on whole 256-byte repeats), the indices
+    (rows rounded up to 8), a copy of the row, the selected indices and the index ramp (A each), the
+    reduction's result (8) and work area (A / 64 rounded up to 8, + 16), the comparison's mask (A / 32 + 8)."""
+    from .base import binary
+    a = binary("*", call("cdiv", cols, A.Int(64)), A.Int(64))
+    out = binary("*", call("cdiv", rows, A.Int(8)), A.Int(8))
+    work = binary("+", binary("*", call("cdiv", binary("//", a, A.Int(64)), A.Int(8)), A.Int(8)), A.Int(16))
+    mask = binary("+", binary("//", a, A.Int(32)), A.Int(8))
+    return binary("+", binary("+", out, binary("*", a, A.Int(3))), binary("+", A.Int(8), binary("+", work, mask)))

@@ -114,6 +114,8 @@ class ComputeEmitter:
             tile = indexing.emit_gather(self, target, e, ct, t.dtype, out, Tile)
         elif form == "argrows":   # codegen/indexing.py
             tile = indexing.emit_argrows(self, target, e, op, ct, out, Tile)
+        elif form == "argeachrow":   # codegen/indexing.py
+            tile = indexing.emit_argeachrow(self, target, e, op, ct, out, Tile)
         elif form == "scatter":   # codegen/indexing.py
             tile = indexing.emit_scatter(self, target, e, op, out, Tile)
         else:

@@ -56,6 +56,63 @@ def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
     return tile_cls(ct, "i32", "1", src.cols, f"AcAlignUp({src.cols}, 8)", out)
 
 
+def emit_argeachrow(em, target: str, e, op, ct: str, out: str, tile_cls):
+    """``ArgMaxEachRow(t)`` / ``ArgMinEachRow(t)`` of a 2-D f32 tile: the i32 column index of each row's
+    first extreme, a NaN winning (as torch.argmax/argmin). The output buffer (sized by
+    lowering_passes/indexing.argeachrow_elems) holds the indices, then, A = cols rounded up to 64, a copy
+    of the row (its tail past the columns set to the value that never wins), the selected indices and an
+    index ramp (f32, exact below 2**24), the reduction's result and work area and the mask. Per row:
+    Compare(row != row) marks NaNs, Select of the ramp there (else A) and ReduceMin give the first NaN;
+    ReduceMax (ReduceMin) gives the extreme, CompareScalar(row == extreme) and the same Select and
+    ReduceMin its first position; the scalar unit keeps the first NaN if there is one. No step depends
+    on how ReduceMax treats a NaN."""
+    src = em.tiles[e.args[0].id]
+    x = e.args[0].id
+    largest = op.of == "argmax"
+    # the tail's value never wins: -inf for argmax, +inf for argmin (bit patterns: no <cmath> on the device)
+    pad = f"AcBitsAs<float>(static_cast<int32_t>({'0xFF800000u' if largest else '0x7F800000u'}))"
+    cols = f"static_cast<int32_t>({src.cols})"
+    em.emit("{")
+    em.depth += 1
+    em.emit(f"const int64_t a_ = AcAlignUp({src.cols}, 64), o_ = AcAlignUp({src.rows}, 8);")
+    em.emit(f"AscendC::LocalTensor<float> row_ = {target}[o_].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<float> sel_ = {target}[o_ + a_].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<float> ramp_ = {target}[o_ + 2 * a_].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<float> red_ = {target}[o_ + 3 * a_].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<float> work_ = {target}[o_ + 3 * a_ + 8].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<uint8_t> mask_ = {target}[o_ + 3 * a_ + 8 + AcAlignUp(a_ / 64, 8) + 16]"
+            ".ReinterpretCast<uint8_t>();")
+    em.emit("AscendC::CreateVecIndex(ramp_, 0.0f, static_cast<uint32_t>(a_));")
+    em.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
+    em.depth += 1
+    em.emit(f"AscendC::Duplicate(row_, {pad}, static_cast<int32_t>(a_));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit(f"AscendC::Muls(row_, {x}[r_ * {src.pitch}], 1.0f, {cols});")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit("AscendC::Compare(mask_, row_, row_, AscendC::CMPMODE::NE, static_cast<uint32_t>(a_));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit("AscendC::Select(sel_, mask_, ramp_, static_cast<float>(a_), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, "
+            "static_cast<uint32_t>(a_));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit("AscendC::ReduceMin<float>(red_, sel_, work_, static_cast<int32_t>(a_));")
+    em.emit("const float nan_at_ = red_.GetValue(0);")
+    em.emit(f"AscendC::{'ReduceMax' if largest else 'ReduceMin'}<float>(red_, row_, work_, {cols});")
+    em.emit("const float best_ = red_.GetValue(0);")
+    em.emit("AscendC::CompareScalar(mask_, row_, best_, AscendC::CMPMODE::EQ, static_cast<uint32_t>(a_));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit("AscendC::Select(sel_, mask_, ramp_, static_cast<float>(a_), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, "
+            "static_cast<uint32_t>(a_));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit("AscendC::ReduceMin<float>(red_, sel_, work_, static_cast<int32_t>(a_));")
+    em.emit("const float at_ = nan_at_ < static_cast<float>(a_) ? nan_at_ : red_.GetValue(0);")
+    em.emit(f"{target}.SetValue(r_, static_cast<int32_t>(at_));")
+    em.depth -= 1
+    em.emit("}")
+    em.depth -= 1
+    em.emit("}")
+    return tile_cls(ct, "i32", "1", src.rows, f"AcAlignUp({src.rows}, 8)", out)
+
+
 def emit_scatter(em, target: str, e, op, out: str, tile_cls):
     """``Scatter(t, idx, v)`` / ``ScatterAdd``: t copied into the output (AcCopy), then per index, in order,
     ``out[idx[i]] = v[i]`` (or ``+=``) on the scalar unit: GetValue/SetValue, ordered after the vector

@@ -202,7 +202,9 @@ def run_scatter(interp, op, e, fail):
 # 2-D f32 tile (argmax(t, axis=0)); codegen/indexing.py expands it into per-row AscendC calls.
 # Scatter(t, idx, v) / ScatterAdd(t, idx, v) of 1-D tiles: t copied, then v written / added at idx on
 # the scalar unit in index order (codegen/indexing.py).
-API_FORMS = ("gather", "argrows", "scatter")
+# ArgMaxEachRow(t) / ArgMinEachRow(t): the i32 index of the first largest / smallest element of each row
+# of a 2-D f32 tile, a NaN winning (argmax(t, axis=1)); codegen/indexing.py expands it per row.
+API_FORMS = ("gather", "argrows", "argeachrow", "scatter")
 
 
 def check_api(ck, op, e, types, out):
@@ -218,6 +220,11 @@ def check_api(ck, op, e, types, out):
         if not (isinstance(t, TTile) and t.space == "ub" and t.dtype == "f32" and len(t.shape) == 2):
             raise check_error(f"{op.name}(t) takes a 2-D f32 ub tile, got {t.describe()}", e, kind="shape error")
         return ck._placed(out.id if out is not None else None, TTile("i32", t.shape[1:]), e)
+    if op.form == "argeachrow":
+        t = types[0]
+        if not (isinstance(t, TTile) and t.space == "ub" and t.dtype == "f32" and len(t.shape) == 2):
+            raise check_error(f"{op.name}(t) takes a 2-D f32 ub tile, got {t.describe()}", e, kind="shape error")
+        return ck._placed(out.id if out is not None else None, TTile("i32", t.shape[:1]), e)
     src, off = types[0], types[1]
     if not all(isinstance(t, TTile) and t.space == "ub" for t in (src, off)) or src.dtype not in op.dtypes or \
             len(src.shape) != 1 or off.dtype != "i32" or len(off.shape) != 1:
@@ -238,6 +245,15 @@ def run_api(interp, op, e, fail):
                 raise fail(f"{op.name} of a tile with no rows", e)
             return type(t)(_first_extreme(t.data, 0, largest).astype(np.int32), "i32", "ub")
         return argrows
+    if op.form == "argeachrow":
+        arg, largest = interp.expr(e.args[0]), op.of == "argmax"
+
+        def argeachrow(env):
+            t = arg(env)
+            if t.data.shape[1] == 0:
+                raise fail(f"{op.name} of a tile with no columns", e)
+            return type(t)(_first_extreme(t.data, 1, largest).astype(np.int32), "i32", "ub")
+        return argeachrow
     src, offsets = interp.expr(e.args[0]), interp.expr(e.args[1])
 
     def gather(env):

@@ -276,6 +276,12 @@ for _name, _of in (("Scatter", "scatter"), ("ScatterAdd", "scatter_add")):
 for _name, _of in (("ArgMaxRows", "argmax"), ("ArgMinRows", "argmin")):
     OPS[_name] = OpDef(_name, "api", 1, frozenset({"f32"}), None, "AscendC Compare + Select + Max/Min per row",
                        {"out": None}, form="argrows", of=_of)
+# composite: the i32 column index of the first extreme of each row of a 2-D tile, a NaN winning (per row:
+# Compare for NaN, ReduceMax/Min, CompareScalar for the extreme, Select of an index ramp, ReduceMin)
+for _name, _of in (("ArgMaxEachRow", "argmax"), ("ArgMinEachRow", "argmin")):
+    OPS[_name] = OpDef(_name, "api", 1, frozenset({"f32"}), None,
+                       "AscendC Compare + Select + ReduceMax/Min + ReduceMin per row", {"out": None},
+                       form="argeachrow", of=_of)
 
 BINARY_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod",
                     "**": "pow", "&": "and", "|": "or", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
