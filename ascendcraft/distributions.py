@@ -59,6 +59,7 @@ class Structure:
     values: tuple = ()          # set: the values drawn
     axis: int = -1              # prob: the axis along which rows sum to 1
     true_frac: float = 0.5      # bool: share of True
+    nonfinite: bool = False     # float, set: the op placed NaN/inf values, which derived draws keep
 
     def describe(self) -> str:
         if self.kind == "int":
@@ -69,6 +70,8 @@ class Structure:
             return f"probability rows along axis {self.axis}"
         if self.kind == "bool":
             return f"a mask ({self.true_frac:.0%} True)"
+        if self.nonfinite:
+            return f"{self.kind}, its NaN/inf kept in place"
         return self.kind
 
 
@@ -89,8 +92,19 @@ def _analyse_one(x) -> Structure:
             return Structure("other")
         return Structure("int", lo=float(x.min()), hi=float(x.max()))
     v = x.detach().double()
-    if v.numel() == 0 or not bool(torch.isfinite(v).all()):
+    finite = torch.isfinite(v)
+    if v.numel() == 0 or not bool(finite.any()):
         return Structure("other")
+    if not bool(finite.all()):
+        # NaN/inf the op put somewhere (a mask of -inf, a poisoned element) stay where they are; the
+        # finite elements are drawn like any other floats (kept whole, every derived trial would
+        # repeat the op's draw and prove nothing)
+        f = v[finite]
+        lo, hi = float(f.min()), float(f.max())
+        distinct = torch.unique(f)
+        if 2 <= distinct.numel() <= MAX_SET:
+            return Structure("set", lo, hi, values=tuple(float(d) for d in distinct), nonfinite=True)
+        return Structure("float", lo, hi, nonfinite=True)
     lo, hi = float(v.min()), float(v.max())
     # a sample rules most tensors out cheaply: unique() over millions of values takes a second
     if v.numel() > 2 * MAX_SET and torch.unique(v.reshape(-1)[:4096]).numel() <= MAX_SET:
@@ -136,6 +150,9 @@ def _draw(x, s: Structure, dist: str, variant: str, rng: np.random.Generator):
             vals = np.abs(vals)
         elif variant == "op's range":
             vals = s.lo + (s.hi - s.lo) * (0.5 + 0.5 * np.tanh(vals / 2))
+    if s.nonfinite:
+        ref = x.detach().double().numpy()
+        vals = np.where(np.isfinite(ref), vals, ref)
     return torch.from_numpy(np.asarray(vals, dtype=np.float64)).to(x.dtype)
 
 

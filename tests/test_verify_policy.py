@@ -209,6 +209,30 @@ def test_analysis_of_the_op_draw():
     assert s[3].axis == 1 and s[4].values == (0.0, 1.0)
 
 
+def test_nan_and_inf_of_the_op_draw_stay_in_place_while_the_rest_is_redrawn(tmp_path):
+    """A tensor the op drew with -inf (a mask) or NaN in it was kept whole in every derived trial, so
+    those trials repeated the op's draw and a right kernel was 'not verifiable'."""
+    x = torch.randn(6, 40)
+    x[1, :] = float("-inf")
+    x[2, 5] = float("nan")
+    s = D.analyse([x])[0]
+    assert s.kind == "float" and s.nonfinite
+    drawn = D.derived_inputs([x], [s], "signed", "as drawn", seed=1)[0]
+    assert torch.equal(torch.isnan(drawn), torch.isnan(x)) and bool((drawn[1] == float("-inf")).all())
+    finite = torch.isfinite(x)
+    assert bool(torch.isfinite(drawn[finite]).all()) and not torch.equal(drawn[finite], x[finite])
+    (tmp_path / "op.py").write_text(
+        "import torch\nimport torch.nn as nn\n"
+        "class Model(nn.Module):\n    def forward(self, x):\n        return torch.argmax(x, dim=1)\n"
+        "B = 6\nN = 40\n"
+        "def get_inputs():\n    x = torch.randn(B, N)\n    x[1, :] = float('-inf')\n    return [x]\n"
+        "def get_init_inputs():\n    return []\n")
+    kernel = rows("store(y[b], argmax(t))", out="y: gm i64[B]")
+    result = check_kernel(kernel, tmp_path / "op.py", trials=3)
+    assert result.passed, result.summary()
+    assert "no evidence" not in result.summary()
+
+
 def test_float_slack_never_lowers_the_tolerance():
     from ascendcraft.verify import TOLERANCES, compare, float_slack
     truth = torch.linspace(-1, 1, 101, dtype=torch.float64)
