@@ -215,16 +215,12 @@ def check_api(ck, op, e, types, out):
             raise check_error(f"{op.name}(t, idx, v) takes 1-D ub tiles: t and v of one dtype (f32/i32), idx i32/i64 of v's "
                        f"shape", e, kind="shape error")
         return ck._placed(out.id if out is not None else None, t, e)
-    if op.form == "argrows":
+    if op.form in ("argrows", "argeachrow"):
         t = types[0]
         if not (isinstance(t, TTile) and t.space == "ub" and t.dtype == "f32" and len(t.shape) == 2):
             raise check_error(f"{op.name}(t) takes a 2-D f32 ub tile, got {t.describe()}", e, kind="shape error")
-        return ck._placed(out.id if out is not None else None, TTile("i32", t.shape[1:]), e)
-    if op.form == "argeachrow":
-        t = types[0]
-        if not (isinstance(t, TTile) and t.space == "ub" and t.dtype == "f32" and len(t.shape) == 2):
-            raise check_error(f"{op.name}(t) takes a 2-D f32 ub tile, got {t.describe()}", e, kind="shape error")
-        return ck._placed(out.id if out is not None else None, TTile("i32", t.shape[:1]), e)
+        kept = t.shape[1:] if op.form == "argrows" else t.shape[:1]     # one index per column / per row
+        return ck._placed(out.id if out is not None else None, TTile("i32", kept), e)
     src, off = types[0], types[1]
     if not all(isinstance(t, TTile) and t.space == "ub" for t in (src, off)) or src.dtype not in op.dtypes or \
             len(src.shape) != 1 or off.dtype != "i32" or len(off.shape) != 1:
@@ -236,24 +232,17 @@ def check_api(ck, op, e, types, out):
 def run_api(interp, op, e, fail):
     if op.form == "scatter":
         return run_scatter(interp, op, e, fail)
-    if op.form == "argrows":
+    if op.form in ("argrows", "argeachrow"):
+        # ArgMaxRows reduces over the rows (axis 0), ArgMaxEachRow within each row (axis 1)
         arg, largest = interp.expr(e.args[0]), op.of == "argmax"
+        axis, what = (0, "rows") if op.form == "argrows" else (1, "columns")
 
-        def argrows(env):
+        def arg_extreme(env):
             t = arg(env)
-            if t.data.shape[0] == 0:
-                raise fail(f"{op.name} of a tile with no rows", e)
-            return type(t)(_first_extreme(t.data, 0, largest).astype(np.int32), "i32", "ub")
-        return argrows
-    if op.form == "argeachrow":
-        arg, largest = interp.expr(e.args[0]), op.of == "argmax"
-
-        def argeachrow(env):
-            t = arg(env)
-            if t.data.shape[1] == 0:
-                raise fail(f"{op.name} of a tile with no columns", e)
-            return type(t)(_first_extreme(t.data, 1, largest).astype(np.int32), "i32", "ub")
-        return argeachrow
+            if t.data.shape[axis] == 0:
+                raise fail(f"{op.name} of a tile with no {what}", e)
+            return type(t)(_first_extreme(t.data, axis, largest).astype(np.int32), "i32", "ub")
+        return arg_extreme
     src, offsets = interp.expr(e.args[0]), interp.expr(e.args[1])
 
     def gather(env):
