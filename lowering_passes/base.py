@@ -127,6 +127,11 @@ def name(n: str) -> A.Name:
     return A.Name(n)
 
 
+def dim_expr(d) -> A.Expr:
+    """A tensor type's extent (a dim name or an int) as an expression."""
+    return A.Name(d) if isinstance(d, str) else A.Int(d)
+
+
 def binary(op: str, a, b) -> A.Binary:
     return A.Binary(op, a, b)
 

@@ -44,11 +44,12 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.indexing import API_FORMS
 from ascendcraft.dsl.ops import OPS
 from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call
+from .base import LoweringPass, Names, binary, call, dim_expr
 
 BLOCK = 32        # UB rows start on 32-byte blocks
 REPEAT = 256      # one vector repeat
@@ -171,7 +172,7 @@ class _Bufferizer:
                                 OPS[func].form == "rowreduce" or t is None or result is None
                                 or tuple(t.shape) != tuple(result.shape)):
                             self.apart.append((a.id, s.target))
-                if func in OPS and OPS[func].form in ("gather", "argrows", "argeachrow", "scatter"):
+                if func in OPS and OPS[func].form in API_FORMS:
                     # Gather reads its source at data-dependent places and its offsets while it writes;
                     # ArgMaxRows reads every row while it writes; a Scatter reads its indices and values
                     self.apart += [(a.id, s.target) for a in s.value.args if isinstance(a, A.Name)]
@@ -516,7 +517,7 @@ def region_extents(src, kernel, ctx) -> tuple:
     if dims is None:   # a scratch tensor
         scratch = next(s for s in kernel.body if isinstance(s, A.Scratch) and s.name == gm.name)
         dims = scratch.type.shape
-    dim_exprs = [A.Name(d) if isinstance(d, str) else A.Int(d) for d in dims]
+    dim_exprs = [dim_expr(d) for d in dims]
     if not isinstance(src, A.Index):
         return tuple(dim_exprs)
     out = []

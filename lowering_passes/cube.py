@@ -60,7 +60,7 @@ from ascendcraft.sim.cost import COST_CONSTANTS, CUBE_RATE
 from ascendcraft.dsl.types import TScalar
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, map_names, name
+from .base import LoweringPass, Names, binary, call, dim_expr, map_names, name
 
 
 class _NotGemm(Exception):
@@ -279,8 +279,7 @@ class _Gemm:
 
     def _dim(self, tensor: str, axis: int):
         """Extent of axis 0 (rows) or 1 (columns) of a tensor's matrices (its last two axes)."""
-        d = self.kernel.param(tensor).type.shape[axis - 2]
-        return A.Name(d) if isinstance(d, str) else A.Int(d)
+        return dim_expr(self.kernel.param(tensor).type.shape[axis - 2])
 
     def _match_store(self):
         st = self.store
@@ -332,8 +331,7 @@ class _Gemm:
                     sub.id in [v for v, _ in self.batch] + [v for v, _ in self.axes.values()]:
                 raise _NotGemm("each batch axis of C must be indexed by a parallel variable of its own", st)
             extent = self.resolve(self.phase.extents[self.phase.vars.index(sub.id)])
-            dim = c_shape[axis]
-            dim = A.Name(dim) if isinstance(dim, str) else A.Int(dim)
+            dim = dim_expr(c_shape[axis])
             if extent != dim:
                 raise _NotGemm(f"the parallel extent of {sub.id} must be C's batch extent {_show(dim)}", st)
             self.batch.append((sub.id, dim))
@@ -356,32 +354,6 @@ class _Gemm:
         raise _NotGemm("C tiles must be v * T:v * T + T slices of a parallel variable v")
 
     # ------------------------------------------------------------ rewriting
-    def _split_k(self, names, consts, gm, gn, gk, core, r, c, rows, cols, a, b, kwargs, tm, tn, blk, m_dim, n_dim):
-        """C zeroed by a phase of its own, then each core adds the product of its K slice of A and B
-        into its block of C (``atomic_add``, the Matmul API's IterateAll with enAtomic). Cores are
-        numbered block-major: core // GK is the block, core % GK the slice."""
-        g_k, s_k = names.fresh("_gk"), names.fresh("_sk")
-        depth = self.depth
-        consts = consts + [A.Const(g_k, A.Int(gk)),
-                           A.Const(s_k, binary("*", call("cdiv", call("cdiv", self.k_dim, name(g_k)), depth), depth))]
-        k0, blk_i = names.fresh("_k"), names.fresh("_b")
-        ks = A.Slice(name(k0), binary("+", name(k0), name(s_k)))
-        ta, tb = self.flags
-        a = replace(a, subscripts=a.subscripts[:-2] + ((ks, a.subscripts[-1]) if ta else (a.subscripts[-2], ks)))
-        b = replace(b, subscripts=b.subscripts[:-2] + ((b.subscripts[-2], ks) if tb else (ks, b.subscripts[-1])))
-        product = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, depth)))
-        add = A.Store(A.Index(name(self.c_name), (rows, cols)), product, accumulate=True)
-        body = (A.Assign(blk_i, binary("//", name(core), name(g_k))),
-                A.Assign(r, binary("*", binary("//", name(blk_i), name(consts[1].name)), name(consts[2].name))),
-                A.Assign(c, binary("*", binary("%", name(blk_i), name(consts[1].name)), name(consts[3].name))),
-                A.Assign(k0, binary("*", binary("%", name(core), name(g_k)), name(s_k))),
-                add)
-        self.ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of blocks "
-                              f"({blk(m_dim)} x {blk(n_dim)} at the real shapes), K cut into {gk} slices on cores "
-                              f"of their own and added into {self.c_name} (zeroed first), base block "
-                              f"{_show(tm)} x {_show(tn)} x {_show(depth)}")
-        return consts + self._zero_phase(names) + [A.ParallelFor((core,), (name("CORES"),), body, self.phase.span)]
-
     def _zero_phase(self, names) -> list:
         """``store(c[i, j:j + T], full((T,), 0, dtype))`` over C's rows, in row chunks of up to 4096."""
         n_dim = self._dim(self.c_name, 1)
@@ -405,9 +377,13 @@ class _Gemm:
         batches = 1
         for _, d in self.batch:
             batches *= size(d)
-        gm, gn = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, (value(tm), value(tn)),
-                             ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"],
-                             batches=batches if self.batch else 1)
+        base = (value(tm), value(tn))
+        rates = (ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"])
+        if self.batch:
+            (gm, gn), gk = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, base, *rates, batches=batches), 1
+        else:
+            gm, gn, gk = choose_k_split(size(m_dim), size(n_dim), size(self.k_dim), ctx.checked.cores, base,
+                                        value(self.depth), *rates, _hbm_bytes_per_cycle(ctx.chip))
         g_m, g_n, s_m, s_n = (names.fresh(s) for s in ("_gm", "_gn", "_sm", "_sn"))
         core, r, c = names.fresh("core"), names.fresh("_r"), names.fresh("_c")
 
@@ -417,32 +393,43 @@ class _Gemm:
                   A.Const(s_m, share(m_dim, g_m)), A.Const(s_n, share(n_dim, g_n))]
         rows = A.Slice(name(r), binary("+", name(r), name(s_m)))
         cols = A.Slice(name(c), binary("+", name(c), name(s_n)))
-        k_all = A.Slice(A.Int(0), self.k_dim)
+        k_part = A.Slice(A.Int(0), self.k_dim)
+        if gk > 1:   # each core's K slice: GK slices of whole base depths
+            g_k, s_k, k0 = names.fresh("_gk"), names.fresh("_sk"), names.fresh("_k")
+            consts += [A.Const(g_k, A.Int(gk)),
+                       A.Const(s_k, binary("*", call("cdiv", call("cdiv", self.k_dim, name(g_k)), self.depth),
+                                           self.depth))]
+            k_part = A.Slice(name(k0), binary("+", name(k0), name(s_k)))
         ta, tb = self.flags
         zs = [names.fresh("_z") for _ in self.batch]     # the batch indices, C's leading axes in order
         lead = {v: name(z) for (v, _), z in zip(self.batch, zs)}
         a_lead = tuple(lead[x.id] for x in self._lead(self.a0))
         b_lead = tuple(lead[x.id] for x in self._lead(self.b0))
-        a = A.Index(name(self.a_name), a_lead + ((k_all, rows) if ta else (rows, k_all)))
-        b = A.Index(name(self.b_name), b_lead + ((cols, k_all) if tb else (k_all, cols)))
+        a = A.Index(name(self.a_name), a_lead + ((k_part, rows) if ta else (rows, k_part)))
+        b = A.Index(name(self.b_name), b_lead + ((cols, k_part) if tb else (k_part, cols)))
         kwargs = {}
         if ta:
             kwargs["transpose_a"] = name("True")
         if tb:
             kwargs["transpose_b"] = name("True")
         product = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
-        store = A.Store(A.Index(name(self.c_name), tuple(name(z) for z in zs) + (rows, cols)), product)
-        gk = 1
-        if not self.batch:
-            gm, gn, gk = choose_k_split(size(m_dim), size(n_dim), size(self.k_dim), ctx.checked.cores,
-                                        (value(tm), value(tn)), value(self.depth),
-                                        ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype],
-                                        COST_CONSTANTS["l2_bpc"], _hbm_bytes_per_cycle(ctx.chip))
-            consts = [A.Const(g_m, A.Int(gm)), A.Const(g_n, A.Int(gn)),
-                      A.Const(s_m, share(m_dim, g_m)), A.Const(s_n, share(n_dim, g_n))]
+        # K slices add into C (atomic_add: the Matmul API's IterateAll with enAtomic)
+        store = A.Store(A.Index(name(self.c_name), tuple(name(z) for z in zs) + (rows, cols)), product,
+                        accumulate=gk > 1)
         if gk > 1:
-            return self._split_k(names, consts, gm, gn, gk, core, r, c, rows, cols, a, b, kwargs, tm, tn,
-                                 lambda d: block_extent(size(d), gm if d == m_dim else gn), m_dim, n_dim)
+            # cores numbered block-major: core // GK is the block, core % GK the slice
+            blk = names.fresh("_b")
+            body = (A.Assign(blk, binary("//", name(core), name(g_k))),
+                    A.Assign(r, binary("*", binary("//", name(blk), name(g_n)), name(s_m))),
+                    A.Assign(c, binary("*", binary("%", name(blk), name(g_n)), name(s_n))),
+                    A.Assign(k0, binary("*", binary("%", name(core), name(g_k)), name(s_k))),
+                    store)
+            ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of blocks "
+                             f"({block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
+                             f"shapes), K cut into {gk} slices on cores of their own and added into {self.c_name} "
+                             f"(zeroed first), base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}")
+            return consts + self._zero_phase(names) + [A.ParallelFor((core,), (name("CORES"),), body,
+                                                                     self.phase.span)]
         if not self.batch:
             body = (A.Assign(r, binary("*", binary("//", name(core), name(g_n)), name(s_m))),
                     A.Assign(c, binary("*", binary("%", name(core), name(g_n)), name(s_n))),

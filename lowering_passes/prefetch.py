@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
 
-from .base import LoweringPass, Names, binary, call, map_names
+from .base import LoweringPass, Names, binary, call, dim_expr, map_names
 from .bufferize import SCALAR_RESERVE, bounded_difference
 
 
@@ -248,8 +248,6 @@ class _Prefetcher:
             return stmts, src
         dims = self.k.param(src.base.id).type.shape
         nxt = stmts[0].target                       # the loop variable's next value
-        def dim_expr(d):
-            return A.Name(d) if isinstance(d, str) else A.Int(d)
         if any(isinstance(sub, A.Slice) and sub.start == A.Name(nxt) and stop == dim_expr(dim)
                for sub, dim in zip(src.subscripts, dims)):
             return stmts, src                       # x[b, j:j + T] over range(0, N, T): past N already
@@ -278,7 +276,7 @@ class _Prefetcher:
         decl = self.k.param(src.base.id)
         dims = decl.type.shape
         subs = tuple(x if isinstance(x, A.Slice) or not (_names(x) & moved) else
-                     call("minimum", x, binary("-", A.Name(d) if isinstance(d, str) else A.Int(d), A.Int(1)))
+                     call("minimum", x, binary("-", dim_expr(d), A.Int(1)))
                      for x, d in zip(src.subscripts, dims))
         return replace(src, subscripts=subs + tuple(src.subscripts[len(subs):]))
 

@@ -634,27 +634,27 @@ int main(int argc, char** argv) {
     };
     bool failed = false;
     if (hook_thread_per_block()) {
-    // The kernel calls SyncAll: every block runs on its own thread so the barrier can be honoured.
-    if (nblocks > 1024) {
-        std::fprintf(s.report, "X\tkernels that call SyncAll are limited to 1024 blocks in the simulator\n");
-        return 3;
-    }
-    g_barrier.active = true;
-    g_barrier.total = nblocks;
-    g_kernel_active = 1;
-    {
-        std::vector<std::thread> threads;
-        for (int64_t b = 0; b < nblocks; ++b) threads.emplace_back(run_block, b);
-        for (std::thread& t : threads) t.join();
-    }
-    for (char f : block_failed) failed = failed || f;
+        // The kernel calls SyncAll: every block runs on its own thread so the barrier can be honoured.
+        if (nblocks > 1024) {
+            std::fprintf(s.report, "X\tkernels that call SyncAll are limited to 1024 blocks in the simulator\n");
+            return 3;
+        }
+        g_barrier.active = true;
+        g_barrier.total = nblocks;
+        g_kernel_active = 1;
+        {
+            std::vector<std::thread> threads;
+            for (int64_t b = 0; b < nblocks; ++b) threads.emplace_back(run_block, b);
+            for (std::thread& t : threads) t.join();
+        }
+        for (char f : block_failed) failed = failed || f;
     } else {
-    g_kernel_active = 1;
-    for (int64_t b = 0; b < nblocks && !failed; ++b) {
-        run_block(b);
-        failed = block_failed[static_cast<size_t>(b)] != 0;
-        if (failed) nblocks = b + 1;
-    }
+        g_kernel_active = 1;
+        for (int64_t b = 0; b < nblocks && !failed; ++b) {
+            run_block(b);
+            failed = block_failed[static_cast<size_t>(b)] != 0;
+            if (failed) nblocks = b + 1;
+        }
     }
     g_kernel_active = 0;
     for (int64_t b = 0; b < nblocks; ++b) {
