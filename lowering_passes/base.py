@@ -127,6 +127,14 @@ def name(n: str) -> A.Name:
     return A.Name(n)
 
 
+def gm_type(kernel: A.Kernel, tensor: str) -> A.TensorType:
+    """The declared type of a GM tensor: a parameter's or a scratch tensor's."""
+    p = kernel.param(tensor)
+    if p is not None:
+        return p.type
+    return next(s.type for s in kernel.body if isinstance(s, A.Scratch) and s.name == tensor)
+
+
 def dim_expr(d) -> A.Expr:
     """A tensor type's extent (a dim name or an int) as an expression."""
     return A.Name(d) if isinstance(d, str) else A.Int(d)

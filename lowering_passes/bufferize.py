@@ -49,7 +49,7 @@ from ascendcraft.dsl.ops import OPS
 from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, dim_expr
+from .base import LoweringPass, Names, binary, call, dim_expr, gm_type
 
 BLOCK = 32        # UB rows start on 32-byte blocks
 REPEAT = 256      # one vector repeat
@@ -512,12 +512,7 @@ def strided_region(src, kernel) -> bool:
 def region_extents(src, kernel, ctx) -> tuple:
     """Extents of a GM region ``x[i, a:a + T, :]`` as expressions (integer indices drop their axis)."""
     gm = ctx.type_of(src.base if isinstance(src, A.Index) else src)
-    param = kernel.param(gm.name)
-    dims = param.type.shape if param is not None else None
-    if dims is None:   # a scratch tensor
-        scratch = next(s for s in kernel.body if isinstance(s, A.Scratch) and s.name == gm.name)
-        dims = scratch.type.shape
-    dim_exprs = [dim_expr(d) for d in dims]
+    dim_exprs = [dim_expr(d) for d in gm_type(kernel, gm.name).shape]
     if not isinstance(src, A.Index):
         return tuple(dim_exprs)
     out = []

@@ -60,7 +60,7 @@ from ascendcraft.sim.cost import COST_CONSTANTS, CUBE_RATE
 from ascendcraft.dsl.types import TScalar
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, dim_expr, map_names, name
+from .base import LoweringPass, Names, binary, call, dim_expr, gm_type, map_names, name
 
 
 class _NotGemm(Exception):
@@ -182,7 +182,7 @@ class _Gemm:
             e = loads[e.id]
         if not (isinstance(e, A.Load) and e.space == "l1" and isinstance(e.src, A.Index)
                 and isinstance(e.src.base, A.Name) and len(e.src.subscripts) >= 2
-                and len(e.src.subscripts) == len(self.kernel.param(e.src.base.id).type.shape)
+                and len(e.src.subscripts) == len(gm_type(self.kernel, e.src.base.id).shape)
                 and all(isinstance(x, A.Slice) for x in e.src.subscripts[-2:])
                 and not any(isinstance(x, A.Slice) for x in e.src.subscripts[:-2])):
             raise _NotGemm("matmul operands must be l1 loads of GM regions that slice the last two axes "
@@ -279,14 +279,14 @@ class _Gemm:
 
     def _dim(self, tensor: str, axis: int):
         """Extent of axis 0 (rows) or 1 (columns) of a tensor's matrices (its last two axes)."""
-        return dim_expr(self.kernel.param(tensor).type.shape[axis - 2])
+        return dim_expr(gm_type(self.kernel, tensor).shape[axis - 2])
 
     def _match_store(self):
         st = self.store
         if st.accumulate or not (isinstance(st.value, A.Name) and st.value.id == self.acc):
             raise _NotGemm("the tile must be stored once with store(c[...], acc)", st)
         if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) >= 2
-                and len(st.dst.subscripts) == len(self.kernel.param(st.dst.base.id).type.shape)
+                and len(st.dst.subscripts) == len(gm_type(self.kernel, st.dst.base.id).shape)
                 and all(isinstance(x, A.Slice) for x in st.dst.subscripts[-2:])
                 and not any(isinstance(x, A.Slice) for x in st.dst.subscripts[:-2])):
             raise _NotGemm("the store must write a 2-D slice of C's last two axes, indexing each batch axis", st)
@@ -323,7 +323,7 @@ class _Gemm:
         """Batch axes: each leading (integer) subscript of C is a parallel variable running over that
         axis's whole extent; A's and B's leading subscripts are C's last ones (matmul's broadcasting of
         batch axes, aligned from the right, without extent-1 stretching), over the same dims."""
-        c_shape = self.kernel.param(self.c_name).type.shape
+        c_shape = gm_type(self.kernel, self.c_name).shape
         self.batch = []   # (variable, dim expression) per leading axis of C
         for axis, sub in enumerate(st.dst.subscripts[:-2]):
             sub = self.resolve(sub)
@@ -338,7 +338,7 @@ class _Gemm:
         c_lead = tuple(self.resolve(x) for x in st.dst.subscripts[:-2])
         for load, what in ((self.a0, "A"), (self.b0, "B")):
             lead = self._lead(load)
-            shape = self.kernel.param(load.src.base.id).type.shape
+            shape = gm_type(self.kernel, load.src.base.id).shape
             if len(lead) > len(c_lead) or lead != c_lead[len(c_lead) - len(lead):] or \
                     tuple(shape[:-2]) != tuple(c_shape[len(c_lead) - len(lead):len(c_lead)]):
                 raise _NotGemm(f"{what}'s batch indices must be C's last ones, over the same extents "
@@ -358,7 +358,7 @@ class _Gemm:
         """``store(c[i, j:j + T], full((T,), 0, dtype))`` over C's rows, in row chunks of up to 4096."""
         n_dim = self._dim(self.c_name, 1)
         t, i, j = names.fresh("_tz"), names.fresh("_i"), names.fresh("_j")
-        dtype = self.kernel.param(self.c_name).type.dtype
+        dtype = gm_type(self.kernel, self.c_name).dtype
         zero = call("full", A.Tuple((name(t),)), A.Float(0.0), name(dtype))
         loop = A.For(j, A.Int(0), n_dim, name(t),
                      (A.Store(A.Index(name(self.c_name), (name(i), A.Slice(name(j), binary("+", name(j), name(t))))),
@@ -373,7 +373,7 @@ class _Gemm:
         m_dim, n_dim = self._dim(self.c_name, 0), self._dim(self.c_name, 1)
         size = lambda d: d.value if isinstance(d, A.Int) else dims[d.id]   # noqa: E731 - at the real shapes
         value = lambda e: ctx.type_of(e).value   # noqa: E731
-        dtype = ctx.checked.params[self.a_name].dtype
+        dtype = gm_type(self.kernel, self.a_name).dtype
         batches = 1
         for _, d in self.batch:
             batches *= size(d)

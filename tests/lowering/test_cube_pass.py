@@ -181,3 +181,49 @@ def test_f16_operands_accumulate_in_f32_through_the_matmul_api(tmp_path):
     assert "MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half>" in k.source
     a, b = torch.rand(64, 200).half(), torch.rand(200, 48).half()
     assert torch.allclose(k(a, b), a.float() @ b.float(), rtol=1e-3, atol=1e-3)
+
+
+_SCRATCH_C_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, A, B):
+        return torch.relu(torch.matmul(A, B.T))
+M = 40
+N = 72
+K = 20000
+def get_inputs():
+    return [torch.randn(M, K), torch.randn(N, K)]
+def get_init_inputs():
+    return []
+"""
+
+_SCRATCH_C = """
+kernel mmt(a: gm f32[M, K], b: gm f32[N, K]) -> (c: gm f32[M, N]):
+    const TM = 128
+    const TN = 128
+    const TK = 64
+    scratch p: f32[M, N]
+    for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
+        m = i * TM
+        n = j * TN
+        ta = load(a[m:m + TM, 0:TK], space=l1)
+        acc = matmul(ta, load(b[n:n + TN, 0:TK], space=l1), transpose_b=True)
+        for k in range(TK, K, TK):
+            ta = load(a[m:m + TM, k:k + TK], space=l1)
+            acc = acc + matmul(ta, load(b[n:n + TN, k:k + TK], space=l1), transpose_b=True)
+        store(p[m:m + TM, n:n + TN], acc)
+    for r in parallel(M):
+        store(c[r, :], relu(load(p[r, :])))
+"""
+
+
+def test_a_product_into_a_scratch_tensor_with_a_transposed_b_splits_k_and_matches_torch(tmp_path):
+    # the cube pass looked C's type up among the parameters only: a scratch C crashed it
+    # ('NoneType' object has no attribute 'type'), a kernel check had passed
+    (tmp_path / "k.dsl").write_text(_SCRATCH_C.lstrip("\n"))
+    (tmp_path / "op.py").write_text(_SCRATCH_C_OP)
+    mm = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2)
+    assert mm.report["backend_verification"]["verdict"] == "PASS"
+    assert mm.report["backend_second_shapes_verification"]["verdict"] == "PASS"
+    notes = next(p["notes"] for p in mm.report["passes"] if p["name"] == "cube")
+    assert any("K cut into" in n and "added into p (zeroed first)" in n for n in notes), notes
