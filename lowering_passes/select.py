@@ -36,6 +36,7 @@ from ascendcraft.errors import DSLError
 from . import indexing
 from .base import LoweringPass, Names, call, lit, map_names, rewrite_block
 from .linearize import is_vector
+from .unstack import unstacked_statements
 
 _UNARY = {"exp": "Exp", "log": "Ln", "abs": "Abs", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
           "reciprocal": "Reciprocal", "relu": "Relu"}
@@ -74,6 +75,7 @@ class _Selector:
         self.ctx, self.names, self.kernel = ctx, Names(kernel), kernel
         self.bit_masks: set[str] = set()   # names holding Compare results (one bit per element)
         self.mask_like: dict[str, tuple] = {}  # bit mask -> (a float tile of its shape, its dtype)
+        self.per_slice = unstacked_statements(kernel)   # ids of statements unstack made per leading index
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> list:
@@ -91,6 +93,9 @@ class _Selector:
         answer = assist_select(self.ctx, self.kernel, s, why)
         if answer is not None:
             return answer
+        if id(s) in self.per_slice:
+            why += (" (this line's tile has rank 3 or more: the lowering computes it one leading index at a time, "
+                    "and the operation above is its form on one such slice)")
         raise DSLError(f"select: no AscendC selection rule for {why}", s.span, kind="lowering error",
                        hint="rewrite this statement with the forms docs/dsl.md lists under \"Writing kernels that "
                             "lower to AscendC\", or run lower with --model so the pass can ask an LLM to lower it")

@@ -1,0 +1,379 @@
+"""Unstack: tiles of rank 3 and 4 become a loop over their leading axis of rank-2 (and rank-3) tiles.
+
+Before (three-address form; ``t`` and ``bt`` are [TB, TN, D] and [TB, 1, D] tiles, ``w`` [TN, D])::
+
+    t = load(x[b:b + TB, n:n + TN, :])
+    wt = load(w[n:n + TN, :])
+    bt = load(bb[b:b + TB, :, :])
+    _t0 = t * wt
+    _t1 = _t0 + bt
+    store(y[b:b + TB, n:n + TN, :], _t1)
+
+After (same values)::
+
+    wt = load(w[n:n + TN, :])
+    for _lead0 in range(minimum(b + TB, B) - maximum(b, 0)):
+        t = load(x[maximum(b, 0) + _lead0, n:n + TN, :])
+        bt = load(bb[maximum(b, 0) + _lead0, :, :])
+        _t0 = t * wt
+        _t1 = _t0 + bt
+        store(y[maximum(b, 0) + _lead0, n:n + TN, :], _t1)
+
+The vector unit and the copy engines see a tile as rows of one pitch; a rank-3 tile is a stack
+of such 2-D tiles, and every operation that keeps its leading axis (element-wise ops with NumPy
+broadcasting over the trailing axes, casts, ``where``, reductions, scans and arg-reductions along
+a trailing axis, windows over the trailing axes, stores of the whole tile) acts on each 2-D tile
+of the stack alone. So a *run* of such statements, from the rank-3 loads that start it to the
+last statement that uses what they computed, becomes one loop over the leading axis: each load
+reads one leading index (the loop runs over the clamped extent of the first one, as the slice
+clamps), each store writes one. Statements of the run that do not touch the stack (a [TN, D]
+load that broadcasts over it) and stack members of leading extent 1 ([1, 1, D]: the same slice
+for every index) move before the loop, in their order (members that keep rank 3 stay in it, for
+the next round). Rank-4 tiles take two rounds.
+
+A store of a value of lower rank (a row, a scalar) to a region of three or four axes is such a
+run too: a loop of stores. No AscendC copy or vector op takes a tile of rank 3 or more, so a run
+this pass cannot unstack is refused here, at the statement that mixes the leading axis: a
+reduction over it or over the whole tile, a slice of the stack, a padded load, a matmul, gather or
+scatter, a stack value carried across iterations or used after the run, two stack loads of
+different leading extents, or a statement between the run's members that cannot move before the
+loop (a store, a loop, a name an earlier member reads).
+
+Establishes: no on-chip tile has rank 3 or more.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.ops import OPS
+from ascendcraft.dsl.types import TTile
+from ascendcraft.errors import DSLError
+
+from .base import LoweringPass, Names, binary, call, dim_expr, gm_type, int_literal, name
+
+# ops that act on each leading index alone whatever their operands' ranks (NumPy broadcasting
+# aligns trailing axes, so an operand of lower rank is the same for every leading index)
+_PER_ELEMENT_KINDS = ("elementwise", "cast", "select")
+_ALONG_AXIS_KINDS = ("reduce", "scan", "argreduce")
+_MAX_ROUNDS = 3
+LOOP_STEM = "_lead"   # the loops this pass makes (select names their statements' origin in its errors)   # rank 4 -> 3 -> 2, and one round that finds nothing
+
+
+@dataclass(frozen=True)
+class Unstack(LoweringPass):
+    name: str = "unstack"
+    establishes: tuple[str, ...] = ("no on-chip tile has rank 3 or more: runs of them are loops over their leading axis",)
+
+    def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
+        from ascendcraft.dsl.checker import check
+        checked = ctx.checked
+        for _ in range(_MAX_ROUNDS):
+            new = _Unstacker(kernel, checked, ctx.notes).run()
+            if new == kernel:
+                return kernel
+            kernel = new
+            checked = check(kernel, ctx.checked.binding, ctx.chip)   # the next round's types
+        return kernel
+
+
+class _Abandon(Exception):
+    """A run this pass cannot unstack: ``why`` completes "this statement ..." (see the module
+    docstring); ``stmt`` is the statement (set where it is known)."""
+
+    def __init__(self, why: str, stmt=None):
+        super().__init__(why)
+        self.why, self.stmt = why, stmt
+
+
+@dataclass
+class _Member:
+    """A statement of a run: ``unit`` when its stack has leading extent 1 (hoisted before the loop)."""
+    stmt: object
+    unit: bool = False
+
+
+class _Unstacker:
+    def __init__(self, kernel: A.Kernel, checked, notes: list):
+        self.k, self.checked, self.notes = kernel, checked, notes
+        self.names = Names(kernel)
+
+    def type_of(self, e):
+        return self.checked.expr_types.get(id(e))
+
+    def run(self) -> A.Kernel:
+        return replace(self.k, body=self._block(self.k.body))
+
+    # ------------------------------------------------------------------ finding runs
+    def _block(self, stmts) -> tuple:
+        stmts = [replace(s, body=self._block(s.body)) if isinstance(s, (A.For, A.ParallelFor)) else s
+                 for s in stmts]
+        out, i = [], 0
+        while i < len(stmts):
+            end = self._run_end(stmts, i) if self._is_seed(stmts[i]) else None
+            if end is None:
+                out.append(stmts[i])
+                i += 1
+                continue
+            try:
+                out += self._unstack(stmts[i:end + 1])
+            except _Abandon as why:
+                raise self._refusal(why, stmts[i]) from None
+            i = end + 1
+        return tuple(out)
+
+    def _refusal(self, why: _Abandon, seed) -> DSLError:
+        """The error for a run left of rank 3 or more: no AscendC copy or op takes such a tile."""
+        t = self.type_of(seed.value) if isinstance(seed, A.Assign) else None
+        what = f"the {_shape(t.shape)} tile" if isinstance(t, TTile) else "this region"
+        line = f" (line {seed.span.line})" if seed.span is not None else ""
+        return DSLError(
+            f"unstack: {what}{line} has rank 3 or more, which lowers only as a loop over its leading axis "
+            f"(one slice at a time), and this statement {why.why}", (why.stmt or seed).span, kind="lowering error",
+            hint="compute it one leading index at a time yourself (`for a in range(...)` over 2-D loads), or load "
+                 "a region of one or two axes; docs/dsl.md, \"Writing kernels that lower to AscendC\", lists what "
+                 "lowers")
+
+    def _rank(self, e) -> int:
+        t = self.type_of(e)
+        return len(t.shape) if isinstance(t, TTile) else 0
+
+    def _is_seed(self, s) -> bool:
+        """A rank-3 or rank-4 load, or a store to a region of three or four axes."""
+        return self._seed_rank(s) >= 3
+
+    def _seed_rank(self, s) -> int:
+        if isinstance(s, A.Assign) and isinstance(s.value, A.Load):
+            return self._rank(s.value)
+        if isinstance(s, A.Store) and isinstance(s.dst, A.Index) and isinstance(s.dst.base, A.Name):
+            return sum(isinstance(x, A.Slice) for x in self._subscripts(s.dst)[0])
+        return 0
+
+    def _run_end(self, stmts, i) -> int:
+        """The last statement of the run that starts at ``stmts[i]``: the last one that reads a
+        value the run defines (a name reassigned outside the run no longer holds one), or another
+        rank-3 load before it."""
+        stack, end = ({stmts[i].target} if isinstance(stmts[i], A.Assign) else set()), i
+        for j in range(i + 1, len(stmts)):
+            s = stmts[j]
+            if _reads(s) & stack or self._is_seed(s):
+                end = j
+                if isinstance(s, A.Assign):
+                    stack.add(s.target)
+            elif isinstance(s, A.Assign):
+                stack.discard(s.target)
+        return end
+
+    # ------------------------------------------------------------------ one run
+    def _unstack(self, run: list) -> list:
+        stack: dict[str, bool] = {}        # name -> unit (leading extent 1)
+        members: list[_Member] = []
+        others: list = []                  # statements that do not touch the stack: before the loop
+        read_before: set[str] = set()
+        top = max(self._seed_rank(s) for s in run)   # lower-rank loads broadcast: others
+        extent = None                      # the loop's extent: the first full seed's clamped length
+        lead = None                        # that seed's static leading extent
+        for s in run:
+            try:
+                uses = _reads(s) & set(stack)
+                if not uses and self._seed_rank(s) != top:
+                    if not isinstance(s, A.Assign):
+                        raise _Abandon("sits between the statements that use it and cannot move before their loop")
+                    if s.target in read_before or s.target in stack:
+                        raise _Abandon(f"reassigns `{s.target}`, which the statements before it use")
+                    others.append(s)
+                    read_before |= _reads(s)
+                    continue
+                read_before |= _reads(s)
+                if isinstance(s, A.Store):
+                    self._check_store(s, uses)
+                    members.append(_Member(s))
+                    continue
+                if not isinstance(s, A.Assign) or s.target in stack:
+                    raise _Abandon("uses it inside a loop" if isinstance(s, (A.For, A.ParallelFor)) else
+                                   f"assigns `{getattr(s, 'target', '?')}` a second time")
+                if isinstance(s.value, A.Load):
+                    if uses:
+                        raise _Abandon("loads a region addressed by a value computed from it")
+                    unit, n = self._seed(s.value)
+                    if not unit:
+                        static = self.type_of(s.value).shape[0]
+                        if lead is not None and static != lead:
+                            raise _Abandon(f"loads a tile of leading extent {static} beside one of {lead}")
+                        lead, extent = static, extent or n
+                else:
+                    unit = all(stack[u] for u in uses)
+                    self._check_op(s.value, uses)
+                stack[s.target] = unit
+                members.append(_Member(s, unit))
+            except _Abandon as why:
+                why.stmt = why.stmt or s
+                raise
+        self._stays_inside(stack, run)
+        full_is_none = extent is None      # a loop of one index: everything stays in it
+        if extent is None:
+            extent = next((self._region(m.stmt.dst)[2] for m in members if isinstance(m.stmt, A.Store)), None)
+            if extent is None:
+                raise _Abandon("computes it but nothing stores it")
+        k = self.names.fresh(LOOP_STEM)
+        before, body = [], []
+        kept = {id(o) for o in others}
+        for s in run:
+            m = next((m for m in members if m.stmt is s), None)
+            # what stays of rank 3 after this round is unstacked by the next one, with the loop's
+            # own stack: it stays in the loop (a load of the same region, or an op of them, per index)
+            if m is None and id(s) in kept:
+                (body if self._is_seed(s) and self._rank(s.value) >= 3 else before).append(s)
+            elif m is not None:
+                inside = not m.unit or full_is_none or (isinstance(s, A.Assign) and self._rank(s.value) >= 4)
+                (body if inside else before).append(self._per_index(m, k))
+        shapes = sorted({tuple(self.type_of(m.stmt.value).shape) for m in members
+                         if isinstance(m.stmt, A.Assign) and isinstance(m.stmt.value, A.Load) and not m.unit})
+        self.notes.append(f"unstack: the {' and '.join(_shape(s) for s in shapes)} tiles of lines "
+                          f"{_lines(run)} are computed one leading index at a time (a loop of "
+                          f"{' and '.join(_shape(s[1:]) for s in shapes)} tiles)")
+        return before + [A.For(k, A.Int(0), extent, A.Int(1), tuple(body), run[0].span)]
+
+    def _seed(self, load: A.Load) -> tuple[bool, object]:
+        """(unit, clamped extent) of a rank-3 load's leading axis."""
+        if load.pad is not None:
+            raise _Abandon("is a padded load (pad=) of rank 3 or more: pad each leading index's 2-D load instead")
+        if load.space != "ub" or load.out is not None or not isinstance(load.src, A.Index):
+            raise _Abandon(f"loads it into {load.space} (only unified-buffer tiles are unstacked)")
+        unit, _lo, n = self._region(load.src)
+        return unit, n
+
+    def _region(self, ix) -> tuple[bool, object, object]:
+        """(unit, first index, clamped extent) of the leading axis of GM region ``ix``."""
+        subs, axis, ty = self._subscripts(ix)
+        sl = subs[axis]
+        dim = dim_expr(ty.shape[axis])
+        start = sl.start if sl.start is not None else A.Int(0)
+        lo = start if (int_literal(start) or 0) >= 0 and int_literal(start) is not None else call("maximum", start, A.Int(0))
+        hi = dim if sl.stop is None else call("minimum", sl.stop, dim)
+        unit = ty.shape[axis] == 1 or (sl.stop is not None and (
+            sl.stop == binary("+", start, A.Int(1)) or
+            None not in (int_literal(start), int_literal(sl.stop)) and int_literal(sl.stop) - int_literal(start) == 1))
+        return unit, lo, hi if int_literal(lo) == 0 else binary("-", hi, lo)
+
+    def _subscripts(self, ix) -> tuple[list, int, A.TensorType]:
+        """The region's subscripts with the omitted trailing axes as whole slices, the index of its
+        first slice (the tile's leading axis) and the tensor's type."""
+        if not isinstance(ix, A.Index) or not isinstance(ix.base, A.Name):
+            raise _Abandon("addresses it in a way the lowering does not follow")
+        ty = gm_type(self.k, ix.base.id)
+        subs = list(ix.subscripts) + [A.Slice(None, None)] * (len(ty.shape) - len(ix.subscripts))
+        axis = next((a for a, x in enumerate(subs) if isinstance(x, A.Slice)), None)
+        return subs, axis if axis is not None else 0, ty
+
+    def _check_op(self, e, uses: set) -> None:
+        """``e`` acts on each leading index of its stack operands alone (else the run is abandoned)."""
+        rank = self._rank(e)
+        if isinstance(e, A.Name):
+            return
+        if isinstance(e, (A.Binary, A.Unary)) or isinstance(e, A.Call) and e.func in OPS and \
+                OPS[e.func].kind in _PER_ELEMENT_KINDS:
+            operands = (e.lhs, e.rhs) if isinstance(e, A.Binary) else (e.operand,) if isinstance(e, A.Unary) else e.args
+            for x in operands:
+                on_stack = isinstance(x, A.Name) and x.id in uses
+                if (on_stack and self._rank(x) != rank) or (not on_stack and self._rank(x) >= rank) or \
+                        (not on_stack and _reads_expr(x) & uses):
+                    raise _Abandon("combines it with a tile that broadcasts along its leading axis or has its rank "
+                                   "without being computed beside it")
+            return
+        what = f"`{e.func}`" if isinstance(e, A.Call) else "a slice" if isinstance(e, A.Index) else "this"
+        per_index = ("only element-wise ops, casts, where, reductions, scans and argmax/argmin along another axis, "
+                     "windows over the trailing axes and stores of the whole tile act on one leading index alone")
+        if not isinstance(e, A.Call) or e.func not in OPS or not e.args or \
+                not (isinstance(e.args[0], A.Name) and e.args[0].id in uses) or any(_reads_expr(x) & uses for x in e.args[1:]):
+            raise _Abandon(f"applies {what} to it ({per_index})")
+        kind, rank_in = OPS[e.func].kind, self._rank(e.args[0])
+        if kind in _ALONG_AXIS_KINDS:
+            axis = e.kwarg("axis")
+            axis = OPS[e.func].kwargs.get("axis") if axis is None else int_literal(axis)
+            if axis is None or axis % rank_in == 0 or axis < -rank_in or axis >= rank_in:
+                raise _Abandon(f"applies `{e.func}` over its leading axis or the whole tile (a loop over the leading "
+                               f"axis that combines 2-D slices, written out, lowers)")
+            return
+        if kind == "window" and isinstance(e.kwarg("kernel"), A.Tuple) and len(e.kwarg("kernel").items) < rank_in:
+            return
+        raise _Abandon(f"applies {what} to it ({per_index})")
+
+    def _check_store(self, s: A.Store, uses: set) -> None:
+        """A store of a whole stack value to a region of its rank (each index stores one slice)."""
+        v = s.value
+        subs, _axis, _ty = self._subscripts(s.dst)
+        axes = sum(isinstance(x, A.Slice) for x in subs)
+        if _reads_expr(s.dst) & uses:
+            raise _Abandon("addresses GM with a value computed from it")
+        if not uses and self._rank(v) < axes:
+            return                          # a value that broadcasts over the whole region
+        if not (isinstance(v, A.Name) and v.id in uses) or axes != self._rank(v):
+            raise _Abandon(f"stores it to a region of {axes} axes (store the whole tile to a region of its rank)")
+
+    def _stays_inside(self, stack: dict, run: list) -> None:
+        """Every value of the stack is defined in the run before it is read there, and dies in the
+        run (no later statement, and no later iteration of an enclosing loop, reads it), so the
+        loop can hold its per-index values."""
+        defined: set[str] = set()
+        dead: set[str] = set()
+        for s in run:
+            if _reads(s) & set(stack) - defined:
+                raise _Abandon("reads a value of it from before it is computed (carried across iterations)", s)
+            if isinstance(s, A.Assign):
+                defined.add(s.target)
+            dead |= self.checked.dead_after.get(id(s), frozenset())
+        live = sorted(set(stack) - dead)
+        if live:
+            last = next(m for m in reversed(run) if isinstance(m, A.Assign) and m.target in live)
+            raise _Abandon(f"computes `{last.target}`, which is used after these statements or in a later "
+                           f"iteration (a value of rank 3 or more must be used where it is computed)", last)
+
+    # ------------------------------------------------------------------ per-index statements
+    def _per_index(self, m: _Member, k: str):
+        s = m.stmt
+        if isinstance(s, A.Store):
+            return replace(s, dst=self._indexed(s.dst, k, unit=False))
+        e = s.value
+        if isinstance(e, A.Load):
+            return replace(s, value=replace(e, src=self._indexed(e.src, k, unit=m.unit)))
+        if isinstance(e, A.Call) and OPS.get(e.func) and OPS[e.func].kind in _ALONG_AXIS_KINDS:
+            axis = e.kwarg("axis")
+            axis = OPS[e.func].kwargs.get("axis") if axis is None else int_literal(axis)
+            if axis > 0:
+                kwargs = tuple(kw for kw in e.kwargs if kw.name != "axis") + (A.Keyword("axis", A.Int(axis - 1)),)
+                return replace(s, value=replace(e, kwargs=kwargs))
+        return s
+
+    def _indexed(self, ix: A.Index, k: str, *, unit: bool) -> A.Index:
+        subs, axis, _ty = self._subscripts(ix)
+        _, lo, _n = self._region(ix)
+        subs[axis] = lo if unit else name(k) if int_literal(lo) == 0 else binary("+", lo, name(k))
+        return replace(ix, subscripts=tuple(subs))
+
+
+def unstacked_statements(kernel: A.Kernel) -> set[int]:
+    """``id`` of every statement inside a loop this pass made (``select`` says so in its refusals)."""
+    return {id(n) for loop in A.walk(kernel) if isinstance(loop, A.For) and loop.var.startswith(LOOP_STEM)
+            for n in A.walk(loop) if n is not loop}
+
+
+def _reads_expr(e) -> set[str]:
+    return {n.id for n in A.walk(e) if isinstance(n, A.Name)}
+
+
+def _reads(s) -> set[str]:
+    if isinstance(s, A.Assign):
+        return _reads_expr(s.value)
+    return {n.id for n in A.walk(s) if isinstance(n, A.Name)} | {n.name for n in A.walk(s) if isinstance(n, A.Free)}
+
+
+def _shape(shape) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _lines(run: list) -> str:
+    lines = sorted({s.span.line for s in run if s.span is not None})
+    if not lines:
+        return "?"
+    return str(lines[0]) if lines[0] == lines[-1] else f"{lines[0]}-{lines[-1]}"
