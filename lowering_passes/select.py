@@ -75,7 +75,6 @@ class _Selector:
         self.ctx, self.names, self.kernel = ctx, Names(kernel), kernel
         self.bit_masks: set[str] = set()   # names holding Compare results (one bit per element)
         self.mask_like: dict[str, tuple] = {}  # bit mask -> (a float tile of its shape, its dtype)
-        self.per_slice = unstacked_statements(kernel)   # ids of statements unstack made per leading index
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> list:
@@ -93,7 +92,7 @@ class _Selector:
         answer = assist_select(self.ctx, self.kernel, s, why)
         if answer is not None:
             return answer
-        if id(s) in self.per_slice:
+        if id(s) in unstacked_statements(self.kernel):
             why += (" (this line's tile has rank 3 or more: the lowering computes it one leading index at a time, "
                     "and the operation above is its form on one such slice)")
         raise DSLError(f"select: no AscendC selection rule for {why}", s.span, kind="lowering error",

@@ -44,6 +44,7 @@ Establishes: no on-chip tile has rank 3 or more.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.ops import OPS
@@ -56,8 +57,8 @@ from .base import LoweringPass, Names, binary, call, dim_expr, gm_type, int_lite
 # aligns trailing axes, so an operand of lower rank is the same for every leading index)
 _PER_ELEMENT_KINDS = ("elementwise", "cast", "select")
 _ALONG_AXIS_KINDS = ("reduce", "scan", "argreduce")
-_MAX_ROUNDS = 3
-LOOP_STEM = "_lead"   # the loops this pass makes (select names their statements' origin in its errors)   # rank 4 -> 3 -> 2, and one round that finds nothing
+_MAX_ROUNDS = 3      # rank 4 -> 3 -> 2, and one round that finds nothing
+LOOP_STEM = "_lead"  # the loops this pass makes (select says so when it refuses a statement in one)
 
 
 @dataclass(frozen=True)
@@ -86,11 +87,15 @@ class _Abandon(Exception):
         self.why, self.stmt = why, stmt
 
 
-@dataclass
-class _Member:
-    """A statement of a run: ``unit`` when its stack has leading extent 1 (hoisted before the loop)."""
-    stmt: object
-    unit: bool = False
+class _Lead(NamedTuple):
+    """The leading axis of a GM region: the region's subscripts over every axis (``whole_subscripts``),
+    the leading axis (its first slice), whether its extent is 1 by declaration or by the slice's
+    text, its first index (clamped at 0) and its clamped extent, as expressions."""
+    subs: list
+    axis: int
+    unit: bool
+    lo: object
+    extent: object
 
 
 class _Unstacker:
@@ -167,12 +172,14 @@ class _Unstacker:
     # ------------------------------------------------------------------ one run
     def _unstack(self, run: list) -> list:
         stack: dict[str, bool] = {}        # name -> unit (leading extent 1)
-        members: list[_Member] = []
-        others: list = []                  # statements that do not touch the stack: before the loop
+        # each statement of the run, in order, with its unit flag; None for one that does not touch
+        # the stack (it moves before the loop)
+        placed: list[tuple[object, bool | None]] = []
         read_before: set[str] = set()
         top = max(self._seed_rank(s) for s in run)   # lower-rank loads broadcast: others
         extent = None                      # the loop's extent: the first full seed's clamped length
         lead = None                        # that seed's static leading extent
+        shapes: set[tuple] = set()         # the full seeds' shapes (for the note)
         for s in run:
             try:
                 uses = _reads(s) & set(stack)
@@ -181,13 +188,13 @@ class _Unstacker:
                         raise _Abandon("sits between the statements that use it and cannot move before their loop")
                     if s.target in read_before or s.target in stack:
                         raise _Abandon(f"reassigns `{s.target}`, which the statements before it use")
-                    others.append(s)
+                    placed.append((s, None))
                     read_before |= _reads(s)
                     continue
                 read_before |= _reads(s)
                 if isinstance(s, A.Store):
                     self._check_store(s, uses)
-                    members.append(_Member(s))
+                    placed.append((s, False))
                     continue
                 if not isinstance(s, A.Assign) or s.target in stack:
                     raise _Abandon("uses it inside a loop" if isinstance(s, (A.For, A.ParallelFor)) else
@@ -201,34 +208,32 @@ class _Unstacker:
                         if lead is not None and static != lead:
                             raise _Abandon(f"loads a tile of leading extent {static} beside one of {lead}")
                         lead, extent = static, extent or n
+                        shapes.add(tuple(self.type_of(s.value).shape))
                 else:
                     unit = all(stack[u] for u in uses)
                     self._check_op(s.value, uses)
                 stack[s.target] = unit
-                members.append(_Member(s, unit))
+                placed.append((s, unit))
             except _Abandon as why:
                 why.stmt = why.stmt or s
                 raise
         self._stays_inside(stack, run)
         full_is_none = extent is None      # a loop of one index: everything stays in it
         if extent is None:
-            extent = next((self._region(m.stmt.dst)[2] for m in members if isinstance(m.stmt, A.Store)), None)
+            extent = next((self._region(s.dst).extent for s, _ in placed if isinstance(s, A.Store)), None)
             if extent is None:
                 raise _Abandon("computes it but nothing stores it")
         k = self.names.fresh(LOOP_STEM)
         before, body = [], []
-        kept = {id(o) for o in others}
-        for s in run:
-            m = next((m for m in members if m.stmt is s), None)
+        for s, unit in placed:
             # what stays of rank 3 after this round is unstacked by the next one, with the loop's
             # own stack: it stays in the loop (a load of the same region, or an op of them, per index)
-            if m is None and id(s) in kept:
-                (body if self._is_seed(s) and self._rank(s.value) >= 3 else before).append(s)
-            elif m is not None:
-                inside = not m.unit or full_is_none or (isinstance(s, A.Assign) and self._rank(s.value) >= 4)
-                (body if inside else before).append(self._per_index(m, k))
-        shapes = sorted({tuple(self.type_of(m.stmt.value).shape) for m in members
-                         if isinstance(m.stmt, A.Assign) and isinstance(m.stmt.value, A.Load) and not m.unit})
+            if unit is None:
+                (body if self._is_seed(s) else before).append(s)
+            else:
+                inside = not unit or full_is_none or (isinstance(s, A.Assign) and self._rank(s.value) >= 4)
+                (body if inside else before).append(self._per_index(s, k, unit))
+        shapes = sorted(shapes)
         self.notes.append(f"unstack: the {' and '.join(_shape(s) for s in shapes)} tiles of lines "
                           f"{_lines(run)} are computed one leading index at a time (a loop of "
                           f"{' and '.join(_shape(s[1:]) for s in shapes)} tiles)")
@@ -240,11 +245,10 @@ class _Unstacker:
             raise _Abandon("is a padded load (pad=) of rank 3 or more: pad each leading index's 2-D load instead")
         if load.space != "ub" or load.out is not None or not isinstance(load.src, A.Index):
             raise _Abandon(f"loads it into {load.space} (only unified-buffer tiles are unstacked)")
-        unit, _lo, n = self._region(load.src)
-        return unit, n
+        lead = self._region(load.src)
+        return lead.unit, lead.extent
 
-    def _region(self, ix) -> tuple[bool, object, object]:
-        """(unit, first index, clamped extent) of the leading axis of GM region ``ix``."""
+    def _region(self, ix) -> _Lead:
         subs, axis, ty = self._subscripts(ix)
         sl = subs[axis]
         dim = dim_expr(ty.shape[axis])
@@ -254,7 +258,7 @@ class _Unstacker:
         unit = ty.shape[axis] == 1 or (sl.stop is not None and (
             sl.stop == binary("+", start, A.Int(1)) or
             None not in (int_literal(start), int_literal(sl.stop)) and int_literal(sl.stop) - int_literal(start) == 1))
-        return unit, lo, hi if int_literal(lo) == 0 else binary("-", hi, lo)
+        return _Lead(subs, axis, unit, lo, hi if int_literal(lo) == 0 else binary("-", hi, lo))
 
     def _subscripts(self, ix) -> tuple[list, int, A.TensorType]:
         """The region's subscripts with the omitted trailing axes as whole slices, the index of its
@@ -262,7 +266,7 @@ class _Unstacker:
         if not isinstance(ix, A.Index) or not isinstance(ix.base, A.Name):
             raise _Abandon("addresses it in a way the lowering does not follow")
         ty = gm_type(self.k, ix.base.id)
-        subs = list(ix.subscripts) + [A.Slice(None, None)] * (len(ty.shape) - len(ix.subscripts))
+        subs = A.whole_subscripts(ix, len(ty.shape))
         axis = next((a for a, x in enumerate(subs) if isinstance(x, A.Slice)), None)
         return subs, axis if axis is not None else 0, ty
 
@@ -289,8 +293,7 @@ class _Unstacker:
             raise _Abandon(f"applies {what} to it ({per_index})")
         kind, rank_in = OPS[e.func].kind, self._rank(e.args[0])
         if kind in _ALONG_AXIS_KINDS:
-            axis = e.kwarg("axis")
-            axis = OPS[e.func].kwargs.get("axis") if axis is None else int_literal(axis)
+            axis = _axis(e)
             if axis is None or axis % rank_in == 0 or axis < -rank_in or axis >= rank_in:
                 raise _Abandon(f"applies `{e.func}` over its leading axis or the whole tile (a loop over the leading "
                                f"axis that combines 2-D slices, written out, lowers)")
@@ -318,7 +321,7 @@ class _Unstacker:
         defined: set[str] = set()
         dead: set[str] = set()
         for s in run:
-            if _reads(s) & set(stack) - defined:
+            if _reads(s) & (set(stack) - defined):
                 raise _Abandon("reads a value of it from before it is computed (carried across iterations)", s)
             if isinstance(s, A.Assign):
                 defined.add(s.target)
@@ -330,25 +333,24 @@ class _Unstacker:
                            f"iteration (a value of rank 3 or more must be used where it is computed)", last)
 
     # ------------------------------------------------------------------ per-index statements
-    def _per_index(self, m: _Member, k: str):
-        s = m.stmt
+    def _per_index(self, s, k: str, unit: bool):
+        """Statement ``s`` of the run on leading index ``k`` (index 0 for a ``unit`` load)."""
         if isinstance(s, A.Store):
             return replace(s, dst=self._indexed(s.dst, k, unit=False))
         e = s.value
         if isinstance(e, A.Load):
-            return replace(s, value=replace(e, src=self._indexed(e.src, k, unit=m.unit)))
+            return replace(s, value=replace(e, src=self._indexed(e.src, k, unit=unit)))
         if isinstance(e, A.Call) and OPS.get(e.func) and OPS[e.func].kind in _ALONG_AXIS_KINDS:
-            axis = e.kwarg("axis")
-            axis = OPS[e.func].kwargs.get("axis") if axis is None else int_literal(axis)
+            axis = _axis(e)
             if axis > 0:
                 kwargs = tuple(kw for kw in e.kwargs if kw.name != "axis") + (A.Keyword("axis", A.Int(axis - 1)),)
                 return replace(s, value=replace(e, kwargs=kwargs))
         return s
 
     def _indexed(self, ix: A.Index, k: str, *, unit: bool) -> A.Index:
-        subs, axis, _ty = self._subscripts(ix)
-        _, lo, _n = self._region(ix)
-        subs[axis] = lo if unit else name(k) if int_literal(lo) == 0 else binary("+", lo, name(k))
+        lead = self._region(ix)
+        subs = list(lead.subs)
+        subs[lead.axis] = lead.lo if unit else name(k) if int_literal(lead.lo) == 0 else binary("+", lead.lo, name(k))
         return replace(ix, subscripts=tuple(subs))
 
 
@@ -356,6 +358,12 @@ def unstacked_statements(kernel: A.Kernel) -> set[int]:
     """``id`` of every statement inside a loop this pass made (``select`` says so in its refusals)."""
     return {id(n) for loop in A.walk(kernel) if isinstance(loop, A.For) and loop.var.startswith(LOOP_STEM)
             for n in A.walk(loop) if n is not loop}
+
+
+def _axis(e: A.Call) -> int | None:
+    """The ``axis=`` of a reduction, scan or arg-reduction (its default when omitted); None for all axes."""
+    axis = e.kwarg("axis")
+    return OPS[e.func].kwargs.get("axis") if axis is None else int_literal(axis)
 
 
 def _reads_expr(e) -> set[str]:

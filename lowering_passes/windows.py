@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
 
-from .base import LoweringPass, Names, rewrite_block
+from .base import LoweringPass, Names, dim_expr, rewrite_block
 
 
 @dataclass(frozen=True)
@@ -79,11 +79,10 @@ class _Padder:
             return [s]
         region = load.src
         gm = self.inputs[region.base.id].type
-        subs = list(region.subscripts) + [A.Slice(None, None)] * (len(gm.shape) - len(region.subscripts))
+        subs = A.whole_subscripts(region, len(gm.shape))
         slice_axes = [i for i, sub in enumerate(subs) if isinstance(sub, A.Slice)]
         for axis, p in zip(slice_axes[-len(kernel):], values):
-            dim = gm.shape[axis]
-            dim = A.Int(dim) if isinstance(dim, int) else A.Name(dim) if isinstance(dim, str) else dim
+            dim = dim_expr(gm.shape[axis])
             subs[axis] = A.Slice(A.Binary("-", A.Int(0), A.Int(p)) if p else A.Int(0), A.Binary("+", dim, A.Int(p)) if p else dim)
         ident = A.Unary("-", A.Name("inf")) if e.func == "window_max" else A.Float(0.0)
         padded = self.names.fresh("_wp")
@@ -103,7 +102,7 @@ class _Padder:
                 load.src.base.id in self.inputs):
             return None
         gm = self.inputs[load.src.base.id].type
-        subs = list(load.src.subscripts) + [A.Slice(None, None)] * (len(gm.shape) - len(load.src.subscripts))
+        subs = A.whole_subscripts(load.src, len(gm.shape))
         sliced = [sub for sub in subs if isinstance(sub, A.Slice)]
         if len(sliced) < k or any(sub.start is not None or sub.stop is not None for sub in sliced[-k:]):
             return None

@@ -262,7 +262,7 @@ class ComputeEmitter:
         """Per axis of the indexed tile (rows, cols; a 1-D tile has cols only): ("slice", first,
         count), clamped to the tile's run-time extent as the DSL clamps, or ("index", i)."""
         extents = [src.rows, src.cols] if self._rank(ix.base) == 2 else [src.cols]
-        subs = list(ix.subscripts) + [A.Slice(None, None)] * (len(extents) - len(ix.subscripts))
+        subs = A.whole_subscripts(ix, len(extents))
         out = []
         for sub, n in zip(subs, extents):
             if isinstance(sub, A.Slice):

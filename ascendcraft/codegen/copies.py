@@ -27,8 +27,7 @@ class CopyEmitter:
         strides = []
         for i in range(len(dims)):
             strides.append(" * ".join(f"({d})" for d in dims[i + 1:]) or "1")
-        subs = list(src.subscripts) if isinstance(src, A.Index) else []
-        subs += [A.Slice(None, None)] * (len(dims) - len(subs))
+        subs = A.whole_subscripts(src, len(dims))
         offset, axes = [], []
         for sub, dim, stride in zip(subs, dims, strides):
             if isinstance(sub, A.Slice):
@@ -152,8 +151,7 @@ class CopyEmitter:
         length cannot be read from the slice's text."""
         from lowering_passes.bufferize import _difference
         shape = self._gm_shape(src)
-        subs = list(src.subscripts) if isinstance(src, A.Index) else []
-        subs += [A.Slice(None, None)] * (len(shape) - len(subs))
+        subs = A.whole_subscripts(src, len(shape))
         parts = []
         for sub, d in zip(subs, shape):
             if not isinstance(sub, A.Slice):
@@ -320,8 +318,7 @@ class CopyEmitter:
         if not parts:
             return "1"      # a single element
         shape = self._gm_shape(src)
-        subs = list(src.subscripts) if isinstance(src, A.Index) else []
-        subs += [A.Slice(None, None)] * (len(shape) - len(subs))
+        subs = A.whole_subscripts(src, len(shape))
         dim = self._dim([d for d, sub in zip(shape, subs) if isinstance(sub, A.Slice)][-1])
         return parts[-1][1] if parts[-1][1] == dim else f"AcMin<int64_t>({parts[-1][1]}, {dim})"
 

@@ -262,6 +262,13 @@ class Kernel:
         return None
 
 
+def whole_subscripts(region, rank: int) -> list:
+    """The subscripts of GM region or tile index ``region`` over all ``rank`` axes: the omitted trailing
+    axes are whole slices (``x[i]`` of a rank-3 tensor is ``x[i, :, :]``; a bare name is all whole)."""
+    subs = list(region.subscripts) if isinstance(region, Index) else []
+    return subs + [Slice(None, None)] * (rank - len(subs))
+
+
 DTYPES = ("f16", "bf16", "f32", "i8", "i16", "i32", "i64", "u8", "bool")
 MEMORY_SPACES = ("gm", "ub", "l1", "l0c")
 BUFFER_POSITIONS = ("vecin", "vecout", "veccalc")   # AscendC TPosition of a UB buffer
