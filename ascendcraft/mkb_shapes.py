@@ -1,7 +1,8 @@
 """The MultiKernelBench 2026 sizes of a bundled example's op file.
 
 Each ``examples/<category>/<op>/op.py`` runs at small shapes and states the benchmark's sizes
-in one comment line, ``# MKB 2026 shapes: batch_size=4096, dim=393216``. The example tests
+in one comment line, ``# MKB 2026 shapes: batch_size=4096, dim=393216`` (``# KernelBench shapes:
+N=4096`` for a task MultiKernelBench does not have, from KernelBench level 1). The example tests
 check every kernel at those sizes and ``benchmarks/lower_bench.py`` models it there; both read
 them through this module, so the op files are the only place the sizes are written.
 """
@@ -11,11 +12,12 @@ import re
 
 from .errors import UserError
 
-_LINE = re.compile(r"^# MKB 2026 shapes:\s*(.+)$", re.M)
+_LINE = re.compile(r"^# (?:MKB 2026|KernelBench) shapes:\s*(.+)$", re.M)
 
 
 def mkb_2026_constants(op_source: str, where: str = "the op file") -> dict[str, int]:
-    """The module constants the op file's ``# MKB 2026 shapes:`` line sets, by name."""
+    """The module constants the op file's ``# MKB 2026 shapes:`` (or ``# KernelBench shapes:``) line
+    sets, by name."""
     m = _LINE.search(op_source)
     if m is None:
         raise UserError(f"{where} has no '# MKB 2026 shapes: name=value, ...' line")

@@ -176,6 +176,9 @@ class _Bufferizer:
                     # Gather reads its source at data-dependent places and its offsets while it writes;
                     # ArgMaxRows reads every row while it writes; a Scatter reads its indices and values
                     self.apart += [(a.id, s.target) for a in s.value.args if isinstance(a, A.Name)]
+                if func in ("Tril", "Triu"):
+                    # the output is zeroed (Tril) or copied whole before rows are patched from the input
+                    self.apart.append((s.value.args[0].id, s.target))
                 if func == "Copy" and isinstance(s.value.args[0], A.Index):
                     # a slice is gathered from its tile: never in place
                     self.apart.append((s.value.args[0].base.id, s.target))

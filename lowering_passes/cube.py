@@ -52,6 +52,7 @@ any other way is reported with the reason (select has no rule for cube tiles).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
@@ -283,8 +284,14 @@ class _Gemm:
 
     def _match_store(self):
         st = self.store
-        if st.accumulate or not (isinstance(st.value, A.Name) and st.value.id == self.acc):
-            raise _NotGemm("the tile must be stored once with store(c[...], acc)", st)
+        value, self.mask = st.value, None
+        if isinstance(value, A.Call) and value.func in ("tril", "triu") and value.args:
+            # a triangle of the product: tiles wholly outside it are not computed (see _masked)
+            d = value.kwarg("diagonal")
+            self.mask, value = (value.func, d if d is not None else A.Int(0)), value.args[0]
+        if st.accumulate or not (isinstance(value, A.Name) and value.id == self.acc):
+            raise _NotGemm("the tile must be stored once with store(c[...], acc) (or tril/triu(acc, diagonal=...))",
+                           st)
         if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) >= 2
                 and len(st.dst.subscripts) == len(gm_type(self.kernel, st.dst.base.id).shape)
                 and all(isinstance(x, A.Slice) for x in st.dst.subscripts[-2:])
@@ -379,6 +386,11 @@ class _Gemm:
             batches *= size(d)
         base = (value(tm), value(tn))
         rates = (ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"])
+        if self.mask is not None:
+            if self.batch:
+                raise _NotGemm("a triangle (tril/triu) of a batched product does not lower yet: store the "
+                               "product, then mask it in a second phase", self.store)
+            return self._masked(names)
         if self.batch:
             (gm, gn), gk = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, base, *rates, batches=batches), 1
         else:
@@ -458,6 +470,102 @@ class _Gemm:
                          f"blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
                          f"shapes spread over the cores, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}")
         return consts + [A.ParallelFor((work,), (items,), tuple(body), self.phase.span)]
+
+
+    def _masked(self, names: Names) -> list:
+        """``store(c[tile], tril(acc, diagonal=d))`` (or triu): the writer's tiles are the work items.
+        A tile the triangle misses is not computed but zeroed; a tile it crosses is computed, then
+        masked by a vector phase in strips of rows; a tile inside it is computed only. The cores take
+        the tiles round-robin, so each gets a share of the triangle (contiguous runs of a row-major
+        grid would give the first cores the tiles the triangle misses, a stride of CORES over it
+        could too: the computed tiles are dealt, not the grid's)."""
+        (vi, tm), (vj, tn) = self.axes[0], self.axes[1]
+        func, diag = self.mask
+        m_dim, n_dim = self._dim(self.c_name, 0), self._dim(self.c_name, 1)
+        value = lambda e: self.ctx.type_of(e).value   # noqa: E731
+        nb, nt, core, w = names.fresh("_nb"), names.fresh("_nt"), names.fresh("core"), names.fresh("_w")
+        consts = [A.Const(nb, call("cdiv", n_dim, tn)),
+                  A.Const(nt, binary("*", call("cdiv", m_dim, tm), name(nb)))]
+
+        def clamp01(e):
+            return call("minimum", call("maximum", e, A.Int(0)), A.Int(1))
+
+        def conditions(i, j):
+            """(computed, crossed) as 0/1 scalars of the tile (i, j): some element of the tile is in
+            the triangle, some is not. Short tails only make a tile look larger: never wrong."""
+            d = map_names(self.resolve(diag), lambda n: {vi: name(i), vj: name(j)}.get(n.id, n))
+            # column - row ranges over [1 - TM, TN - 1] in the tile
+            if func == "tril":   # kept where column - row <= d: some if d >= 1 - TM, not all if d < TN - 1
+                return clamp01(binary("+", d, tm)), clamp01(binary("-", binary("-", tn, A.Int(1)), d))
+            # triu, kept where column - row >= d: some if d <= TN - 1, not all if d > 1 - TM
+            return clamp01(binary("-", tn, d)), clamp01(binary("-", binary("+", d, tm), A.Int(1)))
+
+        def tile_of(i, j, body, span):
+            r, c = names.fresh("_r"), names.fresh("_c")
+            return (A.Assign(r, binary("*", name(i), tm), span), A.Assign(c, binary("*", name(j), tn), span),
+                    *body(r, c))
+
+        def once_if(flag, stmts):
+            return A.For(names.fresh("_q"), A.Int(0), flag, A.Int(1), tuple(stmts), self.store.span)
+
+        ta, tb = self.flags
+        i0, j0 = names.fresh("_i"), names.fresh("_j")
+        computed, _ = conditions(i0, j0)
+
+        def product(r, c):
+            rows = A.Slice(name(r), binary("+", name(r), tm))
+            cols = A.Slice(name(c), binary("+", name(c), tn))
+            k_all = A.Slice(A.Int(0), self.k_dim)
+            a = A.Index(name(self.a_name), (k_all, rows) if ta else (rows, k_all))
+            b = A.Index(name(self.b_name), (cols, k_all) if tb else (k_all, cols))
+            kwargs = {k: name("True") for k, f in (("transpose_a", ta), ("transpose_b", tb)) if f}
+            mm = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
+            return [once_if(binary("*", name(flag), mine),
+                            [A.Store(A.Index(name(self.c_name), (rows, cols)), mm, span=self.store.span)])]
+        # the computed tiles in row-major order are dealt to the cores round-robin: _n counts those
+        # before (i, j), and a core takes a tile when the count is its number modulo the cores
+        seen, flag = names.fresh("_n"), names.fresh("_k")
+        mine = binary("-", A.Int(1), call("minimum", binary("%", binary("-", binary("+", name(seen), name("CORES")),
+                                                                           name(core)), name("CORES")), A.Int(1)))
+        span = self.phase.span
+        items = A.For(w, A.Int(0), name(nt), A.Int(1),
+                      (A.Assign(i0, binary("//", name(w), name(nb)), span),
+                       A.Assign(j0, binary("%", name(w), name(nb)), span),
+                       A.Assign(flag, computed, span),
+                       *tile_of(i0, j0, product, span),
+                       A.Assign(seen, binary("+", name(seen), name(flag)), span)), span)
+        cube_phase = A.ParallelFor((core,), (name("CORES"),), (A.Assign(seen, A.Int(0), span), items), span)
+
+        # the vector phase: zero the tiles not computed, mask the crossed ones in strips of rows
+        # (a [strip, TN] f32 tile of 16 KiB at most; the strip divides TM so strips stay in the tile)
+        strip = math.gcd(value(tm), max(1, 4096 // value(tn)))
+        i1, j1 = names.fresh("_i"), names.fresh("_j")
+        computed1, crossed1 = conditions(i1, j1)
+        d1 = map_names(self.resolve(diag), lambda n: {vi: name(i1), vj: name(j1)}.get(n.id, n))
+
+        def epilogue(r, c):
+            end, s0, s1, t = names.fresh("_e"), names.fresh("_s"), names.fresh("_s"), names.fresh("_t")
+            cols = A.Slice(name(c), binary("+", name(c), tn))
+            span = self.store.span
+
+            def strip_of(v):
+                return A.Index(name(self.c_name), (A.Slice(name(v), binary("+", name(v), A.Int(strip))), cols))
+            zero = A.For(s0, name(r), name(end), A.Int(strip), (A.Store(strip_of(s0), A.Float(0.0), span=span),), span)
+            shifted = binary("+", d1, binary("-", name(s1), name(r)))   # the diagonal in the strip's frame
+            mask = A.For(s1, name(r), name(end), A.Int(strip),
+                         (A.Assign(t, A.Load(strip_of(s1)), span),
+                          A.Store(strip_of(s1), call(func, name(t), diagonal=shifted), span=span)), span)
+            return [A.Assign(end, call("minimum", binary("+", name(r), tm), m_dim), span),
+                    once_if(binary("-", A.Int(1), computed1), [zero]),
+                    once_if(binary("*", computed1, crossed1), [mask])]
+        vector_phase = A.ParallelFor((i1, j1), (call("cdiv", m_dim, tm), call("cdiv", n_dim, tn)),
+                                     tile_of(i1, j1, epilogue, self.phase.span), self.phase.span)
+        self.ctx.notes.append(
+            f"cube: {self.c_name} = {func}({self.a_name} @ {self.b_name}): each {_show(tm)} x {_show(tn)} tile the "
+            f"triangle touches is one Matmul call (base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}), "
+            f"the computed tiles dealt to the cores round-robin; a vector phase zeroes the other tiles and masks the crossed "
+            f"ones in strips of {strip} rows")
+        return consts + [cube_phase, vector_phase]
 
 
 def _hbm_bytes_per_cycle(chip) -> float:

@@ -337,6 +337,9 @@ class _Selector:
             value = lit(0.0 if self.ctx.type_of(e).dtype in ("f16", "bf16", "f32") else 0) if op == "zeros" \
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
+        if op in ("tril", "triu") and tiles[0] and isinstance(e, A.Call):
+            d = e.kwarg("diagonal")
+            return [call(op.capitalize(), args[0], d if d is not None else A.Int(0))]
         if op in indexing.OPS and isinstance(e, A.Call):   # gather: lowering_passes/indexing.py
             return indexing.select(self, op, args, e, P, NoRule)
         raise NoRule(f"`{_dsl_text(e)}` ({op} of {', '.join(self._describe(a) for a in args)})")

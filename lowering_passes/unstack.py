@@ -22,7 +22,7 @@ After (same values)::
 The vector unit and the copy engines see a tile as rows of one pitch; a rank-3 tile is a stack
 of such 2-D tiles, and every operation that keeps its leading axis (element-wise ops with NumPy
 broadcasting over the trailing axes, casts, ``where``, reductions, scans and arg-reductions along
-a trailing axis, windows over the trailing axes, stores of the whole tile) acts on each 2-D tile
+a trailing axis, windows over the trailing axes, ``tril``/``triu``, stores of the whole tile) acts on each 2-D tile
 of the stack alone. So a *run* of such statements, from the rank-3 loads that start it to the
 last statement that uses what they computed, becomes one loop over the leading axis: each load
 reads one leading index (the loop runs over the clamped extent of the first one, as the slice
@@ -287,7 +287,8 @@ class _Unstacker:
             return
         what = f"`{e.func}`" if isinstance(e, A.Call) else "a slice" if isinstance(e, A.Index) else "this"
         per_index = ("only element-wise ops, casts, where, reductions, scans and argmax/argmin along another axis, "
-                     "windows over the trailing axes and stores of the whole tile act on one leading index alone")
+                     "windows over the trailing axes, tril/triu and stores of the whole tile act on one leading "
+                     "index alone")
         if not isinstance(e, A.Call) or e.func not in OPS or not e.args or \
                 not (isinstance(e.args[0], A.Name) and e.args[0].id in uses) or any(_reads_expr(x) & uses for x in e.args[1:]):
             raise _Abandon(f"applies {what} to it ({per_index})")
@@ -299,6 +300,8 @@ class _Unstacker:
                                f"axis that combines 2-D slices, written out, lowers)")
             return
         if kind == "window" and isinstance(e.kwarg("kernel"), A.Tuple) and len(e.kwarg("kernel").items) < rank_in:
+            return
+        if kind == "triangle" and rank_in >= 3:     # tril/triu: the trailing two axes, slice by slice
             return
         raise _Abandon(f"applies {what} to it ({per_index})")
 

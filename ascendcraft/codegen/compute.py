@@ -21,6 +21,37 @@ from .emit_common import (
 
 
 class ComputeEmitter:
+    def _triangle(self, target: str, e: A.Call, op, ct: str, out: str):
+        """Tril: zeros, then each row's kept leading part (column <= row + d) copied with Muls by 1
+        (exact for every value; a row starts on a 32-byte block, its kept part ends anywhere).
+        Triu: a copy, then each row's leading part (column < row + d) zeroed with Duplicate."""
+        src = self.tiles[e.args[0].id]
+        one = f"static_cast<{ct}>(1)"
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t d_ = {self.scalar(e.args[1])};")
+        if op.of == "tril":
+            self.emit(f"AscendC::Duplicate({target}, static_cast<{ct}>(0), static_cast<int32_t>({src.count}));")
+        else:
+            self.emit(f"AscendC::Muls({target}, {e.args[0].id}, {one}, static_cast<int32_t>({src.count}));")
+        self.emit("AscendC::PipeBarrier<PIPE_V>();")
+        self.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
+        # the row's leading part: columns [0, k_) kept (tril) or zeroed (triu), k_ clamped to the row
+        self.emit(f"    const int64_t k_ = AcMin<int64_t>(AcMax<int64_t>(r_ + d_{' + 1' if op.of == 'tril' else ''}, 0), "
+                  f"{src.cols});")
+        self.emit("    if (k_ > 0) {")
+        if op.of == "tril":
+            self.emit(f"        AscendC::Muls({target}[r_ * {src.pitch}], {e.args[0].id}[r_ * {src.pitch}], {one}, "
+                      f"static_cast<int32_t>(k_));")
+        else:
+            self.emit(f"        AscendC::Duplicate({target}[r_ * {src.pitch}], static_cast<{ct}>(0), "
+                      f"static_cast<int32_t>(k_));")
+        self.emit("    }")
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+        return Tile(ct, src.dtype, src.rows, src.cols, src.pitch, out)
+
     def _api(self, target: str, e: A.Call):
         op = OPS[e.func]
         form = op.form
@@ -108,6 +139,8 @@ class ComputeEmitter:
             self.emit("}")
             tile = (Tile(ct, t.dtype, src.rows, "1", str(per_block), out) if keep
                     else Tile(ct, t.dtype, "1", src.rows, f"AcAlignUp({src.rows}, {per_block})", out))
+        elif form == "triangle":
+            tile = self._triangle(target, e, op, ct, out)
         elif form == "copy" and isinstance(args[0], A.Index):
             tile = self._slice(target, args[0], t, ct, out)
         elif form == "gather":   # codegen/indexing.py

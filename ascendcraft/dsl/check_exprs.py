@@ -311,6 +311,21 @@ class ExpressionChecker:
     def _scatter(self, op, e):      # scatter / scatter_add(t, idx, v, axis=...): ascendcraft/dsl/indexing.py
         return indexing.check_scatter(self, op, e)
 
+    def _triangle(self, op, e):
+        """tril/triu(x, diagonal=d) of a tile of rank >= 2 (its trailing two axes), on chip or the cube's
+        accumulator (stored as the cube lowering's masked product); d an integer scalar."""
+        t = self.expr(e.args[0])
+        if not (isinstance(t, TTile) and t.space in ("ub", "l0c")):
+            raise check_error(f"{op.name} needs an on-chip tile, got {t.describe()}", e.args[0],
+                              hint="load(...) it first" if isinstance(t, (TGM, TRegion)) else None)
+        if len(t.shape) < 2:
+            raise check_error(f"{op.name} needs a tile of rank >= 2 (a matrix, or a stack of them), got {t.describe()}",
+                              e.args[0], kind="shape error")
+        d = e.kwarg("diagonal")
+        if d is not None:
+            self._int_scalar(d, f"{op.name}(..., diagonal=...)")
+        return t
+
     def _scan(self, op, e):
         t = self._tile_arg(e.args[0], op.name)
         if t.dtype not in op.dtypes:

@@ -132,6 +132,13 @@ class LoweredFormsChecker:
                 raise check_error(f"{op.name} takes an [R, 1] column and a [C] or [1, C] row of one dtype, got {a.describe()} "
                            f"and {b.describe()}", e, kind="shape error")
             return self._placed(out.id if out is not None else None, TTile(a.dtype, shape), e)
+        if form == "triangle":   # (tile, diagonal)
+            t = tile(0)
+            dtype_ok(t, args[0])
+            if len(t.shape) != 2:
+                raise check_error(f"{op.name} masks a 2-D tile, got {t.describe()}", args[0], kind="shape error")
+            self._int_scalar(args[1], f"{op.name}'s diagonal")
+            return self._placed(out.id if out is not None else None, t, e)
         if form == "window":
             t = tile(0)
             if not 1 <= len(self.window_params(e, len(t.shape))[0]) <= min(2, len(t.shape)) or len(t.shape) > 2:

@@ -126,6 +126,8 @@ class _Analysis:
     # ---- footprint
     def _result(self, e, space) -> int:
         t = self.types.get(id(e))
+        if space == "l0c" and isinstance(e, A.Call) and e.func in ("tril", "triu"):
+            return 0   # the accumulator masked as it is stored (the cube lowering): no second one
         if isinstance(t, TTile) and t.space == space and not isinstance(e, A.Name):
             return t.nbytes
         return 0

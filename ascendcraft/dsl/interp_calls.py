@@ -11,6 +11,7 @@ from .. import dtypes as D
 from . import ast as A
 from . import indexing
 from .interp_values import (
+    SPACE_INDEX,
     Tile,
     cast_array,
     cast_scalar,
@@ -73,6 +74,24 @@ class CallInterpreter:
             if reverse:
                 out = np.flip(out, axis)
             return Tile(np.ascontiguousarray(out), t.dtype, t.space)
+        return run
+
+    def _k_triangle(self, op, e):
+        arg = self.expr(e.args[0])
+        d = e.kwarg("diagonal")
+        diagonal = self.expr(d) if d is not None else (lambda env: 0)
+        return self._triangle_of(op.name, arg, diagonal)
+
+    def _triangle_of(self, name, arg, diagonal):
+        fn = np.tril if name == "tril" else np.triu
+        l0c = SPACE_INDEX["l0c"]
+
+        def run(env):
+            t = arg(env)
+            if t.space == "l0c":
+                # the accumulator masked as it is stored (the cube lowering): it holds no L0C of its own
+                self.temps[l0c] -= t.nbytes
+            return Tile(np.ascontiguousarray(fn(t.data, k=int(diagonal(env)))), t.dtype, t.space)
         return run
 
     def _k_window(self, op, e):
@@ -205,6 +224,8 @@ class CallInterpreter:
             return reduce
         if form == "window":
             return self._k_window(OPS[op.of], e)
+        if form == "triangle":
+            return self._triangle_of(op.of, args[0], args[1])
         if form == "rowreduce":
             fn, keep = OPS[op.of].numpy, self._const_kw(e, "keepdims", False)
 

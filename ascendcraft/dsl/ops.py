@@ -141,6 +141,14 @@ OPS["scatter_add"] = OpDef("scatter_add", "scatter", 3, _N, None,
 OPS["gather"] = OpDef("gather", "gather", 2, _ALL, None,
                       "gather(t, idx, axis=-1): take_along_dim (idx of t's rank) or index_select (1-D idx)",
                       {"axis": -1})
+# Triangles of the trailing two axes (torch.tril/triu): ``diagonal`` is a scalar (a loop variable's
+# expression), so a tile of a larger matrix passes its own offset, e.g. tril(t, diagonal=m - n + d)
+OPS["tril"] = OpDef("tril", "triangle", 1, _ALL, None,
+                    "tril(x, diagonal=0): x with the elements above the diagonal (column - row > diagonal) zeroed",
+                    {"diagonal": 0})
+OPS["triu"] = OpDef("triu", "triangle", 1, _ALL, None,
+                    "triu(x, diagonal=0): x with the elements below the diagonal (column - row < diagonal) zeroed",
+                    {"diagonal": 0})
 OPS["cdiv"] = OpDef("cdiv", "scalar", 2, _I, None, "cdiv(a, b): ceiling division of integer scalars")
 
 
@@ -235,6 +243,10 @@ _API = [
     ("And", "binary", "and", frozenset({"bool", "i16", "i32", "i64"})),
     ("Or", "binary", "or", frozenset({"bool", "i16", "i32", "i64"})),
     ("Cast", "cast", "cast", _ALL),
+    # composite: tril/triu of a 2-D tile (tile, diagonal): a copy and, per row, a Duplicate of zeros or a
+    # Muls by 1 over the row's leading elements (a row's start is 32-byte aligned; its kept part need not be)
+    ("Tril", "triangle", "tril", frozenset({"f16", "f32", "i16", "i32"})),
+    ("Triu", "triangle", "triu", frozenset({"f16", "f32", "i16", "i32"})),
     ("Duplicate", "duplicate", "full", frozenset({"f16", "f32", "i16", "i32"})),
     ("GetValue", "getvalue", None, _ALL),
     ("Copy", "copy", None, _ALL),
@@ -259,6 +271,7 @@ for _name, _form, _of, _dt in _API:
         _kw = {"transpose_a": False, "transpose_b": False, "base": None}
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
                                       "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1, "outer": 2,
+                                      "triangle": 2,
                                       "gemm": 2}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)
