@@ -8,6 +8,7 @@ from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.broadcast import outer_operands
 
 from .base import call, lit
+from .select_steps import P, _step
 
 _OUTER = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "maximum": "Max", "minimum": "Min"}
 _SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
@@ -15,7 +16,6 @@ _SCALAR = {"add": "Adds", "mul": "Muls", "maximum": "Maxs", "minimum": "Mins"}
 
 def broadcast_rule(sel, op: str, a, b, sa: tuple, sb: tuple):
     """API calls for ``a <op> b`` of two tiles of different shapes, or None when no rule here applies."""
-    from .select import P, _step
     if op not in _OUTER:
         return None
     one_a, one_b = _one(sa), _one(sb)

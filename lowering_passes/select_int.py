@@ -20,17 +20,17 @@ from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TTile
 
 from .base import call, lit
+from .select_steps import _dsl_text, FLIP, NoRule, _number, _Steps, _subst
 
 _SWAP = {"gt": "lt", "ge": "le", "lt": "lt", "le": "le"}
 
 
 def int_compare(sel, op: str, args: list, tiles: list, e) -> list:
     """``a <op> b`` for integer tiles (one of them may be a scalar of the tile's dtype)."""
-    from .select import _FLIP, NoRule, _Steps, _dsl_text
     dtype = next(sel.ctx.type_of(a).dtype for a, t in zip(args, tiles) if t)
     st = _Steps()
     if not tiles[0]:      # scalar <op> tile: tile <flipped op> scalar
-        args, op = [args[1], args[0]], _FLIP[op]
+        args, op = [args[1], args[0]], FLIP[op]
         tiles = [True, False]
     if dtype in ("i8", "u8", "i16"):
         wide = "f16" if dtype != "i16" else "f32"
@@ -76,7 +76,6 @@ def narrow_where(sel, args: list, e) -> list:
     selected as select's ``where`` does (a mask or branches broadcast from [C], [1, C], [R, 1], a
     scalar mask or branch), cast back; some operand must have the result's shape. i64: a mask and
     two i64 tiles of the result's shape."""
-    from .select import NoRule, _Steps, _dsl_text
     mask, a, b = args
     rt = sel.ctx.type_of(e)
     shape, dtype = tuple(rt.shape), rt.dtype
@@ -147,7 +146,6 @@ def narrow_where(sel, args: list, e) -> list:
 def _mask_values(sel, st, mask, like=None):
     """The mask as f32 0/1 values: a bool tile from GM cast (u8 -> f16 -> f32), a bit mask selected
     from ones shaped like the tile it compared (or like ``like``, an f32 tile of the mask's shape)."""
-    from .select import NoRule
     if isinstance(mask, A.Name) and mask.id in sel.bit_masks:
         known = sel.mask_like.get(mask.id)
         if known is None and like is None:
@@ -163,7 +161,6 @@ def _mask_values(sel, st, mask, like=None):
 def store_mask(sel, s) -> list:
     """``store(y[...], mask)`` of a comparison's bit mask to a bool tensor (bytes): 0/1 selected as f16
     (from ones shaped like the tile it compared), cast to bytes."""
-    from .select import NoRule, _Steps, _subst
     known = sel.mask_like.get(s.value.id)
     if known is None:
         raise NoRule(f"a store of the mask `{s.value.id}` (store masks that compare tiles, or their & | ~)")
@@ -185,7 +182,6 @@ def _with_value(s, name: str):
 
 
 def _scalar_value(x) -> float:
-    from .select import NoRule, _number
     if isinstance(x, A.Name) and x.id in ("True", "False"):
         return 1.0 if x.id == "True" else 0.0
     v = _number(x)

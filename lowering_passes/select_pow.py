@@ -20,12 +20,12 @@ from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TTile
 
 from .base import call, lit
+from .select_steps import _dsl_text, NoRule, _Steps
 
 
 def tensor_pow(sel, a, b, e) -> list:
     """The API calls computing ``a ** b`` (``b`` a tile; ``a`` a tile or a scalar), broadcast to the
     result's shape as select broadcasts ``where``'s branches ([C], [1, C], [R, 1] against [R, C])."""
-    from .select import NoRule, _Steps, _dsl_text
     rt = sel.ctx.type_of(e)
     shape, dtype = tuple(rt.shape), rt.dtype
     if dtype != "f32":
@@ -50,7 +50,6 @@ def tensor_pow(sel, a, b, e) -> list:
 def scalar_pow(sel, a, s) -> list:
     """``t ** s`` for a scalar ``s`` known only at run time (an attribute, a loop value): ``s`` as a
     tile of ``t``'s shape, then the rule above (every sign of ``t``, not only ``t > 0``)."""
-    from .select import _Steps
     st = _Steps()
     return pow_steps(st, a, sel._scalar_tile(st, a, "f32", s))
 
