@@ -370,7 +370,7 @@ def test_a_pass_that_fails_after_the_simulator_runs_started_stops_them(monkeypat
     found wrong then fails lower as before (stage lower, no backend verdict) and leaves no run."""
     import os
     import ascendcraft.lower as L
-    from ascendcraft.sim.runner import _JOB_PREFIX, _run_root
+    from ascendcraft.sim.job import JOB_PREFIX, run_root
     started = []
     real_start = R.start_kernel
 
@@ -386,4 +386,4 @@ def test_a_pass_that_fails_after_the_simulator_runs_started_stops_them(monkeypat
     assert info.value.pass_name == "api_abs" and info.value.stage == "lower"
     assert started, "the runs were not started early (nothing to stop)"
     assert not any(m.startswith("compiling") or m.startswith("verifying the AscendC") for m in said)
-    assert not list(Path(_run_root()).glob(f"{_JOB_PREFIX}{os.getpid()}.*"))
+    assert not list(Path(run_root()).glob(f"{JOB_PREFIX}{os.getpid()}.*"))

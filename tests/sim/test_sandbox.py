@@ -17,7 +17,7 @@ import pytest
 
 from ascendcraft.sim import build_kernel, run_kernel
 from ascendcraft.sim.build import sandbox_support
-from ascendcraft.sim.runner import _JOB_PREFIX, _run_root
+from ascendcraft.sim.job import JOB_PREFIX, run_root
 
 from sim_helpers import kernel_source, poisoned
 
@@ -158,11 +158,11 @@ def _sim_children(job_dirs):
 
 def test_killed_caller_leaves_no_job_folder_and_no_process(art):
     build_kernel(kernel_source("crash_hang.cpp"), "hang_kernel")  # built here: the caller finds it cached
-    root = Path(_run_root())
+    root = Path(run_root())
     caller = subprocess.Popen([sys.executable, "-c", CALLER.format(helpers=str(Path(__file__).parent))],
                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     try:
-        pattern = f"{_JOB_PREFIX}{caller.pid}.*"
+        pattern = f"{JOB_PREFIX}{caller.pid}.*"
         deadline = time.monotonic() + 20
         jobs: list[Path] = []
         while time.monotonic() < deadline and not (jobs and _sim_children(jobs)):

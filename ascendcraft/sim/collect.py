@@ -1,0 +1,135 @@
+"""Read back an ended run: its report (diagnostics, crash, sandbox, per-core cost), its output
+files, and the reason for a sandbox violation, as a :class:`~ascendcraft.sim.result.SimResult`."""
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .build import sandbox_support
+from .cost import CoreCost, PIPES, aggregate
+from .job import from_bf16_bits
+from .result import Diagnostic, SimResult
+
+
+def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, values, chip_obj, block_dim,
+            cost_only) -> SimResult:
+    """The result of a run that ended (``rc``: its exit status; ``timed_out``: killed past its limit)."""
+    diags: list[Diagnostic] = []
+    crash = None
+    cores: list[CoreCost] = []
+    layout = []
+    harness_error = None
+    violation = exit_call = None
+    finished = False
+    sandboxed, sandbox_note = False, ""
+    text = report.read_text(errors="replace") if report.exists() else ""
+    for line in text.splitlines():
+        f = line.split("\t")
+        if f[0] == "S" and len(f) >= 2:
+            sandboxed = f[1] == "1"
+            sandbox_note = "" if sandboxed else "\t".join(f[2:])
+        elif f[0] == "V" and len(f) >= 6:
+            violation = f[1]
+            where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
+            crash = (f"sandbox violation: the kernel made a forbidden system call ({f[1]}) in block {f[2]}{where}: "
+                     f"{_violation_reason(f[1])}")
+        elif f[0] == "Q" and len(f) >= 6:
+            where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
+            exit_call = (f"the kernel called exit() in block {f[2]}{where}: a kernel must return from its entry "
+                         f"point; exit()/quick_exit() end the simulation, so its outputs are not trusted")
+        elif f[0] == "E":
+            finished = True
+        elif f[0] == "D" and len(f) >= 8:
+            diags.append(Diagnostic(f[1], f[2], f[3], "\t".join(f[7:]), int(f[5]) or None, f[4] or None,
+                                    int(f[6])))
+        elif f[0] == "C" and len(f) >= 6 and violation is None:
+            where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
+            crash = f"{f[1]} in block {f[2]}{where}"
+        elif f[0] == "K" and len(f) >= 16:
+            busy = {p: float(x) for p, x in zip(PIPES, f[3:11])}
+            cores.append(CoreCost(int(f[1]), float(f[2]), busy, int(f[11]), int(f[12]), int(f[13]), int(f[14]),
+                                  int(f[15])))
+        elif f[0] == "T" and len(f) >= 5:
+            layout.append({"name": f[1], "type": f[2], "offset": int(f[3]), "size": int(f[4])})
+        elif f[0] == "X":
+            harness_error = "\t".join(f[1:])
+    if crash is None and exit_call:
+        crash = exit_call
+    if timed_out and crash is None:
+        crash = "time limit exceeded (the kernel hangs or is too slow); killed"
+    elif crash is None and rc not in (0, 1):
+        if rc == -signal.SIGSYS:
+            violation = violation or "unknown"
+            crash = ("sandbox violation: the kernel made a forbidden system call while it blocked all signals, so the "
+                     "call is not named (glibc's system(), popen() and posix_spawn() block them before they start a "
+                     "process); it was killed by SIGSYS: kernels may not start processes, open files for writing, "
+                     "change files, signal other processes or use the network")
+        elif rc < 0:
+            crash = f"killed by signal {-rc} ({signal.Signals(-rc).name})"
+        elif harness_error:
+            crash = harness_error
+        else:
+            crash = f"exit status {rc}" + (" (out of memory?)" if "bad_alloc" in log else "")
+    if crash is None and not finished and not harness_error:
+        # no crash line, no end line: the process ended inside the kernel (_exit, exit_group)
+        crash = (f"the kernel called exit() (_exit or exit_group, exit status {rc}) before it returned: a kernel "
+                 f"must return from its entry point, so its outputs are not trusted")
+    if crash and crash.startswith("SIGALRM"):
+        crash = "time limit exceeded (the kernel hangs or is too slow): " + crash
+    elif crash and crash.startswith("SIGTERM"):
+        crash = ("the kernel received " + crash + "; the simulator never sends SIGTERM, so the kernel sent it to "
+                 "itself (raise, kill) or another process did")
+    outputs: list[Any] = []
+    if not cost_only:
+        for spec, v in zip(out_specs, values):
+            if spec is None:
+                outputs.append(v)
+                continue
+            _, path, dtype, shape, is_bf16 = spec
+            nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+            if finished and path.exists() and path.stat().st_size == nbytes:
+                arr = np.fromfile(path, dtype=dtype).reshape(shape)
+                outputs.append(from_bf16_bits(arr) if is_bf16 else (arr.view(np.bool_) if v.dtype == np.bool_ else arr))
+            else:
+                outputs.append(None)
+    cost = aggregate(sorted(cores, key=lambda c: c.block), chip_obj, block_dim) if cores else None
+    ok = rc == 0 and finished and crash is None and not any(d.severity == "error" for d in diags)
+    if not sandboxed:
+        if not art.sandboxed:
+            sandbox_note = "the simulator was built without libseccomp: " + (sandbox_support()[1] or "not available")
+        elif not sandbox_note:
+            sandbox_note = "the run ended before the harness installed the sandbox (the kernel did not run)"
+    return SimResult(ok=ok, outputs=outputs, diagnostics=diags, cost=cost, crash=crash, returncode=rc, log=log,
+                     tiling_layout=layout, sandboxed=sandboxed, sandbox_note=sandbox_note, violation=violation)
+
+
+_VIOLATION_KINDS = (
+    (("execve", "execveat", "fork", "vfork", "clone", "clone3"),
+     "kernels may not start processes (system(), popen(), fork(), exec*())"),
+    (("socket", "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendto", "sendmsg", "sendmmsg",
+      "recvfrom", "recvmsg", "recvmmsg", "setsockopt", "getsockopt", "shutdown", "getsockname", "getpeername"),
+     "kernels may not use the network"),
+    (("open", "openat", "openat2", "creat", "open_by_handle_at", "name_to_handle_at"),
+     "kernels may not open files for writing or create files (reading is allowed)"),
+    (("unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat",
+      "symlink", "symlinkat", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+      "truncate", "ftruncate", "fallocate", "utime", "utimes", "utimensat", "futimesat", "mknod", "mknodat",
+      "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"),
+     "kernels may not change files or directories (delete, rename, create, chmod, chown, truncate; reading is "
+     "allowed)"),
+    (("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal",
+      "pidfd_getfd", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "setpgid", "setsid"),
+     "kernels may signal only their own process (raise(), kill(getpid(), ...)), not other processes or "
+     "process groups, and may not trace them"),
+)
+
+
+def _violation_reason(name: str) -> str:
+    for names, why in _VIOLATION_KINDS:
+        if name in names:
+            return why
+    return ("kernels may not start processes, open files for writing, change files or the system, signal other "
+            "processes or use the network")
