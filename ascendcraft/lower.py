@@ -383,17 +383,17 @@ def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
     """:func:`real_shape_run`, started: its ``sim.runner.KernelRun``."""
     from .dtypes import NUMPY
     from .sim import gm
-    from .sim.runner import start_kernel as run_kernel
+    from .sim.runner import start_kernel
 
     spec = result.spec
     gm_params, specs, real_binding, real_plan = _real_gm(result)
     args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
     tiling = tiling_values(spec, {n: specs[n].shape for n in gm_params}, real_binding.attrs)
     cores = result.run.final.real.cores
-    return run_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
-                      workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=result.chip,
-                      timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace,
-                      dtypes=_bf16_params(result.run.final.kernel))
+    return start_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
+                        workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=result.chip,
+                        timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace,
+                        dtypes=_bf16_params(result.run.final.kernel))
 
 
 def _bf16_params(kernel) -> dict:
