@@ -31,19 +31,33 @@ load that broadcasts over it) and stack members of leading extent 1 ([1, 1, D]: 
 for every index) move before the loop, in their order (members that keep rank 3 stay in it, for
 the next round). Rank-4 tiles take two rounds.
 
+A reduction over the leading axis (``sum``/``mean``/``max``/``min``/``prod``, of a rank-3 tile) or
+over the whole tile *folds* the slices: the loop's first index is peeled to start the result, the
+loop from index 1 combines each next slice into it, and the statements that read it run after the
+loop (they may not read the stack: that would take a second loop)::
+
+    for _lead1 in range(1):
+        t = load(x[_lead1, n:n + 16, :])
+        s = t
+    for _lead0 in range(1, B):
+        t = load(x[_lead0, n:n + 16, :])
+        s = s + t
+    store(y[n:n + 16, :], s)
+
 A store of a value of lower rank (a row, a scalar) to a region of three or four axes is such a
 run too: a loop of stores. No AscendC copy or vector op takes a tile of rank 3 or more, so a run
-this pass cannot unstack is refused here, at the statement that mixes the leading axis: a
-reduction over it or over the whole tile, a slice of the stack, a padded load, a matmul, gather or
-scatter, a stack value carried across iterations or used after the run, two stack loads of
-different leading extents, or a statement between the run's members that cannot move before the
-loop (a store, a loop, a name an earlier member reads).
+this pass cannot unstack is refused here, at the statement that mixes the leading axis: a scan
+or arg-reduction over it, a fold with keepdims or beside the tiles it reduces, a slice of the
+stack, a padded load, a matmul, gather or scatter, a stack value carried across iterations or used
+after the run, two stack loads of different leading extents, or a statement between the run's
+members that cannot move before the loop (a store, a loop, a name an earlier member reads).
 
 Establishes: no on-chip tile has rank 3 or more.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import NamedTuple
 
 from ascendcraft.dsl import ast as A
@@ -57,6 +71,8 @@ from .base import LoweringPass, Names, binary, call, dim_expr, gm_type, int_lite
 # aligns trailing axes, so an operand of lower rank is the same for every leading index)
 _PER_ELEMENT_KINDS = ("elementwise", "cast", "select")
 _ALONG_AXIS_KINDS = ("reduce", "scan", "argreduce")
+# reductions that fold the leading axis: the first slice's value, then combined with each next one
+_FOLD_OPS = {"sum": "+", "mean": "+", "prod": "*", "max": "maximum", "min": "minimum"}
 _MAX_ROUNDS = 3      # rank 4 -> 3 -> 2, and one round that finds nothing
 LOOP_STEM = "_lead"  # the loops this pass makes (select says so when it refuses a statement in one)
 
@@ -76,6 +92,15 @@ class Unstack(LoweringPass):
             kernel = new
             checked = check(kernel, ctx.checked.binding, ctx.chip)   # the next round's types
         return kernel
+
+
+class _Role(Enum):
+    """A run statement's place beside the unit flags: a fold, or a statement after the loop."""
+    FOLD = "fold"
+    AFTER = "after"
+
+
+_FOLD, _AFTER = _Role.FOLD, _Role.AFTER
 
 
 class _Abandon(Exception):
@@ -173,8 +198,11 @@ class _Unstacker:
     def _unstack(self, run: list) -> list:
         stack: dict[str, bool] = {}        # name -> unit (leading extent 1)
         # each statement of the run, in order, with its unit flag; None for one that does not touch
-        # the stack (it moves before the loop)
-        placed: list[tuple[object, bool | None]] = []
+        # the stack (it moves before the loop), FOLD for a reduction over the leading axis (carried
+        # through the loop) and AFTER for a statement that reads only folds' results (after the loop)
+        placed: list[tuple[object, object]] = []
+        after: set[str] = set()            # names of the folds' results and of what is computed from them
+        after_stores: set[str] = set()     # the tensors statements after the loop store to
         read_before: set[str] = set()
         top = max(self._seed_rank(s) for s in run)   # lower-rank loads broadcast: others
         extent = None                      # the loop's extent: the first full seed's clamped length
@@ -183,6 +211,20 @@ class _Unstacker:
         for s in run:
             try:
                 uses = _reads(s) & set(stack)
+                if _reads(s) & after:
+                    if uses or not isinstance(s, (A.Assign, A.Store)) or self._seed_rank(s) >= 3:
+                        raise _Abandon("combines a reduction over the leading axis with the tiles it reduces "
+                                       "(that takes two loops: reduce in one, then use the result in another)")
+                    if isinstance(s, A.Assign):
+                        after.add(s.target)
+                    else:
+                        after_stores.add(s.dst.base.id if isinstance(s.dst, A.Index) else s.dst.id)
+                    placed.append((s, _AFTER))
+                    continue
+                if uses and _tensors(s) & after_stores:
+                    # it would move before that store, which runs after the loop
+                    raise _Abandon("reads or writes a tensor a reduction over its leading axis is stored to before "
+                                   "it (the reduction's result is stored after the loop over that axis)")
                 if not uses and self._seed_rank(s) != top:
                     if not isinstance(s, A.Assign):
                         raise _Abandon("sits between the statements that use it and cannot move before their loop")
@@ -209,6 +251,10 @@ class _Unstacker:
                             raise _Abandon(f"loads a tile of leading extent {static} beside one of {lead}")
                         lead, extent = static, extent or n
                         shapes.add(tuple(self.type_of(s.value).shape))
+                elif self._fold(s.value, uses, stack):
+                    after.add(s.target)
+                    placed.append((s, _FOLD))
+                    continue
                 else:
                     unit = all(stack[u] for u in uses)
                     self._check_op(s.value, uses)
@@ -224,20 +270,76 @@ class _Unstacker:
             if extent is None:
                 raise _Abandon("computes it but nothing stores it")
         k = self.names.fresh(LOOP_STEM)
-        before, body = [], []
+        before, body, later = [], [], []
+        folds = [s for s, unit in placed if unit is _FOLD]
+        first = self.names.fresh(LOOP_STEM) if folds else k    # the first index, peeled: it starts the folds
+        peel = []
         for s, unit in placed:
             # what stays of rank 3 after this round is unstacked by the next one, with the loop's
             # own stack: it stays in the loop (a load of the same region, or an op of them, per index)
             if unit is None:
                 (body if self._is_seed(s) else before).append(s)
+            elif unit is _AFTER:
+                later.append(s)
+            elif unit is _FOLD:
+                peel.append(replace(s, value=self._slice_value(s.value)))
+                body += self._folded(s)
             else:
                 inside = not unit or full_is_none or (isinstance(s, A.Assign) and self._rank(s.value) >= 4)
                 (body if inside else before).append(self._per_index(s, k, unit))
+                if inside and folds:
+                    peel.append(self._per_index(s, first, unit))
+        for s in folds:             # a mean: the sum (of slices, or of their means) over the count
+            if s.value.func == "mean":
+                later.insert(0, A.Assign(s.target, binary("/", name(s.target), extent), s.span))
         shapes = sorted(shapes)
         self.notes.append(f"unstack: the {' and '.join(_shape(s) for s in shapes)} tiles of lines "
                           f"{_lines(run)} are computed one leading index at a time (a loop of "
-                          f"{' and '.join(_shape(s[1:]) for s in shapes)} tiles)")
-        return before + [A.For(k, A.Int(0), extent, A.Int(1), tuple(body), run[0].span)]
+                          f"{' and '.join(_shape(s[1:]) for s in shapes)} tiles)"
+                          + (f", reducing over it into {', '.join(f'`{s.target}`' for s in folds)}" if folds else ""))
+        if not folds:
+            return before + [A.For(k, A.Int(0), extent, A.Int(1), tuple(body), run[0].span)]
+        return before + [A.For(first, A.Int(0), A.Int(1), A.Int(1), tuple(peel), run[0].span),
+                         A.For(k, A.Int(1), extent, A.Int(1), tuple(body), run[0].span)] + later
+
+    def _fold(self, e, uses: set, stack: dict) -> bool:
+        """``e`` reduces a full stack member over its leading axis (or over all axes) into a tile of
+        rank 2 or less: the loop folds it, slice by slice."""
+        if not (isinstance(e, A.Call) and e.func in _FOLD_OPS and e.args and isinstance(e.args[0], A.Name)
+                and e.args[0].id in uses):
+            return False
+        rank_in, axis = self._rank(e.args[0]), _axis(e)
+        if axis is not None and axis % rank_in != 0:
+            return False
+        if stack[e.args[0].id]:
+            raise _Abandon(f"applies `{e.func}` over its leading axis of extent 1 or over the whole tile (load the "
+                           f"region with an index, x[b, ...] rather than x[b:b + 1, ...], and reduce that)")
+        keep = e.kwarg("keepdims")
+        if isinstance(keep, A.Name) and keep.id == "True":
+            raise _Abandon(f"applies `{e.func}` over its leading axis with keepdims=True (write keepdims=False: "
+                           f"the result is then one slice's shape)")
+        if axis is not None and rank_in > 3:
+            raise _Abandon(f"applies `{e.func}` over the leading axis of a rank-{rank_in} tile (reduce over the "
+                           f"leading axis of rank-3 tiles, or over another axis)")
+        return True
+
+    @staticmethod
+    def _slice_value(e: A.Call):
+        """One slice's part of fold ``e``: the slice itself (over the leading axis), or the slice
+        reduced whole (over all axes)."""
+        x = e.args[0]
+        return x if _axis(e) is not None else replace(e, kwargs=())
+
+    def _folded(self, s: A.Assign) -> list:
+        """Fold ``s``'s result combined with the next slice's part (a whole-slice reduction is a
+        statement of its own: the passes after this one take one op per statement)."""
+        op, part, out = _FOLD_OPS[s.value.func], self._slice_value(s.value), []
+        if not isinstance(part, A.Name):
+            tmp = self.names.fresh("_f")
+            out.append(A.Assign(tmp, part, s.span))
+            part = name(tmp)
+        combined = binary(op, name(s.target), part) if op in "+*" else call(op, name(s.target), part)
+        return out + [replace(s, value=combined)]
 
     def _seed(self, load: A.Load) -> tuple[bool, object]:
         """(unit, clamped extent) of a rank-3 load's leading axis."""
@@ -296,8 +398,9 @@ class _Unstacker:
         if kind in _ALONG_AXIS_KINDS:
             axis = _axis(e)
             if axis is None or axis % rank_in == 0 or axis < -rank_in or axis >= rank_in:
-                raise _Abandon(f"applies `{e.func}` over its leading axis or the whole tile (a loop over the leading "
-                               f"axis that combines 2-D slices, written out, lowers)")
+                raise _Abandon(f"applies `{e.func}` over its leading axis or the whole tile (only sum, mean, max, "
+                               f"min and prod fold over it; for {e.func}, a loop over the leading axis that "
+                               f"combines 2-D slices, written out, lowers)")
             return
         if kind == "window" and isinstance(e.kwarg("kernel"), A.Tuple) and len(e.kwarg("kernel").items) < rank_in:
             return
@@ -377,6 +480,13 @@ def _reads(s) -> set[str]:
     if isinstance(s, A.Assign):
         return _reads_expr(s.value)
     return {n.id for n in A.walk(s) if isinstance(n, A.Name)} | {n.name for n in A.walk(s) if isinstance(n, A.Free)}
+
+
+def _tensors(s) -> set[str]:
+    """The GM tensors statement ``s`` loads from or stores to."""
+    regions = [n.src for n in A.walk(s) if isinstance(n, A.Load)] + ([s.dst] if isinstance(s, A.Store) else [])
+    return {(r.base if isinstance(r, A.Index) else r).id for r in regions
+            if isinstance(r.base if isinstance(r, A.Index) else r, A.Name)}
 
 
 def _shape(shape) -> str:

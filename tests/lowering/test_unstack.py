@@ -1,4 +1,6 @@
 """The unstack pass: runs of rank-3 and rank-4 tiles become loops over their leading axis."""
+import re
+
 import pytest
 import torch
 
@@ -127,8 +129,9 @@ def test_unstacked_kernels_match_torch_on_the_simulator_with_tails_at_both_shape
 
 
 @pytest.mark.parametrize("value, refused, by", [
-    ("relu(t - sum(t, axis=0))", "applies `sum` over its leading axis or the whole tile", "unstack"),
-    ("relu(t - sum(t))", "applies `sum` over its leading axis or the whole tile", "unstack"),
+    ("relu(t - sum(t, axis=0))", "applies `sum` over its leading axis of extent 1 or over the whole tile", "unstack"),
+    ("relu(t - sum(t))", "applies `sum` over its leading axis of extent 1 or over the whole tile", "unstack"),
+    ("t - cumsum(t, axis=0)", "applies `cumsum` over its leading axis or the whole tile (only sum, mean", "unstack"),
     ("t[0:1, 0:N, :] * 2.0", "applies a slice to it", "unstack"),
     # each slice's statement is one select has no rule for (a scan along axis 0): it says so
     ("cumsum(t, axis=1)", "the lowering computes it one leading index at a time", "select"),
@@ -168,3 +171,86 @@ def test_a_store_of_a_row_to_a_rank_3_region_is_a_loop_of_row_stores(tmp_path):
     after = _up_to("unstack", kernel, _task(tmp_path, op)).final.text
     assert "for _lead0 in range(minimum(b + 1, B) - maximum(b, 0)):" in after
     assert "store(y[maximum(b, 0) + _lead0, :, :], _t1)" in after
+
+
+# ---------------------------------------------------------------- folds: reductions over the leading axis
+
+_FOLD_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x, q):
+        return ((x * 2.0).sum(0) + 1.0, x.max(0).values, x.min(0).values.mean(1), x.mean(),
+                q.sum(1), q.prod(0))
+B = 5
+N = 40
+D = 33
+P = 5
+C = 3
+H = 7
+W = 20
+def get_inputs():
+    return [torch.randn(B, N, D), torch.rand(P, C, H, W) + 0.5]
+def get_init_inputs():
+    return []
+"""
+
+# sum/max/min over the leading axis of [B, 16, D] tiles (N = 40: a tail of 8 rows), the mean of a
+# whole rank-3 tile, and on rank 4 a sum over axis 1 (a fold in unstack's second round) and a
+# product over axis 0 of [2, C, H, W] tiles (P = 5: a leading tail of 1)
+_FOLD = """kernel fold(x: gm f32[B, N, D], q: gm f32[P, C, H, W]) -> (
+        s: gm f32[N, D], mx: gm f32[N, D], mn: gm f32[N], tot: gm f32[], qs: gm f32[P, H, W],
+        qp: gm f32[C, H, W]):
+    for j in parallel(cdiv(N, 16)):
+        n = j * 16
+        t = load(x[:, n:n + 16, :])
+        store(s[n:n + 16, :], sum(t * 2.0, axis=0) + 1.0)
+        store(mx[n:n + 16, :], max(t, axis=0))
+        store(mn[n:n + 16], mean(min(t, axis=0), axis=1))
+    for i in parallel(1):
+        store(tot, mean(load(x[:, :, :])))
+    for i in parallel(cdiv(P, 2)):
+        p = i * 2
+        store(qs[p:p + 2, :, :], sum(load(q[p:p + 2, :, :, :]), axis=1))
+    for c in parallel(C):
+        store(qp[c, :, :], prod(load(q[:, c, :, :]), axis=0))
+"""
+
+
+def test_a_reduction_over_the_leading_axis_folds_the_slices_in_the_loop(tmp_path):
+    run = _up_to("unstack", _FOLD, _task(tmp_path, _FOLD_OP))
+    after = run.final.text
+    # the first index is peeled (it starts the fold), the loop combines the next ones, and what
+    # uses the result runs after the loop
+    first = after.index("for _lead1 in range(1):")
+    loop = after.index("for _lead0 in range(1, B):")
+    assert first < loop < after.index("store(s[n:n + 16, :]")
+    assert "_t2 = _t2 + _t1" in after or "_t1 = _t1 + _t0" in after
+    assert "maximum(" in after and "minimum(" in after
+    # the mean of a whole tile: the mean of each slice, added up, over the slice count
+    assert re.search(r"_f\d+ = mean\(", after) and re.search(r"(_t\d+) = \1 / B", after)
+    assert any("reducing over it into" in n for n in run.final.notes)
+
+
+def test_folds_match_torch_on_the_simulator_with_tails_at_both_shape_sets(tmp_path):
+    from compiled import compile_verified
+    compile_verified(tmp_path, _FOLD, _FOLD_OP, trials=2)
+
+
+@pytest.mark.parametrize("y, value, forward, refused", [
+    ("f32[B, N, D]", "t - sum(t, axis=0)", "x - x.sum(0)",
+     "combines a reduction over the leading axis with the tiles it reduces"),
+    ("f32[B, N, D]", "t - t + sum(t, axis=0, keepdims=True)", "x - x + x.sum(0, keepdim=True)",
+     "with keepdims=True (write keepdims=False"),
+    ("i64[N, D]", "argmax(t, axis=0)", "x.argmax(0)", "applies `argmax` over its leading axis or the whole tile"),
+])
+def test_what_a_fold_cannot_do_is_refused_at_the_writers_line(tmp_path, y, value, forward, refused):
+    op = _BIAS_OP.replace("torch.relu(x * w) + bb", forward)
+    region = "y[:, j * 8:j * 8 + 8, :]" if y.startswith("f32") else "y[j * 8:j * 8 + 8, :]"
+    kernel = (f"kernel k(x: gm f32[B, N, D], w: gm f32[N, D], bb: gm f32[B, 1, D]) -> (y: gm {y}):\n"
+              "    for j in parallel(cdiv(N, 8)):\n"
+              "        t = load(x[:, j * 8:j * 8 + 8, :])\n"
+              f"        store({region}, {value})\n")
+    with pytest.raises(PassError) as err:
+        _up_to("unstack", kernel, _task(tmp_path, op))
+    text = str(err.value)
+    assert "pass 'unstack'" in text and refused in text and "k.dsl:4:" in text, text
