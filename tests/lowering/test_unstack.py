@@ -85,6 +85,13 @@ def _up_to(last, kernel_text, task):
     return run_passes(parse(kernel_text, "k.dsl"), chain, task=task, shapes=task.shapes(), chip=_CHIP, trials=2)
 
 
+def _refusal(tmp_path, last, kernel_text, op_text) -> str:
+    """The error of the chain up to ``last`` on the kernel."""
+    with pytest.raises(PassError) as err:
+        _up_to(last, kernel_text, _task(tmp_path, op_text))
+    return str(err.value)
+
+
 def test_a_rank_3_run_becomes_a_loop_over_its_clamped_leading_axis(tmp_path):
     run = _up_to("unstack", _BIAS, _task(tmp_path, _BIAS_OP))
     after = run.final.text
@@ -142,9 +149,7 @@ def test_a_rank_3_tile_that_does_not_unstack_is_refused_at_the_writers_line(tmp_
               "    for b in parallel(B):\n"
               "        t = load(x[b:b + 1, :, :])\n"
               f"        store(y[b:b + 1, :, :], {value})\n")
-    with pytest.raises(PassError) as err:
-        _up_to("select", kernel, _task(tmp_path, op))
-    text = str(err.value)
+    text = _refusal(tmp_path, "select", kernel, op)
     assert f"pass '{by}'" in text and refused in text and "k.dsl:4:" in text, text
 
 
@@ -250,7 +255,5 @@ def test_what_a_fold_cannot_do_is_refused_at_the_writers_line(tmp_path, y, value
               "    for j in parallel(cdiv(N, 8)):\n"
               "        t = load(x[:, j * 8:j * 8 + 8, :])\n"
               f"        store({region}, {value})\n")
-    with pytest.raises(PassError) as err:
-        _up_to("unstack", kernel, _task(tmp_path, op))
-    text = str(err.value)
+    text = _refusal(tmp_path, "unstack", kernel, op)
     assert "pass 'unstack'" in text and refused in text and "k.dsl:4:" in text, text
