@@ -235,12 +235,10 @@ class _Bufferizer:
             from ascendcraft.dsl.broadcast import outer_operands
             col, row = outer_operands(*(self.ctx.type_of(a).shape for a in e.args))
             return (self.shape[e.args[col].id][0], self.shape[e.args[row].id][-1])
-        if op.form == "argrows":   # codegen/indexing.py: [indices | running extreme | row | mask] in one buffer
-            from .indexing import argrows_elems
-            return (argrows_elems(self.shape[e.args[0].id][1]),)
-        if op.form == "argeachrow":   # codegen/indexing.py: [indices | row | selected | ramp | work | mask]
-            from .indexing import argeachrow_elems
-            return (argeachrow_elems(*self.shape[e.args[0].id][:2]),)
+        if op.form in ("argrows", "argeachrow"):   # the indices and the work parts (indexing.ARG_LAYOUTS)
+            from .indexing import arg_buffer_elems
+            rows, cols = self.shape[e.args[0].id][:2]
+            return (arg_buffer_elems(op.form, rows, cols),)
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)

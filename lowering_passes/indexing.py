@@ -75,23 +75,48 @@ def _scatter(sel, op, args, e, no_rule, text) -> list:
     return [call("Scatter" if op == "scatter" else "ScatterAdd", *args[:3])]
 
 
-def argrows_elems(cols):
-    """Elements (4 bytes each) of an ArgMaxRows/ArgMinRows buffer for a tile of ``cols`` columns, as an
-    expression: with A = cols rounded up to 64 (Compare works on whole 256-byte repeats), the indices,
-    the running extreme and a copy of the current row take A each, the comparison's mask A / 32."""
-    from .base import binary
-    a = binary("*", call("cdiv", cols, A.Int(64)), A.Int(64))
-    return binary("+", binary("*", a, A.Int(3)), binary("+", binary("//", a, A.Int(32)), A.Int(8)))
+#: The arg-reductions' output buffers (codegen/indexing.py writes them, bufferize sizes them): their
+#: parts in order, each a size in 4-byte elements as {term: count}, the terms made of A = the columns
+#: rounded up to 64 (Compare works on whole 256-byte repeats) and O = the rows rounded up to 8.
+ARG_LAYOUTS = {
+    # the column indices, the running extreme, a copy of the current row, the comparison's mask
+    "argrows": (("indices", {"A": 1}), ("best", {"A": 1}), ("row", {"A": 1}), ("mask", {"A/32": 1, "1": 8})),
+    # the row indices, a copy of the row, the selected indices, the index ramp, the reduction's result
+    # and work area, the comparison's mask
+    "argeachrow": (("indices", {"O": 1}), ("row", {"A": 1}), ("sel", {"A": 1}), ("ramp", {"A": 1}),
+                   ("red", {"1": 8}), ("work", {"align8(A/64)": 1, "1": 16}), ("mask", {"A/32": 1, "1": 8})),
+}
 
 
-def argeachrow_elems(rows, cols):
-    """Elements (4 bytes each) of an ArgMaxEachRow/ArgMinEachRow buffer for a [rows, cols] tile, as an
-    expression: with A = cols rounded up to 64 (Compare works on whole 256-byte repeats), the indices
-    (rows rounded up to 8), a copy of the row, the selected indices and the index ramp (A each), the
-    reduction's result (8) and work area (A / 64 rounded up to 8, + 16), the comparison's mask (A / 32 + 8)."""
+def _terms(parts) -> dict:
+    total: dict = {}
+    for _, size in parts:
+        for term, n in size.items():
+            total[term] = total.get(term, 0) + n
+    return total
+
+
+def arg_buffer_elems(form: str, rows, cols):
+    """Elements of an ArgMax/ArgMin output buffer of ``form`` for a [rows, cols] tile, as a DSL expression."""
     from .base import binary
     a = binary("*", call("cdiv", cols, A.Int(64)), A.Int(64))
-    out = binary("*", call("cdiv", rows, A.Int(8)), A.Int(8))
-    work = binary("+", binary("*", call("cdiv", binary("//", a, A.Int(64)), A.Int(8)), A.Int(8)), A.Int(16))
-    mask = binary("+", binary("//", a, A.Int(32)), A.Int(8))
-    return binary("+", binary("+", out, binary("*", a, A.Int(3))), binary("+", A.Int(8), binary("+", work, mask)))
+    terms = {"A": a, "O": binary("*", call("cdiv", rows, A.Int(8)), A.Int(8)), "1": A.Int(1),
+             "A/32": binary("//", a, A.Int(32)),
+             "align8(A/64)": binary("*", call("cdiv", binary("//", a, A.Int(64)), A.Int(8)), A.Int(8))}
+    out = None
+    for term, n in _terms(ARG_LAYOUTS[form]).items():
+        part = A.Int(n) if term == "1" else terms[term] if n == 1 else binary("*", terms[term], A.Int(n))
+        out = part if out is None else binary("+", out, part)
+    return out
+
+
+def arg_buffer_offsets(form: str, a: str, o: str) -> dict[str, str]:
+    """C++ offsets (in elements) of each part of an ArgMax/ArgMin output buffer of ``form``, given the
+    C++ names of A and O."""
+    terms = {"A": a, "O": o, "A/32": f"{a} / 32", "align8(A/64)": f"AcAlignUp({a} / 64, 8)"}
+    layout, offsets = ARG_LAYOUTS[form], {}
+    for i, (part, _) in enumerate(layout):
+        before = _terms(layout[:i])
+        offsets[part] = " + ".join(str(n) if term == "1" else terms[term] if n == 1 else f"{n} * {terms[term]}"
+                                   for term, n in before.items()) or "0"
+    return offsets

@@ -7,6 +7,8 @@ is i32 in the program (non-negative, below the UB size): its bits are the uint32
 """
 from __future__ import annotations
 
+from lowering_passes.indexing import arg_buffer_offsets
+
 
 def emit_gather(em, target: str, e, ct: str, dtype: str, out: str, tile_cls):
     src, offsets = (a.id for a in e.args[:2])
@@ -18,7 +20,7 @@ def emit_gather(em, target: str, e, ct: str, dtype: str, out: str, tile_cls):
 
 def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
     """``ArgMaxRows(t)`` / ``ArgMinRows(t)`` of a 2-D f32 tile: the i32 row index of each column's first
-    extreme. The output buffer (sized by lowering_passes/indexing.argrows_elems) holds, A = cols rounded up
+    extreme. The output buffer (its parts: lowering_passes/indexing.ARG_LAYOUTS) holds, A = cols rounded up
     to 64, the indices, the running extreme, a copy of the current row (A each) and the mask. Per row:
     Compare(row <= best) (>= for argmin; false only where the row is strictly better, so the first of equal
     extremes keeps its index), Select of the row number where it is false, then Max (Min) into the running
@@ -30,10 +32,11 @@ def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
     cols = f"static_cast<int32_t>({src.cols})"
     em.emit("{")
     em.depth += 1
+    at = arg_buffer_offsets("argrows", "a_", "o_")
     em.emit(f"const int64_t a_ = AcAlignUp({src.cols}, 64);")
-    em.emit(f"AscendC::LocalTensor<float> best_ = {target}[a_].ReinterpretCast<float>();")
-    em.emit(f"AscendC::LocalTensor<float> row_ = {target}[2 * a_].ReinterpretCast<float>();")
-    em.emit(f"AscendC::LocalTensor<uint8_t> mask_ = {target}[3 * a_].ReinterpretCast<uint8_t>();")
+    em.emit(f"AscendC::LocalTensor<float> best_ = {target}[{at['best']}].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<float> row_ = {target}[{at['row']}].ReinterpretCast<float>();")
+    em.emit(f"AscendC::LocalTensor<uint8_t> mask_ = {target}[{at['mask']}].ReinterpretCast<uint8_t>();")
     em.emit(f"AscendC::Duplicate({target}, static_cast<int32_t>(0), {cols});")
     em.emit("AscendC::Duplicate(best_, 0.0f, static_cast<int32_t>(a_));")
     em.emit("AscendC::Duplicate(row_, 0.0f, static_cast<int32_t>(a_));")
@@ -59,7 +62,7 @@ def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
 def emit_argeachrow(em, target: str, e, op, ct: str, out: str, tile_cls):
     """``ArgMaxEachRow(t)`` / ``ArgMinEachRow(t)`` of a 2-D f32 tile: the i32 column index of each row's
     first extreme, a NaN winning (as torch.argmax/argmin). The output buffer (sized by
-    lowering_passes/indexing.argeachrow_elems) holds the indices, then, A = cols rounded up to 64, a copy
+    lowering_passes/indexing.ARG_LAYOUTS) holds the indices, then, A = cols rounded up to 64, a copy
     of the row (its tail past the columns set to the value that never wins), the selected indices and an
     index ramp (f32, exact below 2**24), the reduction's result and work area and the mask. Per row:
     Compare(row != row) marks NaNs, Select of the ramp there (else A) and ReduceMin give the first NaN;
@@ -74,14 +77,11 @@ def emit_argeachrow(em, target: str, e, op, ct: str, out: str, tile_cls):
     cols = f"static_cast<int32_t>({src.cols})"
     em.emit("{")
     em.depth += 1
+    at = arg_buffer_offsets("argeachrow", "a_", "o_")
     em.emit(f"const int64_t a_ = AcAlignUp({src.cols}, 64), o_ = AcAlignUp({src.rows}, 8);")
-    em.emit(f"AscendC::LocalTensor<float> row_ = {target}[o_].ReinterpretCast<float>();")
-    em.emit(f"AscendC::LocalTensor<float> sel_ = {target}[o_ + a_].ReinterpretCast<float>();")
-    em.emit(f"AscendC::LocalTensor<float> ramp_ = {target}[o_ + 2 * a_].ReinterpretCast<float>();")
-    em.emit(f"AscendC::LocalTensor<float> red_ = {target}[o_ + 3 * a_].ReinterpretCast<float>();")
-    em.emit(f"AscendC::LocalTensor<float> work_ = {target}[o_ + 3 * a_ + 8].ReinterpretCast<float>();")
-    em.emit(f"AscendC::LocalTensor<uint8_t> mask_ = {target}[o_ + 3 * a_ + 8 + AcAlignUp(a_ / 64, 8) + 16]"
-            ".ReinterpretCast<uint8_t>();")
+    for part, ct in (("row", "float"), ("sel", "float"), ("ramp", "float"), ("red", "float"), ("work", "float"),
+                     ("mask", "uint8_t")):
+        em.emit(f"AscendC::LocalTensor<{ct}> {part}_ = {target}[{at[part]}].ReinterpretCast<{ct}>();")
     em.emit("AscendC::CreateVecIndex(ramp_, 0.0f, static_cast<uint32_t>(a_));")
     em.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
     em.depth += 1
