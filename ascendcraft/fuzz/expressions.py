@@ -45,16 +45,20 @@ class Exprs:
     """Draws tile expressions over ``leaves`` (all of one shape) with hypothesis ``draw``.
 
     ``scalars``: scalar operands (Ex); ``masks``: bool tile texts of the leaves' shape;
-    ``vecs``: broadcast operands (row or column vectors) with ``vec_kind`` "row" or "col";
-    ``reducible``: leaves whose 0-d reductions may serve as scalars; ``numel``: elements per tile.
+    ``vecs``: broadcast operands (row or column vectors) with ``vec_kind`` "row" or "col" (a tag);
+    ``numel``: elements per tile; ``scalar_mode``: the leaves are 0-d (no reductions of them, no
+    scalar ``where`` branches); ``tile_reductions``: 0-d reductions of a leaf may serve as scalars
+    (not of rank-3 tiles: a reduction over a whole stack of tiles does not lower).
     """
 
     def __init__(self, draw, opts: Options, leaves, *, scalars=(), masks=(), vecs=(), vec_kind=None,
-                 numel: int = 1, scalar_mode: bool = False, tags: list | None = None):
+                 numel: int = 1, scalar_mode: bool = False, tile_reductions: bool = True,
+                 tags: list | None = None):
         self.draw, self.opts = draw, opts
         self.leaves, self.scalars, self.masks = list(leaves), list(scalars), list(masks)
         self.vecs, self.vec_kind, self.numel = list(vecs), vec_kind, max(numel, 1)
         self.scalar_mode = scalar_mode
+        self.tile_reductions = tile_reductions and not scalar_mode
         self.tags = tags if tags is not None else []
 
     def tag(self, t: str):
@@ -63,7 +67,7 @@ class Exprs:
 
     def scalar(self) -> Ex:
         """A scalar operand: a literal, an attribute, or a 0-d reduction of a leaf."""
-        kinds = ["lit"] + (["given"] if self.scalars else []) + ([] if self.scalar_mode else ["reduce"])
+        kinds = ["lit"] + (["given"] if self.scalars else []) + (["reduce"] if self.tile_reductions else [])
         k = self.draw(st.sampled_from(kinds))
         if k == "lit":
             v = self.draw(st.sampled_from(_LITERALS))
@@ -175,7 +179,10 @@ class Exprs:
         return Ex(f"where({cond}, {a.text}, {b.text})", max(a.mag, b.mag), a.exact and b.exact)
 
     def _bcast(self, depth) -> Ex:
-        a = self.expr(depth - 1)
+        return self.broadcast(self.expr(depth - 1))
+
+    def broadcast(self, a: Ex) -> Ex:
+        """``a`` combined with one of ``vecs`` (either side, maybe after a little math on the vector)."""
         v = self.draw(st.sampled_from(self.vecs))
         if self.draw(st.integers(0, 2)) == 1:           # a little math on the vector first
             op = self.draw(st.sampled_from(["abs", "exp", "neg", "mul2"]))

@@ -8,7 +8,16 @@
 * ``blocks2d``  2-D ``[RB, TC]`` tiles over a ``(row block, column block)`` grid, with ``[C]``
                 row-vector and ``[R, 1]`` column-vector broadcasts, ``[R, 1]`` columns from
                 ``sum/max/min(t, axis=1, keepdims=True)`` of whole rows, and reductions along
-                axis 1 stored to ``[R]`` / ``[R, 1]`` outputs.
+                axis 1 stored to ``[R]`` / ``[R, 1]`` outputs;
+* ``stack3d``   rank-3 ``[TB, TR, TC]`` tiles of ``x: [B, R, C]`` over a parallel grid, tails on
+                every axis (the lowering's unstack pass makes them a loop over the leading axis):
+                element-wise math, ``cast(t > 0.0, f32)`` and ``where``, broadcasting against
+                ``[TR, TC]``, ``[TC]``, ``[1, TR, TC]``, ``[TB, 1, TC]`` and ``[TB, TR, 1]`` loads
+                of other inputs and against ``sum/max/min/mean(t, axis=1, 2 or -1, keepdims=True)``,
+                stored whole and/or reduced (``sum/max/min/mean``) along axis ``1``/``2``/``-1``/``-2``
+                (``keepdims`` or not) to a ``[B, C]``/``[B, 1, C]``/``[B, R]``/``[B, R, 1]`` output
+                (the reduced axis loaded whole); no 0-d reductions (over a whole stack they do not
+                lower).
 
 Each is a function ``(draw, Options) -> FuzzCase``; the tags of its choices go to ``FuzzCase.forms``.
 """
@@ -16,7 +25,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .builder import KernelBuilder, draw_tile
+from .builder import TILES, KernelBuilder, draw_tile
 from .differential import FuzzCase
 from .expressions import Ex, Options
 
@@ -142,4 +151,96 @@ def _blocks2d(draw, opts: Options) -> FuzzCase:
     return k.case("blocks2d")
 
 
-ELEMENTWISE_FORMS = {"map1d": _map1d, "rows2d": _rows2d, "blocks2d": _blocks2d}
+# -- stack3d
+#: Broadcast operands of a [TB, TR, TC] stack, the patterns docs/dsl.md lists as lowering for
+#: rank 3: kind -> (input, its dims, its region given the stack's rows and cols slices).
+_STACK_OPERANDS = {
+    "plane": ("w", "R, C", "{rows}, {cols}"),             # [TR, TC]
+    "row": ("v", "C", "{cols}"),                          # [TC]
+    "lead1": ("s", "1, R, C", "{lead}, {rows}, {cols}"),  # [1, TR, TC]: the same plane for every index
+    "mid1": ("u", "B, 1, C", "b:b + TB, :, {cols}"),      # [TB, 1, TC]
+    "last1": ("q", "B, R, 1", "b:b + TB, {rows}, :"),     # [TB, TR, 1]
+}
+
+
+def _stack3d(draw, opts: Options) -> FuzzCase:
+    k = KernelBuilder(draw, opts)
+    k.maybe_attrs()
+    out = draw(st.sampled_from(["tile", "reduce", "both"]))
+    axis = draw(st.sampled_from([1, 2, -1, -2])) if out != "tile" else None
+    k.tag(f"stack3d_{out}")
+    # a reduction stored to an output reduces a whole axis: that axis is loaded whole
+    whole_r, whole_c = axis in (1, -2), axis in (2, -1)
+    size = {"B": draw(st.integers(1, 6)), "R": draw(st.integers(1, 20 if whole_r else 40)),
+            "C": draw(st.integers(1, 100 if whole_c else 200)), "1": 1}
+    tiles = {"B": draw(st.sampled_from([2, 1, 3, 4]))}
+    if not whole_r:
+        tiles["R"] = draw(st.sampled_from([3, 1, 2, 4, 5, 8]))
+    if not whole_c:
+        tiles["C"] = draw(st.sampled_from([t for t in TILES if t <= 64]))
+    for ax, t in tiles.items():
+        k.const(f"T{ax}", t)
+        if size[ax] % t:
+            k.tag(f"tail_{ax.lower()}")
+    extent = {ax: tiles.get(ax, size[ax]) for ax in "BRC"}       # of the stack's tiles
+    rows = "r:r + TR" if "R" in tiles else ":"
+    cols = "c:c + TC" if "C" in tiles else ":"
+    region = f"b:b + TB, {rows}, {cols}"
+
+    def shape(dims: str) -> tuple[int, ...]:
+        return tuple(size[d] for d in dims.split(", "))
+
+    f16 = k.f16_inputs()
+    out_f16 = f16 and draw(st.booleans())
+    leaves, masks = k.leaf_loads(draw(st.integers(1, 2)), "B, R, C", shape("B, R, C"), region, f16=f16)
+    lead = draw(st.sampled_from(["0:1", ":"]))
+    vecs = {}
+    for kind in draw(st.lists(st.sampled_from(sorted(_STACK_OPERANDS)), max_size=3, unique=True)):
+        name, dims, sub = _STACK_OPERANDS[kind]
+        k.inp(name, dims, shape(dims))
+        vecs[kind] = Ex(f"load({name}[{sub.format(rows=rows, cols=cols, lead=lead)}])", 1.0, True)
+    k.line(1, f"for {', '.join('i' + ax.lower() for ax in tiles)} in "
+              f"parallel({', '.join(f'cdiv({ax}, T{ax})' for ax in tiles)}):")
+    for ax in tiles:
+        k.line(2, f"{ax.lower()} = i{ax.lower()} * T{ax}")
+    leaves = k.bind_leaves(2, leaves, bind=draw(st.booleans()))
+    uses = {}                              # tag -> the text whose use it marks
+    if draw(st.integers(0, 3)) == 0:       # a comparison as its 0/1 values (exact on loaded values)
+        src, op = draw(st.sampled_from(leaves)), draw(st.sampled_from([">", "<=", ">="]))
+        leaves.append(Ex(f"cast({src.text} {op} 0.0, f32)", 1.0, True))
+        uses["cast_cmp"] = leaves[-1].text
+    kd = ""
+    if draw(st.integers(0, 2)) == 0:       # a [TB, 1, TC] or [TB, TR, 1] operand from a keepdims reduction
+        red, ax = draw(st.sampled_from(["sum", "max", "min", "mean"])), draw(st.sampled_from([1, 2, -1]))
+        src = draw(st.sampled_from(leaves))
+        kd = f"{red}({src.text}, axis={ax}, keepdims=True)"
+        k.line(2, f"kd = {kd}")
+        vecs["keepdims"] = Ex("kd", src.mag * (extent["BRC"[ax]] if red == "sum" else 1), red in ("max", "min"))
+        uses[f"keepdims_{red}_axis{ax}"] = "kd"
+    ex = k.exprs(leaves, masks=masks, vecs=list(vecs.values()), vec_kind="3d", tile_reductions=False)
+    e = ex.expr()
+    if vecs and not any(v.text in e.text for v in vecs.values()):
+        e = ex.broadcast(e)                 # an operand declared is used
+    computes = e.text + (" " + kd if "kd" in e.text else "")
+    for t, text in {**uses, **{f"{kind}_vec": v.text for kind, v in vecs.items()}}.items():
+        if text in computes:
+            k.tag(t)
+    if out != "reduce":
+        k.out("y", "B, R, C", shape("B, R, C"), "f16" if out_f16 else "f32")
+        if out == "both":
+            k.line(2, f"e = {e.text}")
+            e = Ex("e", e.mag, e.exact)
+        k.line(2, f"store(y[{region}], {k.store_value(e, out_f16)})")
+    if out != "tile":
+        red, keep = draw(st.sampled_from(["sum", "max", "min", "mean"])), draw(st.booleans())
+        k.tag(f"axis{axis}_{red}{'_keep' if keep else ''}")
+        if whole_r:
+            dims, dst = ("B, 1, C", f"b:b + TB, :, {cols}") if keep else ("B, C", f"b:b + TB, {cols}")
+        else:
+            dims, dst = ("B, R, 1", f"b:b + TB, {rows}, :") if keep else ("B, R", f"b:b + TB, {rows}")
+        k.out("z", dims, shape(dims))
+        k.line(2, f"store(z[{dst}], {red}({e.text}, axis={axis}{', keepdims=True' if keep else ''}))")
+    return k.case("stack3d")
+
+
+ELEMENTWISE_FORMS = {"map1d": _map1d, "rows2d": _rows2d, "blocks2d": _blocks2d, "stack3d": _stack3d}

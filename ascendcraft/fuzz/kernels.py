@@ -7,11 +7,11 @@ that does not is a bug of this generator (``differential.run_case`` reports it w
 ``check``/``unwritten``).
 
 Forms (each a ``FORMS`` key; the tags a case carries in ``FuzzCase.forms`` say which choices it
-made): ``map1d``, ``rows2d``, ``blocks2d`` (element-wise math over 1-D and 2-D tiles with
-broadcasts, :mod:`.forms_elementwise`) and ``rowreduce``, ``colreduce``, ``scan``, ``window``,
-``twophase``, ``atomic`` (accumulators, scans, windows, scratch phases and atomics,
-:mod:`.forms_reductions`); each module's docstring describes its forms. They come with scalar
-attributes (``alpha: f32 = ...``, sometimes bound from the op file), bool mask inputs
+made): ``map1d``, ``rows2d``, ``blocks2d``, ``stack3d`` (element-wise math over 1-D, 2-D and
+rank-3 tiles with broadcasts, :mod:`.forms_elementwise`) and ``rowreduce``, ``colreduce``,
+``scan``, ``window``, ``twophase``, ``atomic`` (accumulators, scans, windows, scratch phases and
+atomics, :mod:`.forms_reductions`); each module's docstring describes its forms. They come with
+scalar attributes (``alpha: f32 = ...``, sometimes bound from the op file), bool mask inputs
 (``where(load(m[...]), a, b)``) and ``f16`` inputs/outputs through ``cast`` (f16 arithmetic does
 not lower; docs/dsl.md). :mod:`.builder` assembles a kernel and :mod:`.expressions` draws its
 tile expressions, whose values stay finite and away from the edges of each function's domain by
@@ -37,9 +37,12 @@ __all__ = ["AVOID", "FIXED_BUGS", "FORMS", "KNOWN_BUGS", "Options", "fuzz_cases"
 #: documentation).
 AVOID = {
     "matmul": "cube phases have their own strict form (docs/lowering.md 'Cube phases'); not fuzzed here",
-    "exclusive scans, iota, tile slices, windows with padding=/dilation=, rank-3 tiles, f16/bf16 arithmetic":
-        "documented as not lowering yet (docs/dsl.md 'Writing kernels that lower to AscendC')",
-    "broadcasts other than [R, C] with [C] or [R, 1]": "documented as not lowering",
+    "exclusive scans, iota, tile slices, windows with padding=/dilation=, f16/bf16 arithmetic, rank-4 tiles":
+        "documented as not lowering yet (docs/dsl.md 'Writing kernels that lower to AscendC'), or not fuzzed yet",
+    "rank-3 tiles reduced over their leading axis or whole, sliced, loaded with pad=, or carried across "
+    "iterations": "documented as not lowering (stack3d keeps each statement to one leading index)",
+    "broadcasts other than [R, C] with [C] or [R, 1], and [B, R, C] with [R, C], [C], [1, R, C], [B, 1, C], "
+    "[B, R, 1]": "documented as not lowering",
     "log/sqrt/rsqrt/reciprocal/division of arbitrary values":
         "operands are guarded (abs(e) + 1.0, ...) so both sides stay finite; NaN/Inf placement at a "
         "domain edge differs legitimately between NumPy and the simulator's approximations",
