@@ -16,8 +16,9 @@
                 of other inputs and against ``sum/max/min/mean(t, axis=1, 2 or -1, keepdims=True)``,
                 stored whole and/or reduced (``sum/max/min/mean``) along axis ``1``/``2``/``-1``/``-2``
                 (``keepdims`` or not) to a ``[B, C]``/``[B, 1, C]``/``[B, R]``/``[B, R, 1]`` output
-                (the reduced axis loaded whole); no 0-d reductions (over a whole stack they do not
-                lower).
+                (the reduced axis loaded whole), or folded over the leading axis
+                (``sum/max/min/mean(t, axis=0 or -3)``, B loaded whole) to an ``[R, C]`` output; no
+                0-d reductions.
 
 Each is a function ``(draw, Options) -> FuzzCase``; the tags of its choices go to ``FuzzCase.forms``.
 """
@@ -158,22 +159,24 @@ _STACK_OPERANDS = {
     "plane": ("w", "R, C", "{rows}, {cols}"),             # [TR, TC]
     "row": ("v", "C", "{cols}"),                          # [TC]
     "lead1": ("s", "1, R, C", "{lead}, {rows}, {cols}"),  # [1, TR, TC]: the same plane for every index
-    "mid1": ("u", "B, 1, C", "b:b + TB, :, {cols}"),      # [TB, 1, TC]
-    "last1": ("q", "B, R, 1", "b:b + TB, {rows}, :"),     # [TB, TR, 1]
+    "mid1": ("u", "B, 1, C", "{stack}, :, {cols}"),       # [TB, 1, TC]
+    "last1": ("q", "B, R, 1", "{stack}, {rows}, :"),      # [TB, TR, 1]
 }
 
 
 def _stack3d(draw, opts: Options) -> FuzzCase:
     k = KernelBuilder(draw, opts)
     k.maybe_attrs()
-    out = draw(st.sampled_from(["tile", "reduce", "both"]))
-    axis = draw(st.sampled_from([1, 2, -1, -2])) if out != "tile" else None
+    out = draw(st.sampled_from(["tile", "reduce", "both", "fold"]))
+    axis = draw(st.sampled_from([1, 2, -1, -2])) if out in ("reduce", "both") else \
+        draw(st.sampled_from([0, -3])) if out == "fold" else None
     k.tag(f"stack3d_{out}")
-    # a reduction stored to an output reduces a whole axis: that axis is loaded whole
-    whole_r, whole_c = axis in (1, -2), axis in (2, -1)
+    # a reduction stored to an output reduces a whole axis: that axis is loaded whole (a fold over
+    # the leading axis: B, and the loop over it is the unstack pass's)
+    whole_r, whole_c, whole_b = axis in (1, -2), axis in (2, -1), out == "fold"
     size = {"B": draw(st.integers(1, 6)), "R": draw(st.integers(1, 20 if whole_r else 40)),
             "C": draw(st.integers(1, 100 if whole_c else 200)), "1": 1}
-    tiles = {"B": draw(st.sampled_from([2, 1, 3, 4]))}
+    tiles = {} if whole_b else {"B": draw(st.sampled_from([2, 1, 3, 4]))}
     if not whole_r:
         tiles["R"] = draw(st.sampled_from([3, 1, 2, 4, 5, 8]))
     if not whole_c:
@@ -185,7 +188,8 @@ def _stack3d(draw, opts: Options) -> FuzzCase:
     extent = {ax: tiles.get(ax, size[ax]) for ax in "BRC"}       # of the stack's tiles
     rows = "r:r + TR" if "R" in tiles else ":"
     cols = "c:c + TC" if "C" in tiles else ":"
-    region = f"b:b + TB, {rows}, {cols}"
+    stack = ":" if whole_b else "b:b + TB"
+    region = f"{stack}, {rows}, {cols}"
 
     def shape(dims: str) -> tuple[int, ...]:
         return tuple(size[d] for d in dims.split(", "))
@@ -198,7 +202,7 @@ def _stack3d(draw, opts: Options) -> FuzzCase:
     for kind in draw(st.lists(st.sampled_from(sorted(_STACK_OPERANDS)), max_size=3, unique=True)):
         name, dims, sub = _STACK_OPERANDS[kind]
         k.inp(name, dims, shape(dims))
-        vecs[kind] = Ex(f"load({name}[{sub.format(rows=rows, cols=cols, lead=lead)}])", 1.0, True)
+        vecs[kind] = Ex(f"load({name}[{sub.format(rows=rows, cols=cols, lead=lead, stack=stack)}])", 1.0, True)
     k.line(1, f"for {', '.join('i' + ax.lower() for ax in tiles)} in "
               f"parallel({', '.join(f'cdiv({ax}, T{ax})' for ax in tiles)}):")
     for ax in tiles:
@@ -225,6 +229,17 @@ def _stack3d(draw, opts: Options) -> FuzzCase:
     for t, text in {**uses, **{f"{kind}_vec": v.text for kind, v in vecs.items()}}.items():
         if text in computes:
             k.tag(t)
+    if out == "fold":       # sum/mean/max/min over the leading axis: unstack folds the slices
+        red = draw(st.sampled_from(["sum", "max", "min", "mean"]))
+        k.tag(f"fold_{red}")
+        if draw(st.booleans()):
+            k.out("y", "B, R, C", shape("B, R, C"), "f16" if out_f16 else "f32")
+            k.line(2, f"e = {e.text}")
+            e = Ex("e", e.mag, e.exact)
+            k.line(2, f"store(y[{region}], {k.store_value(e, out_f16)})")
+        k.out("z", "R, C", shape("R, C"))
+        k.line(2, f"store(z[{rows}, {cols}], {red}({e.text}, axis={axis}))")
+        return k.case("stack3d")
     if out != "reduce":
         k.out("y", "B, R, C", shape("B, R, C"), "f16" if out_f16 else "f32")
         if out == "both":

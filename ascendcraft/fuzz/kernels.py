@@ -39,8 +39,8 @@ AVOID = {
     "matmul": "cube phases have their own strict form (docs/lowering.md 'Cube phases'); not fuzzed here",
     "exclusive scans, iota, tile slices, windows with padding=/dilation=, f16/bf16 arithmetic, rank-4 tiles":
         "documented as not lowering yet (docs/dsl.md 'Writing kernels that lower to AscendC'), or not fuzzed yet",
-    "rank-3 tiles reduced over their leading axis or whole, sliced, loaded with pad=, or carried across "
-    "iterations": "documented as not lowering (stack3d keeps each statement to one leading index)",
+    "rank-3 tiles reduced whole, scanned or arg-reduced over their leading axis, sliced, loaded with pad=, or "
+    "carried across iterations": "documented as not lowering, or (a whole-tile reduction) not fuzzed yet",
     "broadcasts other than [R, C] with [C] or [R, 1], and [B, R, C] with [R, C], [C], [1, R, C], [B, 1, C], "
     "[B, R, 1]": "documented as not lowering",
     "log/sqrt/rsqrt/reciprocal/division of arbitrary values":
