@@ -61,7 +61,7 @@ import torch
 
 from . import distributions as D
 # the comparison's names, re-exported: callers import them from the policy module
-from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, TOLERANCES, OutputResult, _as_float64,  # noqa: F401
+from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, TOLERANCES, OutputResult, _as_float64, l2_norm,  # noqa: F401
                       _fmt, _val, compare, float_slack, poison_buffer, to_numpy)
 from .errors import UserError
 from .memo import Memo, tensor_bytes
@@ -284,8 +284,8 @@ def _ref_error(native: torch.Tensor, truth: torch.Tensor) -> float | None:
         return None
     n, t = _as_float64(native), _as_float64(truth)
     both = np.isfinite(n) & np.isfinite(t)
-    norm = float(np.linalg.norm(np.where(both, t, 0.0)))
-    return float(np.linalg.norm(np.where(both, n, 0.0) - np.where(both, t, 0.0))) / norm if norm > 0 else None
+    norm = l2_norm(np.where(both, t, 0.0))
+    return l2_norm(np.where(both, n, 0.0) - np.where(both, t, 0.0)) / norm if norm > 0 else None
 
 
 def condition_magnitude(shapes: TaskShapes, inputs: list) -> list | None:

@@ -29,12 +29,10 @@ f16 math) except where the lowered form of an op would not be the interpreter's 
   the interpreter evaluates them in f32 and rounds once, which is what the widened form does;
 * ``sum``/``mean``/``prod`` of a whole tile or of each row: the interpreter's NumPy reduction of
   a contiguous half axis accumulates in float (pairwise), so the lowered one accumulates in f32;
-  reductions across rows (axis 0) are sequential half additions in NumPy and stay f16.
-
-Scans of f16 tiles are refused: the interpreter's ``cumsum``/``cumprod`` of f16 accumulate in f16
-element after element (NumPy), which no chunked vector scan reproduces; the refusal says how to
-ask for the f32-accumulated scan (``cast(cumsum(cast(t, f32)), f16)``), which also is the
-accurate one.
+  reductions across rows (axis 0) are sequential half additions in NumPy and stay f16;
+* scans (``cumsum``/``cumprod``) of f16 tiles: the interpreter accumulates them in f32 and rounds
+  each result once (as torch does on the CPU); the scan composite in half would round every
+  partial.
 
 Establishes: no vector op (other than copies, loads, stores and casts) has a bf16 operand.
 """
@@ -45,7 +43,6 @@ from dataclasses import dataclass, replace
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.ops import BINARY_OPERATORS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TTile
-from ascendcraft.errors import DSLError
 
 from .base import LoweringPass, Names, call, int_literal, rewrite_block
 from .linearize import is_vector
@@ -120,12 +117,7 @@ class _Widener:
         if "bf16" in dtypes:
             return self._widen(s, e, args, types, "bf16")
         if "f16" in dtypes:
-            if op in _SCANS:
-                raise DSLError(
-                    f"{op} of an f16 tile: the DSL accumulates it in f16 element by element, which no vector scan "
-                    "reproduces", e.span or s.span, kind="lowering error",
-                    hint=f"ask for the f32-accumulated scan (also the accurate one): cast({op}(cast(t, f32), ...), f16)")
-            if op in _F16_COMPOSITES or op == "pow" and not _literal(args[1]) or \
+            if op in _SCANS or op in _F16_COMPOSITES or op == "pow" and not _literal(args[1]) or \
                     op in _F16_REDUCTIONS and self._contiguous(e):
                 return self._widen(s, e, args, types, "f16")
         return [s]

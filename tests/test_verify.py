@@ -296,3 +296,18 @@ def test_f16_and_bf16_outputs(tmp_path):
     o = rep.trials[0].outputs[0]
     assert not rep.passed and o.n_unwritten == 2 * 65 and o.n_mismatched == 0   # f16 poison recognised
     assert rep.trials[0].outputs[1].passed
+
+
+def test_l2_norms_of_huge_finite_values_neither_overflow_nor_warn():
+    # a float64 reference above 1e154 (a cumprod of adversarial inputs) squared overflows: the
+    # relative L2 became inf / inf = NaN, which no bound rejects, and numpy warned on the terminal
+    import math
+    import warnings
+
+    from ascendcraft.compare import float_slack, l2_norm
+    big = np.array([3e200, -4e200])
+    assert l2_norm(big) == pytest.approx(5e200) and l2_norm(np.zeros(3)) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, rel = float_slack(torch.tensor(big), torch.tensor(big), "f32")
+    assert math.isfinite(rel) and rel > 0

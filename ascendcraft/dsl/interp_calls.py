@@ -64,7 +64,12 @@ class CallInterpreter:
             a = t.data
             if reverse:
                 a = np.flip(a, axis)
-            out = fn(a, axis=axis, dtype=a.dtype)
+            if t.dtype == "f16":
+                # accumulated in f32 and rounded once per result, as torch does on the CPU and NumPy's
+                # sums of a half row do (the lowering widens the scan so)
+                out = fn(a.astype(np.float32), axis=axis).astype(np.float16)
+            else:
+                out = fn(a, axis=axis, dtype=a.dtype)
             if t.dtype == "bf16":
                 out = D.round_bf16(out)  # hardware rounds every partial; this rounds the results (close, not exact)
             if exclusive and out.shape[axis]:
