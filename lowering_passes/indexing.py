@@ -1,6 +1,7 @@
 """Select rules for the indexing ops (docs/dsl.md "Indexing"): which AscendC calls compute them.
 
-``gather(t, idx)`` of a 1-D tile by a 1-D index tile is AscendC ``Gather``, which takes byte
+``gather(t, idx)`` of a 1-D tile by a 1-D index tile (or along the rows of a 2-D tile by a 2-D index
+tile of its rows: one Gather per row, from that row) is AscendC ``Gather``, which takes byte
 offsets as uint32 (asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_gather_impl.h): an i64
 index tile is narrowed with ``Cast`` (int64 -> int32 takes CAST_NONE on A2: vconv_s642s32 in
 kernel_operator_vec_vconv_impl.h), then scaled by the element size with ``Muls``. Indices are
@@ -29,10 +30,14 @@ def select(sel, op: str, args: list, e, prev, no_rule) -> list:
     if op in ("scatter", "scatter_add"):
         return _scatter(sel, op, args, e, no_rule, text)
     t, idx = (sel.ctx.type_of(a) for a in args[:2])
-    axis = e.kwarg("axis")
-    if len(t.shape) != 1 or len(idx.shape) != 1 or not (axis is None or int_literal(axis) in (0, -1)):
-        raise no_rule(text + f"a gather of a rank-{len(t.shape)} tile by a rank-{len(idx.shape)} index tile (it lowers for a "
-                      "1-D tile and a 1-D index tile: gather one row at a time, e.g. gather(load(x[r, :]), "
+    axis = int_literal(e.kwarg("axis")) if e.kwarg("axis") is not None else -1
+    one_d = len(t.shape) == 1 and len(idx.shape) == 1 and axis in (0, -1)
+    # take_along_dim along the rows of a 2-D tile: a Gather per row, from that row of t
+    rows = len(t.shape) == 2 and len(idx.shape) == 2 and axis in (1, -1) and idx.shape[0] == t.shape[0]
+    if not (one_d or rows):
+        raise no_rule(text + f"a gather of a rank-{len(t.shape)} tile by a rank-{len(idx.shape)} index tile along axis "
+                      f"{axis} (it lowers for a 1-D tile and a 1-D index tile, and along axis 1 of a 2-D tile by an "
+                      "index tile of its rows: otherwise gather one row at a time, e.g. gather(load(x[r, :]), "
                       "load(idx[r, k:k + T])))")
     if t.dtype not in ("f16", "f32", "i16", "i32"):
         raise no_rule(text + f"a gather of a {t.dtype} tile (AscendC Gather moves 16- and 32-bit elements)")

@@ -9,13 +9,26 @@ from __future__ import annotations
 
 from lowering_passes.indexing import arg_buffer_offsets
 
+from .. import dtypes as D
+from .emit_common import cast_pitch
+
 
 def emit_gather(em, target: str, e, ct: str, dtype: str, out: str, tile_cls):
+    """One Gather; for a 2-D source, one per row: row r's offsets read from row r of the source
+    (srcBaseAddr = r * its pitch in bytes) into row r of the result, whose pitch is that of a tile
+    of its dtype (the offsets are i32: a 2-byte result has rows of 16-element blocks)."""
     src, offsets = (a.id for a in e.args[:2])
-    off = em.tiles[offsets]
-    em.emit(f"AscendC::Gather({target}, {src}, {offsets}.ReinterpretCast<uint32_t>(), static_cast<uint32_t>(0), "
-            f"static_cast<uint32_t>({off.count}));")
-    return tile_cls(ct, dtype, off.rows, off.cols, off.pitch, out)
+    off, t = em.tiles[offsets], em.tiles[src]
+    if t.rows == "1" and off.rows == "1":
+        em.emit(f"AscendC::Gather({target}, {src}, {offsets}.ReinterpretCast<uint32_t>(), static_cast<uint32_t>(0), "
+                f"static_cast<uint32_t>({off.count}));")
+        return tile_cls(ct, dtype, off.rows, off.cols, off.pitch, out)
+    pitch = cast_pitch(off, off.pitch, dtype) or off.pitch
+    em.emit(f"for (int64_t r_ = 0; r_ < {off.rows}; ++r_) {{")
+    em.emit(f"    AscendC::Gather({target}[r_ * ({pitch})], {src}, {offsets}[r_ * ({off.pitch})].ReinterpretCast<uint32_t>(), "
+            f"static_cast<uint32_t>(r_ * ({t.pitch}) * {D.ITEMSIZE[dtype]}), static_cast<uint32_t>({off.cols}));")
+    em.emit("}")
+    return tile_cls(ct, dtype, off.rows, off.cols, pitch, out)
 
 
 def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):

@@ -222,10 +222,13 @@ def check_api(ck, op, e, types, out):
         kept = t.shape[1:] if op.form == "argrows" else t.shape[:1]     # one index per column / per row
         return ck._placed(out.id if out is not None else None, TTile("i32", kept), e)
     src, off = types[0], types[1]
+    ranks_ok = (len(src.shape), len(off.shape)) == (1, 1) or (
+        (len(src.shape), len(off.shape)) == (2, 2) and src.shape[0] == off.shape[0])   # row by row
     if not all(isinstance(t, TTile) and t.space == "ub" for t in (src, off)) or src.dtype not in op.dtypes or \
-            len(src.shape) != 1 or off.dtype != "i32" or len(off.shape) != 1:
+            off.dtype != "i32" or not ranks_ok:
         raise check_error(f"Gather(src, offsets) takes a 1-D {'/'.join(sorted(op.dtypes))} ub tile and a 1-D i32 ub tile "
-                   f"of byte offsets, got {src.describe()} and {off.describe()}", e, kind="shape error")
+                   f"of byte offsets (or 2-D ones of the same rows: each row's offsets into its row), got "
+                   f"{src.describe()} and {off.describe()}", e, kind="shape error")
     return ck._placed(out.id if out is not None else None, TTile(src.dtype, off.shape), e)
 
 
@@ -249,10 +252,15 @@ def run_api(interp, op, e, fail):
         t, o = src(env), offsets(env)
         size = D.ITEMSIZE[t.dtype]
         off = o.data.astype(np.int64)
-        bad = (off < 0) | (off % size != 0) | (off // size >= t.data.size)
+        n = t.data.shape[-1]      # a 2-D source: each row's offsets address that row
+        bad = (off < 0) | (off % size != 0) | (off // size >= n)
         if bad.any():
-            k = int(np.argwhere(bad)[0][0])
-            raise fail(f"Gather: byte offset {int(off[k])} (element {k}) is not a multiple of {size} inside the "
-                       f"{t.data.size}-element source", e, kind="index error")
-        return type(t)(t.data[off // size], t.dtype, "ub")
+            k = [int(p) for p in np.argwhere(bad)[0]]
+            raise fail(f"Gather: byte offset {int(off[tuple(k)])} (element {k}) is not a multiple of {size} inside the "
+                       f"{n}-element source", e, kind="index error")
+        if t.data.ndim == 1:
+            return type(t)(t.data[off // size], t.dtype, "ub")
+        if t.data.shape[0] != off.shape[0]:
+            raise fail(f"Gather: a source of {t.data.shape[0]} rows and offsets of {off.shape[0]}", e)
+        return type(t)(np.take_along_axis(t.data, off // size, axis=1), t.dtype, "ub")
     return gather

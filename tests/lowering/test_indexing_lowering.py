@@ -49,6 +49,23 @@ kernel g(x: gm f32[R, C], idx: gm i64[R, K]) -> (y: gm f32[R, K]):
          "torch.randn(R, C), torch.randint(0, C, (R, K))"), trials=2)
 
 
+def test_gather_along_the_rows_of_2d_tiles_is_a_gather_per_row(tmp_path):
+    # [8, C] tiles (R = 37: a tail of 5 rows) by [8, K] index tiles; the f16 result's rows are 16-element
+    # blocks where the i32 offsets' are 8: each row lands at its own pitch
+    k = compile_verified(tmp_path, """
+kernel g2(x: gm f32[R, C], idx: gm i64[R, K], h: gm f16[R, C]) -> (y: gm f32[R, K], z: gm f16[R, K2]):
+    const TR = 8
+    for i in parallel(cdiv(R, TR)):
+        r = i * TR
+        ix = load(idx[r:r + TR, :])
+        store(y[r:r + TR, :], gather(load(x[r:r + TR, :]), ix, axis=1))
+        store(z[r:r + TR, :], gather(load(h[r:r + TR, :]), load(idx[r:r + TR, 0:K2])))
+""", _op("x, idx, h", "torch.take_along_dim(x, idx, dim=1), torch.gather(h, 1, idx[:, :K2])",
+         "R = 37\nC = 300\nK = 50\nK2 = 20", "torch.randn(R, C), torch.randint(0, C, (R, K)), torch.randn(R, C).half()"),
+        trials=2)
+    assert "for (int64_t r_ = 0; r_ <" in k.lowered.spec.kernel_source and "AscendC::Gather(" in k.lowered.spec.kernel_source
+
+
 def test_index_select_of_columns_gathers_each_row_by_one_index_tile(tmp_path):
     # index_select(dim=1) with a 1-D index: the index tile is loaded once per core, each row gathered by it
     compile_verified(tmp_path, """
@@ -157,13 +174,13 @@ kernel s(x: gm f32[R, C], idx: gm i64[R, K], u: gm f32[R, K]) -> (y: gm f32[R, C
 
 @pytest.mark.parametrize("out, body, expr, fragment", [
     ("i64", "        store(y[r], argmax(load(x[r, :])))\n", "torch.argmax(x, 1)", "argmax"),
-    ("f32", "        store(y[r], sum(gather(load(x), load(idx))[r]))\n", "torch.take_along_dim(x, idx, 1).sum(1)",
+    ("f32", "        store(y[r], sum(gather(load(x), load(idx), axis=0)[r]))\n", "torch.gather(x, 0, idx).sum(1)",
      "gather"),
 ])
 def test_forms_that_do_not_lower_are_refused_at_their_line(tmp_path, out, body, expr, fragment):
     (tmp_path / "k.dsl").write_text(f"kernel k(x: gm f32[R, C], idx: gm i64[R, C]) -> (y: gm {out}[R]):\n"
                                     "    for r in parallel(R):\n" + body)
-    (tmp_path / "op.py").write_text(_op("x, idx", expr, "R = 4\nC = 16", "torch.randn(R, C), torch.randint(0, C, (R, C))"))
+    (tmp_path / "op.py").write_text(_op("x, idx", expr, "R = 16\nC = 16", "torch.randn(R, C), torch.randint(0, min(R, C), (R, C))"))
     with pytest.raises(AscendcraftError) as info:
         ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
     text = render(info.value)
