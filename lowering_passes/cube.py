@@ -387,9 +387,6 @@ class _Gemm:
         base = (value(tm), value(tn))
         rates = (ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"])
         if self.mask is not None:
-            if self.batch:
-                raise _NotGemm("a triangle (tril/triu) of a batched product does not lower yet: store the "
-                               "product, then mask it in a second phase", self.store)
             return self._masked(names)
         if self.batch:
             (gm, gn), gk = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, base, *rates, batches=batches), 1
@@ -478,7 +475,8 @@ class _Gemm:
         masked by a vector phase in strips of rows; a tile inside it is computed only. The cores take
         the tiles round-robin, so each gets a share of the triangle (contiguous runs of a row-major
         grid would give the first cores the tiles the triangle misses, a stride of CORES over it
-        could too: the computed tiles are dealt, not the grid's)."""
+        could too: the computed tiles are dealt, not the grid's). With batch axes the items are
+        (batch, tile) pairs, batch-major, each batch's triangle alike."""
         (vi, tm), (vj, tn) = self.axes[0], self.axes[1]
         func, diag = self.mask
         m_dim, n_dim = self._dim(self.c_name, 0), self._dim(self.c_name, 1)
@@ -486,14 +484,22 @@ class _Gemm:
         nb, nt, core, w = names.fresh("_nb"), names.fresh("_nt"), names.fresh("core"), names.fresh("_w")
         consts = [A.Const(nb, call("cdiv", n_dim, tn)),
                   A.Const(nt, binary("*", call("cdiv", m_dim, tm), name(nb)))]
+        items_total = name(nt)
+        for _, d in self.batch:
+            items_total = binary("*", d, items_total)
 
         def clamp01(e):
             return call("minimum", call("maximum", e, A.Int(0)), A.Int(1))
 
-        def conditions(i, j):
+        def diagonal(i, j, zs):
+            """The writer's diagonal of the tile (i, j) of batch zs."""
+            names_of = {vi: name(i), vj: name(j), **{v: name(z) for (v, _), z in zip(self.batch, zs)}}
+            return map_names(self.resolve(diag), lambda n: names_of.get(n.id, n))
+
+        def conditions(i, j, zs):
             """(computed, crossed) as 0/1 scalars of the tile (i, j): some element of the tile is in
             the triangle, some is not. Short tails only make a tile look larger: never wrong."""
-            d = map_names(self.resolve(diag), lambda n: {vi: name(i), vj: name(j)}.get(n.id, n))
+            d = diagonal(i, j, zs)
             # column - row ranges over [1 - TM, TN - 1] in the tile
             if func == "tril":   # kept where column - row <= d: some if d >= 1 - TM, not all if d < TN - 1
                 return clamp01(binary("+", d, tm)), clamp01(binary("-", binary("-", tn, A.Int(1)), d))
@@ -510,27 +516,41 @@ class _Gemm:
 
         ta, tb = self.flags
         i0, j0 = names.fresh("_i"), names.fresh("_j")
-        computed, _ = conditions(i0, j0)
+        zs0 = [names.fresh("_z") for _ in self.batch]     # C's batch indices, its leading axes in order
+        lead0 = {v: name(z) for (v, _), z in zip(self.batch, zs0)}
+        computed, _ = conditions(i0, j0, zs0)
 
         def product(r, c):
             rows = A.Slice(name(r), binary("+", name(r), tm))
             cols = A.Slice(name(c), binary("+", name(c), tn))
             k_all = A.Slice(A.Int(0), self.k_dim)
-            a = A.Index(name(self.a_name), (k_all, rows) if ta else (rows, k_all))
-            b = A.Index(name(self.b_name), (cols, k_all) if tb else (k_all, cols))
+            a_lead = tuple(lead0[x.id] for x in self._lead(self.a0))
+            b_lead = tuple(lead0[x.id] for x in self._lead(self.b0))
+            a = A.Index(name(self.a_name), a_lead + ((k_all, rows) if ta else (rows, k_all)))
+            b = A.Index(name(self.b_name), b_lead + ((cols, k_all) if tb else (k_all, cols)))
             kwargs = {k: name("True") for k, f in (("transpose_a", ta), ("transpose_b", tb)) if f}
             mm = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
             return [once_if(binary("*", name(flag), mine),
-                            [A.Store(A.Index(name(self.c_name), (rows, cols)), mm, span=self.store.span)])]
+                            [A.Store(A.Index(name(self.c_name), tuple(name(z) for z in zs0) + (rows, cols)), mm,
+                                     span=self.store.span)])]
         # the computed tiles in row-major order are dealt to the cores round-robin: _n counts those
         # before (i, j), and a core takes a tile when the count is its number modulo the cores
         seen, flag = names.fresh("_n"), names.fresh("_k")
         mine = binary("-", A.Int(1), call("minimum", binary("%", binary("-", binary("+", name(seen), name("CORES")),
                                                                            name(core)), name("CORES")), A.Int(1)))
         span = self.phase.span
-        items = A.For(w, A.Int(0), name(nt), A.Int(1),
-                      (A.Assign(i0, binary("//", name(w), name(nb)), span),
-                       A.Assign(j0, binary("%", name(w), name(nb)), span),
+        tile_index, batch_of = name(w), []
+        if self.batch:     # w = the flat batch index * tiles + the tile's index
+            tile, rest = names.fresh("_t"), binary("//", name(w), name(nt))
+            batch_of.append(A.Assign(tile, binary("%", name(w), name(nt)), span))
+            for (_, d), z in zip(reversed(self.batch), reversed(zs0)):   # the last batch axis fastest
+                batch_of.append(A.Assign(z, binary("%", rest, d), span))
+                rest = binary("//", rest, d)
+            tile_index = name(tile)
+        items = A.For(w, A.Int(0), items_total, A.Int(1),
+                      (*batch_of,
+                       A.Assign(i0, binary("//", tile_index, name(nb)), span),
+                       A.Assign(j0, binary("%", tile_index, name(nb)), span),
                        A.Assign(flag, computed, span),
                        *tile_of(i0, j0, product, span),
                        A.Assign(seen, binary("+", name(seen), name(flag)), span)), span)
@@ -540,8 +560,9 @@ class _Gemm:
         # (a [strip, TN] f32 tile of 16 KiB at most; the strip divides TM so strips stay in the tile)
         strip = math.gcd(value(tm), max(1, 4096 // value(tn)))
         i1, j1 = names.fresh("_i"), names.fresh("_j")
-        computed1, crossed1 = conditions(i1, j1)
-        d1 = map_names(self.resolve(diag), lambda n: {vi: name(i1), vj: name(j1)}.get(n.id, n))
+        zs1 = [names.fresh("_z") for _ in self.batch]
+        computed1, crossed1 = conditions(i1, j1, zs1)
+        d1 = diagonal(i1, j1, zs1)
 
         def epilogue(r, c):
             end, s0, s1, t = names.fresh("_e"), names.fresh("_s"), names.fresh("_s"), names.fresh("_t")
@@ -549,7 +570,8 @@ class _Gemm:
             span = self.store.span
 
             def strip_of(v):
-                return A.Index(name(self.c_name), (A.Slice(name(v), binary("+", name(v), A.Int(strip))), cols))
+                return A.Index(name(self.c_name), tuple(name(z) for z in zs1) +
+                               (A.Slice(name(v), binary("+", name(v), A.Int(strip))), cols))
             zero = A.For(s0, name(r), name(end), A.Int(strip), (A.Store(strip_of(s0), A.Float(0.0), span=span),), span)
             shifted = binary("+", d1, binary("-", name(s1), name(r)))   # the diagonal in the strip's frame
             mask = A.For(s1, name(r), name(end), A.Int(strip),
@@ -558,7 +580,8 @@ class _Gemm:
             return [A.Assign(end, call("minimum", binary("+", name(r), tm), m_dim), span),
                     once_if(binary("-", A.Int(1), computed1), [zero]),
                     once_if(binary("*", computed1, crossed1), [mask])]
-        vector_phase = A.ParallelFor((i1, j1), (call("cdiv", m_dim, tm), call("cdiv", n_dim, tn)),
+        vector_phase = A.ParallelFor((*zs1, i1, j1), (*(d for _, d in self.batch), call("cdiv", m_dim, tm),
+                                                      call("cdiv", n_dim, tn)),
                                      tile_of(i1, j1, epilogue, self.phase.span), self.phase.span)
         self.ctx.notes.append(
             f"cube: {self.c_name} = {func}({self.a_name} @ {self.b_name}): each {_show(tm)} x {_show(tn)} tile the "
