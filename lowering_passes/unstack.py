@@ -277,8 +277,11 @@ class _Unstacker:
         for s, unit in placed:
             # what stays of rank 3 after this round is unstacked by the next one, with the loop's
             # own stack: it stays in the loop (a load of the same region, or an op of them, per index)
-            if unit is None:
-                (body if self._is_seed(s) else before).append(s)
+            if unit is None and self._is_seed(s):
+                body.append(s)
+                peel += [s] if folds else []
+            elif unit is None:
+                before.append(s)
             elif unit is _AFTER:
                 later.append(s)
             elif unit is _FOLD:

@@ -257,3 +257,22 @@ def test_what_a_fold_cannot_do_is_refused_at_the_writers_line(tmp_path, y, value
               f"        store({region}, {value})\n")
     text = _refusal(tmp_path, "unstack", kernel, op)
     assert "pass 'unstack'" in text and refused in text and "k.dsl:4:" in text, text
+
+
+def test_a_fold_of_rank_4_tiles_peels_the_rank_3_loads_the_next_round_unstacks(tmp_path):
+    # the whole-tile sum of a rank-4 product with a rank-3 operand: round 1 keeps the rank-3 load in
+    # its loop for round 2, so the peeled first index needs it too (it was left out: 'u' undefined)
+    from compiled import compile_verified
+    kernel = """
+kernel fold4(x: gm f32[P, C, H, W], s: gm f32[C, H, W]) -> (tot: gm f32[]):
+    for i in parallel(1):
+        t = load(x[:, :, :, :])
+        u = load(s[:, :, :])
+        store(tot, sum(t * u))
+"""
+    op = _FOLD_OP.replace("def forward(self, x, q):", "def forward(self, x, s):").replace(
+        """        return ((x * 2.0).sum(0) + 1.0, x.max(0).values, x.min(0).values.mean(1), x.mean(),
+                q.sum(1), q.prod(0))""", "        return (x * s).sum()").replace(
+        "return [torch.randn(B, N, D), torch.rand(P, C, H, W) + 0.5]", "return [torch.randn(P, C, H, W), torch.randn(C, H, W)]")
+    assert "(x * s).sum()" in op and "torch.randn(C, H, W)" in op
+    compile_verified(tmp_path, kernel, op, trials=2)
