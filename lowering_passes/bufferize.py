@@ -161,7 +161,7 @@ class _Bufferizer:
                     self.reduced.append(s.value.args[0].id)
                 if func in _SCANNED:
                     self.scanned.append((s.value.args[0].id, func))
-                if func in OPS and OPS[func].form in ("rowvec", "colvec", "rowreduce", "outer"):
+                if func in OPS and OPS[func].form in ("rowvec", "colvec", "rowreduce", "outer", "selectrows"):
                     # the output is written row by row while a vector operand (the one not of the
                     # result's shape) or, for per-row reductions, the rows are still read at other
                     # offsets: never in place
@@ -243,7 +243,7 @@ class _Bufferizer:
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
         src = e.args[1] if op.form in ("select", "gather") else e.args[0]   # Gather: the offsets' shape
-        if op.form in ("rowvec", "colvec"):   # the [R, C] operand (of the result's shape) gives the shape
+        if op.form in ("rowvec", "colvec", "selectrows"):   # the operand of the result's shape gives the shape
             result = self.ctx.type_of(e)
             src = next((a for a in e.args if getattr(self.ctx.type_of(a), "shape", None) == getattr(result, "shape", ())),
                        e.args[0])

@@ -204,7 +204,7 @@ class _Selector(WhereRules):
             for a in c.args:
                 t = self.ctx.type_of(a) if isinstance(a, A.Name) and not a.id.startswith(_PLACEHOLDER) else None
                 if isinstance(t, TTile) and t.dtype not in OPS[c.func].dtypes and \
-                        not (t.dtype == "bool" and OPS[c.func].form in ("select", "binary", "unary")):
+                        not (t.dtype == "bool" and OPS[c.func].form in ("select", "selectrows", "binary", "unary")):
                     allowed = "/".join(sorted(d for d in OPS[c.func].dtypes if d != "bool"))
                     raise NoRule(f"`{_dsl_text(e)}` on {t.dtype} tiles (it lowers for {allowed} tiles; cast(x, f32) "
                                  "first where that is exact)")

@@ -84,6 +84,10 @@ class WhereRules:
             return narrow_where(self, args, e)
         types = [self.ctx.type_of(x) for x in args]
         is_tile = [isinstance(t, TTile) and t.shape != () for t in types]
+        if self._row_mask(mask, types[0], shape) and all(
+                not tile or tuple(t.shape) == shape for t, tile in zip(types[1:], is_tile[1:])) and any(is_tile[1:]):
+            # a mask of bytes per row ([R, 1] from GM): each row is one branch's row, copied whole
+            return [call("SelectRows", mask, a, b)]
         st = _Steps()
         # a tile of the result's run-time shape: a branch of that shape, else the mask
         like = next(((x, t.dtype) for x, t, v in zip(args[1:], types[1:], is_tile[1:])
@@ -109,6 +113,12 @@ class WhereRules:
             second = self._expand(st, second, second_t, shape, like, dtype)
         st.add(call("Select", m, first, second))
         return st
+
+    def _row_mask(self, mask, mt, shape) -> bool:
+        """An [R, 1] bool tile of bytes (not a comparison's bits) against a result of R rows of
+        several columns."""
+        return isinstance(mt, TTile) and len(shape) == 2 and shape[1] != 1 and tuple(mt.shape) == (shape[0], 1) \
+            and not (isinstance(mask, A.Name) and mask.id in self.bit_masks)
 
     def _mask_of_shape(self, st, mask, mt, is_tile: bool, shape, like, invert: bool, lanes: int = 2):
         """A bit mask of the result's shape (inverted with ``invert``) for a Select of ``lanes``-byte values."""

@@ -21,6 +21,25 @@ from .emit_common import (
 
 
 class ComputeEmitter:
+    def _select_rows(self, target: str, e: A.Call, ct: str, out: str):
+        """SelectRows(m, a, b): per row, the mask's byte (its rows are 32-byte blocks) read on the scalar
+        unit, then the chosen branch's row copied with Muls by 1 (exact for every value, -0.0, inf and
+        NaN included) or a scalar branch duplicated."""
+        mask, a, b = e.args
+        big = self.tiles[next(x.id for x in (a, b) if isinstance(x, A.Name) and x.id in self.tiles)]
+        m = self.tiles[mask.id]
+        cols = f"static_cast<int32_t>({big.cols})"
+
+        def fill(x):
+            if isinstance(x, A.Name) and x.id in self.tiles:
+                return (f"AscendC::Muls({target}[r_ * {big.pitch}], {x.id}[r_ * {self.tiles[x.id].pitch}], "
+                        f"static_cast<{ct}>(1), {cols});")
+            return f"AscendC::Duplicate({target}[r_ * {big.pitch}], static_cast<{ct}>({self.scalar(x)}), {cols});"
+        self.emit(f"for (int64_t r_ = 0; r_ < {big.rows}; ++r_) {{")
+        self.emit(f"    if ({mask.id}.GetValue(r_ * {m.pitch}) != 0) {{ {fill(a)} }} else {{ {fill(b)} }}")
+        self.emit("}")
+        return Tile(ct, big.dtype, big.rows, big.cols, big.pitch, out)
+
     def _triangle(self, target: str, e: A.Call, op, ct: str, out: str):
         """Tril: zeros, then each row's kept leading part (column <= row + d) copied with Muls by 1
         (exact for every value; a row starts on a 32-byte block, its kept part ends anywhere).
@@ -141,6 +160,8 @@ class ComputeEmitter:
                     else Tile(ct, t.dtype, "1", src.rows, f"AcAlignUp({src.rows}, {per_block})", out))
         elif form == "triangle":
             tile = self._triangle(target, e, op, ct, out)
+        elif form == "selectrows":
+            tile = self._select_rows(target, e, ct, out)
         elif form == "copy" and isinstance(args[0], A.Index):
             tile = self._slice(target, args[0], t, ct, out)
         elif form == "gather":   # codegen/indexing.py

@@ -132,6 +132,19 @@ class LoweredFormsChecker:
                 raise check_error(f"{op.name} takes an [R, 1] column and a [C] or [1, C] row of one dtype, got {a.describe()} "
                            f"and {b.describe()}", e, kind="shape error")
             return self._placed(out.id if out is not None else None, TTile(a.dtype, shape), e)
+        if form == "selectrows":   # ([R, 1] bool bytes, [R, C] tile or scalar, [R, C] tile or scalar)
+            m = tile(0, "a bool mask tile")
+            values = [t for t in types[1:] if isinstance(t, TTile)]
+            if m.dtype != "bool" or len(m.shape) != 2 or m.shape[1] != 1 or not values or \
+                    any(v.shape != (m.shape[0], values[0].shape[1]) or v.dtype != values[0].dtype or v.space != "ub"
+                        for v in values) or len(values[0].shape) != 2:
+                raise check_error(f"{op.name} takes an [R, 1] bool mask and [R, C] tiles (or scalars) of one dtype, got "
+                                  f"{', '.join(t.describe() for t in types)}", e, kind="shape error")
+            dtype_ok(values[0], args[0])
+            for i, t in enumerate(types[1:], 1):
+                if not isinstance(t, TTile):
+                    scalar(i, values[0].dtype)
+            return self._placed(out.id if out is not None else None, values[0], e)
         if form == "triangle":   # (tile, diagonal)
             t = tile(0)
             dtype_ok(t, args[0])

@@ -271,9 +271,8 @@ class CallInterpreter:
         if form == "compare":
             cmp = OPS[self._const_kw(e, "mode", None)]
             return lambda env: self._elementwise(cmp, [f(env) for f in args])
-        if form == "select":
-            sel = self._k_select(OPS["where"], e)
-            return sel
+        if form in ("select", "selectrows"):   # SelectRows: where with its [R, 1] mask broadcast
+            return self._k_select(OPS["where"], e)
         of = OPS[op.of]
         return lambda env: self._elementwise(of, [f(env) for f in args])
 

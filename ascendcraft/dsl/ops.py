@@ -243,6 +243,9 @@ _API = [
     ("And", "binary", "and", frozenset({"bool", "i16", "i32", "i64"})),
     ("Or", "binary", "or", frozenset({"bool", "i16", "i32", "i64"})),
     ("Cast", "cast", "cast", _ALL),
+    # composite: where(m, a, b) with a [R, 1] bool mask of bytes over [R, C] values (tiles of the result's
+    # shape or scalars): per row, the mask's byte on the scalar unit and one copy (Muls by 1) or Duplicate
+    ("SelectRows", "selectrows", "where", frozenset({"f16", "f32", "i16", "i32"})),
     # composite: tril/triu of a 2-D tile (tile, diagonal): a copy and, per row, a Duplicate of zeros or a
     # Muls by 1 over the row's leading elements (a row's start is 32-byte aligned; its kept part need not be)
     ("Tril", "triangle", "tril", frozenset({"f16", "f32", "i16", "i32"})),
@@ -271,7 +274,7 @@ for _name, _form, _of, _dt in _API:
         _kw = {"transpose_a": False, "transpose_b": False, "base": None}
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
                                       "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1, "outer": 2,
-                                      "triangle": 2,
+                                      "triangle": 2, "selectrows": 3,
                                       "gemm": 2}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)

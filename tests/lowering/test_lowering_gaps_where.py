@@ -131,3 +131,49 @@ kernel ia(i: gm i32[R, C], j: gm i32[R, C]) -> (a: gm i32[R, C], b: gm i32[R, C]
             store(h[r, k:k + CB], ~x)
 """
     _compile(tmp_path, kernel, op)
+
+
+def test_a_row_mask_from_gm_selects_whole_rows_without_temporaries(tmp_path):
+    # where with an [R, 1] bool mask from GM: one copy (or Duplicate) per row, no full-size temporaries,
+    # so [16, 1000] f32 tiles whose three operands fill the UB lower (the broadcast form's ones and
+    # zeros tiles took 208,000 of 196,608 bytes and check said NOT LOWERABLE); then f16 values, a
+    # scalar branch on either side and i32 values; row tails (R = 37)
+    op = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, m, a, b):
+        return FORWARD
+R = 37
+C = 1000
+def get_inputs():
+    return [torch.rand(R, 1) > 0.5, INPUTS]
+def get_init_inputs():
+    return []
+"""
+    wide = """
+kernel wm(m: gm bool[R, 1], a: gm f32[R, C], b: gm f32[R, C]) -> (y: gm f32[R, C]):
+    const TR = 16
+    for i in parallel(cdiv(R, TR)):
+        r = i * TR
+        store(y[r:r + TR, :], where(load(m[r:r + TR, :]), load(a[r:r + TR, :]), load(b[r:r + TR, :])))
+"""
+    mixed = """
+kernel wm(m: gm bool[R, 1], a: gm f16[R, C], b: gm i32[R, C]) -> (g: gm f16[R, C], f: gm f16[R, C], w: gm i32[R, C]):
+    for i in parallel(cdiv(R, 8)):
+        r = i * 8
+        k = load(m[r:r + 8, :])
+        t = load(a[r:r + 8, :])
+        store(g[r:r + 8, :], where(k, t, 2.5))
+        store(f[r:r + 8, :], where(k, -1.5, t))
+        u = load(b[r:r + 8, :])
+        store(w[r:r + 8, :], where(k, u, -u))
+"""
+    cases = ((wide, "torch.where(m, a, b)", "torch.randn(R, C), torch.randn(R, C)", 1),
+             (mixed, "torch.where(m, a, 2.5), torch.where(m, -1.5, a), torch.where(m, b, -b)",
+              "torch.randn(R, C).half(), torch.randint(-1000, 1000, (R, C), dtype=torch.int32)", 3))
+    for n, (kernel, forward, inputs, selects) in enumerate(cases):
+        d = tmp_path / str(n)
+        d.mkdir()
+        k = _compile(d, kernel, op.replace("FORWARD", forward).replace("INPUTS", inputs), trials=2)
+        calls = [c.func for c in A.walk(k.lowered.run.final.kernel) if isinstance(c, A.Call)]
+        assert calls.count("SelectRows") == selects and "AddColVec" not in calls
