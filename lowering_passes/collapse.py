@@ -18,8 +18,9 @@ After::
 One loop over all tiles lets the later passes treat every tile alike: in particular
 ``prefetch`` can load the next tile even when the inner loop runs once per outer iteration
 (a whole row per tile), which the nested form would serialise. Only loops whose outer body
-is exactly the inner loop, with positive constant steps and inner bounds that do not depend
-on the outer variable, are collapsed (so the iteration order is unchanged).
+is exactly the inner loop, with positive constant steps, scalar bounds (not a count loaded from GM)
+and inner bounds that do not depend on the outer variable, are collapsed (so the iteration order
+is unchanged).
 
 Establishes: no perfectly nested rectangular ``range`` loops.
 """
@@ -76,6 +77,8 @@ class _Collapser:
                         if isinstance(n, A.Name)}
         if outer.var in inner_bounds or not (self._positive_step(outer.step) and self._positive_step(inner.step)):
             return outer
+        if not all(isinstance(self.ctx.type_of(e), TScalar) for e in (outer.start, outer.stop, inner.start, inner.stop)):
+            return outer    # a bound read from GM (a one-value tile) is a count the loop runs, not arithmetic
         n_outer = call("cdiv", binary("-", outer.stop, outer.start), outer.step)
         n_inner = call("cdiv", binary("-", inner.stop, inner.start), inner.step)
         flat = self.names.fresh(f"_{outer.var}{inner.var}")

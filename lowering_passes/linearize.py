@@ -48,7 +48,7 @@ class Linearize(LoweringPass):
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         lin = _Linearizer(kernel, ctx)
-        body = rewrite_block(kernel.body, lin.stmt)
+        body = rewrite_block(lin.loop_bounds(kernel.body), lin.stmt)
         tiles = {s.target for s in A.walk(kernel) if isinstance(s, A.Assign) and is_vector(ctx.type_of(s.value))}
         return replace(kernel, body=resolve_aliases(body, tiles))
 
@@ -136,6 +136,20 @@ class _Linearizer:
             value = self.expr(s.value, pre, top=False)
             return pre + [replace(s, value=value)]
         return [s]
+
+    def loop_bounds(self, stmts) -> tuple:
+        """A loop bound read from GM (``range(load(n[k]))``, a one-value integer tile) becomes a name
+        assigned before the loop, so select reads it on the scalar unit like any 0-d load."""
+        out = []
+        for s in stmts:
+            if isinstance(s, (A.For, A.ParallelFor)):
+                s = replace(s, body=self.loop_bounds(s.body))
+            if isinstance(s, A.For) and any(isinstance(self.ctx.type_of(e), TTile) for e in (s.start, s.stop)):
+                pre: list = []
+                s = replace(s, start=self.expr(s.start, pre, False), stop=self.expr(s.stop, pre, False))
+                out += pre
+            out.append(s)
+        return tuple(out)
 
     def expr(self, e, pre: list, top: bool):
         """Rewrite ``e`` so its tile-valued parts are names; emit their computations into ``pre``.

@@ -204,7 +204,8 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             hint = None
             if isinstance(t, TTile):
                 hint = ("tile values live on chip and cannot drive loops or indices (only a one-value integer "
-                        "tile, such as load(t[b]), can be an index); use loop variables, dims and consts")
+                        "tile, such as load(t[b]), can be an index or a loop bound); use loop variables, dims and "
+                        "consts")
             raise check_error(f"{what} must be an integer scalar, got {t.describe()}", e, hint=hint)
         return t
 
@@ -214,7 +215,9 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             raise check_error("a loop of phases holds only parallel loops and sits at the top of the kernel body", s,
                        hint="for g in range(...): followed by one or more for ... in parallel(...) loops")
         for e, what in ((s.start, "range start"), (s.stop, "range stop"), (s.step, "range step")):
-            self._int_scalar(e, what)
+            # a bound may be one integer read from GM (load(n[k]): a loop of a row's count, or of 0 or 1
+            # trips for a flag, the DSL having no `if`); a step may not
+            self._int_scalar(e, what, one_value_tiles=e is not s.step)
         step = self.expr_types[id(s.step)]
         if step.value == 0:
             raise check_error("range step cannot be 0", s.step)

@@ -334,11 +334,14 @@ class Interpreter(CallInterpreter):
         start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
         body, var = self._block(s.body), s.var
 
+        def bound(v):   # a one-value integer tile (load(n[k])) bounds a loop by its value
+            return int(v.data.reshape(())) if type(v) is Tile else v
+
         def run(env):
             st = step(env)
             if st == 0:
                 raise runtime_error("range step is 0 at run time", s.step, hint="steps come from constants or dims > 0")
-            trips = range(start(env), stop(env), st)
+            trips = range(bound(start(env)), bound(stop(env)), st)
             self._count_steps(len(trips), s)
             for i in trips:
                 env[var] = i

@@ -185,3 +185,45 @@ def test_forms_that_do_not_lower_are_refused_at_their_line(tmp_path, out, body, 
         ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
     text = render(info.value)
     assert f"no AscendC selection rule for `{fragment}(" in text and "k.dsl:3:" in text, text
+
+
+def test_index_copy_and_inplace_update_examples_are_exact_for_inf_and_nan(tmp_path):
+    # the examples store each index's last row instead of adding flagged rows (inf * 0 was NaN); the
+    # verifier draws no inf or NaN, so this pins it: repeated indices, inf and NaN in both inputs
+    import torch
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2] / "examples" / "index"
+    for name, rows, n_idx in (("index_copy", 45, 67), ("inplace_update", 53, 77)):
+        k = ascendcraft.compile(root / name / "kernel.dsl", root / name / "op.py", trials=1)
+        g = torch.Generator().manual_seed(5)
+        x, src = torch.randn(rows, 1100, generator=g), torch.randn(n_idx, 1100, generator=g)
+        src[::3, 5], src[1::3, 7], x[:, 9] = float("inf"), float("nan"), float("-inf")
+        idx = torch.randint(0, rows, (n_idx,), generator=g)
+        want = x.clone()
+        for i in range(n_idx):       # in index order: the last of a repeated index stays
+            want[idx[i]] = src[i]
+        got = k(x, idx, src)
+        assert torch.equal(got.isnan(), want.isnan()) and torch.equal(got[~got.isnan()], want[~want.isnan()]), name
+
+
+def test_a_count_read_from_gm_bounds_a_loop_and_a_step_may_not(tmp_path):
+    # range(load(n[r])): the count is a one-value tile read on the scalar unit (linearize names it
+    # before the loop, collapse leaves the loop alone); 0 trips included
+    compile_verified(tmp_path, """
+kernel rep(x: gm f32[R, C], n: gm i32[R]) -> (y: gm f32[R, C]):
+    for r in parallel(R):
+        t = load(x[r, :])
+        acc = t * 0.0
+        for w in range(load(n[r])):
+            for j in range(1):
+                acc = acc + t
+        store(y[r, :], acc)
+""", _op("x, n", "x * n[:, None].float()", "R = 9\nC = 70", "torch.randn(R, C), torch.randint(0, 4, (R,), dtype=torch.int32)"),
+        trials=2)
+    (tmp_path / "k.dsl").write_text("kernel rep(x: gm f32[R, C], n: gm i32[R]) -> (y: gm f32[R, C]):\n"
+                                    "    for r in parallel(R):\n"
+                                    "        for j in range(0, C, load(n[r])):\n"
+                                    "            store(y[r, j:j + 1], load(x[r, j:j + 1]))\n")
+    with pytest.raises(AscendcraftError) as info:
+        ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
+    assert "range step must be an integer scalar" in render(info.value) and "k.dsl:3:" in render(info.value)
