@@ -52,7 +52,6 @@ any other way is reported with the reason (select has no rule for cube tiles).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
@@ -317,7 +316,7 @@ class _Gemm:
                 raise _NotGemm("each parallel variable must select the row or the column block of C")
             extent = self.phase.extents[self.phase.vars.index(var)]
             if self.resolve(extent) != call("cdiv", self._dim(self.c_name, axis), tile):
-                raise _NotGemm(f"the parallel extent of {var} must be cdiv(<C extent>, {_show(tile)})")
+                raise _NotGemm(f"the parallel extent of {var} must be cdiv(<C extent>, {show(tile)})")
             self.axes[axis] = (var, tile)
         self._match_batches(st)
         if len(self.phase.vars) != 2 + len(self.batch):
@@ -340,7 +339,7 @@ class _Gemm:
             extent = self.resolve(self.phase.extents[self.phase.vars.index(sub.id)])
             dim = dim_expr(c_shape[axis])
             if extent != dim:
-                raise _NotGemm(f"the parallel extent of {sub.id} must be C's batch extent {_show(dim)}", st)
+                raise _NotGemm(f"the parallel extent of {sub.id} must be C's batch extent {show(dim)}", st)
             self.batch.append((sub.id, dim))
         c_lead = tuple(self.resolve(x) for x in st.dst.subscripts[:-2])
         for load, what in ((self.a0, "A"), (self.b0, "B")):
@@ -387,7 +386,8 @@ class _Gemm:
         base = (value(tm), value(tn))
         rates = (ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"])
         if self.mask is not None:
-            return self._masked(names)
+            from .cube_triangle import triangle_rewrite
+            return triangle_rewrite(self, names)
         if self.batch:
             (gm, gn), gk = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, base, *rates, batches=batches), 1
         else:
@@ -436,7 +436,7 @@ class _Gemm:
             ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of blocks "
                              f"({block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
                              f"shapes), K cut into {gk} slices on cores of their own and added into {self.c_name} "
-                             f"(zeroed first), base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}")
+                             f"(zeroed first), base block {show(tm)} x {show(tn)} x {show(self.depth)}")
             return consts + self._zero_phase(names) + [A.ParallelFor((core,), (name("CORES"),), body,
                                                                      self.phase.span)]
         if not self.batch:
@@ -445,7 +445,7 @@ class _Gemm:
                     store)
             ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of cores "
                              f"(blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the "
-                             f"real shapes, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)})")
+                             f"real shapes, base block {show(tm)} x {show(tn)} x {show(self.depth)})")
             return consts + [A.ParallelFor((core,), (name("CORES"),), body, self.phase.span)]
         # batches: one work item per (batch, block) pair, batch-major (a core's consecutive items
         # share a batch, so its A rows or B columns are still in L2), items spread over the cores
@@ -465,130 +465,8 @@ class _Gemm:
         body.append(store)
         ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name}, {batches} batches of {gm} x {gn} "
                          f"blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
-                         f"shapes spread over the cores, base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}")
+                         f"shapes spread over the cores, base block {show(tm)} x {show(tn)} x {show(self.depth)}")
         return consts + [A.ParallelFor((work,), (items,), tuple(body), self.phase.span)]
-
-
-    def _masked(self, names: Names) -> list:
-        """``store(c[tile], tril(acc, diagonal=d))`` (or triu): the writer's tiles are the work items.
-        A tile the triangle misses is not computed but zeroed; a tile it crosses is computed, then
-        masked by a vector phase in strips of rows; a tile inside it is computed only. The cores take
-        the tiles round-robin, so each gets a share of the triangle (contiguous runs of a row-major
-        grid would give the first cores the tiles the triangle misses, a stride of CORES over it
-        could too: the computed tiles are dealt, not the grid's). With batch axes the items are
-        (batch, tile) pairs, batch-major, each batch's triangle alike."""
-        (vi, tm), (vj, tn) = self.axes[0], self.axes[1]
-        func, diag = self.mask
-        m_dim, n_dim = self._dim(self.c_name, 0), self._dim(self.c_name, 1)
-        value = lambda e: self.ctx.type_of(e).value   # noqa: E731
-        nb, nt, core, w = names.fresh("_nb"), names.fresh("_nt"), names.fresh("core"), names.fresh("_w")
-        consts = [A.Const(nb, call("cdiv", n_dim, tn)),
-                  A.Const(nt, binary("*", call("cdiv", m_dim, tm), name(nb)))]
-        items_total = name(nt)
-        for _, d in self.batch:
-            items_total = binary("*", d, items_total)
-
-        def clamp01(e):
-            return call("minimum", call("maximum", e, A.Int(0)), A.Int(1))
-
-        def diagonal(i, j, zs):
-            """The writer's diagonal of the tile (i, j) of batch zs."""
-            names_of = {vi: name(i), vj: name(j), **{v: name(z) for (v, _), z in zip(self.batch, zs)}}
-            return map_names(self.resolve(diag), lambda n: names_of.get(n.id, n))
-
-        def conditions(i, j, zs):
-            """(computed, crossed) as 0/1 scalars of the tile (i, j): some element of the tile is in
-            the triangle, some is not. Short tails only make a tile look larger: never wrong."""
-            d = diagonal(i, j, zs)
-            # column - row ranges over [1 - TM, TN - 1] in the tile
-            if func == "tril":   # kept where column - row <= d: some if d >= 1 - TM, not all if d < TN - 1
-                return clamp01(binary("+", d, tm)), clamp01(binary("-", binary("-", tn, A.Int(1)), d))
-            # triu, kept where column - row >= d: some if d <= TN - 1, not all if d > 1 - TM
-            return clamp01(binary("-", tn, d)), clamp01(binary("-", binary("+", d, tm), A.Int(1)))
-
-        def tile_of(i, j, body, span):
-            r, c = names.fresh("_r"), names.fresh("_c")
-            return (A.Assign(r, binary("*", name(i), tm), span), A.Assign(c, binary("*", name(j), tn), span),
-                    *body(r, c))
-
-        def once_if(flag, stmts):
-            return A.For(names.fresh("_q"), A.Int(0), flag, A.Int(1), tuple(stmts), self.store.span)
-
-        ta, tb = self.flags
-        i0, j0 = names.fresh("_i"), names.fresh("_j")
-        zs0 = [names.fresh("_z") for _ in self.batch]     # C's batch indices, its leading axes in order
-        lead0 = {v: name(z) for (v, _), z in zip(self.batch, zs0)}
-        computed, _ = conditions(i0, j0, zs0)
-
-        def product(r, c):
-            rows = A.Slice(name(r), binary("+", name(r), tm))
-            cols = A.Slice(name(c), binary("+", name(c), tn))
-            k_all = A.Slice(A.Int(0), self.k_dim)
-            a_lead = tuple(lead0[x.id] for x in self._lead(self.a0))
-            b_lead = tuple(lead0[x.id] for x in self._lead(self.b0))
-            a = A.Index(name(self.a_name), a_lead + ((k_all, rows) if ta else (rows, k_all)))
-            b = A.Index(name(self.b_name), b_lead + ((cols, k_all) if tb else (k_all, cols)))
-            kwargs = {k: name("True") for k, f in (("transpose_a", ta), ("transpose_b", tb)) if f}
-            mm = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
-            return [once_if(binary("*", name(flag), mine),
-                            [A.Store(A.Index(name(self.c_name), tuple(name(z) for z in zs0) + (rows, cols)), mm,
-                                     span=self.store.span)])]
-        # the computed tiles in row-major order are dealt to the cores round-robin: _n counts those
-        # before (i, j), and a core takes a tile when the count is its number modulo the cores
-        seen, flag = names.fresh("_n"), names.fresh("_k")
-        mine = binary("-", A.Int(1), call("minimum", binary("%", binary("-", binary("+", name(seen), name("CORES")),
-                                                                           name(core)), name("CORES")), A.Int(1)))
-        span = self.phase.span
-        tile_index, batch_of = name(w), []
-        if self.batch:     # w = the flat batch index * tiles + the tile's index
-            tile, rest = names.fresh("_t"), binary("//", name(w), name(nt))
-            batch_of.append(A.Assign(tile, binary("%", name(w), name(nt)), span))
-            for (_, d), z in zip(reversed(self.batch), reversed(zs0)):   # the last batch axis fastest
-                batch_of.append(A.Assign(z, binary("%", rest, d), span))
-                rest = binary("//", rest, d)
-            tile_index = name(tile)
-        items = A.For(w, A.Int(0), items_total, A.Int(1),
-                      (*batch_of,
-                       A.Assign(i0, binary("//", tile_index, name(nb)), span),
-                       A.Assign(j0, binary("%", tile_index, name(nb)), span),
-                       A.Assign(flag, computed, span),
-                       *tile_of(i0, j0, product, span),
-                       A.Assign(seen, binary("+", name(seen), name(flag)), span)), span)
-        cube_phase = A.ParallelFor((core,), (name("CORES"),), (A.Assign(seen, A.Int(0), span), items), span)
-
-        # the vector phase: zero the tiles not computed, mask the crossed ones in strips of rows
-        # (a [strip, TN] f32 tile of 16 KiB at most; the strip divides TM so strips stay in the tile)
-        strip = math.gcd(value(tm), max(1, 4096 // value(tn)))
-        i1, j1 = names.fresh("_i"), names.fresh("_j")
-        zs1 = [names.fresh("_z") for _ in self.batch]
-        computed1, crossed1 = conditions(i1, j1, zs1)
-        d1 = diagonal(i1, j1, zs1)
-
-        def epilogue(r, c):
-            end, s0, s1, t = names.fresh("_e"), names.fresh("_s"), names.fresh("_s"), names.fresh("_t")
-            cols = A.Slice(name(c), binary("+", name(c), tn))
-            span = self.store.span
-
-            def strip_of(v):
-                return A.Index(name(self.c_name), tuple(name(z) for z in zs1) +
-                               (A.Slice(name(v), binary("+", name(v), A.Int(strip))), cols))
-            zero = A.For(s0, name(r), name(end), A.Int(strip), (A.Store(strip_of(s0), A.Float(0.0), span=span),), span)
-            shifted = binary("+", d1, binary("-", name(s1), name(r)))   # the diagonal in the strip's frame
-            mask = A.For(s1, name(r), name(end), A.Int(strip),
-                         (A.Assign(t, A.Load(strip_of(s1)), span),
-                          A.Store(strip_of(s1), call(func, name(t), diagonal=shifted), span=span)), span)
-            return [A.Assign(end, call("minimum", binary("+", name(r), tm), m_dim), span),
-                    once_if(binary("-", A.Int(1), computed1), [zero]),
-                    once_if(binary("*", computed1, crossed1), [mask])]
-        vector_phase = A.ParallelFor((*zs1, i1, j1), (*(d for _, d in self.batch), call("cdiv", m_dim, tm),
-                                                      call("cdiv", n_dim, tn)),
-                                     tile_of(i1, j1, epilogue, self.phase.span), self.phase.span)
-        self.ctx.notes.append(
-            f"cube: {self.c_name} = {func}({self.a_name} @ {self.b_name}): each {_show(tm)} x {_show(tn)} tile the "
-            f"triangle touches is one Matmul call (base block {_show(tm)} x {_show(tn)} x {_show(self.depth)}), "
-            f"the computed tiles dealt to the cores round-robin; a vector phase zeroes the other tiles and masks the crossed "
-            f"ones in strips of {strip} rows")
-        return consts + [cube_phase, vector_phase]
 
 
 def _hbm_bytes_per_cycle(chip) -> float:
@@ -601,5 +479,6 @@ def _mat(load) -> tuple:
     return load.src.subscripts[-2:]
 
 
-def _show(e) -> str:
+def show(e) -> str:
+    """A tile size as the note spells it: its constant's name or its value."""
     return e.id if isinstance(e, A.Name) else str(getattr(e, "value", e))
