@@ -92,9 +92,9 @@ def emit_argeachrow(em, target: str, e, op, ct: str, out: str, tile_cls):
     em.depth += 1
     at = arg_buffer_offsets("argeachrow", "a_", "o_")
     em.emit(f"const int64_t a_ = AcAlignUp({src.cols}, 64), o_ = AcAlignUp({src.rows}, 8);")
-    for part, ct in (("row", "float"), ("sel", "float"), ("ramp", "float"), ("red", "float"), ("work", "float"),
-                     ("mask", "uint8_t")):
-        em.emit(f"AscendC::LocalTensor<{ct}> {part}_ = {target}[{at[part]}].ReinterpretCast<{ct}>();")
+    for part, part_ct in (("row", "float"), ("sel", "float"), ("ramp", "float"), ("red", "float"),
+                          ("work", "float"), ("mask", "uint8_t")):
+        em.emit(f"AscendC::LocalTensor<{part_ct}> {part}_ = {target}[{at[part]}].ReinterpretCast<{part_ct}>();")
     em.emit("AscendC::CreateVecIndex(ramp_, 0.0f, static_cast<uint32_t>(a_));")
     em.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
     em.depth += 1

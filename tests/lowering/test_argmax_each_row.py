@@ -71,3 +71,25 @@ kernel am(x: gm f32[B, C]) -> (y: gm i64[B], z: gm i64[B]):
         _compile(tmp_path, kernel)
     text = str(info.value)
     assert "k.dsl:4:" in text and "load it as a [1, C] tile and take axis=1" in text
+
+
+def test_an_i32_argmax_of_each_row_feeds_integer_arithmetic(tmp_path):
+    # the result tile keeps its int32 element type (an emitter loop once renamed it uint8_t: the Adds
+    # after it took its scalar as uint8_t and did not compile, and 300 does not fit a byte)
+    from compiled import compile_verified
+    compile_verified(tmp_path, """
+kernel am(x: gm f32[R, C]) -> (y: gm i32[R]):
+    for i in parallel(1):
+        store(y[:], argmax(load(x[:, :]), axis=1, dtype=i32) + 300)
+""", """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return (torch.argmax(x, dim=1) + 300).int()
+R = 16
+C = 70
+def get_inputs():
+    return [torch.randn(R, C)]
+def get_init_inputs():
+    return []
+""", trials=2)
