@@ -285,7 +285,7 @@ class _Gemm:
         st = self.store
         value, self.mask = st.value, None
         if isinstance(value, A.Call) and value.func in ("tril", "triu") and value.args:
-            # a triangle of the product: tiles wholly outside it are not computed (see _masked)
+            # a triangle of the product: tiles wholly outside it are not computed (cube_triangle.py)
             d = value.kwarg("diagonal")
             self.mask, value = (value.func, d if d is not None else A.Int(0)), value.args[0]
         if st.accumulate or not (isinstance(value, A.Name) and value.id == self.acc):
@@ -372,7 +372,23 @@ class _Gemm:
         return [A.Const(t, call("minimum", n_dim, A.Int(4096))),
                 A.ParallelFor((i,), (self._dim(self.c_name, 0),), (loop,), self.phase.span)]
 
+    def matmul_call(self, zs: list, rows: A.Slice, cols: A.Slice, k_part: A.Slice) -> A.Call:
+        """``Matmul(a[...], b[...], base=...)`` of C's block ``rows`` x ``cols`` over ``k_part`` of K, for
+        the batch indices ``zs`` (C's leading axes in order; A and B take their last ones)."""
+        ta, tb = self.flags
+        lead = {v: name(z) for (v, _), z in zip(self.batch, zs)}
+        a_lead = tuple(lead[x.id] for x in self._lead(self.a0))
+        b_lead = tuple(lead[x.id] for x in self._lead(self.b0))
+        a = A.Index(name(self.a_name), a_lead + ((k_part, rows) if ta else (rows, k_part)))
+        b = A.Index(name(self.b_name), b_lead + ((cols, k_part) if tb else (k_part, cols)))
+        kwargs = {k: name("True") for k, f in (("transpose_a", ta), ("transpose_b", tb)) if f}
+        (_, tm), (_, tn) = self.axes[0], self.axes[1]
+        return call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
+
     def rewrite(self, names: Names) -> list:
+        if self.mask is not None:
+            from .cube_triangle import triangle_rewrite
+            return triangle_rewrite(self, names)
         ctx = self.ctx
         (_, tm), (_, tn) = self.axes[0], self.axes[1]
         dims = ctx.checked.binding.dims
@@ -385,9 +401,6 @@ class _Gemm:
             batches *= size(d)
         base = (value(tm), value(tn))
         rates = (ctx.chip.cube_macs_per_cycle * CUBE_RATE[dtype], ITEMSIZE[dtype], COST_CONSTANTS["l2_bpc"])
-        if self.mask is not None:
-            from .cube_triangle import triangle_rewrite
-            return triangle_rewrite(self, names)
         if self.batch:
             (gm, gn), gk = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, base, *rates, batches=batches), 1
         else:
@@ -409,19 +422,8 @@ class _Gemm:
                        A.Const(s_k, binary("*", call("cdiv", call("cdiv", self.k_dim, name(g_k)), self.depth),
                                            self.depth))]
             k_part = A.Slice(name(k0), binary("+", name(k0), name(s_k)))
-        ta, tb = self.flags
         zs = [names.fresh("_z") for _ in self.batch]     # the batch indices, C's leading axes in order
-        lead = {v: name(z) for (v, _), z in zip(self.batch, zs)}
-        a_lead = tuple(lead[x.id] for x in self._lead(self.a0))
-        b_lead = tuple(lead[x.id] for x in self._lead(self.b0))
-        a = A.Index(name(self.a_name), a_lead + ((k_part, rows) if ta else (rows, k_part)))
-        b = A.Index(name(self.b_name), b_lead + ((cols, k_part) if tb else (k_part, cols)))
-        kwargs = {}
-        if ta:
-            kwargs["transpose_a"] = name("True")
-        if tb:
-            kwargs["transpose_b"] = name("True")
-        product = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
+        product = self.matmul_call(zs, rows, cols, k_part)
         # K slices add into C (atomic_add: the Matmul API's IterateAll with enAtomic)
         store = A.Store(A.Index(name(self.c_name), tuple(name(z) for z in zs) + (rows, cols)), product,
                         accumulate=gk > 1)

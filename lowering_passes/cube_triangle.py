@@ -56,22 +56,14 @@ def triangle_rewrite(g, names: Names) -> list:
     def once_if(flag, stmts):
         return A.For(names.fresh("_q"), A.Int(0), flag, A.Int(1), tuple(stmts), g.store.span)
 
-    ta, tb = g.flags
     i0, j0 = names.fresh("_i"), names.fresh("_j")
     zs0 = [names.fresh("_z") for _ in g.batch]     # C's batch indices, its leading axes in order
-    lead0 = {v: name(z) for (v, _), z in zip(g.batch, zs0)}
     computed, _ = conditions(i0, j0, zs0)
 
     def product(r, c):
         rows = A.Slice(name(r), binary("+", name(r), tm))
         cols = A.Slice(name(c), binary("+", name(c), tn))
-        k_all = A.Slice(A.Int(0), g.k_dim)
-        a_lead = tuple(lead0[x.id] for x in g._lead(g.a0))
-        b_lead = tuple(lead0[x.id] for x in g._lead(g.b0))
-        a = A.Index(name(g.a_name), a_lead + ((k_all, rows) if ta else (rows, k_all)))
-        b = A.Index(name(g.b_name), b_lead + ((cols, k_all) if tb else (k_all, cols)))
-        kwargs = {k: name("True") for k, f in (("transpose_a", ta), ("transpose_b", tb)) if f}
-        mm = call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, g.depth)))
+        mm = g.matmul_call(zs0, rows, cols, A.Slice(A.Int(0), g.k_dim))
         return [once_if(binary("*", name(flag), mine),
                         [A.Store(A.Index(name(g.c_name), tuple(name(z) for z in zs0) + (rows, cols)), mm,
                                  span=g.store.span)])]
