@@ -385,6 +385,14 @@ class _Gemm:
         (_, tm), (_, tn) = self.axes[0], self.axes[1]
         return call("Matmul", a, b, **kwargs, base=A.Tuple((tm, tn, self.depth)))
 
+    def batch_indices(self, flat, zs: list, span=None) -> list:
+        """``z = ...`` for each batch index of the flat batch index ``flat``, the last axis fastest."""
+        out, rest = [], flat
+        for (_, d), z in zip(reversed(self.batch), reversed(zs)):
+            out.append(A.Assign(z, binary("%", rest, d), span))
+            rest = binary("//", rest, d)
+        return out
+
     def rewrite(self, names: Names) -> list:
         if self.mask is not None:
             from .cube_triangle import triangle_rewrite
@@ -460,10 +468,7 @@ class _Gemm:
         body = [A.Assign(flat, binary("//", name(work), per_batch)),
                 A.Assign(r, binary("*", binary("//", binary("%", name(work), per_batch), name(g_n)), name(s_m))),
                 A.Assign(c, binary("*", binary("%", name(work), name(g_n)), name(s_n)))]
-        rest = name(flat)
-        for (_, d), z in zip(reversed(self.batch), reversed(zs)):   # the flat index, last axis fastest
-            body.append(A.Assign(z, binary("%", rest, d)))
-            rest = binary("//", rest, d)
+        body += self.batch_indices(name(flat), zs)
         body.append(store)
         ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name}, {batches} batches of {gm} x {gn} "
                          f"blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "

@@ -75,11 +75,9 @@ def triangle_rewrite(g, names: Names) -> list:
     span = g.phase.span
     tile_index, batch_of = name(w), []
     if g.batch:     # w = the flat batch index * tiles + the tile's index
-        tile, rest = names.fresh("_t"), binary("//", name(w), name(nt))
-        batch_of.append(A.Assign(tile, binary("%", name(w), name(nt)), span))
-        for (_, d), z in zip(reversed(g.batch), reversed(zs0)):   # the last batch axis fastest
-            batch_of.append(A.Assign(z, binary("%", rest, d), span))
-            rest = binary("//", rest, d)
+        tile = names.fresh("_t")
+        batch_of = [A.Assign(tile, binary("%", name(w), name(nt)), span),
+                    *g.batch_indices(binary("//", name(w), name(nt)), zs0, span)]
         tile_index = name(tile)
     items = A.For(w, A.Int(0), items_total, A.Int(1),
                   (*batch_of,
