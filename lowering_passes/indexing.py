@@ -14,7 +14,7 @@ from __future__ import annotations
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 
-from .base import call, int_literal, lit
+from .base import binary, call, int_literal, lit
 
 #: the DSL ops these rules lower
 OPS = ("gather", "argmax", "argmin", "scatter", "scatter_add")
@@ -103,7 +103,6 @@ def _terms(parts) -> dict:
 
 def arg_buffer_elems(form: str, rows, cols):
     """Elements of an ArgMax/ArgMin output buffer of ``form`` for a [rows, cols] tile, as a DSL expression."""
-    from .base import binary
     a = binary("*", call("cdiv", cols, A.Int(64)), A.Int(64))
     terms = {"A": a, "O": binary("*", call("cdiv", rows, A.Int(8)), A.Int(8)), "1": A.Int(1),
              "A/32": binary("//", a, A.Int(32)),

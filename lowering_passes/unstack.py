@@ -279,7 +279,8 @@ class _Unstacker:
             # own stack: it stays in the loop (a load of the same region, or an op of them, per index)
             if unit is None and self._is_seed(s):
                 body.append(s)
-                peel += [s] if folds else []
+                if folds:
+                    peel.append(s)
             elif unit is None:
                 before.append(s)
             elif unit is _AFTER:
