@@ -292,10 +292,11 @@ def _start_on_sim(chain, checked: CheckResult, backend: str, chip, model_time: b
     return early
 
 
-def _workspace_bytes(spec, dims: dict, cores: int) -> int:
-    """User workspace (scratch tensors), with the host's integer arithmetic."""
+def _workspace_bytes(spec, tiling: dict, cores: int) -> int:
+    """User workspace (scratch tensors), with the host's integer arithmetic over the launch's tiling
+    values (dims and attributes: a scratch may be sized by a const of either)."""
     from .codegen.tiling import workspace_size
-    return workspace_size(spec, dims, cores)
+    return workspace_size(spec, tiling, cores)
 
 
 def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None):
@@ -309,7 +310,7 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
     from .sim.runner import start_kernel
 
     spec, final = result.spec, result.run.final.kernel
-    gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
+    gm_params = _gm_parameters(result)
     binding, plan = bind(final, shapes)
     params = parameter_arrays(plan, shapes)
     cores = result.run.final.real.cores
@@ -318,9 +319,9 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
         arrays = gm_arrays(plan, inputs, outputs, params)
         tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, binding.attrs)
         return start_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
-                            block_dim=cores, workspace_bytes=_workspace_bytes(spec, binding.dims, cores),
+                            block_dim=cores, workspace_bytes=_workspace_bytes(spec, tiling, cores),
                             chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs],
-                            dtypes=_bf16_params(final))
+                            dtypes=_bf16_params(result))
 
     def finish(res, outputs):
         if not res.ok:
@@ -363,7 +364,7 @@ def _real_gm(result: Lowered):
     """The lowered kernel's GM parameters in order, their shape specs at the op's real shapes,
     and the real binding and plan."""
     final, real = result.run.final.kernel, result.check.task.real
-    gm_params = [p.name for p in final.inputs + final.outputs if hasattr(p.type, "shape")]
+    gm_params = _gm_parameters(result)
     real_binding, real_plan = bind(final, real)
     specs = dict(zip(real_plan.forward_inputs, [s for s in real.input_specs if hasattr(s, "shape")]))
     for key, spec_ in real.parameters.items():
@@ -391,16 +392,20 @@ def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
     tiling = tiling_values(spec, {n: specs[n].shape for n in gm_params}, real_binding.attrs)
     cores = result.run.final.real.cores
     return start_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
-                        workspace_bytes=_workspace_bytes(spec, real_binding.dims, cores), chip=result.chip,
+                        workspace_bytes=_workspace_bytes(spec, tiling, cores), chip=result.chip,
                         timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace,
-                        dtypes=_bf16_params(result.run.final.kernel))
+                        dtypes=_bf16_params(result))
 
 
-def _bf16_params(kernel) -> dict:
+def _gm_parameters(result: Lowered) -> list[str]:
+    """The lowered kernel's GM parameters, inputs then outputs: the entry's GM arguments in order."""
+    return [t.name for t in result.run.final.real.symbols.parameters()]
+
+
+def _bf16_params(result: Lowered) -> dict:
     """The GM arguments (by position: the entry's GM parameters come first, in the kernel's order)
     holding bf16 (2-byte) data, which the GM convention holds as float32 arrays."""
-    gm = [p for p in kernel.inputs + kernel.outputs if hasattr(p.type, "shape")]
-    return {i: "bfloat16" for i, p in enumerate(gm) if p.type.dtype == "bf16"}
+    return {i: "bfloat16" for i, t in enumerate(result.run.final.real.symbols.parameters()) if t.dtype == "bf16"}
 
 
 def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = None):
@@ -408,7 +413,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
     from .sim.runner import RunQueue
     from .verify import verify
 
-    spec, final = result.spec, result.run.final.kernel
+    spec = result.spec
     _require_compiler()
     if model_time:
         _preload_plotting()
@@ -495,7 +500,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
         # bytes in GM (a bf16 value is 2, though the GM convention holds it in a float32 array)
         moved = sum(int(np.prod(specs[n].shape)) * ITEMSIZE[specs[n].dtype] for n in gm_params)
         hbm_us = moved / (chip.hbm_gbps * 1e3)
-        cube_us = _cube_floor_us(final, res.cost, chip)
+        cube_us = _cube_floor_us(result.run.final, res.cost, chip)
         result.floor_kind = "cube" if cube_us > hbm_us else "HBM"
         result.floor_us = max(hbm_us, cube_us) + chip.launch_overhead_us
         _floor_is_a_law(result)
@@ -547,12 +552,12 @@ def _require_compiler() -> None:
                              "or run with --backend npu on a machine with CANN")
 
 
-def _cube_floor_us(kernel, cost, chip) -> float:
-    """The cube's time for the kernel's MACs on every AIC at the operand dtype's rate."""
+def _cube_floor_us(level, cost, chip) -> float:
+    """The cube's time for the kernel's MACs on every AIC at the operand dtype's rate (an operand
+    may be a parameter or a scratch tensor: the level's symbol table knows both)."""
     from .dsl import ast as A
     from .sim.cost import CUBE_RATE
-    dtypes = {p.name: p.type.dtype for p in kernel.inputs + kernel.outputs if hasattr(p.type, "shape")}
-    operands = [dtypes[n.value.args[0].base.id] for n in A.walk(kernel)
+    operands = [level.real.symbols.tensor(n.value.args[0].base.id).dtype for n in A.walk(level.kernel)
                 if isinstance(n, A.Store) and isinstance(n.value, A.Call) and n.value.func == "Matmul"]
     if not operands:
         return 0.0

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 
 from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.ast import map_names  # noqa: F401  (the passes import it from here)
 from ascendcraft.errors import DSLError
 
 
@@ -23,6 +24,15 @@ class PassContext:
 
     def type_of(self, e):
         return self.checked.expr_types.get(id(e))
+
+    @property
+    def symbols(self):
+        """The input program's names (GM tensors, dims, attributes, consts) valued at the op's real shapes."""
+        return self.checked.symbols
+
+    def tensor(self, name: str):
+        """A GM tensor of the input program, parameter or scratch (``ascendcraft.dsl.symbols.TensorSymbol``)."""
+        return self.checked.symbols.tensor(name)
 
 
 @dataclass(frozen=True)
@@ -127,14 +137,6 @@ def name(n: str) -> A.Name:
     return A.Name(n)
 
 
-def gm_type(kernel: A.Kernel, tensor: str) -> A.TensorType:
-    """The declared type of a GM tensor: a parameter's or a scratch tensor's."""
-    p = kernel.param(tensor)
-    if p is not None:
-        return p.type
-    return next(s.type for s in kernel.body if isinstance(s, A.Scratch) and s.name == tensor)
-
-
 def dim_expr(d) -> A.Expr:
     """A tensor type's extent (a dim name or an int) as an expression."""
     return A.Name(d) if isinstance(d, str) else A.Int(d)
@@ -161,27 +163,6 @@ def int_literal(e) -> int | None:
     if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Int):
         return -e.operand.value
     return None
-
-
-def map_names(e, fn):
-    """``e`` with every name ``n`` replaced by ``fn(n)`` (an expression), through every kind of node."""
-    if isinstance(e, A.Name):
-        return fn(e)
-    if isinstance(e, A.Binary):
-        return replace(e, lhs=map_names(e.lhs, fn), rhs=map_names(e.rhs, fn))
-    if isinstance(e, A.Unary):
-        return replace(e, operand=map_names(e.operand, fn))
-    if isinstance(e, A.Call):
-        return replace(e, args=tuple(map_names(a, fn) for a in e.args),
-                       kwargs=tuple(replace(k, value=map_names(k.value, fn)) for k in e.kwargs))
-    if isinstance(e, A.Index):
-        return replace(e, base=map_names(e.base, fn), subscripts=tuple(map_names(x, fn) for x in e.subscripts))
-    if isinstance(e, A.Slice):
-        return replace(e, start=map_names(e.start, fn) if e.start is not None else None,
-                       stop=map_names(e.stop, fn) if e.stop is not None else None)
-    if isinstance(e, A.Tuple):
-        return replace(e, items=tuple(map_names(i, fn) for i in e.items))
-    return e
 
 
 def rename_names(node, mapping: dict):

@@ -49,7 +49,7 @@ from ascendcraft.dsl.ops import OPS
 from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, dim_expr, gm_type
+from .base import LoweringPass, Names, binary, call, dim_expr
 
 BLOCK = 32        # UB rows start on 32-byte blocks
 REPEAT = 256      # one vector repeat
@@ -205,8 +205,8 @@ class _Bufferizer:
                 self.loops.append((start, self.pos, used, defined))
 
     def _note_strided(self, region):
-        if strided_region(region, self.k):
-            self.strided.append(region_extents(region, self.k, self.ctx)[-1])
+        if strided_region(region, self.ctx.symbols):
+            self.strided.append(region_extents(region, self.ctx)[-1])
 
     def _record_tile(self, s: A.Assign):
         t = self.ctx.type_of(s.value)
@@ -223,7 +223,7 @@ class _Bufferizer:
     def _symbolic_shape(self, e) -> tuple:
         """Upper bounds of a tile's extents as expressions of dims and constants."""
         if isinstance(e, A.Load):
-            return region_extents(e.src, self.k, self.ctx)
+            return region_extents(e.src, self.ctx)
         op = OPS[e.func]
         if op.form == "window":
             return self._window_shape(e)
@@ -496,24 +496,20 @@ def _maximum(exprs: list):
     return out
 
 
-def strided_region(src, kernel) -> bool:
+def strided_region(src, symbols) -> bool:
     """Whether the last axis a GM region keeps is not the tensor's last axis (``x[a:b, j]``,
     ``x[:, i, j]``): consecutive tile elements are then not adjacent in GM."""
     if not isinstance(src, A.Index):
         return False
-    param = kernel.param(src.base.id)
-    if param is not None:
-        rank = len(param.type.shape)
-    else:
-        rank = len(next(s for s in kernel.body if isinstance(s, A.Scratch) and s.name == src.base.id).type.shape)
+    rank = len(symbols.tensor(src.base.id).shape)
     subs = src.subscripts
     return len(subs) == rank and not isinstance(subs[-1], A.Slice) and any(isinstance(x, A.Slice) for x in subs)
 
 
-def region_extents(src, kernel, ctx) -> tuple:
+def region_extents(src, ctx) -> tuple:
     """Extents of a GM region ``x[i, a:a + T, :]`` as expressions (integer indices drop their axis)."""
-    gm = ctx.type_of(src.base if isinstance(src, A.Index) else src)
-    dim_exprs = [dim_expr(d) for d in gm_type(kernel, gm.name).shape]
+    tensor = ctx.tensor((src.base if isinstance(src, A.Index) else src).id)
+    dim_exprs = [dim_expr(d) for d in tensor.dims]
     if not isinstance(src, A.Index):
         return tuple(dim_exprs)
     out = []

@@ -60,7 +60,7 @@ from ascendcraft.sim.cost import COST_CONSTANTS, CUBE_RATE
 from ascendcraft.dsl.types import TScalar
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, dim_expr, gm_type, map_names, name
+from .base import LoweringPass, Names, binary, call, dim_expr, map_names, name
 
 
 class _NotGemm(Exception):
@@ -169,6 +169,8 @@ class _Gemm:
 
     def __init__(self, phase: A.ParallelFor, kernel: A.Kernel, ctx):
         self.phase, self.kernel, self.ctx = phase, kernel, ctx
+        # extents compare by value at every shape: a const is its definition (scratch dims may be consts)
+        self.same = ctx.symbols.same
         self.scalars: dict[str, object] = {}   # index arithmetic, inlined when comparing regions
         self.l1: dict[str, A.Load] = {}
         self._match()
@@ -182,7 +184,7 @@ class _Gemm:
             e = loads[e.id]
         if not (isinstance(e, A.Load) and e.space == "l1" and isinstance(e.src, A.Index)
                 and isinstance(e.src.base, A.Name) and len(e.src.subscripts) >= 2
-                and len(e.src.subscripts) == len(gm_type(self.kernel, e.src.base.id).shape)
+                and len(e.src.subscripts) == len(self.ctx.tensor(e.src.base.id).dims)
                 and all(isinstance(x, A.Slice) for x in e.src.subscripts[-2:])
                 and not any(isinstance(x, A.Slice) for x in e.src.subscripts[:-2])):
             raise _NotGemm("matmul operands must be l1 loads of GM regions that slice the last two axes "
@@ -251,18 +253,18 @@ class _Gemm:
             raise _NotGemm("the K loop multiplies other tensors than the first product", self.loop)
         a_k, b_k = (1 if not ta else 0), (0 if not tb else 1)
         depth = self._first_k_slice(self.a0, a_k)
-        if self.resolve(self._first_k_slice(self.b0, b_k)) != self.resolve(depth):
+        if not self.same(self.resolve(self._first_k_slice(self.b0, b_k)), self.resolve(depth)):
             raise _NotGemm("A and B tiles have different K depths", self.loop)
         start, step_, stop = (self.resolve(x) for x in (self.loop.start, self.loop.step, self.loop.stop))
-        if start != self.resolve(depth) or step_ != self.resolve(depth):
+        if not (self.same(start, self.resolve(depth)) and self.same(step_, self.resolve(depth))):
             raise _NotGemm("the K loop must start at the first tile's depth and step by it", self.loop)
         k_dim = self._dim(self.a_name, a_k)
-        if stop != k_dim and stop != self._dim(self.b_name, b_k):
+        if not (self.same(stop, k_dim) or self.same(stop, self._dim(self.b_name, b_k))):
             raise _NotGemm("the K loop must run to the K extent of the operands", self.loop)
         want = A.Slice(k_var, binary("+", k_var, self.resolve(depth)))
         for load, axis in ((a1, a_k), (b1, b_k)):
             sub = _mat(load)[axis]
-            if A.Slice(self.resolve(sub.start), self.resolve(sub.stop)) != want:
+            if not (self.same(self.resolve(sub.start), want.start) and self.same(self.resolve(sub.stop), want.stop)):
                 raise _NotGemm("the K loop's tiles must be k:k + depth along K", self.loop)
         for first, later, axis in ((self.a0, a1, 1 - a_k), (self.b0, b1, 1 - b_k)):
             if self.resolve(_mat(first)[axis]) != self.resolve(_mat(later)[axis]) or \
@@ -272,14 +274,14 @@ class _Gemm:
 
     def _first_k_slice(self, load: A.Load, axis: int):
         sub = _mat(load)[axis]
-        if not (sub.start is None or self.resolve(sub.start) == A.Int(0)) or sub.stop is None:
+        if not (sub.start is None or self.same(self.resolve(sub.start), A.Int(0))) or sub.stop is None:
             raise _NotGemm("the first product's tiles must start at K = 0 (write the product over all of K: "
                            "the lowering cuts K over the cores itself when C has too few blocks for them)", load)
         return sub.stop
 
     def _dim(self, tensor: str, axis: int):
         """Extent of axis 0 (rows) or 1 (columns) of a tensor's matrices (its last two axes)."""
-        return dim_expr(gm_type(self.kernel, tensor).shape[axis - 2])
+        return self.ctx.tensor(tensor).dim_expr(axis - 2)
 
     def _match_store(self):
         st = self.store
@@ -292,7 +294,7 @@ class _Gemm:
             raise _NotGemm("the tile must be stored once with store(c[...], acc) (or tril/triu(acc, diagonal=...))",
                            st)
         if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) >= 2
-                and len(st.dst.subscripts) == len(gm_type(self.kernel, st.dst.base.id).shape)
+                and len(st.dst.subscripts) == len(self.ctx.tensor(st.dst.base.id).dims)
                 and all(isinstance(x, A.Slice) for x in st.dst.subscripts[-2:])
                 and not any(isinstance(x, A.Slice) for x in st.dst.subscripts[:-2])):
             raise _NotGemm("the store must write a 2-D slice of C's last two axes, indexing each batch axis", st)
@@ -300,12 +302,12 @@ class _Gemm:
         rows_a = self.resolve(_mat(self.a0)[0 if not ta else 1])
         cols_b = self.resolve(_mat(self.b0)[1 if not tb else 0])
         rows_c, cols_c = (self.resolve(x) for x in st.dst.subscripts[-2:])
-        if rows_c != rows_a or cols_c != cols_b:
+        if not (self._same_slice(rows_c, rows_a) and self._same_slice(cols_c, cols_b)):
             raise _NotGemm("the stored tile must be the rows of A's tile by the columns of B's", st)
         self.c_name = st.dst.base.id
         # the Matmul API takes C's row stride from B's N and its rows from A's M
-        if self._dim(self.c_name, 0) != self._dim(self.a_name, 1 if ta else 0) or \
-                self._dim(self.c_name, 1) != self._dim(self.b_name, 0 if tb else 1):
+        if not (self.same(self._dim(self.c_name, 0), self._dim(self.a_name, 1 if ta else 0)) and
+                self.same(self._dim(self.c_name, 1), self._dim(self.b_name, 0 if tb else 1))):
             raise _NotGemm("C must be declared with A's row extent and B's column extent", st)
         # each parallel variable must walk one axis of C in whole tiles: start v * T, length T,
         # v in range(cdiv(extent, T)), so the tiles cover C exactly
@@ -315,40 +317,41 @@ class _Gemm:
             if var not in self.phase.vars or var in [v for v, _ in self.axes.values()]:
                 raise _NotGemm("each parallel variable must select the row or the column block of C")
             extent = self.phase.extents[self.phase.vars.index(var)]
-            if self.resolve(extent) != call("cdiv", self._dim(self.c_name, axis), tile):
+            if not self.same(self.resolve(extent), call("cdiv", self._dim(self.c_name, axis), tile)):
                 raise _NotGemm(f"the parallel extent of {var} must be cdiv(<C extent>, {show(tile)})")
             self.axes[axis] = (var, tile)
         self._match_batches(st)
         if len(self.phase.vars) != 2 + len(self.batch):
             raise _NotGemm("the phase must run over (batch indices..., row block, column block)")
 
+    def _same_slice(self, a: A.Slice, b: A.Slice) -> bool:
+        return all(x is y is None or None not in (x, y) and self.same(x, y)
+                   for x, y in ((a.start, b.start), (a.stop, b.stop)))
+
     def _lead(self, load) -> tuple:
         return tuple(self.resolve(x) for x in load.src.subscripts[:-2])
 
     def _match_batches(self, st):
-        """Batch axes: each leading (integer) subscript of C is a parallel variable running over that
-        axis's whole extent; A's and B's leading subscripts are C's last ones (matmul's broadcasting of
-        batch axes, aligned from the right, without extent-1 stretching), over the same dims."""
-        c_shape = gm_type(self.kernel, self.c_name).shape
-        self.batch = []   # (variable, dim expression) per leading axis of C
-        for axis, sub in enumerate(st.dst.subscripts[:-2]):
+        """Batch axes: each leading (integer) subscript of C is a parallel variable of its own; A's and
+        B's leading subscripts are C's last ones (matmul's broadcasting of batch axes, aligned from the
+        right, without extent-1 stretching)."""
+        self.batch = []   # (variable, its parallel extent) per leading axis of C
+        for sub in st.dst.subscripts[:-2]:
             sub = self.resolve(sub)
             if not (isinstance(sub, A.Name) and sub.id in self.phase.vars) or \
                     sub.id in [v for v, _ in self.batch] + [v for v, _ in self.axes.values()]:
                 raise _NotGemm("each batch axis of C must be indexed by a parallel variable of its own", st)
-            extent = self.resolve(self.phase.extents[self.phase.vars.index(sub.id)])
-            dim = dim_expr(c_shape[axis])
-            if extent != dim:
-                raise _NotGemm(f"the parallel extent of {sub.id} must be C's batch extent {show(dim)}", st)
-            self.batch.append((sub.id, dim))
+            # the items run over the phase's own batch extents (the checker bounded its indices at every
+            # shape, so they lie inside C's and the operands' batch axes, whatever those are declared as)
+            self.batch.append((sub.id, self.phase.extents[self.phase.vars.index(sub.id)]))
+        # A's and B's batch indices are C's: each (batch, block) item reads the operands at the indices the
+        # phase read them at (bounded at every shape by the checker), whatever their declared extents
         c_lead = tuple(self.resolve(x) for x in st.dst.subscripts[:-2])
         for load, what in ((self.a0, "A"), (self.b0, "B")):
             lead = self._lead(load)
-            shape = gm_type(self.kernel, load.src.base.id).shape
-            if len(lead) > len(c_lead) or lead != c_lead[len(c_lead) - len(lead):] or \
-                    tuple(shape[:-2]) != tuple(c_shape[len(c_lead) - len(lead):len(c_lead)]):
-                raise _NotGemm(f"{what}'s batch indices must be C's last ones, over the same extents "
-                               f"(c[z, ...] = a[z, ...] @ b[z, ...], or a batch of A times one matrix B)", st)
+            if len(lead) > len(c_lead) or lead != c_lead[len(c_lead) - len(lead):]:
+                raise _NotGemm(f"{what}'s batch indices must be C's last ones (c[z, ...] = a[z, ...] @ b[z, ...], "
+                               f"or a batch of A times one matrix B)", st)
 
     @staticmethod
     def _tile_of(sl: A.Slice):
@@ -364,7 +367,7 @@ class _Gemm:
         """``store(c[i, j:j + T], full((T,), 0, dtype))`` over C's rows, in row chunks of up to 4096."""
         n_dim = self._dim(self.c_name, 1)
         t, i, j = names.fresh("_tz"), names.fresh("_i"), names.fresh("_j")
-        dtype = gm_type(self.kernel, self.c_name).dtype
+        dtype = self.ctx.tensor(self.c_name).dtype
         zero = call("full", A.Tuple((name(t),)), A.Float(0.0), name(dtype))
         loop = A.For(j, A.Int(0), n_dim, name(t),
                      (A.Store(A.Index(name(self.c_name), (name(i), A.Slice(name(j), binary("+", name(j), name(t))))),
@@ -399,11 +402,10 @@ class _Gemm:
             return triangle_rewrite(self, names)
         ctx = self.ctx
         (_, tm), (_, tn) = self.axes[0], self.axes[1]
-        dims = ctx.checked.binding.dims
         m_dim, n_dim = self._dim(self.c_name, 0), self._dim(self.c_name, 1)
-        size = lambda d: d.value if isinstance(d, A.Int) else dims[d.id]   # noqa: E731 - at the real shapes
+        size = ctx.symbols.extent     # at the real shapes
         value = lambda e: ctx.type_of(e).value   # noqa: E731
-        dtype = gm_type(self.kernel, self.a_name).dtype
+        dtype = self.ctx.tensor(self.a_name).dtype
         batches = 1
         for _, d in self.batch:
             batches *= size(d)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.symbols import evaluate
 
 from .base import LoweringPass, Names
 from .bufferize import SCALAR_RESERVE, aligned_elems, region_extents, tile_value, with_out, work_buffers
@@ -81,7 +82,7 @@ class _Pipeliner:
     def _region_bytes(self, region, dtype: str) -> int:
         """Bytes a copy of ``region`` moves at the op's real shapes (what a queue would carry)."""
         try:
-            return evaluate(aligned_elems(region_extents(region, self.k, self.ctx), dtype), self.values) * \
+            return evaluate(aligned_elems(region_extents(region, self.ctx), dtype), self.values) * \
                 D.ITEMSIZE[dtype]
         except (KeyError, TypeError):
             return 0
@@ -105,7 +106,7 @@ class _Pipeliner:
         decl = self.buffers[buf]
         size_const = None
         if region is not None:
-            size = aligned_elems(region_extents(region, self.k, self.ctx), decl.type.dtype)
+            size = aligned_elems(region_extents(region, self.ctx), decl.type.dtype)
             size_const = self.names.fresh("_n")
             self.values[size_const] = evaluate(size, self.values)
             slot_type = replace(decl.type, shape=(size_const,))
@@ -209,20 +210,3 @@ def const_values(kernel: A.Kernel, dims: dict, cores: int) -> dict:
             except (KeyError, TypeError):
                 pass
     return env
-
-
-def evaluate(e, env: dict) -> int:
-    """An integer expression of names in ``env``: + - * // %, cdiv, minimum, maximum."""
-    if isinstance(e, A.Int):
-        return e.value
-    if isinstance(e, A.Name):
-        return env[e.id]
-    if isinstance(e, A.Binary):
-        a, b = evaluate(e.lhs, env), evaluate(e.rhs, env)
-        return {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0, "%": a % b if b else 0}[e.op]
-    if isinstance(e, A.Call) and e.func in ("cdiv", "minimum", "maximum"):
-        a, b = evaluate(e.args[0], env), evaluate(e.args[1], env)
-        return {"cdiv": -(-a // b) if b else 0, "minimum": min(a, b), "maximum": max(a, b)}[e.func]
-    if isinstance(e, A.Unary) and e.op == "-":
-        return -evaluate(e.operand, env)
-    raise KeyError(type(e).__name__)

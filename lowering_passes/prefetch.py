@@ -246,7 +246,7 @@ class _Prefetcher:
         is clamped away already. A region of integer indices only stays (one element, clamped)."""
         if not isinstance(src, A.Index):
             return stmts, src
-        dims = self.k.param(src.base.id).type.shape
+        dims = self.ctx.tensor(src.base.id).dims
         nxt = stmts[0].target                       # the loop variable's next value
         if any(isinstance(sub, A.Slice) and sub.start == A.Name(nxt) and stop == dim_expr(dim)
                for sub, dim in zip(src.subscripts, dims)):
@@ -273,8 +273,7 @@ class _Prefetcher:
         would not): ``minimum(i, dim - 1)``, at worst a tile read and not used. Slices clamp anyway."""
         if not isinstance(src, A.Index):
             return src
-        decl = self.k.param(src.base.id)
-        dims = decl.type.shape
+        dims = self.ctx.tensor(src.base.id).dims
         subs = tuple(x if isinstance(x, A.Slice) or not (_names(x) & moved) else
                      call("minimum", x, binary("-", dim_expr(d), A.Int(1)))
                      for x, d in zip(src.subscripts, dims))

@@ -124,7 +124,7 @@ class _Selector(WhereRules):
         tmp = self.names.fresh("_v")
         # a scalar stored to a region of several elements (store(y[i, :], 0.0)) is broadcast:
         # the one-value tile gets the region's (static) shape
-        shape = region_extents(s.dst, self.kernel, self.ctx)
+        shape = region_extents(s.dst, self.ctx)
         if all(isinstance(d, A.Int) and d.value == 1 for d in shape):
             shape = ()
         dup = call("Duplicate", A.Tuple(tuple(shape)), s.value, A.Name(dtype))

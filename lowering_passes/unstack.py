@@ -65,7 +65,7 @@ from ascendcraft.dsl.ops import OPS
 from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, dim_expr, gm_type, int_literal, name
+from .base import LoweringPass, Names, binary, call, dim_expr, int_literal, name
 
 # ops that act on each leading index alone whatever their operands' ranks (NumPy broadcasting
 # aligns trailing axes, so an operand of lower rank is the same for every leading index)
@@ -371,7 +371,7 @@ class _Unstacker:
         first slice (the tile's leading axis) and the tensor's type."""
         if not isinstance(ix, A.Index) or not isinstance(ix.base, A.Name):
             raise _Abandon("addresses it in a way the lowering does not follow")
-        ty = gm_type(self.k, ix.base.id)
+        ty = self.checked.symbols.tensor(ix.base.id).decl
         subs = A.whole_subscripts(ix, len(ty.shape))
         axis = next((a for a, x in enumerate(subs) if isinstance(x, A.Slice)), None)
         return subs, axis if axis is not None else 0, ty

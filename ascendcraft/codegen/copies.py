@@ -91,7 +91,7 @@ class CopyEmitter:
             self._sync("V_MTE2")
             self.depth -= 1
             self.emit("}")
-        if strided_region(e.src, self.k):
+        if strided_region(e.src, self.ck.symbols):
             # the tile's last axis is not adjacent in GM (a column x[a:b, j]): one element per block
             self.emit(f"CopyInStrided<{ct}>({target}, {name}Gm[off_], r_, c_, {pitch}, 0, "
                       f"{axes[0][1] if len(axes) == 2 else '0'}, {axes[-1][1]}, static_cast<{ct}>(0));")
@@ -203,7 +203,7 @@ class CopyEmitter:
         # copy then starts at the halo's last whole block (DataCopyPad's leftPadding is at most
         # 32 bytes, ascendc_api.md 2.2).
         fill = f"AscendC::Duplicate({{}}, static_cast<{ct}>({pad}), static_cast<int32_t>({{}}));"
-        if strided_region(e.src, self.k):
+        if strided_region(e.src, self.ck.symbols):
             # a strided region (a column with halos): pad the whole tile, then copy the part inside
             # the tensor element by element to row ro_, column left_
             self.emit(fill.format(target, "rs_ * p_"))
@@ -324,8 +324,7 @@ class CopyEmitter:
 
     def _gm_shape(self, src) -> tuple:
         base = src.base if isinstance(src, A.Index) else src
-        decl = self.params.get(base.id)
-        return decl.type.shape if decl is not None else self.scratch[base.id].type.shape
+        return self.symbols.tensor(base.id).dims
 
     def _sync(self, event: str):
         self.emit(f"{{ auto e_ = static_cast<event_t>(AscendC::GetTPipePtr()->FetchEventID(AscendC::HardEvent::{event})); "
@@ -362,7 +361,7 @@ class CopyEmitter:
         self.emit(f"const int64_t r_ = {rows}, c_ = {cols}, off_ = {offset};")
         self.emit("if (r_ > 0 && c_ > 0) {")
         self.depth += 1
-        if strided_region(s.dst, self.k):
+        if strided_region(s.dst, self.ck.symbols):
             self.emit(f"CopyOutStrided<{ct}>({name}Gm[off_], {v}, r_, c_, {'0' if row_broadcast else t.pitch}, "
                       f"{axes[0][1] if len(axes) == 2 else '0'}, {axes[-1][1]});")
         elif row_broadcast:   # every GM row from the tile's one row

@@ -25,7 +25,7 @@ class GemmEmitter:
 
     def _gm_dtype(self, src) -> str:
         name = (src.base if isinstance(src, A.Index) else src).id
-        return (self.params.get(name) or self.scratch.get(name)).type.dtype
+        return self.symbols.tensor(name).dtype
 
     def _cube_tiling(self, i: int, g: A.Store) -> list[str]:
         """TCubeTiling filled in the kernel from the dims and the lowering's block and base sizes

@@ -83,8 +83,8 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         # come from the program (a writer's variable may be called rwork), in C++ spelling
         from .names import dsl_name
         self.work = work_buffers(kernel, dsl_name)
-        self.scratch = {s.name: s for s in kernel.body if isinstance(s, A.Scratch)}
-        self.params = {p.name: p for p in kernel.inputs + kernel.outputs}
+        self.symbols = checked.symbols           # every GM tensor and scalar name of the program
+        self.scratch = self.symbols.scratch()
         self.tiles: dict[str, Tile] = {}
         self.bit_masks: set[str] = set()           # bool tiles holding one bit per element (Compare's)
         self.scalars: dict[str, str] = {}          # local scalar name -> C++ type
@@ -143,10 +143,10 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         on the host)."""
         consts = {c.name: c.value for c in self.k.body if isinstance(c, A.Const)}
         parts = []
-        for s in self.scratch.values():
+        for s in self.scratch:
             n = " * ".join(f"(int64_t)({host_int(A.Name(d), consts)})" if isinstance(d, str) else str(d)
-                           for d in s.type.shape) or "1"
-            parts.append(f"(({n}) * {D.ITEMSIZE[s.type.dtype]} + 31) / 32 * 32")
+                           for d in s.dims) or "1"
+            parts.append(f"(({n}) * {D.ITEMSIZE[s.dtype]} + 31) / 32 * 32")
         return " + ".join(parts) or "0"
 
     # ------------------------------------------------------------ C++ source
@@ -159,20 +159,20 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         self._collect_locals(self.k.body)
         body = [s for s in self.k.body if not isinstance(s, (A.Const, A.Scratch, A.Buffer))]
         self._phases(body)
-        gm_args = [p.name for p in self.k.inputs + self.k.outputs if isinstance(p.type, A.TensorType)]
+        gm_args = [t.name for t in self.symbols.parameters()]
         init_args = ", ".join(f"GM_ADDR {n}" for n in gm_args + ["workspace", "tiling"])
         init = [f"        GET_TILING_DATA(tilingData, tiling);"]
         init += [f"        {f.name} = tilingData.{f.name};" for f in fields]
         init += [f"        {c.name} = {self.scalar(c.value)};" for c in consts]
         for n in gm_args:
-            ct = UB_CTYPES[self.params[n].type.dtype]
+            ct = UB_CTYPES[self.symbols.tensor(n).dtype]
             init.append(f"        {n}Gm.SetGlobalBuffer((__gm__ {ct}*){n});")
         offset = "0"
-        for s in self.scratch.values():
-            ct = CTYPES[s.type.dtype]
+        for s in self.scratch:
+            ct = CTYPES[s.dtype]
             init.append(f"        {s.name}Gm.SetGlobalBuffer((__gm__ {ct}*)(AscendC::GetUserWorkspace(workspace) + {offset}));")
-            n = " * ".join(self._dim(d) for d in s.type.shape) or "1"
-            offset = f"{offset} + (({n}) * {D.ITEMSIZE[s.type.dtype]} + 31) / 32 * 32"
+            n = " * ".join(self._dim(d) for d in s.dims) or "1"
+            offset = f"{offset} + (({n}) * {D.ITEMSIZE[s.dtype]} + 31) / 32 * 32"
         for b in self.buffers.values():
             size = " * ".join(self._dim(d) for d in b.type.shape)
             ct = UB_CTYPES[b.type.dtype]
@@ -193,9 +193,9 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
                 decls.append(f"    AscendC::TQue<AscendC::TPosition::{pos}, {b.depth}> {b.name};")
         decls.append("    AscendC::TBuf<AscendC::TPosition::VECCALC> scalarBuf;")
         for n in gm_args:
-            decls.append(f"    AscendC::GlobalTensor<{UB_CTYPES[self.params[n].type.dtype]}> {n}Gm;")
-        for s in self.scratch.values():
-            decls.append(f"    AscendC::GlobalTensor<{CTYPES[s.type.dtype]}> {s.name}Gm;")
+            decls.append(f"    AscendC::GlobalTensor<{UB_CTYPES[self.symbols.tensor(n).dtype]}> {n}Gm;")
+        for s in self.scratch:
+            decls.append(f"    AscendC::GlobalTensor<{CTYPES[s.dtype]}> {s.name}Gm;")
         for name, ct in self.members.items():
             decls.append(f"    {ct} {name} = 0;")
         for i, g in enumerate(self.gemms):

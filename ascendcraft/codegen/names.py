@@ -185,6 +185,8 @@ def mangle_kernel(kernel: A.Kernel, checked):
     ck.expr_types = {id(n): types[id(o)] for o, n in r.pairs if id(o) in types}
     ck.kernel = new
     ck._mangled_from = (kernel, r.pairs)    # keeps the old nodes alive: their ids stay unique
+    if checked.symbols is not None:
+        ck.symbols = checked.symbols.renamed(cpp_name)
     parameters = getattr(checked, "parameters", None)
     if parameters:
         ck.parameters = {cpp_name(n) for n in parameters}

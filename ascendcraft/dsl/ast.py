@@ -5,7 +5,7 @@ lower-level programs the lowering passes produce.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Union
 
 from ..errors import SourceFile, Span
@@ -285,3 +285,24 @@ def walk(node):
         for item in items:
             if hasattr(item, "__dataclass_fields__"):
                 yield from walk(item)
+
+
+def map_names(e, fn):
+    """``e`` with every name ``n`` replaced by ``fn(n)`` (an expression), through every kind of node."""
+    if isinstance(e, Name):
+        return fn(e)
+    if isinstance(e, Binary):
+        return replace(e, lhs=map_names(e.lhs, fn), rhs=map_names(e.rhs, fn))
+    if isinstance(e, Unary):
+        return replace(e, operand=map_names(e.operand, fn))
+    if isinstance(e, Call):
+        return replace(e, args=tuple(map_names(a, fn) for a in e.args),
+                       kwargs=tuple(replace(k, value=map_names(k.value, fn)) for k in e.kwargs))
+    if isinstance(e, Index):
+        return replace(e, base=map_names(e.base, fn), subscripts=tuple(map_names(x, fn) for x in e.subscripts))
+    if isinstance(e, Slice):
+        return replace(e, start=map_names(e.start, fn) if e.start is not None else None,
+                       stop=map_names(e.stop, fn) if e.stop is not None else None)
+    if isinstance(e, Tuple):
+        return replace(e, items=tuple(map_names(i, fn) for i in e.items))
+    return e

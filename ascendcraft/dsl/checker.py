@@ -17,6 +17,7 @@ from .check_common import check_error
 from .check_exprs import ExpressionChecker
 from .check_lowered import LoweredFormsChecker
 from .parser import keywords
+from .symbols import Symbols, build as build_symbols
 from .types import TGM, TRegion, TScalar, TTile
 
 
@@ -43,6 +44,7 @@ class CheckedKernel:
     buffers: dict = field(default_factory=dict)  # lowered forms: name -> A.Buffer
     warnings: list = field(default_factory=list)  # DSLError (kind "warning"), located: legal but suspicious
     buffer_bytes: dict = field(default_factory=dict)  # lowered forms: name -> UB bytes at these shapes
+    symbols: Symbols | None = field(default=None, repr=False)  # every GM tensor and scalar name, valued here
 
 
 
@@ -57,6 +59,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         self.fixed: set[str] = set()     # names that cannot be reassigned
         self.params: dict[str, object] = {}
         self.scratch: dict[str, TGM] = {}
+        self.consts: dict[str, tuple] = {}   # name -> (TScalar, its definition)
         self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
         self.buffers: dict[str, A.Buffer] = {}
         self._store_value = None   # the value of the store being checked (Matmul may only be one)
@@ -86,9 +89,10 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         dead_after, peak = _footprint(self)
         if self.buffers:
             self._check_buffer_budget()
+        symbols = build_symbols(k, self.binding.dims, self.params, self.scratch, self.consts, self.cores)
         return CheckedKernel(k, self.binding, self.chip, self.cores, self.uses_cube, self.params, self.scratch,
                              self.expr_types, dead_after, peak, self.buffers, self.warnings,
-                             {n: self.buffer_bytes(b) for n, b in self.buffers.items()})
+                             {n: self.buffer_bytes(b) for n, b in self.buffers.items()}, symbols)
 
     def _dims(self, t: A.TensorType, node) -> tuple[int, ...]:
         out = []
@@ -143,8 +147,10 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             t = self.expr(s.value)
             if not (isinstance(t, TScalar) and t.value is not None):
                 raise check_error("a const needs a value known before the kernel runs", s.value)
-            self._define(s.name, TScalar("int" if t.is_int else t.dtype, t.value), s)
+            value = TScalar("int" if t.is_int else t.dtype, t.value)
+            self._define(s.name, value, s)
             self.fixed.add(s.name)
+            self.consts[s.name] = (value, s.value)
             return
         if isinstance(s, A.Scratch):
             if depth:

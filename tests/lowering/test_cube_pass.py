@@ -161,7 +161,7 @@ def test_the_floor_of_a_cube_kernel_counts_its_macs_at_the_operand_rate():
     from types import SimpleNamespace
 
     from ascendcraft.lower import _cube_floor_us
-    lowered = _cube((MATMUL / "kernel.dsl").read_text()).final.kernel
+    lowered = _cube((MATMUL / "kernel.dsl").read_text()).final
     cost = SimpleNamespace(per_core=[SimpleNamespace(cube_macs=2048 * 4096 * 8192)])
     chip = load_chip("910B2")
     # fp32: half the 16x16x16 fp16 rate, on 24 AIC at 1.8 GHz
