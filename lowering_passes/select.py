@@ -84,17 +84,26 @@ class _Selector(WhereRules):
         self.ctx, self.names, self.kernel = ctx, Names(kernel), kernel
         self.bit_masks: set[str] = set()   # names holding Compare results (one bit per element)
         self.mask_like: dict[str, tuple] = {}  # bit mask -> (a float tile of its shape, its dtype)
+        # bit mask -> the byte width of the values it was compared as: bit (r, c) of a 2-D mask sits at
+        # r * pitch + c, the pitch of those values (rows start on 32-byte blocks), so a mask is read by a
+        # Select of values of that width, or combined with masks of that width, only (see WhereRules._bits)
+        self.mask_lanes: dict[str, int] = {}
+        self.mask_shapes: dict[str, tuple] = {}    # bit mask -> its static shape
 
     # ------------------------------------------------------------ statements
     def stmt(self, s) -> list:
         try:
             if isinstance(s, A.Assign):
-                return self._assign(s)
-            if isinstance(s, A.Store):
-                return self._store(s)
+                out = self._assign(s)
+            elif isinstance(s, A.Store):
+                out = self._store(s)
+            else:
+                return [s]
         except NoRule as why:
             return self._no_rule(s, str(why))
-        return [s]
+        # every statement a rule made is this one's: an error in it names this line (left without an
+        # origin, it would take the next statement's)
+        return [x if x.span is not None else replace(x, span=s.span) for x in out]
 
     def _no_rule(self, s, why: str) -> list:
         from .assist import assist_select
@@ -156,6 +165,8 @@ class _Selector(WhereRules):
         if isinstance(last, A.Call) and (last.func in ("Compare", "CompareScalar") or
                                          last.func in ("Not", "And", "Or") and t.dtype == "bool"):
             self.bit_masks.add(s.target)
+            self.mask_lanes[s.target] = getattr(steps, "mask_lanes", None) or self._compared_lanes(last)
+            self.mask_shapes[s.target] = tuple(t.shape)
             # a float tile of the mask's shape (a broadcast mask is expanded through its 0/1 values):
             # the writer's compared tile, or one an operand mask has
             for a in last.args:
@@ -171,6 +182,14 @@ class _Selector(WhereRules):
             self.mask_like[s.target] = (targets[like[0]] if isinstance(like[0], int) else like[0], like[1])
         return out
 
+    def _compared_lanes(self, c: A.Call) -> int:
+        """The byte width of the values a Compare of the writer's tiles compared (a rule that compares
+        values it made sets ``mask_lanes`` on its steps instead)."""
+        t = self.ctx.type_of(c.args[0]) if isinstance(c.args[0], A.Name) else None
+        if not isinstance(t, TTile) or t.dtype not in ("f16", "f32", "i32"):
+            raise NoRule(f"a mask made by {c.func} of values of an unknown width (internal: the rule must say)")
+        return 2 if t.dtype == "f16" else 4
+
     def _index(self, e: A.Index, t):
         """A slice or element of a tile: ``t[a:b]``, ``t[:, a:b]``, ``t[i]`` are copies (Gathers from the
         tile, any start); one element ``t[i, j]`` is read on the scalar unit."""
@@ -185,7 +204,7 @@ class _Selector(WhereRules):
 
     def _scalar_tile(self, st: "_Steps", like, dtype: str, value):
         """A tile of the scalar expression ``value`` with ``like``'s run-time shape."""
-        f = self._float_like(st, like, dtype)
+        f = like if dtype in ("f16", "f32") else self._float_like(st, like, dtype)   # a mask of like's pitch
         none = st.add(call("CompareScalar", f, A.Name("nan"), mode=A.Str("eq")))
         return st.add(call("Select", none, like, value))
 
@@ -419,7 +438,8 @@ class _Selector(WhereRules):
     def _filled(self, st: "_Steps", like, dtype: str, value) -> tuple:
         """(a tile of ``value`` with ``like``'s run-time shape, its dtype): ``like`` (its f32 values for
         a bool tile) selected from an all-false mask (x == NaN is false for every x, NaN included)."""
-        f = self._float_like(st, like, dtype)
+        # compared at like's own width, so the mask has the pitch of the values Select moves
+        f = like if dtype in ("f16", "f32") else self._float_like(st, like, dtype)
         none = st.add(call("CompareScalar", f, A.Name("nan"), mode=A.Str("eq")))
         if dtype == "bool":
             like, dtype = f, "f32"

@@ -36,6 +36,7 @@ def int_compare(sel, op: str, args: list, tiles: list, e) -> list:
         wide = "f16" if dtype != "i16" else "f32"
         a = st.add(call("Cast", args[0], A.Name(wide)))
         st.mask_like = (len(st) - 1, wide)
+        st.mask_lanes = 2 if wide == "f16" else 4
         if tiles[1]:
             st.add(call("Compare", a, st.add(call("Cast", args[1], A.Name(wide))), mode=A.Str(op)))
         else:
@@ -45,6 +46,7 @@ def int_compare(sel, op: str, args: list, tiles: list, e) -> list:
         raise NoRule(f"`{_dsl_text(e)}`, a comparison of {dtype} tiles (integer comparisons lower for i8, u8, i16 and "
                      "i32 tiles; 910B has no 64-bit compare: compare a narrower cast where the values fit)")
     st.mask_like = (args[0].id, "i32")
+    st.mask_lanes = 4                        # Compare of int32 (EQ), or of the f32 parts below
     if op in ("eq", "ne"):
         if tiles[1]:
             eq = st.add(call("Compare", args[0], args[1], mode=A.Str("eq")))
@@ -103,8 +105,8 @@ def narrow_where(sel, args: list, e) -> list:
     def half(x):
         """A bool / i8 / u8 tile's values as f16 (exact); a bit mask (a comparison) as 0/1."""
         if x.id not in halves:
-            if x.id in sel.bit_masks:
-                halves[x.id] = st.add(call("Select", x, ones16(x), lit(0.0)))
+            if x.id in sel.bit_masks:      # read by a Select of 2-byte values: laid out for them
+                halves[x.id] = st.add(call("Select", sel._bits(st, x, lanes=2), ones16(x), lit(0.0)))
             else:
                 halves[x.id] = st.add(call("Cast", x, A.Name("f16")))
         return halves[x.id]
@@ -154,7 +156,7 @@ def _mask_values(sel, st, mask, like=None):
         ones, kind = sel._filled(st, A.Name(known[0]), known[1], 1) if known else sel._filled(st, like, "f32", 1)
         if kind != "f32":
             ones = st.add(call("Cast", ones, A.Name("f32")))
-        return st.add(call("Select", mask, ones, lit(0.0)))
+        return st.add(call("Select", sel._bits(st, mask, lanes=4), ones, lit(0.0)))
     return sel._float_like(st, mask, "bool")
 
 
@@ -165,12 +167,15 @@ def store_mask(sel, s) -> list:
     if known is None:
         raise NoRule(f"a store of the mask `{s.value.id}` (store masks that compare tiles, or their & | ~)")
     st = _Steps()
+    # 0/1 selected at the width the mask was compared at (its bits have that pitch), then bytes
+    width = "f32" if sel.mask_lanes.get(s.value.id) == 4 else "f16"
     ones, kind = sel._filled(st, A.Name(known[0]), known[1], 1)
-    if kind == "i32":
-        ones = st.add(call("Cast", ones, A.Name("f32")))
-    if kind != "f16":
-        ones = st.add(call("Cast", ones, A.Name("f16")))
-    st.add(call("Cast", st.add(call("Select", s.value, ones, lit(0.0))), A.Name("bool")))
+    if kind != width:
+        ones = st.add(call("Cast", ones, A.Name(width)))
+    values = st.add(call("Select", s.value, ones, lit(0.0)))
+    if width != "f16":
+        values = st.add(call("Cast", values, A.Name("f16")))
+    st.add(call("Cast", values, A.Name("bool")))
     targets = [sel.names.fresh("_a") for _ in st]
     out = [A.Assign(tgt, _subst(v, targets[:i])) for i, (tgt, v) in enumerate(zip(targets, st))]
     return out + [_with_value(s, targets[-1])]

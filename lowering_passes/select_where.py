@@ -9,8 +9,8 @@ from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TTile
 
-from .base import call, lit
-from .select_steps import NoRule, _dsl_text, _Steps, _subst
+from .base import call, lit, map_names
+from .select_steps import NoRule, _dsl_text, _step, _Steps, _subst
 
 
 class WhereRules:
@@ -23,7 +23,7 @@ class WhereRules:
         ones, _ = self._filled(st, A.Name(like[0]), like[1], 1)
         if like[1] != "f32":
             ones = st.add(call("Cast", ones, A.Name("f32")))
-        return st.add(call("Select", A.Name(mask), ones, lit(0.0)))
+        return st.add(call("Select", self._bits(st, A.Name(mask), lanes=4), ones, lit(0.0)))
 
     def _mask_index(self, s: A.Assign, e: A.Index, t) -> list:
         """A slice or element of a comparison's mask (one bit per element: no bit is addressable):
@@ -42,34 +42,88 @@ class WhereRules:
         if t.shape != ():
             self.bit_masks.add(s.target)
             self.mask_like[s.target] = (targets[-2], "f32")
+            self.mask_lanes[s.target] = 4
+            self.mask_shapes[s.target] = tuple(t.shape)
         return out
 
     def _logic(self, op, args, tiles) -> list:
         """``&``, ``|``, ``~``: bitwise on the 16-bit views of integer tiles and of bit masks (masks
         from GM hold bytes: they become bit masks first, as Compare writes them); an integer scalar
-        operand is a tile of it first."""
+        operand is a tile of it first. Masks of different shapes broadcast through their values."""
         st = _Steps()
         dtype = self.ctx.type_of(args[0]).dtype
+        shapes = [tuple(self.ctx.type_of(a).shape) for a in args] if all(tiles) else None
+        if op != "not" and shapes and shapes[0] != shapes[1]:
+            if dtype != "bool":
+                raise NoRule(f"a bitwise {op} of integer tiles of shapes {list(shapes[0])} and {list(shapes[1])} "
+                             "(integer operands must have one shape)")
+            return self._logic_broadcast(op, args, shapes)
         if dtype == "bool":
-            args = [self._bits(st, a) for a in args]
+            # one pitch for every operand: the first bit mask's (a GM mask's bytes compare as f16)
+            lanes = next((self.mask_lanes[a.id] for a in args if isinstance(a, A.Name) and a.id in self.mask_lanes), 2)
+            args = [self._bits(st, a, lanes=lanes) for a in args]
+            st.mask_lanes = lanes
         else:
             args = [a if tile else self._scalar_tile(st, args[0], dtype, a) for a, tile in zip(args, tiles)]
         st.add(call({"and": "And", "or": "Or", "not": "Not"}[op], *args))
         return st
 
+    def _logic_broadcast(self, op, args, shapes) -> list:
+        """``a & b`` / ``a | b`` of masks of different shapes (``[R, C] & [R, 1]``, a row, an outer
+        pair): their 0/1 values as f32 tiles, multiplied (``&``) or maximised (``|``) with the
+        arithmetic broadcast rules, then ``!= 0``: a bit mask of the result's shape."""
+        st = _Steps()
+        values = []
+        for a in args:
+            if isinstance(a, A.Name) and a.id in self.bit_masks:
+                values.append(self._mask_values(st, a.id, a, "a broadcast & or | of a mask that is not a comparison"))
+            else:
+                values.append(self._float_like(st, a, "bool"))
+        base, operands = len(st), (A.Name("$lhs"), A.Name("$rhs"))
+        for c in self._broadcast({"and": "mul", "or": "maximum"}[op], *operands, *shapes):
+            st.append(_rebased(c, base, dict(zip((o.id for o in operands), values))))
+        st.mask_like = (len(st) - 1, "f32")     # the 0/1 values: a float tile of the result's shape
+        st.mask_lanes = 4
+        st.add(call("CompareScalar", _step(len(st) - 1), lit(0.0), mode=A.Str("ne")))
+        return st
+
     def _bits(self, st: "_Steps", mask, invert: bool = False, lanes: int = 2):
-        """A bool tile as a bit mask (one bit per element, what Compare writes and Select reads): a bit
-        mask as it is, bytes from GM -> f16 (Cast u8->half) -> CompareScalar != 0; ``invert``: its not.
-        A Select of ``lanes``-byte values reads the bit of element (r, c) at r * pitch + c, with the
-        pitch of its values' dtype (rows start on 32-byte blocks): a 2-D mask for 4-byte values is
-        compared as f32, so its bits have that pitch (an f16 image has 16-element rows)."""
+        """A bool tile as a bit mask (one bit per element, what Compare writes and Select reads) for
+        ``lanes``-byte values: bytes from GM -> f16 (Cast u8->half) [-> f32] -> CompareScalar != 0; a bit
+        mask as it is, or re-laid for ``lanes``; ``invert``: its not. A Select of ``lanes``-byte values
+        (and & | ~ of masks) reads the bit of element (r, c) at r * pitch + c, with the pitch of its
+        values' dtype (rows start on 32-byte blocks: f32 rows of 8-element blocks, f16 of 16), so a 2-D
+        mask compared as f32 is read by f32 values only."""
+        mt = self.ctx.type_of(mask)
+        shape = self.mask_shapes.get(mask.id) if isinstance(mask, A.Name) and mask.id in self.mask_shapes else \
+            tuple(mt.shape) if isinstance(mt, TTile) else ()
+        rows = len(shape) >= 2 and shape[0] != 1
         if isinstance(mask, A.Name) and mask.id in self.bit_masks:
+            have = self.mask_lanes.get(mask.id, lanes)
+            if rows and have != lanes:
+                mask = self._relaid(st, mask, have, lanes)
             return st.add(call("Not", mask)) if invert else mask
         h = st.add(call("Cast", mask, A.Name("f16")))
-        mt = self.ctx.type_of(mask)
-        if lanes == 4 and isinstance(mt, TTile) and len(mt.shape) >= 2:
+        if not hasattr(st, "mask_like"):    # the mask's values: a tile of its shape (for a mask made of it)
+            st.mask_like = (len(st) - 1, "f16")
+        if lanes == 4 and rows:
             h = st.add(call("Cast", h, A.Name("f32")))
+            st.mask_like = (len(st) - 1, "f32")
         return st.add(call("CompareScalar", h, lit(0.0), mode=A.Str("eq" if invert else "ne")))
+
+    def _relaid(self, st: "_Steps", mask: A.Name, have: int, lanes: int):
+        """Bit mask ``mask``, compared as ``have``-byte values, re-laid for ``lanes``-byte values: its 0/1
+        values at its own width, cast (a Cast moves each row to the other pitch), compared != 0."""
+        like = self.mask_like.get(mask.id)
+        if like is None:
+            raise NoRule(f"a mask read at another width than it was made at, with no tile of its shape to lay it "
+                         f"out again ({mask.id})")
+        width = {2: "f16", 4: "f32"}
+        ones, kind = self._filled(st, A.Name(like[0]), like[1], 1)
+        if kind != width[have]:
+            ones = st.add(call("Cast", ones, A.Name(width[have])))
+        values = st.add(call("Cast", st.add(call("Select", mask, ones, lit(0.0))), A.Name(width[lanes])))
+        return st.add(call("CompareScalar", values, lit(0.0), mode=A.Str("ne")))
 
     def _where(self, args, e) -> list:
         """``where(mask, a, b)`` as Select, with what the checker accepts: a bool mask of the value's
@@ -122,9 +176,10 @@ class WhereRules:
 
     def _mask_of_shape(self, st, mask, mt, is_tile: bool, shape, like, invert: bool, lanes: int = 2):
         """A bit mask of the result's shape (inverted with ``invert``) for a Select of ``lanes``-byte values."""
-        if not is_tile:   # a scalar condition: compare a tile of ones with where(c, 1, 0)
+        if not is_tile:   # a scalar condition: compare a tile of ones with where(c, 1, 0), at lanes' width
+            width = "f32" if lanes == 4 else "f16"
             ones, kind = self._filled(st, like[0], like[1], 1)
-            f = st.add(call("Cast", ones, A.Name("f32"))) if kind != "f32" else ones
+            f = st.add(call("Cast", ones, A.Name(width))) if kind != width else ones
             value = A.Call("where", (mask, lit(1.0), lit(0.0)))
             return st.add(call("CompareScalar", f, value, mode=A.Str("ne" if invert else "eq")))
         if tuple(mt.shape) == shape:
@@ -137,10 +192,12 @@ class WhereRules:
             ones, _ = self._filled(st, A.Name(like_m), like_dtype, 1)
             if like_dtype != "f32":
                 ones = st.add(call("Cast", ones, A.Name("f32")))
-            f = st.add(call("Select", mask, ones, lit(0.0)))
+            f = st.add(call("Select", self._bits(st, mask, lanes=4), ones, lit(0.0)))
         else:
             f = self._float_like(st, mask, "bool")
         wide = self._expand(st, f, TTile("f32", mt.shape), shape, like, "f32")
+        if lanes == 2:      # compared as f16, for a Select of 2-byte values
+            wide = st.add(call("Cast", wide, A.Name("f16")))
         return st.add(call("CompareScalar", wide, lit(0.0), mode=A.Str("eq" if invert else "ne")))
 
     def _expand(self, st, x, xt, shape, like, dtype: str):
@@ -155,3 +212,18 @@ class WhereRules:
         if kind != dtype:
             zero = st.add(call("Cast", zero, A.Name(dtype)))
         return st.add(call("AddColVec" if xs == (shape[0], 1) else "AddRowVec", zero, x))
+
+
+def _rebased(c, base: int, operands: dict):
+    """A step of a sub-rule spliced into steps that already hold ``base`` calls: its ``$step<k>`` is
+    ``$step<base + k>``, its operand placeholders (``operands``' keys) the steps that made them;
+    ``$prev`` still names the step before it (a sub-rule's first step starts from its operands)."""
+    prefix = _step(0).id[:-1]
+
+    def shift(n):
+        if n.id in operands:
+            return operands[n.id]
+        if n.id.startswith(prefix) and n.id[len(prefix):].isdigit():
+            return _step(base + int(n.id[len(prefix):]))
+        return n
+    return map_names(c, shift)

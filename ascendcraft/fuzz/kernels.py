@@ -29,6 +29,7 @@ from .differential import FuzzCase
 from .expressions import Options
 from .forms_elementwise import ELEMENTWISE_FORMS
 from .forms_reductions import REDUCTION_FORMS
+from .forms_scratch import SCRATCH_FORMS
 
 __all__ = ["AVOID", "FIXED_BUGS", "FORMS", "KNOWN_BUGS", "Options", "fuzz_cases", "known_bug"]
 
@@ -36,7 +37,8 @@ __all__ = ["AVOID", "FIXED_BUGS", "FORMS", "KNOWN_BUGS", "Options", "fuzz_cases"
 #: the interpreter and the simulator legitimately different results, or do not lower by the
 #: documentation).
 AVOID = {
-    "matmul": "cube phases have their own strict form (docs/lowering.md 'Cube phases'); not fuzzed here",
+    "matmul other than scratchmm's": "cube phases have their own strict form (docs/lowering.md 'Cube phases'); "
+                                     "scratchmm draws that form over scratch operands and results",
     "exclusive scans, iota, tile slices, windows with padding=/dilation=, f16/bf16 arithmetic, rank-4 tiles":
         "documented as not lowering yet (docs/dsl.md 'Writing kernels that lower to AscendC'), or not fuzzed yet",
     "rank-3 tiles reduced whole, scanned or arg-reduced over their leading axis, sliced, loaded with pad=, or "
@@ -107,6 +109,15 @@ FIXED_BUGS = {
                          "blocks, reading the padding of a row shorter than a block, which abs(...) had not written "
                          "(simulator: uninit-read in DataCopy); now Muls(row 0, 1) over its elements "
                          "(codegen/kernel.py _api, rows form)",
+    "mask_logic_broadcast": "& | of bool masks of different shapes ([R, C] & [R, 1] from GM, a comparison | a [C] "
+                            "row): select made an And of a [16, 128] and a [16, 1] mask, a program the checker "
+                            "rejects; now the masks' 0/1 values combine by the arithmetic broadcast rules "
+                            "(lowering_passes/select_where.py _logic_broadcast)",
+    "mask_pitch": "a comparison's bits read at another width than it was compared at (an f32 comparison stored as "
+                  "bytes through f16, or & with a GM mask compared as f16): bit (r, c) sits at r * pitch + c of "
+                  "the compared values, so rows other than the first were read from the wrong place (simulator: "
+                  "uninit-read of the Select mask, or wrong elements); masks now carry their width and are laid "
+                  "out again where read at another (lowering_passes/select_where.py _bits)",
 }
 
 #: Forms the lowering gets wrong today (finds), by key. ``avoid_known=True`` keeps them out.
@@ -115,7 +126,7 @@ KNOWN_BUGS: dict[str, str] = {
 
 
 #: Form name -> generator ``(draw, Options) -> FuzzCase`` (the order is part of what a seed draws).
-FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS}
+FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS, **SCRATCH_FORMS}
 
 
 @st.composite
@@ -167,5 +178,9 @@ def _matching_bug(result) -> str | None:
         return "reverse_scan_tail"
     if result.stage == "mismatch" and re.search(r"\*\* 2", text) and "parallel(N)" in text:
         return "scalar_pow2"
+    if result.stage == "lower" and re.search(r"(And|Or) needs two tiles of one dtype and shape", msg):
+        return "mask_logic_broadcast"
+    if result.stage == "sim" and "Select reads selMask" in msg and "uninit-read" in msg:
+        return "mask_pitch"
     return None
 

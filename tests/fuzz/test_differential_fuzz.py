@@ -55,11 +55,26 @@ def test_lowered_rank_3_kernels_agree_with_the_interpreter_on_the_simulator(case
     _agrees_on_the_simulator(case)
 
 
+# the multi-phase forms over GM scratch (relayouts, products of scratch tensors, in-place updates)
+# and broadcast mask logic: what attention, convolution and fused kernels are made of
+SCRATCH = settings(max_examples=6, derandomize=True, deadline=None, database=None)
+
+
+@SCRATCH
+@given(fuzz_cases(("relayout", "scratchmm", "inplace", "maskbcast"), Options(avoid_known=True)))
+def test_lowered_multi_phase_scratch_kernels_agree_with_the_interpreter_on_the_simulator(case):
+    _agrees_on_the_simulator(case)
+
+
 # ----------------------------------------------------------------------------- finds
 
 
 def _f32(*shape, lo=-1.0, hi=1.0):
     return TensorDesc(tuple(shape), "f32", lo, hi)
+
+
+def _bool(*shape):
+    return TensorDesc(tuple(shape), "bool")
 
 
 def _case(text: str, inputs, outputs, attrs=()) -> FuzzCase:
@@ -205,6 +220,30 @@ kernel fz(x0: gm f32[R, C]) -> (y: gm f32[C]):
         c = cb * TC
         atomic_add(y[c:c + TC], sum(abs(load(x0[r:r + RB, c:c + TC])), axis=0))
 """, [_f32(1, 1)], [_f32(1)]), "sim", id="rows_copy_padding", marks=_fixed("rows_copy_padding")),
+    pytest.param(_case("""
+kernel fz(x: gm f32[R, C], m_col: gm bool[R, 1]) -> (y: gm f32[R, C], z: gm bool[R, C]):
+    const RB = 8
+    const TC = 16
+    for rb, cb in parallel(cdiv(R, RB), cdiv(C, TC)):
+        r = rb * RB
+        n = cb * TC
+        t = load(x[r:r + RB, n:n + TC])
+        store(y[r:r + RB, n:n + TC], where((t < 0.5) & load(m_col[r:r + RB, :]), t, t * 2.0 - 1.0))
+        store(z[r:r + RB, n:n + TC], ~load(m_col[r:r + RB, :]) | (t > 0.0))
+""", [_f32(11, 40), _bool(11, 1)], [_f32(11, 40), _bool(11, 40)]), "lower", id="mask_logic_broadcast",
+        marks=_fixed("mask_logic_broadcast")),
+    pytest.param(_case("""
+kernel fz(x: gm f32[R, C], m: gm bool[R, C]) -> (y: gm f32[R, C], z: gm bool[R, C]):
+    const RB = 16
+    const TC = 100
+    for rb, cb in parallel(cdiv(R, RB), cdiv(C, TC)):
+        r = rb * RB
+        n = cb * TC
+        t = load(x[r:r + RB, n:n + TC])
+        store(y[r:r + RB, n:n + TC], where((t < 0.5) & load(m[r:r + RB, n:n + TC]), t, t * 2.0 - 1.0))
+        store(z[r:r + RB, n:n + TC], t > 0.0)
+""", [_f32(17, 200), _bool(17, 200)], [_f32(17, 200), _bool(17, 200)]), "sim", id="mask_pitch",
+        marks=_fixed("mask_pitch")),
 ]
 
 

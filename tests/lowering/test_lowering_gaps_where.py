@@ -177,3 +177,43 @@ kernel wm(m: gm bool[R, 1], a: gm f16[R, C], b: gm i32[R, C]) -> (g: gm f16[R, C
         k = _compile(d, kernel, op.replace("FORWARD", forward).replace("INPUTS", inputs), trials=2)
         calls = [c.func for c in A.walk(k.lowered.run.final.kernel) if isinstance(c, A.Call)]
         assert calls.count("SelectRows") == selects and "AddColVec" not in calls
+
+
+# & and | of masks of different shapes: a byte [R, 1] column from GM with an [R, C] tile (the
+# mask of a where, and stored), with a [C] row, a comparison's bits with the column, and the outer
+# pair [R, 1] | [C]; 37 x 300 in [16, 128] blocks leaves row and column tails
+_BROADCAST_LOGIC_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, a, b, c, x):
+        return torch.where(a & b, x, -x), a | c, (x > 0) & b, b | c
+R = 37
+C = 300
+def get_inputs():
+    return [torch.rand(R, C) < 0.5, torch.rand(R, 1) < 0.5, torch.rand(C) < 0.5, torch.randn(R, C)]
+def get_init_inputs():
+    return []
+"""
+
+_BROADCAST_LOGIC = """
+kernel masks(a: gm bool[R, C], b: gm bool[R, 1], c: gm bool[C], x: gm f32[R, C]) -> (
+        y: gm f32[R, C], u: gm bool[R, C], v: gm bool[R, C], w: gm bool[R, C]):
+    const RB = 16
+    const TC = 128
+    for i, j in parallel(cdiv(R, RB), cdiv(C, TC)):
+        r = i * RB
+        n = j * TC
+        t = load(x[r:r + RB, n:n + TC])
+        col = load(b[r:r + RB, :])
+        ta = load(a[r:r + RB, n:n + TC])
+        row = load(c[n:n + TC])
+        store(y[r:r + RB, n:n + TC], where(ta & col, t, -t))
+        store(u[r:r + RB, n:n + TC], ta | row)
+        store(v[r:r + RB, n:n + TC], (t > 0.0) & col)
+        store(w[r:r + RB, n:n + TC], col | row)
+"""
+
+
+def test_mask_logic_broadcasts_like_arithmetic(tmp_path):
+    # was: select's And of a [16, 128] and a [16, 1] mask, a program the checker rejects
+    _compile(tmp_path, _BROADCAST_LOGIC, _BROADCAST_LOGIC_OP)
