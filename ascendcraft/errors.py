@@ -34,6 +34,9 @@ class AscendcraftError(Exception):
 
     exit_code = 1
     kind = "error"
+    #: a bug of ascendcraft (a pass whose program is wrong, emitted C++ that does not build or breaks
+    #: a hardware rule), not of the kernel or the input: bench counts it apart from the model's failures
+    ours = False
 
     def __init__(self, message: str, *, hint: str | None = None):
         super().__init__(message)

@@ -18,6 +18,7 @@ from .chips import DEFAULT_CHIP, load_chip
 from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
 from .errors import AscendcraftError, UserError
+from .sim.build import SimBuildError
 from .passes import LoweringRun
 from .checking import CheckResult, check_kernel, load_kernel
 
@@ -43,6 +44,22 @@ class KernelMismatch(AscendcraftError):
     """The kernel (as written, or as compiled) computes something else than the op. Exit code 1."""
 
     kind = "verification failed"
+
+
+class GeneratedKernelFailed(KernelMismatch):
+    """The emitted AscendC kernel fails or computes something else where the DSL kernel and every
+    lowered level passed: a bug of ascendcraft's, not of the kernel."""
+
+    ours = True
+
+
+def _emit(level):
+    """The AscendC kernel of the last level; an emitter error is ours (every level checked)."""
+    try:
+        return emit_kernel(level.kernel, level.real)
+    except AscendcraftError as err:
+        err.ours = True
+        raise
 
 
 @dataclass
@@ -193,7 +210,7 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
             run = chain.verify(tick=queue.poll)
             final = run.final
             if early is None:
-                spec = emit_kernel(final.kernel, final.real)
+                spec = _emit(final)
             elif isinstance(early.spec, BaseException):
                 raise early.spec
             else:
@@ -224,6 +241,8 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
         except AscendcraftError as err:
             err.stage = "backend"
             err.lowered = result       # what was emitted, for the failure folder
+            if isinstance(err, SimBuildError):     # the emitted kernel does not compile
+                err.ours = True
             raise
     return result
 
@@ -260,7 +279,7 @@ def _start_on_sim(chain, checked: CheckResult, backend: str, chip, model_time: b
     t0 = time.perf_counter()
     final = chain.final
     try:
-        spec = emit_kernel(final.kernel, final.real)
+        spec = _emit(final)
     except Exception as err:   # noqa: BLE001 - raised after the passes are verified
         return _Early(err, seconds=time.perf_counter() - t0)
     try:
@@ -325,8 +344,8 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
 
     def finish(res, outputs):
         if not res.ok:
-            raise KernelMismatch(f"the generated AscendC kernel failed on the simulator:\n"
-                                 f"{_with_dsl_lines(res.report(), spec, result)}",
+            raise GeneratedKernelFailed(f"the generated AscendC kernel failed on the simulator:\n"
+                                 f"{_with_dsl_lines(res.failure(), spec, result)}",
                                  hint="this is a lowering bug (ours): report it with the results folder; until it "
                                       "is fixed, rewriting the DSL line named above differently may avoid it")
         for out, name in zip(outputs, plan.outputs):
@@ -455,7 +474,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
         report = verify(main, shapes, draws=result.check.draws, progress=say)
         result.verification = report
         if not report.passed:
-            raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator:\n"
+            raise GeneratedKernelFailed(f"the generated AscendC kernel does not match the op on the simulator:\n"
                                  f"{report.summary()}", hint="this is a lowering bug: report it")
         if second is not None:
             say("verifying the AscendC kernel on the simulator at the second shapes")
@@ -468,7 +487,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
                 raise
             result.second_verification = report
             if not report.passed:
-                raise KernelMismatch(f"the generated AscendC kernel does not match the op on the simulator at the "
+                raise GeneratedKernelFailed(f"the generated AscendC kernel does not match the op on the simulator at the "
                                      f"second verification shapes:\n{report.summary()}",
                                      hint="this is a lowering bug: report it")
         result.timings["sim_verify"] = time.perf_counter() - t0
@@ -481,7 +500,8 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
     if res.errors or (res.crash and "time limit" not in res.crash):
         # The real-shape run is a checked run: a rule the kernel breaks only at the real size
         # (an index past the end of a tensor, a race) fails the lowering, never a note beside PASS.
-        problems = [_with_dsl_lines(str(d), spec, result) for d in res.errors[:5]] + \
+        from .sim.result import distinct
+        problems = [_with_dsl_lines(d, spec, result) for d in distinct(res.errors)[:5]] + \
             ([f"crash: {res.crash}"] if res.crash else [])
         raise KernelMismatch("the AscendC kernel breaks a hardware rule at the op's real shapes (simulator, "
                              "cost-only run; the data runs were at smaller shapes):\n  " + "\n  ".join(problems),

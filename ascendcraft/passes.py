@@ -35,9 +35,11 @@ class PassError(AscendcraftError):
 
     kind = "lowering error"
 
-    def __init__(self, pass_name: str, message: str, *, before: str, after: str | None, hint: str | None = None):
+    def __init__(self, pass_name: str, message: str, *, before: str, after: str | None, hint: str | None = None,
+                 ours: bool = False):
         super().__init__(f"pass {pass_name!r}: {message}", hint=hint)
         self.pass_name, self.before, self.after = pass_name, before, after
+        self.ours = ours        # the pass broke the program (not: the pass refused a form, naming the line)
 
 
 @dataclass
@@ -202,7 +204,7 @@ class PassChain:
                         parse(text, f"{kernel.name}.{p.name}.dsl")   # the artefact is a valid program too
                     except DSLError as err:
                         raise PassError(p.name, f"the program after this pass does not parse: {err.message}",
-                                        before=before.text, after=text) from None
+                                        before=before.text, after=text, ours=True) from None
                     _PARSED.put(text, True)
                 same = kernel == before.kernel
                 try:
@@ -211,7 +213,7 @@ class PassChain:
                     runner = None if same else _LevelRunner(kernel, self.shapes, self.chip, self.params)
                 except DSLError as err:
                     raise PassError(p.name, f"its output program is invalid:\n{err.located(self.where)}",
-                                    before=before.text, after=text) from None
+                                    before=before.text, after=text, ours=True) from None
             except Exception as err:   # noqa: BLE001 - raised by verify(), after the levels before it
                 self.failure = err
                 return
@@ -275,7 +277,7 @@ class PassChain:
                 from lowering_passes.base import in_writer_terms
                 in_writer_terms(err, self.levels[n].kernel)
                 raise PassError(self.levels[n].pass_name, f"its output program is invalid:\n{err.located(self.where)}",
-                                before=self.levels[n - 1].text, after=self.levels[n].text) from None
+                                before=self.levels[n - 1].text, after=self.levels[n].text, ours=True) from None
         return self.outputs[t][n]
 
     def _judge(self, t: int, n: int, ref_level: int) -> None:
@@ -298,7 +300,7 @@ class PassChain:
                 raise PassError(self.levels[n].pass_name, f"the program after this pass computes something else "
                                 f"than the one before it (output {i}, trial seed {draw.seed}, {draw.label} inputs): "
                                 f"{res.problem}" + (f"; {worst}" if worst else ""),
-                                before=self.levels[n - 1].text, after=self.levels[n].text)
+                                before=self.levels[n - 1].text, after=self.levels[n].text, ours=True)
 
     def _later_draws_up_to(self, last: int) -> None:
         """Levels 1..``last`` on the draws after the first, as the full check orders them: per

@@ -149,8 +149,15 @@ def _kernel_sample(record: dict, task: BenchTask, loaded, options: BenchOptions,
     try:
         evaluation = evaluate.evaluate_dsl(text, str(task.kernel))
     except StageFailure as fail:
-        record["samples"].append({"ended_at": fail.stage, "error": fail.error})
+        record["samples"].append({"ended_at": fail.stage, "error": fail.error, "stopped_by_us": fail.ours,
+                                  **({"unverifiable": fail.error} if fail.final else {})})
         _write_failure(folder, record, text, fail.stage, fail.error)
+        return
+    except Exception as err:  # noqa: BLE001 - a bug of ours: the sample stops, the task is recorded
+        stage = evaluate.stage if evaluate.stage in ("parse", "check", "verify", "lower") else "lower"
+        error = f"internal error: {type(err).__name__}: {err}"
+        record["samples"].append({"ended_at": stage, "error": error, "stopped_by_us": True, "internal_error": error})
+        _write_failure(folder, record, text, stage, error)
         return
     record["samples"].append({"ended_at": "correct", **_timing(evaluation.after)})
     record["stage"] = "write"
@@ -182,6 +189,10 @@ def _model_samples(record: dict, loaded, options: BenchOptions, folder: Path, se
             sample["error"] = s.turns[-1].error
         if s.internal_error:
             sample["internal_error"] = s.internal_error
+        if s.stopped_by_us:
+            sample["stopped_by_us"] = True
+        if s.unverifiable:
+            sample["unverifiable"] = s.unverifiable
         record["samples"].append(sample)
     record["usage"] = result.report.get("usage")
     record["stage"] = "write"

@@ -8,6 +8,9 @@ Definitions (docs/bench.md explains each against MultiKernelBench's own metrics)
   with n samples of which c are correct, ``1 - C(n-c, k) / C(n, k)``, averaged over tasks.
 * fast_p is the share of all tasks whose best correct kernel is correct and at least p times
   faster than the modeled eager time; fast_0 is the share of tasks solved.
+* A sample stopped by a bug of ascendcraft (an internal error, or a failure it recognises as its
+  own: ``stopped_by_us``) is no evidence about the kernel: the stage rates leave it out and count
+  it apart (``stopped_by_us``); it is not correct, so pass@k and fast_p count it as unsolved.
 """
 from __future__ import annotations
 
@@ -52,10 +55,11 @@ def _summary(records: list[dict], k: int) -> dict:
     tasks = len(records)
     samples = [s for r in records for s in r.get("samples", [])]
     n_samples = len(samples)
+    judged = [s for s in samples if not s.get("stopped_by_us")]
     rates = {}
     for stage in STAGES:
-        passed = sum(stage in stages_passed(s["ended_at"]) for s in samples)
-        rates[stage] = {"passed": passed, "rate": passed / n_samples if n_samples else None}
+        passed = sum(stage in stages_passed(s["ended_at"]) for s in judged)
+        rates[stage] = {"passed": passed, "rate": passed / len(judged) if judged else None}
     ks = sorted({1, k})
     passes = {}
     for kk in ks:
@@ -73,6 +77,8 @@ def _summary(records: list[dict], k: int) -> dict:
             "crashed": sum(r["status"] == "crashed" for r in records),
             "errors": sum(r["status"] == "error" for r in records),
             "correct_tasks": sum(bool(r.get("correct")) for r in records),
+            "stopped_by_us": n_samples - len(judged),
+            "unverifiable_tasks": sum(any(s.get("unverifiable") for s in r.get("samples", [])) for r in records),
             "stages": rates, **passes, **fast,
             "geomean_speedup": (math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None),
             "tokens_in": sum(u.get("tokens_in") or 0 for u in usage),

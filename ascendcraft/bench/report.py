@@ -8,8 +8,13 @@ from pathlib import Path
 
 from .metrics import FAST_P, STAGES
 
-CSV_FIELDS = ("task", "category", "status", "samples", "correct_samples", "ended_at", "correct", "eager_us",
-              "kernel_us", "speedup", "efficiency", "tokens_in", "tokens_out", "cost_usd", "wall_s", "error")
+CSV_FIELDS = ("task", "category", "status", "samples", "correct_samples", "ended_at", "stopped_by_us", "correct",
+              "eager_us", "kernel_us", "speedup", "efficiency", "tokens_in", "tokens_out", "cost_usd", "wall_s", "error")
+
+#: How a task's result reads when its last sample ended at a stage (the stage names are the table's).
+ENDED = {"parse": "did not parse", "extract": "no kernel in the reply", "check": "rejected by check",
+         "verify": "wrong in the interpreter", "lower": "did not lower", "compile": "did not compile",
+         "correct": "failed on the backend"}
 
 
 def write_reports(out: Path, records: list[dict], summary: dict, settings: dict) -> dict[str, Path]:
@@ -37,6 +42,7 @@ def _row(r: dict) -> dict:
     return {"task": r["task"], "category": r["category"], "status": r["status"], "samples": len(samples),
             "correct_samples": sum(s["ended_at"] == "correct" for s in samples),
             "ended_at": "correct" if r.get("correct") else (samples[-1]["ended_at"] if samples else r["status"]),
+            "stopped_by_us": sum(bool(s.get("stopped_by_us")) for s in samples),
             "correct": bool(r.get("correct")), "eager_us": (r.get("eager") or {}).get("time_us"),
             "kernel_us": r.get("kernel_us"), "speedup": r.get("speedup"), "efficiency": r.get("efficiency"),
             "tokens_in": usage.get("tokens_in"), "tokens_out": usage.get("tokens_out"),
@@ -72,12 +78,13 @@ def summary_table(summary: dict) -> str:
     groups = list(summary["categories"].items()) + [("**overall**", summary["overall"])]
     passes = [k for k in summary["overall"] if k.startswith("pass@")]
     head = (["category", "tasks"] + list(STAGES[:-1]) + ["correct"] + passes
-            + [f"fast_{p:g}" for p in FAST_P] + ["geomean speedup"])
+            + [f"fast_{p:g}" for p in FAST_P] + ["geomean speedup", "stopped by ascendcraft"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, s in groups:
         cells = [name, str(s["tasks"])] + [_pct(s["stages"][st]["rate"]) for st in STAGES]
         cells += [_pct(s[p]) for p in passes] + [_pct(s[f"fast_{p:g}"]) for p in FAST_P]
         cells.append("—" if s["geomean_speedup"] is None else f"{s['geomean_speedup']:.2f}×")
+        cells.append(str(s.get("stopped_by_us", 0)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -88,8 +95,9 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
             else f"model `{settings.get('model')}`, {settings['samples']} sample(s) of at most {settings['turns']} turns")
     lines = [f"# ascendcraft bench: {o['tasks']} tasks, {o['correct_tasks']} correct", "",
              f"{mode}; backend {settings['backend']}, chip {settings['chip']}, {settings['trials']} verification "
-             f"trials, inputs {settings['inputs']}. Stage rates count samples; pass@k, fast_p and the speedup "
-             "count tasks. Speedups are modeled: the kernel's simulated time against the modeled eager baseline "
+             f"trials, inputs {settings['inputs']}. Stage rates count samples, leaving out those a bug of "
+             "ascendcraft stopped (counted apart, last column); pass@k, fast_p and the speedup count tasks. "
+             "Speedups are modeled: the kernel's simulated time against the modeled eager baseline "
              "(vendor kernels at roofline, a lower bound on eager time; docs/bench.md).", "",
              summary_table(summary), ""]
     if o["timed_out"] or o["crashed"] or o["errors"]:
@@ -103,18 +111,43 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
     lines += ["| task | result | eager µs | kernel µs | speedup | efficiency | folder |", "|---|---|---|---|---|---|---|"]
     for r in sorted(records, key=lambda r: r["task"]):
         row = _row(r)
-        result = "correct" if row["correct"] else f"{r['status']}: failed at {row['ended_at']}" if r["status"] == "done" \
-            else f"{r['status']} ({row['ended_at']})"
+        result = "correct" if row["correct"] else _result(r, row)
         lines.append(f"| {r['task']} | {result} | {_num(row['eager_us'])} | {_num(row['kernel_us'])} | "
                      f"{'—' if row['speedup'] is None else format(row['speedup'], '.2f') + '×'} | "
                      f"{_pct(row['efficiency'])} | [tasks/{r['task']}](tasks/{r['task']}/report.md) |")
     failed = [r for r in records if not r.get("correct")]
-    if failed:
-        lines += ["", "## Failures", ""]
-        for r in sorted(failed, key=lambda r: r["task"]):
+    ours = [r for r in failed if _stopped_by_us(r)]
+    if ours:
+        lines += ["", "## Stopped by a bug of ascendcraft", "",
+                  "Not the kernel's failures: an internal error, or a failure ascendcraft recognises as its own "
+                  "(a pass that broke the program, emitted code that does not build or breaks a hardware rule).", ""]
+        for r in sorted(ours, key=lambda r: r["task"]):
             row = _row(r)
-            lines.append(f"- **{r['task']}** ({row['ended_at']}): {row['error'][0] if row['error'] else r['status']}")
+            lines.append(f"- **{r['task']}** (at {row['ended_at']}): {row['error'][0] if row['error'] else r['status']}")
+    theirs = [r for r in failed if not _stopped_by_us(r)]
+    if theirs:
+        lines += ["", "## Failures", ""]
+        for r in sorted(theirs, key=lambda r: r["task"]):
+            row = _row(r)
+            lines.append(f"- **{r['task']}** ({_result(r, row)}): {row['error'][0] if row['error'] else r['status']}")
     return "\n".join(lines) + "\n"
+
+
+def _stopped_by_us(r: dict) -> bool:
+    samples = r.get("samples", [])
+    return bool(samples) and bool(samples[-1].get("stopped_by_us"))
+
+
+def _result(r: dict, row: dict) -> str:
+    """A failed task's result in words: what stopped it and where."""
+    samples = r.get("samples", [])
+    if r["status"] != "done":
+        return f"{r['status']} ({ENDED.get(row['ended_at'], row['ended_at'])})"
+    if samples and samples[-1].get("unverifiable"):
+        return "not verifiable: the op's output is the same on every draw"
+    if _stopped_by_us(r):
+        return f"stopped by a bug of ascendcraft ({ENDED.get(row['ended_at'], row['ended_at'])})"
+    return ENDED.get(row["ended_at"], f"failed at {row['ended_at']}")
 
 
 def plot(records: list[dict], path: Path) -> Path | None:

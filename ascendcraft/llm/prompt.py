@@ -239,7 +239,15 @@ def build_prompt(task, shapes, chip, *, examples_dir: Path | None = None, n_exam
                   [e.id for e in chosen], category, notes)
 
 
-def repair_prompt(stage: str, error: str, *, mismatch: bool = False, shapes: str = "", truncated: bool = False) -> str:
+#: Where a kernel that verified in the interpreter failed, in words (the stages after ``verify``:
+#: gen's ``lower``/``backend``, and bench's ``compile``/``correct`` for the backend's two steps).
+STAGE_WORDS = {"lower": "while it was lowered to AscendC", "backend": "when the AscendC kernel was built and run",
+               "compile": "when the AscendC kernel was compiled",
+               "correct": "when the compiled AscendC kernel was run and compared with PyTorch"}
+
+
+def repair_prompt(stage: str, error: str, *, mismatch: bool = False, shapes: str = "", truncated: bool = False,
+                  ours: bool = False) -> str:
     """The one message sent back after a failed turn."""
     return render("repair.j2", stage=stage, error=error.strip(), mismatch=mismatch, shapes=shapes,
-                  truncated=truncated)
+                  truncated=truncated, ours=ours, where=STAGE_WORDS.get(stage, f"at the {stage} step"))

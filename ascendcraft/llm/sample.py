@@ -17,13 +17,15 @@ class Turn:
     reply: Reply
     error: str | None = None    # the failure as the model was told it
     dsl: str | None = None
+    ours: bool = False          # the failure is a bug of ascendcraft's (StageFailure.ours)
 
     @property
     def ok(self) -> bool:
         return self.stage == "verified"
 
     def to_json(self) -> dict:
-        return {"turn": self.turn, "stage": self.stage, "ok": self.ok, "error": self.error, **self.reply.to_json()}
+        return {"turn": self.turn, "stage": self.stage, "ok": self.ok, "error": self.error, "ours": self.ours,
+                **self.reply.to_json()}
 
 
 @dataclass
@@ -37,6 +39,7 @@ class Sample:
     score: float | None = None
     wall_s: float = 0.0
     internal_error: str | None = None    # a bug of ours met on the way (the sample stops)
+    unverifiable: str | None = None      # the task cannot verify any kernel (the sample stops at once)
 
     @property
     def verified(self) -> bool:
@@ -48,6 +51,11 @@ class Sample:
         if self.verified or not self.turns:
             return None
         return self.turns[-1].stage
+
+    @property
+    def stopped_by_us(self) -> bool:
+        """The sample's last failure is a bug of ascendcraft's (an internal error, or one it recognises)."""
+        return not self.verified and bool(self.turns) and (self.internal_error is not None or self.turns[-1].ours)
 
     @property
     def last_dsl(self) -> str | None:
@@ -66,7 +74,8 @@ class Sample:
         return {"sample": self.index, "seed": self.seed, "temperature": self.temperature, "verified": self.verified,
                 "turns": len(self.turns), "died_at": self.died_at, "stages": [t.stage for t in self.turns],
                 **self.totals(), "wall_s": round(self.wall_s, 3), "score": self.score,
-                "internal_error": self.internal_error, "history": [t.to_json() for t in self.turns]}
+                "internal_error": self.internal_error, "stopped_by_us": self.stopped_by_us,
+                "unverifiable": self.unverifiable, "history": [t.to_json() for t in self.turns]}
 
 
 def run_sample(client: LLMClient, prompt: list[dict], evaluate, *, index: int, of: int, turns: int,
@@ -85,7 +94,12 @@ def run_sample(client: LLMClient, prompt: list[dict], evaluate, *, index: int, o
             try:
                 sample.evaluation = evaluate(reply)
             except StageFailure as fail:
-                sample.turns.append(Turn(turn, fail.stage, reply, fail.error, fail.dsl))
+                sample.turns.append(Turn(turn, fail.stage, reply, fail.error, fail.dsl, fail.ours))
+                if fail.final:
+                    sample.unverifiable = fail.error
+                    say(f"{where}, turn {turn}/{turns}: the op cannot verify any kernel ({fail.error.splitlines()[0]}); "
+                        "this sample stops")
+                    break
                 say(f"{where}, turn {turn}/{turns}: failed at {fail.stage}: {fail.error.splitlines()[0]}")
                 if turn < turns:
                     messages += [{"role": "assistant", "content": reply.text},
@@ -98,7 +112,7 @@ def run_sample(client: LLMClient, prompt: list[dict], evaluate, *, index: int, o
                     raise
                 stage = getattr(evaluate, "stage", "check")
                 sample.internal_error = f"{type(err).__name__}: {err}"
-                sample.turns.append(Turn(turn, stage, reply, "internal error: " + sample.internal_error))
+                sample.turns.append(Turn(turn, stage, reply, "internal error: " + sample.internal_error, ours=True))
                 sample.transcript.append({"role": "ascendcraft", "turn": turn, "internal_error": sample.internal_error,
                                           "traceback": traceback.format_exc()})
                 say(f"{where}, turn {turn}/{turns}: internal error at {stage} ({sample.internal_error}); "

@@ -22,9 +22,15 @@ KERNEL_FILE = "kernel.dsl"   # the file name errors show the model
 
 
 class StageFailure(Exception):
-    def __init__(self, stage: str, error: str, feedback: str, dsl: str | None = None):
+    """``ours``: the failure is a bug of ascendcraft (AscendcraftError.ours), not the kernel's;
+    ``final``: no reply can pass (a property of the task: its reference is the same on every draw),
+    so the sample ends here."""
+
+    def __init__(self, stage: str, error: str, feedback: str, dsl: str | None = None, *, ours: bool = False,
+                 final: bool = False):
         super().__init__(f"{stage}: {error}")
         self.stage, self.error, self.feedback, self.dsl = stage, error, feedback, dsl
+        self.ours, self.final = ours, final
 
 
 @dataclass
@@ -74,8 +80,11 @@ class Evaluator:
         except AscendcraftError as err:
             raise self._failed(self.stage if isinstance(err, InterpreterError) else "check", err, dsl) from None
         if not result.passed:
-            shapes = result.shapes.describe()   # (a NOT VERIFIABLE verdict is sent back too: first_failure says why)
+            shapes = result.shapes.describe()
             error = result.report.first_failure() or result.report.summary()
+            if result.report.unverifiable:   # the op's references are no evidence, whatever the kernel: no repair
+                raise StageFailure("verify", f"not verifiable on these inputs: {result.report.unverifiable}", "",
+                                   dsl, final=True)
             raise StageFailure("verify", error, repair_prompt("verify", error, mismatch=True, shapes=shapes), dsl)
 
         after = None
@@ -101,4 +110,5 @@ class Evaluator:
                 shapes = self.task.shapes(max_bytes=self.max_bytes, full=self.full_shapes).describe()
             except AscendcraftError:
                 shapes = "the op's shapes"
-        return StageFailure(stage, text, repair_prompt(stage, text, shapes=shapes), dsl)
+        return StageFailure(stage, text, repair_prompt(stage, text, shapes=shapes, ours=err.ours), dsl,
+                            ours=err.ours)

@@ -18,10 +18,32 @@ class Diagnostic:
     block: int | None = None
 
     def __str__(self) -> str:
-        where = f"{self.file or 'kernel'}:{self.line}: " if self.line else ""
         core = f" [block {self.block}]" if self.block is not None and self.block >= 0 else ""
+        return self.text() + core
+
+    def text(self) -> str:
+        """The diagnostic without the block it happened in."""
+        where = f"{self.file or 'kernel'}:{self.line}: " if self.line else ""
         api = "" if self.message.startswith(self.api) else f"{self.api}: "
-        return f"{where}{self.severity}: [{self.rule}] {api}{self.message}{core}"
+        return f"{where}{self.severity}: [{self.rule}] {api}{self.message}"
+
+
+def distinct(diagnostics) -> list[str]:
+    """Each diagnostic once, with the blocks it happened in (one line for a rule broken by 48 blocks
+    alike, not 48), in the order first seen."""
+    blocks: dict[str, list[int]] = {}
+    for d in diagnostics:
+        blocks.setdefault(d.text(), [])
+        if d.block is not None and d.block >= 0:
+            blocks[d.text()].append(d.block)
+    out = []
+    for text, bs in blocks.items():
+        if len(bs) == 1:
+            text += f" [block {bs[0]}]"
+        elif bs:
+            text += f" [{len(bs)} blocks: {', '.join(map(str, sorted(bs)[:4]))}{', ...' if len(bs) > 4 else ''}]"
+        out.append(text)
+    return out
 
 
 @dataclass
@@ -49,6 +71,14 @@ class SimResult:
     @property
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "warning"]
+
+    def failure(self) -> str:
+        """Why the run failed, for a person or a model: each diagnostic once and the crash; not the
+        modeled time of the failed run or the sandbox's state (facts of this machine, not the kernel)."""
+        lines = distinct(self.diagnostics)
+        if self.crash:
+            lines.append(f"crash: {self.crash}")
+        return "\n".join(lines) if lines else "the run failed without a diagnostic"
 
     def report(self) -> str:
         lines = [str(d) for d in self.diagnostics]

@@ -85,6 +85,22 @@ def test_summary_by_hand():
     assert stages_passed("correct") == STAGES and stages_passed("verify") == ("parse", "check")
 
 
+def test_samples_a_bug_of_ours_stopped_are_counted_apart_never_as_the_kernels_failure():
+    ours = {"ended_at": "lower", "stopped_by_us": True, "error": "internal error: KeyError: 'att'"}
+    records = [_record("a/x", "a", ["correct", "lower"]), {**_record("a/y", "a", []), "samples": [ours]}]
+    o = summarise(records, k=1)["overall"]
+    assert o["stopped_by_us"] == 1 and o["samples"] == 3
+    # the two samples the tool did not stop: one correct, one the kernel's own failure at lower
+    assert o["stages"]["verify"]["passed"] == 2 and o["stages"]["lower"]["rate"] == pytest.approx(0.5)
+    assert o["pass@1"] == pytest.approx(0.25) and o["correct_tasks"] == 1    # a stopped sample is not correct
+    from ascendcraft.bench.report import markdown
+    text = markdown(records, summarise(records, k=1), {"kernels": "k", "backend": "sim", "chip": "910B2",
+                                                      "trials": 2, "inputs": "adversarial"})
+    assert "## Stopped by a bug of ascendcraft" in text and "KeyError: 'att'" in text
+    assert "| a/y | stopped by a bug of ascendcraft (did not lower) |" in text
+    assert "## Failures" not in text            # a/y's line is in its own section, a/x is correct
+
+
 # -- tasks -------------------------------------------------------------------------------------
 
 def test_task_layouts(tmp_path):

@@ -127,9 +127,28 @@ def test_after_verify_failures_go_back_to_the_model_with_their_stage(scripted):
     g = gen(after_verify=after_verify)
     assert g.verified and g.after == "lowered" and seen == [True, True]
     msg = feedback(scripted, 1)
-    assert "failed at the backend stage" in msg and "not a multiple of 32 bytes" in msg and "pad the copy" in msg
+    assert "when the AscendC kernel was built and run it failed" in msg and "not a multiple of 32 bytes" in msg
+    assert "pad the copy" in msg and "bug of ascendcraft" not in msg
     assert g.report["samples"][0]["stages"] == ["backend", "verified"]
     assert "lowered to AscendC" in scripted.calls[0]["messages"][0]["content"]
+
+
+def test_a_failure_ascendcraft_recognises_as_its_own_tells_the_model_so(scripted):
+    class PassBroke(AscendcraftError):
+        stage = "lower"
+        ours = True
+
+    def after_verify(check):
+        if len(scripted.calls) == 1:
+            raise PassBroke("pass 'select': its output program is invalid", hint="rewrite line 7 another way")
+        return "lowered"
+
+    scripted.script(R.GOOD, R.GOOD)
+    g = gen(after_verify=after_verify)
+    msg = feedback(scripted, 1)
+    assert "while it was lowered to AscendC it met a bug of ascendcraft's (not of your kernel)" in msg
+    assert "rewrite line 7 another way" in msg and g.verified
+    assert g.report["samples"][0]["history"][0]["ours"] is True
 
 
 def test_an_internal_error_stops_the_sample_without_blaming_the_model(scripted):
@@ -182,3 +201,18 @@ def test_the_public_generate_lowers_and_returns_a_compiled_kernel(scripted):
     x = torch.randn(8, 257)
     assert np.allclose(g.compiled(x).numpy(), torch.nn.functional.leaky_relu(x, 0.2).numpy(), atol=1e-6)
     assert "__aicore__" in g.compiled.source
+
+
+def test_an_op_whose_reference_is_the_same_on_every_draw_ends_the_sample_at_once(scripted, tmp_path):
+    # relu(x) - relu(x) is 0 whatever the inputs (as MultiKernelBench's gemm_max_subtract_gelu is):
+    # no kernel can be verified, so one reply ends the sample, not four identical repair turns
+    op = tmp_path / "zero.py"
+    op.write_text(R.LEAKY_OP.read_text().replace(
+        "return torch.nn.functional.leaky_relu(x, negative_slope=self.negative_slope)",
+        "return torch.relu(x) - torch.relu(x)"))
+    assert "torch.relu(x) - torch.relu(x)" in op.read_text()
+    scripted.script(R.GOOD, R.GOOD, R.GOOD, R.GOOD)
+    g = generate(op, model="scripted/coder", turns=4)
+    assert not g.verified and len(scripted.calls) == 1
+    s = g.report["samples"][0]
+    assert s["stages"] == ["verify"] and "not verifiable" in s["unverifiable"]
