@@ -213,7 +213,7 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, s
     if plan:
         from .plan import buffer_plan
         say("planning the lowering's buffers at real shapes")
-        result.plan = buffer_plan(k, task, real)
+        result.plan = buffer_plan(k, task, real, (shapes, result.second.shapes if result.second else None))
     return result
 
 

@@ -201,7 +201,8 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
             chain = PassChain(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
                               chip=chip_profile, assist=assist, progress=say, draws=checked.draws[:PASS_TRIALS],
                               source_checks=(checked.real, checked.checked),
-                              source_outputs=checked.outputs[:PASS_TRIALS])
+                              source_outputs=checked.outputs[:PASS_TRIALS],
+                              other_shapes=(checked.second.shapes if checked.second else None,))
             chain.apply()
             # Not beside a kernel with matmuls: the interpreter's BLAS threads then wait for a core
             # the kernel processes hold (a lowering took 3 s instead of 0.5)

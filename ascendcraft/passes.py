@@ -128,7 +128,7 @@ PASS_TRIALS = 2
 def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = PASS_TRIALS, seed: int = 0,
                assist: Callable[[str], str] | None = None, progress: Callable[[str], None] | None = None,
                source_checks: tuple[CheckedKernel, CheckedKernel] | None = None,
-               draws: list | None = None, source_outputs: list | None = None) -> LoweringRun:
+               draws: list | None = None, source_outputs: list | None = None, other_shapes=()) -> LoweringRun:
     """Run ``passes`` on a checked source kernel; raise PassError naming the first bad pass.
 
     ``source_checks``: the source's checks at the real and the verification shapes, when the
@@ -139,9 +139,20 @@ def run_passes(source: A.Kernel, passes, *, task, shapes, chip, trials: int = PA
     See :class:`PassChain` for how the levels are checked.
     """
     chain = PassChain(source, passes, task=task, shapes=shapes, chip=chip, trials=trials, seed=seed, assist=assist,
-                      progress=progress, source_checks=source_checks, draws=draws, source_outputs=source_outputs)
+                      progress=progress, source_checks=source_checks, draws=draws, source_outputs=source_outputs,
+                      other_shapes=other_shapes)
     chain.apply()
     return chain.verify()
+
+
+def shape_envs(kernel: A.Kernel, shapes) -> tuple[dict, ...]:
+    """The dims and attributes of ``kernel`` at each of ``shapes`` (``None`` entries skipped)."""
+    envs = []
+    for s in shapes:
+        if s is not None:
+            binding = bind(kernel, s)[0]
+            envs.append({**binding.attrs, **binding.dims})
+    return tuple(envs)
 
 
 class PassChain:
@@ -164,9 +175,13 @@ class PassChain:
     """
 
     def __init__(self, source: A.Kernel, passes, *, task, shapes, chip, trials: int = PASS_TRIALS, seed: int = 0,
-                 assist=None, progress=None, source_checks=None, draws=None, source_outputs=None):
+                 assist=None, progress=None, source_checks=None, draws=None, source_outputs=None,
+                 other_shapes=()):
         from .verify import make_draws
         self.source, self.passes, self.task, self.shapes, self.chip = source, passes, task, shapes, chip
+        # every shape set the kernel runs at besides the real one: the buffers must fit at each
+        self.shape_envs = shape_envs(source, (shapes, *other_shapes))
+        self.other_shapes = tuple(s for s in other_shapes if s is not None)
         self.assist, self.say = assist, progress or (lambda msg: None)
         real_check, verification_check = source_checks or (check(source, bind(source, task.real)[0], chip), None)
         self.levels = [Level("source", source, print_kernel(source), real_check)]
@@ -193,7 +208,7 @@ class PassChain:
             before = self.levels[-1]
             self.say(f"pass {p.name}")
             try:
-                ctx = PassContext(before.real, self.chip, self.assist)
+                ctx = PassContext(before.real, self.chip, self.assist, shape_envs=self.shape_envs)
                 try:
                     kernel = apply_pass(p, before.kernel, ctx, self.source.source)
                 except DSLError as err:   # spans are origins in the writer's file, at every level
@@ -219,6 +234,22 @@ class PassChain:
                 return
             self.runners.append(runner)
             self.levels.append(Level(p.name, kernel, text, real, list(ctx.notes)))
+        try:
+            self._fits_every_shape_set()
+        except Exception as err:   # noqa: BLE001 - raised by verify(), after the levels are run
+            self.failure = err
+
+    def _fits_every_shape_set(self) -> None:
+        """The last level checked at the other shape sets the kernel runs at (the verification shapes
+        check every level already): its buffers, sized by the dims, must fit there too."""
+        final = self.levels[-1]
+        for shapes in self.other_shapes:
+            try:
+                check(final.kernel, bind(final.kernel, shapes)[0], self.chip)
+            except DSLError as err:
+                raise PassError(final.pass_name, f"its program does not hold at {shapes.shapes_text()}, a shape set "
+                                f"the kernel is verified at:\n{err.located(self.where)}", before=final.text,
+                                after=None) from None
 
     def verify(self, tick: Callable[[], None] | None = None) -> LoweringRun:
         """Run the levels (see the class docstring); ``tick`` is called between kernel runs."""

@@ -76,22 +76,27 @@ class BufferPlan:
                                 dict(zip((n for n, _, _ in f.consts), f.double))} for f in self.fits]}
 
 
-def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel) -> BufferPlan:
-    """Run the lowering passes statically on ``kernel`` (checked at real shapes as ``real``)."""
+def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) -> BufferPlan:
+    """Run the lowering passes statically on ``kernel`` (checked at real shapes as ``real``); the
+    buffers must also fit at ``other_shapes``, the other shape sets the kernel is verified at."""
     from lowering_passes.base import PassContext
 
     from .lower import default_passes
-    from .passes import apply_pass
+    from .passes import apply_pass, shape_envs
 
     chip, level = real.chip, real
     k = kernel
     fits: list = []
+    others = [s for s in other_shapes if s is not None]
     try:
+        envs = shape_envs(kernel, others)
         for p in default_passes():
-            ctx = PassContext(level, chip, None)
+            ctx = PassContext(level, chip, None, shape_envs=envs)
             k = apply_pass(p, k, ctx, kernel.source)
             fits += ctx.fits
             level = check(k, bind(k, task.real)[0], chip)
+        for shapes in others:
+            check(k, bind(k, shapes)[0], chip)
     except AscendcraftError as err:
         if isinstance(err, DSLError):
             err.located(kernel.source)

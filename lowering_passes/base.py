@@ -21,6 +21,9 @@ class PassContext:
     assist: object = None    # optional LLM assist: Callable[[str], str] (prompt -> answer)
     notes: list = field(default_factory=list)   # what the pass decided, for the report
     fits: list = field(default_factory=list)    # fit.TileFit records: tile sizes and the UB (for check's plan)
+    # the dims and attributes of the other shape sets the kernel will run at (verification, second):
+    # buffers sized by dims must fit the UB at each of them, not only at the real shapes
+    shape_envs: tuple = ()
 
     def type_of(self, e):
         return self.checked.expr_types.get(id(e))
@@ -29,6 +32,11 @@ class PassContext:
     def symbols(self):
         """The input program's names (GM tensors, dims, attributes, consts) valued at the op's real shapes."""
         return self.checked.symbols
+
+    def envs(self) -> list[dict]:
+        """Dims and attributes of every shape set the kernel runs at, the real shapes first."""
+        real = self.checked.binding
+        return [{**real.attrs, **real.dims}, *self.shape_envs]
 
     def tensor(self, name: str):
         """A GM tensor of the input program, parameter or scratch (``ascendcraft.dsl.symbols.TensorSymbol``)."""

@@ -403,7 +403,11 @@ class _Bufferizer:
 #: The UB work areas bufferize declares for the emitter's expansions, by role: rwork (reductions),
 #: swork/sidx (scans, ReduceProd, ProdEachRow), wwork/widx (windows), xwork/xidx (strided GM copies),
 #: gidx (slices of tiles).
-WORK_ROLES = ("rwork", "swork", "sidx", "wwork", "widx", "xwork", "xidx", "gidx")
+#: The work buffers bufferize declares, by role, and what each holds (as messages name them).
+WORK_ROLES = {"rwork": "the reductions' work area", "swork": "the scans' and products' work area",
+              "sidx": "the scans' offset tables", "wwork": "the windows' work area", "widx": "the windows' offsets",
+              "xwork": "the strided copies' staging area", "xidx": "the strided copies' offsets",
+              "gidx": "the tile slices' offsets"}
 
 #: Ops that work on a copy in swork (64-element rows folded, then 64 lanes on the scalar unit).
 _SCANNED = ("CumSum", "CumProd", "CumSumExclusive", "CumProdExclusive", "ReduceProd", "ProdEachRow")

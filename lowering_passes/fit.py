@@ -30,7 +30,12 @@ queue loaded or stored in a loop keeps two slots, else the largest size that fit
 When the writer's size fits but costs double buffering, the kernel is left alone and the size
 that keeps it is recorded (:class:`TileFit`) so ``check`` can name it.
 
-Establishes: the bufferized program fits the UB at the op's real shapes, when any tile size does.
+Every shape set the kernel runs at counts (the real shapes, the verification ones, the second
+set): a tile of ``8192 // TW`` rows of ``TW`` values fits at TW = 32, and needs a third more at
+TW = 17, whose rows pad to 24.
+
+Establishes: the bufferized program fits the UB at every shape set the kernel runs at, when any
+tile size does.
 """
 from __future__ import annotations
 
@@ -206,10 +211,9 @@ class _Trial:
             buffered = Bufferize().run(kernel, probe)
         except DSLError:
             return _Outcome(False, 0, ())
-        values = const_values(buffered, {**self.ctx.checked.binding.attrs, **self.ctx.checked.binding.dims},
-                              self.ctx.checked.cores)
-        try:
-            total = sum(slot_bytes(s.type, values) * s.depth for s in buffered.body if isinstance(s, A.Buffer))
+        try:      # the most any shape set the kernel runs at needs (rows pad to 32 bytes differently)
+            total = max(sum(slot_bytes(s.type, const_values(buffered, env, self.ctx.checked.cores)) * s.depth
+                            for s in buffered.body if isinstance(s, A.Buffer)) for env in self.ctx.envs())
         except KeyError:
             return _Outcome(False, 0, ())
         if total > self.capacity - SCALAR_RESERVE:

@@ -56,7 +56,9 @@ class _Pipeliner:
         self.buffers = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
         self.values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims},
                                    ctx.checked.cores)
-        self.used = sum(self._bytes(b.type, b.depth) for b in self.buffers.values())
+        # the UB in use at every shape set the kernel runs at (real first): a queue must fit at each
+        self.budgets = [const_values(kernel, env, ctx.checked.cores) for env in ctx.envs()]
+        self.used = [sum(slot_bytes(b.type, v) * b.depth for b in self.buffers.values()) for v in self.budgets]
         self.count = {"vecin": 0, "vecout": 0, "all": sum(b.depth for b in self.buffers.values())}
         self.defs: dict[str, int] = {}
         self.uses: dict[str, int] = {}
@@ -75,9 +77,6 @@ class _Pipeliner:
                 if isinstance(n, A.Call) and n.kwarg("out") is not None else None
             if out is not None:
                 self.occupants[out] = self.occupants.get(out, 0) + 1
-
-    def _bytes(self, t: A.TensorType, depth: int) -> int:
-        return slot_bytes(t, self.values) * depth
 
     def _region_bytes(self, region, dtype: str) -> int:
         """Bytes a copy of ``region`` moves at the op's real shapes (what a queue would carry)."""
@@ -109,19 +108,23 @@ class _Pipeliner:
             size = aligned_elems(region_extents(region, self.ctx), decl.type.dtype)
             size_const = self.names.fresh("_n")
             self.values[size_const] = evaluate(size, self.values)
+            for v in self.budgets:
+                v[size_const] = evaluate(size, v)
             slot_type = replace(decl.type, shape=(size_const,))
         else:
             slot_type = decl.type
         # a TBuf whose only tile moves to the queue will be unused: its bytes and slot come back
-        freed_bytes, freed_slots = (self._bytes(decl.type, decl.depth), decl.depth) \
-            if self.occupants.get(buf) == 1 else (0, 0)
+        freed = self.occupants.get(buf) == 1
+        freed_slots = decl.depth if freed else 0
+        freed_bytes = [slot_bytes(decl.type, v) * decl.depth if freed else 0 for v in self.budgets]
+        room = self.ctx.chip.capacity("ub") - SCALAR_RESERVE
         for depth in (2, 1):
-            extra = self._bytes(slot_type, depth)
+            extra = [slot_bytes(slot_type, v) * depth for v in self.budgets]
             if self.count[position] + depth <= 8 and self.count["all"] - freed_slots + depth <= 64 and \
-                    self.used - freed_bytes + extra <= self.ctx.chip.capacity("ub") - SCALAR_RESERVE:
+                    all(u - f + e <= room for u, f, e in zip(self.used, freed_bytes, extra)):
                 if freed_slots:
                     self.occupants[buf] = 0
-                self.used += extra - freed_bytes
+                self.used = [u - f + e for u, f, e in zip(self.used, freed_bytes, extra)]
                 self.count[position] += depth
                 self.count["all"] += depth - freed_slots
                 name = self.names.fresh("qin" if position == "vecin" else "qout")

@@ -81,10 +81,12 @@ class _Prefetcher:
         self.depth: dict[str, int] = {}          # queues that need a third slot (prefetch at two levels)
         self.new_queues: list[A.Buffer] = []     # queues of inner loops' first tiles, loaded an outer iteration ahead
         from .pipeline import const_values, slot_bytes
-        values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims}, ctx.checked.cores)
-        self.slot_bytes = {n: slot_bytes(b.type, values) for n, b in self.decls.items()}
+        # a slot's bytes and the UB left, at the shape set where the buffers take the most
+        budgets = [const_values(kernel, env, ctx.checked.cores) for env in ctx.envs()]
+        worst = max(budgets, key=lambda v: sum(slot_bytes(b.type, v) * b.depth for b in self.decls.values()))
+        self.slot_bytes = {n: max(slot_bytes(b.type, v) for v in budgets) for n, b in self.decls.items()}
         self.ub_free = ctx.chip.capacity("ub") - SCALAR_RESERVE - sum(
-            self.slot_bytes[n] * b.depth for n, b in self.decls.items())
+            slot_bytes(b.type, worst) * b.depth for b in self.decls.values())
 
     def run(self, kernel) -> A.Kernel:
         body = self.block(kernel.body)

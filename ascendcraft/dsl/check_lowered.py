@@ -44,12 +44,18 @@ class LoweredFormsChecker:
         cap = self.chip.capacity("ub")
         last = list(self.buffers.values())[-1]
         if total > cap:
-            largest = sorted(self.buffers.values(), key=self.buffer_bytes, reverse=True)[:6]
-            listed = ", ".join(f"{b.name} ({self.buffer_bytes(b):,} B)" for b in largest)
-            raise check_error(f"buffers take {total:,} bytes of UB; {self.chip.name} has {cap:,} "
-                              f"(largest: {listed})", last,
-                       kind="memory error", hint="smaller tiles, or reuse buffers for values that are not live "
-                       "at the same time")
+            largest = sorted(self.buffers.values(), key=self.buffer_bytes, reverse=True)[:5]
+            held = self._buffer_contents()
+            listed = "; ".join(f"{held.get(b.name, (b.name, None))[0]}: {self.buffer_bytes(b):,} bytes"
+                               + (f" ({b.depth} slots)" if b.depth > 1 else "") for b in largest)
+            at = next((held[b.name][1] for b in largest if held.get(b.name, (0, None))[1] is not None), last)
+            dims = ", ".join(f"{d}={v}" for d, v in self.binding.dims.items())
+            raise check_error(f"the lowering's buffers take {total:,} bytes of UB at {dims or 'these shapes'}; "
+                              f"{self.chip.name} has {cap:,} (largest: {listed})", at, kind="memory error",
+                              hint="smaller tiles (a tile size that is a const used only as a range step and slice "
+                                   "length, T = 8192 or minimum(N, 8192), is shrunk by the lowering itself), fewer "
+                                   "tiles live at once, or rows of a multiple of 8 values (each row of a 2-D tile "
+                                   "takes a whole number of 32-byte blocks)")
         if sum(b.depth for b in self.buffers.values()) > 64:
             raise check_error("more than 64 buffers in one kernel (AscendC limit)", last, kind="memory error")
         for pos in ("vecin", "vecout"):
@@ -57,6 +63,25 @@ class LoweredFormsChecker:
             if n > 8:
                 raise check_error(f"{n} {pos} buffers: at most 8 per position can be allocated at once", last,
                            kind="memory error", hint="fewer queues or a smaller depth")
+
+    def _buffer_contents(self) -> dict:
+        """buffer name -> (what it holds, in the writer's terms, the statement of its first tile or None)."""
+        from lowering_passes.bufferize import WORK_ROLES, work_role
+        from lowering_passes.fit import placements
+        lines: dict[str, list] = {}
+        for s, out, _ in placements(self.kernel):
+            lines.setdefault(out, []).append(s)
+        held = {}
+        for name in self.buffers:
+            stmts = lines.get(name, [])
+            if stmts:
+                numbers = sorted({s.span.line for s in stmts if s.span is not None})
+                what = f"the tiles of line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}" \
+                    if numbers else f"the tiles of buffer {name}"
+                held[name] = (what, stmts[0])
+            elif work_role(name) is not None:
+                held[name] = (WORK_ROLES[work_role(name)], None)
+        return held
 
     def _placed(self, out: str | None, t: TTile, node):
         """``out=b``: the tile must fit buffer b (same dtype, enough elements)."""

@@ -35,9 +35,11 @@ def test_buffers_over_the_ub_are_listed_largest_first():
     err = rejects("    buffer small: veccalc f32[64]\n    buffer big: vecin f32[16384] * 2\n"
                   "    buffer mid: vecout f32[8192] * 2\n    for r in parallel(R):\n"
                   "        t = load(x[r, 0:64], out=small)\n        store(y[r, 0:64], t)\n",
-                  "buffers take 196,864 bytes of UB; 910B2 has 196,608")
+                  "buffers take 196,864 bytes of UB at R=53, N=1000; 910B2 has 196,608", line=6)
     assert err.kind == "memory error"
-    assert "(largest: big (131,072 B), mid (65,536 B), small (256 B))" in str(err)
+    # each buffer by the lines of the tiles it holds (the lines' of a lowered program: the writer's)
+    assert "(largest: big: 131,072 bytes (2 slots); mid: 65,536 bytes (2 slots); the tiles of line 6: 256 bytes)" \
+        in str(err)
 
 
 def test_over_ub_reports_live_tiles():

@@ -144,3 +144,38 @@ kernel k(x: gm f32[N]) -> (y: gm f32[N]):
     (fit,) = r.plan.fits
     assert fit.consts[0][2] == 12000 and fit.used[0] < 12000
     assert f"lower uses T = {fit.used[0]}" in r.summary()
+
+
+# [8192 // TW, TW] tiles: at dim = 32 (the op's) rows are whole 32-byte blocks and the queues fit
+# double-buffered; at dim = 17 (the second shape set the kernel is verified at) each row pads to 24
+# values and the same plan overflows the UB (it did, on the simulator: InitBuffer ... UB capacity
+# exceeded). The plan must hold at every shape set the kernel runs at.
+_PADDED_ROWS_OP = """
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 2.0
+batch = 700
+dim = 32
+def get_inputs():
+    return [torch.randn(batch, dim)]
+def get_init_inputs():
+    return []
+"""
+_PADDED_ROWS = """
+kernel r(x: gm f32[B, N]) -> (y: gm f32[B, N]):
+    const T = 8192
+    const TW = minimum(N, T)
+    const RB = maximum(1, T // TW)
+    for rb, cb in parallel(cdiv(B, RB), cdiv(N, TW)):
+        r = rb * RB
+        c = cb * TW
+        store(y[r:r + RB, c:c + TW], relu(load(x[r:r + RB, c:c + TW])) * 2.0)
+"""
+
+
+def test_the_buffer_plan_fits_every_shape_set_the_kernel_is_verified_at(tmp_path):
+    k = compile_verified(tmp_path, _PADDED_ROWS, _PADDED_ROWS_OP, trials=2)
+    second = k.report["backend_second_shapes_verification"]["shapes"]["inputs"][0]["shape"]
+    assert second[1] % 8, second          # a shape set whose rows pad (else this test tests nothing)
