@@ -506,9 +506,9 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
             ([f"crash: {res.crash}"] if res.crash else [])
         raise KernelMismatch("the AscendC kernel breaks a hardware rule at the op's real shapes (simulator, "
                              "cost-only run; the data runs were at smaller shapes):\n  " + "\n  ".join(problems),
-                             hint="the DSL kernel's indices or loop bounds go wrong only at the real size: make them "
-                                  "follow the dims (docs/dsl.md); if the DSL kernel is right at every size, this is "
-                                  "a lowering bug: report it")
+                             hint="the DSL kernel's indices or loop bounds go wrong only at the real size: write "
+                                  "extents and bounds as the signature's dims, never their values; if the DSL kernel "
+                                  "is right at every size, this is a lowering bug: report it")
     if not res.ok or res.cost is None:
         why = res.crash or "no cost report"
         result.cost_note = (f"no modeled time, and the kernel was not run at the real shapes: the cost-only run "

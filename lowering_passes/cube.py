@@ -63,6 +63,15 @@ from ascendcraft.errors import DSLError
 from .base import LoweringPass, Names, binary, call, dim_expr, map_names, name
 
 
+#: The form, as a refusal's hint states it (the numbered rules are in the language reference,
+#: docs/dsl.md "Cube (matmul)": the model reads them there, so a hint names no file).
+PRODUCT_PHASE = ("a product phase is: `for i, j in parallel(cdiv(M, TM), cdiv(N, TN))` (and one parallel variable "
+                 "per batch axis of C), `m = i * TM`, `n = j * TN`, l1 loads of a[m:m + TM, 0:TK] and b[0:TK, n:n + TN], "
+                 "`acc = matmul(...)`, `for k in range(TK, K, TK):` with l1 loads of the k:k + TK tiles and "
+                 "`acc = acc + matmul(...)`, then `store(c[m:m + TM, n:n + TN], acc)`; operands slice their last two "
+                 "axes and index batch axes with C's batch variables (see the rules of \"Cube (matmul)\")")
+
+
 class _NotGemm(Exception):
     """The phase is not the accumulate-over-K form; carries the reason and, if known, the statement."""
 
@@ -87,9 +96,7 @@ class Cube(LoweringPass):
                     at = why.node.span if why.node is not None and why.node.span is not None else s.span
                     raise DSLError(f"cube: this phase uses matmul but is not a K accumulation the Matmul API "
                                    f"lowering handles: {why}", at, kind="lowering error",
-                                   hint="write each C tile as acc = matmul(...) then a K loop of acc = acc + "
-                                        "matmul(...) and one store, batch axes indexed by parallel variables "
-                                        "(examples/matmul/, docs/dsl.md 'Cube (matmul)')") from None
+                                   hint=PRODUCT_PHASE) from None
             else:
                 body.append(s)
         return replace(kernel, body=tuple(body))

@@ -114,8 +114,8 @@ class _Selector(WhereRules):
             why += (" (this line's tile has rank 3 or more: the lowering computes it one leading index at a time, "
                     "and the operation above is its form on one such slice)")
         raise DSLError(f"select: no AscendC selection rule for {why}", s.span, kind="lowering error",
-                       hint="rewrite this statement with the forms docs/dsl.md lists under \"Writing kernels that "
-                            "lower to AscendC\", or run lower with --model so the pass can ask an LLM to lower it")
+                       hint="rewrite this statement with the forms the language reference (docs/dsl.md) lists "
+                            "under \"Writing kernels that lower to AscendC\"")
 
     def _scalar_like(self, e) -> bool:
         t = self.ctx.type_of(e)

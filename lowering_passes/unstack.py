@@ -161,8 +161,8 @@ class _Unstacker:
             f"unstack: {what}{line} has rank 3 or more, which lowers only as a loop over its leading axis "
             f"(one slice at a time), and this statement {why.why}", (why.stmt or seed).span, kind="lowering error",
             hint="compute it one leading index at a time yourself (`for a in range(...)` over 2-D loads), or load "
-                 "a region of one or two axes; docs/dsl.md, \"Writing kernels that lower to AscendC\", lists what "
-                 "lowers")
+                 "a region of one or two axes; the language reference (docs/dsl.md), \"Writing kernels that lower "
+                 "to AscendC\", lists what lowers")
 
     def _rank(self, e) -> int:
         t = self.type_of(e)

@@ -139,6 +139,7 @@ def literal_value(e):
 def unsupported(what: str, node) -> DSLError:
     return DSLError(f"emitter: {what} cannot be emitted as AscendC yet", getattr(node, "span", None),
                     kind="lowering error",
-                    hint="rewrite this statement with the forms docs/dsl.md lists under \"Writing kernels that lower "
-                         "to AscendC\"; if it is one of them, this is a lowering bug (ours): please report it")
+                    hint="rewrite this statement with the forms the language reference (docs/dsl.md) lists under "
+                         "\"Writing kernels that lower to AscendC\"; if it is one of them, this is a lowering bug "
+                         "(ours): please report it")
 

@@ -5,7 +5,10 @@ convolution and fused kernels are made of.
                 in the new layout: a transpose (column stores), a head split ``[S, E] -> [NH, S, D]``
                 with ``NH`` a const of an integer attribute or a literal (``D = E // NH``), an im2col
                 of a 1-D convolution (padded loads of each window, a row product with the weights),
-                channels-first to channels-last ``[N, C, P] -> [N, P, C]``;
+                channels-first to channels-last ``[N, C, P] -> [N, P, C]``, nearest-neighbour
+                upsampling (a ``gather`` of each source row, stored, maybe through a scratch), an
+                argmax over the middle axis (per-chunk maxima and positions in scratch, folded with
+                ``where``);
 * ``scratchmm`` products on the cube whose operands or result are scratch tensors: a vector phase
                 writes ``A`` (or a transposed ``B``) to scratch, the product goes to scratch or to
                 the output, a vector epilogue reads it (bias and activation, or a row softmax);
@@ -47,8 +50,51 @@ def _map(k: KernelBuilder, leaf: str, numel: int) -> str:
 # -- relayout
 def _relayout(draw, opts: Options) -> FuzzCase:
     k = KernelBuilder(draw, opts)
-    style = draw(st.sampled_from(["transpose", "heads", "im2col", "channels_last"]))
+    style = draw(st.sampled_from(["transpose", "heads", "im2col", "channels_last", "nearest", "argfold"]))
     k.tag(f"relayout_{style}")
+    if style == "nearest":         # nearest-neighbour upsampling by a gather of each source row
+        n, c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 6)), draw(st.integers(1, 40))
+        sc = draw(st.sampled_from([2, 4]))
+        k.inp("x", "N, C, H, W", (n, c, h, w))
+        k.out("y", "N, C, OH, OW", (n, c, h * sc, w * sc))
+        via = draw(st.booleans())
+        if via:                     # the gathered rows go through a scratch first
+            k.scratch.append("    scratch s: f32[N, C, OH, OW]")
+            k.tag("nearest_via_scratch")
+        k.line(1, "for n, c, oh in parallel(N, C, OH):")
+        k.line(2, f"row = load(x[n, c, oh // {sc}, :])")
+        k.line(2, f"idx = cast(floor(iota(OW, f32) * {1.0 / sc!r}), i32)")
+        k.line(2, f"store({'s' if via else 'y'}[n, c, oh, :], gather(row, idx))")
+        if via:
+            k.line(1, "for n, c, oh in parallel(N, C, OH):")
+            k.line(2, f"store(y[n, c, oh, :], {_map(k, 'load(s[n, c, oh, :])', w * sc)})")
+        return k.case("relayout")
+    if style == "argfold":          # argmax over the middle axis: per-chunk maxima and positions in scratch
+        b, n, m = draw(st.integers(1, 3)), draw(st.integers(1, 40)), draw(st.integers(1, 300))
+        nc, tm = draw(st.sampled_from([4, 8, 3])), draw_tile(draw, 256)
+        k.const("TM", tm)
+        k.const("NC", nc)
+        k.const("P", "cdiv(N, NC)")
+        k.inp("x", "B, N, M", (b, n, m))
+        k.out("y", "B, M", (b, m), "i32")
+        k.scratch.append("    scratch pv: f32[B, P, M]")
+        k.scratch.append("    scratch pi: i32[B, P, M]")
+        k.line(1, "for b, p, mb in parallel(B, P, cdiv(M, TM)):")
+        k.line(2, "m = mb * TM")
+        k.line(2, "t = load(x[b, p * NC:p * NC + NC, m:m + TM])")
+        k.line(2, "store(pv[b, p, m:m + TM], max(t, axis=0))")
+        k.line(2, "store(pi[b, p, m:m + TM], argmax(t, axis=0, dtype=i32) + p * NC)")
+        k.line(1, "for b, mb in parallel(B, cdiv(M, TM)):")
+        k.line(2, "m = mb * TM")
+        k.line(2, "bv = load(pv[b, 0, m:m + TM])")
+        k.line(2, "bi = load(pi[b, 0, m:m + TM])")
+        k.line(2, "for p in range(1, P):")
+        k.line(3, "v = load(pv[b, p, m:m + TM])")
+        k.line(3, "better = v > bv")
+        k.line(3, "bi = where(better, load(pi[b, p, m:m + TM]), bi)")
+        k.line(3, "bv = where(better, v, bv)")
+        k.line(2, "store(y[b, m:m + TM], bi)")
+        return k.case("relayout")
     if style == "transpose":
         r, c = draw(st.integers(1, 40)), draw(st.integers(1, 120))
         t = draw_tile(draw, 64)
