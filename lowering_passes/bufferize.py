@@ -125,7 +125,7 @@ class _Bufferizer:
         decls += self._work_buffers()
         placement = {n: buf_of_colour[c] for n, c in colour.items()}
         body = self._place(self.k.body, placement)
-        cut = next((i for i, s in enumerate(body) if not isinstance(s, (A.Const, A.Scratch))), len(body))
+        cut = next((i for i, s in enumerate(body) if not isinstance(s, (A.Const, A.Scratch, A.View))), len(body))
         body = tuple(body[:cut]) + tuple(decls) + tuple(body[cut:])
         # buffers the input already declared (lowered forms written in the source) under a name of
         # a work buffer's form get other names, so the work buffers are the only ones of that form

@@ -60,7 +60,7 @@ from ascendcraft.sim.cost import COST_CONSTANTS, CUBE_RATE
 from ascendcraft.dsl.types import TScalar
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, dim_expr, map_names, name
+from .base import LoweringPass, Names, binary, call, map_names, name
 
 
 #: The form, as a refusal's hint states it (the numbered rules are in the language reference,

@@ -112,9 +112,11 @@ def tile_constants(kernel: A.Kernel) -> list[str]:
     for n in A.walk(kernel):
         if isinstance(n, A.Name) and id(n) not in allowed:
             bad.add(n.id)
-    for s in kernel.body:                        # GM workspaces sized by a constant keep it
+    for s in kernel.body:                        # GM workspaces and views sized by a constant keep it
         if isinstance(s, A.Scratch):
             bad |= {d for d in s.type.shape if isinstance(d, str)}
+        elif isinstance(s, A.View):
+            bad |= {d for d in s.shape if isinstance(d, str)}
     # a constant defined from a tile size is one too, and its uses must qualify
     changed = True
     while changed:

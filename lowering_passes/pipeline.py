@@ -94,8 +94,8 @@ class _Pipeliner:
             {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | \
             set(work_buffers(self.k).values())    # bufferize's work areas: the emitter uses them
         body = [s for s in body if not (isinstance(s, A.Buffer) and s.name not in still_used)]
-        cut = max(i for i, s in enumerate(body) if isinstance(s, (A.Buffer, A.Const, A.Scratch))
-                  and all(isinstance(x, (A.Buffer, A.Const, A.Scratch)) for x in body[:i + 1])) + 1
+        decl = (A.Buffer, A.Const, A.Scratch, A.View)
+        cut = max(i for i, s in enumerate(body) if isinstance(s, decl) and all(isinstance(x, decl) for x in body[:i + 1])) + 1
         return replace(self.k, body=tuple(body[:cut]) + tuple(self.queues) + tuple(body[cut:]))
 
     def _queue(self, position: str, buf: str, region=None) -> str | None:

@@ -204,7 +204,7 @@ class ComputeEmitter:
                     # the row's padding, which the op that made the tile need not have written)
                     self.emit(f"AscendC::Muls({target}, {a[0]}, static_cast<{src.ctype}>(1), {cols});")
                 self.emit(f"for (int64_t r_ = 1; r_ < {src.rows}; ++r_) {{")
-                self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+                self.emit("    AscendC::PipeBarrier<PIPE_V>();")
                 self.emit(f"    AscendC::{fn}({target}, {target}, {a[0]}[r_ * {src.pitch}], {cols});")
                 self.emit("}")
             elif form == "copy":
@@ -471,7 +471,7 @@ class ComputeEmitter:
         self.emit(f"if (rows_ == 1) {{ AscendC::DataCopy({swork}, {name}, 64); }}")
         self.emit(f"else {{ AscendC::Mul({swork}, {name}, {name}[64], 64); }}")
         self.emit("for (int64_t r_ = 2; r_ < rows_; ++r_) {")
-        self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+        self.emit("    AscendC::PipeBarrier<PIPE_V>();")
         self.emit(f"    AscendC::Mul({swork}, {swork}, {name}[r_ * 64], 64);")
         self.emit("}")
         self.emit(f"{src.ctype} p_ = 1;")

@@ -96,7 +96,7 @@ class CopyEmitter:
             self.emit(f"CopyInStrided<{ct}>({target}, {name}Gm[off_], r_, c_, {pitch}, 0, "
                       f"{axes[0][1] if len(axes) == 2 else '0'}, {axes[-1][1]}, static_cast<{ct}>(0));")
         else:
-            self.emit(f"if (r_ == 0 || c_ == 0) {{")     # a region clamped away (e.g. a prefetch past the end)
+            self.emit("if (r_ == 0 || c_ == 0) {")     # a region clamped away (e.g. a prefetch past the end)
             self.emit(f"}} else if ((r_ == 1 || (c_ == ({pitch}) && c_ == ({row_stride}))) && "
                       f"(r_ * c_ * sizeof({ct})) % 32 == 0) {{")
             self.emit(f"    AscendC::DataCopy({target}, {name}Gm[off_], static_cast<uint32_t>(r_ * c_));")
@@ -225,7 +225,7 @@ class CopyEmitter:
         self.emit("    for (int64_t i_ = 0; e_ < p_ && i_ < r_; ++i_) { "
                   + fill.format(f"{target}[(ro_ + i_) * p_ + e_]", "p_ - e_") + " }")
         self.emit("}")
-        self.emit(f"for (int64_t q_ = 0; c_ > 0 && q_ < r_; q_ += 4095) {{")
+        self.emit("for (int64_t q_ = 0; c_ > 0 && q_ < r_; q_ += 4095) {")
         self.emit(f"    const int64_t lb_ = left_ / {per_block} * {per_block}, lp_ = left_ - lb_;")
         self.emit(f"    const int64_t right_ = AcAlignUp(lp_ + c_, {per_block}) - (lp_ + c_);")
         self.emit(f"    const int64_t gap_ = p_ / {per_block} - (lp_ + c_ + right_) / {per_block};")
@@ -272,7 +272,7 @@ class CopyEmitter:
         self.emit(f"for (int64_t b_ = 1; b_ < {kw}; ++b_) {{")
         self.emit(f"    AscendC::Gather({tmp}, {name}, th_, static_cast<uint32_t>(b_ * {dw} * sizeof({src.ctype})), "
                   f"{n});")
-        self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+        self.emit("    AscendC::PipeBarrier<PIPE_V>();")
         self.emit(f"    AscendC::{fn}({mid}, {mid}, {tmp}, static_cast<int32_t>(ri_ * owp_));")
         self.emit("}")
         count = "ri_ * owp_"
@@ -283,7 +283,7 @@ class CopyEmitter:
             self.emit(f"    AscendC::Gather({tmp}, {wwork}, tv_, static_cast<uint32_t>(a_ * {dh} * owp_ * "
                       f"sizeof({src.ctype})), "
                       f"{n});")
-            self.emit(f"    AscendC::PipeBarrier<PIPE_V>();")
+            self.emit("    AscendC::PipeBarrier<PIPE_V>();")
             self.emit(f"    AscendC::{fn}({target}, {target}, {tmp}, static_cast<int32_t>(oh_ * owp_));")
             self.emit("}")
             count = "oh_ * owp_"

@@ -149,6 +149,10 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
             parts.append(f"(({n}) * {D.ITEMSIZE[s.dtype]} + 31) / 32 * 32")
         return " + ".join(parts) or "0"
 
+    def _gm_ctype(self, v) -> str:
+        """The element type of a view's GlobalTensor: its base's (a scratch tensor's, or a parameter's)."""
+        return (CTYPES if self.symbols.tensor(v.base).role == "scratch" else UB_CTYPES)[v.dtype]
+
     # ------------------------------------------------------------ C++ source
     def _source(self, fields, struct) -> str:
         for f in fields:
@@ -157,22 +161,27 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         for c in consts:
             self.members[c.name] = self._scalar_ctype(c.value)
         self._collect_locals(self.k.body)
-        body = [s for s in self.k.body if not isinstance(s, (A.Const, A.Scratch, A.Buffer))]
+        body = [s for s in self.k.body if not isinstance(s, (A.Const, A.Scratch, A.View, A.Buffer))]
         self._phases(body)
         gm_args = [t.name for t in self.symbols.parameters()]
         init_args = ", ".join(f"GM_ADDR {n}" for n in gm_args + ["workspace", "tiling"])
-        init = [f"        GET_TILING_DATA(tilingData, tiling);"]
+        init = ["        GET_TILING_DATA(tilingData, tiling);"]
         init += [f"        {f.name} = tilingData.{f.name};" for f in fields]
         init += [f"        {c.name} = {self.scalar(c.value)};" for c in consts]
+        address = {}        # each parameter's and scratch tensor's memory, which its views share
         for n in gm_args:
             ct = UB_CTYPES[self.symbols.tensor(n).dtype]
+            address[n] = n
             init.append(f"        {n}Gm.SetGlobalBuffer((__gm__ {ct}*){n});")
         offset = "0"
         for s in self.scratch:
             ct = CTYPES[s.dtype]
-            init.append(f"        {s.name}Gm.SetGlobalBuffer((__gm__ {ct}*)(AscendC::GetUserWorkspace(workspace) + {offset}));")
+            address[s.name] = f"(AscendC::GetUserWorkspace(workspace) + {offset})"
+            init.append(f"        {s.name}Gm.SetGlobalBuffer((__gm__ {ct}*){address[s.name]});")
             n = " * ".join(self._dim(d) for d in s.dims) or "1"
             offset = f"{offset} + (({n}) * {D.ITEMSIZE[s.dtype]} + 31) / 32 * 32"
+        for v in self.symbols.views():     # another shape of the same memory: addressed by its own dims
+            init.append(f"        {v.name}Gm.SetGlobalBuffer((__gm__ {self._gm_ctype(v)}*){address[v.base]});")
         for b in self.buffers.values():
             size = " * ".join(self._dim(d) for d in b.type.shape)
             ct = UB_CTYPES[b.type.dtype]
@@ -196,6 +205,8 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
             decls.append(f"    AscendC::GlobalTensor<{UB_CTYPES[self.symbols.tensor(n).dtype]}> {n}Gm;")
         for s in self.scratch:
             decls.append(f"    AscendC::GlobalTensor<{CTYPES[s.dtype]}> {s.name}Gm;")
+        for v in self.symbols.views():
+            decls.append(f"    AscendC::GlobalTensor<{self._gm_ctype(v)}> {v.name}Gm;")
         for name, ct in self.members.items():
             decls.append(f"    {ct} {name} = 0;")
         for i, g in enumerate(self.gemms):

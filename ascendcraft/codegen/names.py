@@ -151,6 +151,9 @@ class _Renamer:
             return replace(s, name=cpp_name(s.name), value=self.expr(s.value))
         if isinstance(s, (A.Scratch, A.Buffer)):
             return replace(s, name=cpp_name(s.name), type=self.type(s.type))
+        if isinstance(s, A.View):
+            return replace(s, name=cpp_name(s.name), base=cpp_name(s.base),
+                           shape=tuple(d if isinstance(d, int) else cpp_name(d) for d in s.shape))
         if isinstance(s, A.Store):
             return replace(s, dst=self.expr(s.dst), value=self.expr(s.value))
         if isinstance(s, A.For):

@@ -176,6 +176,17 @@ class Scratch:
 
 
 @dataclass(frozen=True)
+class View:
+    """``xv = view(x, (N, C, HW))``: GM tensor ``x``'s elements, in the same order, with another shape
+    (a reshape: an address computation, no copy). Top level only; extents are dims, consts or ints."""
+
+    name: str
+    base: str
+    shape: tuple[Dim, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
 class Store:
     """``store(y[...], v)`` writes a tile to GM; ``atomic_add(y[...], v)`` accumulates (accumulate=True)."""
 
@@ -234,7 +245,7 @@ class Free:
     span: Span | None = _span()
 
 
-Stmt = Union[Assign, Const, Scratch, Store, For, ParallelFor, Pass, Buffer, Free]
+Stmt = Union[Assign, Const, Scratch, View, Store, For, ParallelFor, Pass, Buffer, Free]
 
 
 # ---------------------------------------------------------------- kernel

@@ -231,7 +231,8 @@ class Bounds:
     def _index(self, e: A.Index) -> None:
         if not isinstance(e.base, A.Name):
             return
-        t = self.ck.params.get(e.base.id) or self.ck.scratch.get(e.base.id)
+        symbols = self.ck.symbols
+        t = symbols.tensor(e.base.id).gm if symbols is not None and symbols.is_tensor(e.base.id) else None
         shape = getattr(t, "shape", None)
         if shape is None:
             return        # a tile: indexed on chip, checked by the interpreter

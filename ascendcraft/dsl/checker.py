@@ -13,7 +13,7 @@ from .. import dtypes as D
 from ..chips import Chip
 from ..errors import DSLError
 from . import ast as A
-from .check_common import check_error
+from .check_common import check_error, suggest
 from .check_exprs import ExpressionChecker
 from .check_lowered import LoweredFormsChecker
 from .parser import keywords
@@ -60,6 +60,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         self.params: dict[str, object] = {}
         self.scratch: dict[str, TGM] = {}
         self.consts: dict[str, tuple] = {}   # name -> (TScalar, its definition)
+        self.views: dict[str, tuple] = {}    # name -> (the parameter or scratch tensor it views, TGM)
         self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
         self.buffers: dict[str, A.Buffer] = {}
         self._store_value = None   # the value of the store being checked (Matmul may only be one)
@@ -89,7 +90,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         dead_after, peak = _footprint(self)
         if self.buffers:
             self._check_buffer_budget()
-        symbols = build_symbols(k, self.binding.dims, self.params, self.scratch, self.consts, self.cores)
+        symbols = build_symbols(k, self.binding.dims, self.params, self.scratch, self.consts, self.cores, self.views)
         return CheckedKernel(k, self.binding, self.chip, self.cores, self.uses_cube, self.params, self.scratch,
                              self.expr_types, dead_after, peak, self.buffers, self.warnings,
                              {n: self.buffer_bytes(b) for n, b in self.buffers.items()}, symbols)
@@ -168,6 +169,9 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             self.fixed.add(s.name)
             self.scratch[s.name] = g
             return
+        if isinstance(s, A.View):
+            self._view(s, depth)
+            return
         if isinstance(s, A.Buffer):
             self._buffer(s, depth)
             return
@@ -201,6 +205,34 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             return
         raise check_error(f"checker: unknown statement {type(s).__name__}", s, kind="internal error")
 
+
+    def _view(self, s: A.View, depth: int):
+        """``xv = view(x, (...))``: a reshape of a GM tensor, same dtype and element count."""
+        if depth:
+            raise check_error("a view is declared at the top of the kernel body", s,
+                              hint="declare it before the first loop, like a scratch tensor")
+        base = self.env.get(s.base)
+        if not isinstance(base, TGM):
+            raise check_error(f"view({s.base}, ...): {s.base!r} is not a GM tensor (a parameter, a scratch tensor or "
+                              f"another view)", s, hint=suggest(s.base, self.env) if s.base not in self.env else
+                              "views reshape tensors in GM; a tile is reshaped by loading the region you need")
+        shape = self._dims(A.TensorType(base.dtype, s.shape), s)
+        n = 1
+        for d in shape:
+            n *= d
+        m = 1
+        for d in base.shape:
+            m *= d
+        if n != m:
+            raise check_error(f"view of {s.base} as [{', '.join(map(str, s.shape))}] = [{', '.join(map(str, shape))}] "
+                              f"has {n:,} elements; {s.base} has {m:,} ([{', '.join(map(str, base.shape))}] here)", s,
+                              kind="shape error", hint="a view keeps every element in order: the product of its "
+                                                       "extents is the tensor's size at every shape")
+        root = self.views[s.base][0] if s.base in self.views else s.base
+        g = TGM(s.name, base.dtype, shape, base.role)
+        self._define(s.name, g, s)
+        self.fixed.add(s.name)
+        self.views[s.name] = (root, g)
 
     def _int_scalar(self, e, what, one_value_tiles=False):
         t = self.expr(e)
@@ -320,7 +352,9 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
     def _store(self, s: A.Store):
         dst = self._gm_region(s.dst, "store writes to")
         if dst.gm.role == "input":
-            raise check_error(f"{dst.gm.name} is an input; kernels write only outputs and scratch buffers", s.dst)
+            name = dst.gm.name
+            what = f"{name} is a view of the input {self.views[name][0]}" if name in self.views else f"{name} is an input"
+            raise check_error(f"{what}; kernels write only outputs and scratch buffers", s.dst)
         self._store_value, self._store_dtype = s.value, dst.gm.dtype
         v = self.expr(s.value)
         if isinstance(v, TScalar):

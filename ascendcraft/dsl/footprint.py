@@ -23,7 +23,7 @@ def names_used(node) -> set[str]:
 def _defs(s) -> set[str]:
     if isinstance(s, (A.Assign,)):
         return {s.target}
-    if isinstance(s, (A.Const, A.Scratch)):
+    if isinstance(s, (A.Const, A.Scratch, A.View)):
         return {s.name}
     if isinstance(s, A.For):
         return {s.var} | set().union(*(_defs(b) for b in s.body))

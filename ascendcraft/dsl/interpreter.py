@@ -117,7 +117,7 @@ class Interpreter(CallInterpreter):
 
     # ------------------------------------------------------------ statements
     def _block(self, stmts):
-        compiled = {A.Assign: self._assign, A.Const: self._const, A.Scratch: self._scratch_stmt,
+        compiled = {A.Assign: self._assign, A.Const: self._const, A.Scratch: self._scratch_stmt, A.View: self._view,
                     A.Store: self._store, A.For: self._for, A.ParallelFor: self._parallel,
                     A.Pass: lambda s: (lambda env: None), A.Buffer: self._buffer_stmt, A.Free: self._free}
         items = []
@@ -179,6 +179,21 @@ class Interpreter(CallInterpreter):
             else:
                 data = np.full(t.shape, D.highest(t.dtype), D.NUMPY[t.dtype])
             g = GMTensor(s.name, data, t.dtype, "scratch")
+            self.gm[s.name] = g
+            self.fixed[s.name] = g
+        return run
+
+    def _view(self, s: A.View):
+        """A reshape of a GM tensor: a NumPy view of the same memory; who wrote which element in this
+        phase is the base's record seen through the same view, so races across views are found."""
+        t = self.ck.symbols.tensor(s.name)
+
+        def run(env):
+            base = self.gm[s.base]
+            if base.writers is None:
+                base.writers = np.zeros(base.data.shape, np.int8)
+            g = GMTensor(s.name, base.data.reshape(t.shape), t.dtype, t.role)
+            g.writers = base.writers.reshape(t.shape)
             self.gm[s.name] = g
             self.fixed[s.name] = g
         return run

@@ -103,6 +103,8 @@ class _ToIR(Transformer):
         return tuple(stmts)
 
     def assign(self, m, name, value):
+        if isinstance(value, A.Call) and value.func == "view":
+            return _view(str(name), value, _span(m))
         return A.Assign(str(name), value, _span(m))
 
     def const_stmt(self, m, name, value):
@@ -430,3 +432,27 @@ def parse_file(path) -> A.Kernel:
     except (OSError, UnicodeDecodeError) as err:
         raise UserError(f"cannot read kernel file {p}: {err}") from None
     return parse(text, str(p))
+
+
+def _view(name: str, call: A.Call, span) -> A.View:
+    """``name = view(x, (d0, d1, ...))``: the extents are dims, consts or integers (names the
+    checker values at every shape), so the view's type is written like a parameter's."""
+    def bad(what, node):
+        return DSLError(f"view: {what}", getattr(node, "span", None) or span, kind="syntax error",
+                        hint="write view(x, (N, C, HW)): a GM tensor, then its new extents as dims, consts or "
+                             "integers (const HW = H * W first for a product)")
+    if len(call.args) != 2 or call.kwargs:
+        raise bad("takes a GM tensor and a tuple of extents", call)
+    base, shape = call.args
+    if not isinstance(base, A.Name):
+        raise bad("the first argument is the name of a GM tensor (a parameter, scratch tensor or view)", base)
+    items = shape.items if isinstance(shape, A.Tuple) else (shape,)
+    dims = []
+    for d in items:
+        if isinstance(d, A.Name):
+            dims.append(d.id)
+        elif isinstance(d, A.Int):
+            dims.append(d.value)
+        else:
+            raise bad("each extent is a dim, a const or an integer", d)
+    return A.View(name, base.id, tuple(dims), span)

@@ -110,6 +110,9 @@ def stmt_lines(s, depth: int = 0) -> list[str]:
         return [f"{pad}const {s.name} = {expr(s.value)}"]
     if isinstance(s, A.Scratch):
         return [f"{pad}scratch {s.name}: {type_text(s.type)}"]
+    if isinstance(s, A.View):
+        extents = ", ".join(map(str, s.shape)) + ("," if len(s.shape) == 1 else "")
+        return [f"{pad}{s.name} = view({s.base}, ({extents}))"]
     if isinstance(s, A.Store):
         return [f"{pad}{'atomic_add' if s.accumulate else 'store'}({expr(s.dst)}, {expr(s.value)})"]
     if isinstance(s, A.Pass):

@@ -18,10 +18,13 @@ from .types import TGM, TScalar
 
 @dataclass(frozen=True)
 class TensorSymbol:
-    """A GM tensor: ``gm`` is its type at these shapes, ``decl`` its declared type (dims as written)."""
+    """A GM tensor: ``gm`` is its type at these shapes, ``decl`` its declared type (dims as written);
+    a view (``xv = view(x, ...)``) names the parameter or scratch tensor whose elements it holds in
+    ``base`` (its role is that tensor's)."""
 
     gm: TGM
     decl: A.TensorType
+    base: str | None = None
 
     @property
     def name(self) -> str:
@@ -85,10 +88,18 @@ class Symbols:
 
     def parameters(self) -> list[TensorSymbol]:
         """The kernel's GM parameters, inputs then outputs, in declaration order."""
-        return [t for t in self.tensors.values() if t.role != "scratch"]
+        return [t for t in self.tensors.values() if t.role != "scratch" and t.base is None]
 
     def scratch(self) -> list[TensorSymbol]:
-        return [t for t in self.tensors.values() if t.role == "scratch"]
+        """The scratch tensors (their own memory; views of them are :meth:`views`)."""
+        return [t for t in self.tensors.values() if t.role == "scratch" and t.base is None]
+
+    def views(self) -> list[TensorSymbol]:
+        return [t for t in self.tensors.values() if t.base is not None]
+
+    def root(self, name: str) -> str:
+        """The parameter or scratch tensor whose memory GM tensor ``name`` is (itself, or a view's base)."""
+        return self.tensor(name).base or name
 
     # ------------------------------------------------------------ scalars
     def value(self, name: str):
@@ -127,7 +138,8 @@ class Symbols:
 
         def dims(shape):
             return tuple(d if isinstance(d, int) else fn(d) for d in shape)
-        tensors = {fn(n): TensorSymbol(replace(t.gm, name=fn(n)), replace(t.decl, shape=dims(t.decl.shape)))
+        tensors = {fn(n): TensorSymbol(replace(t.gm, name=fn(n)), replace(t.decl, shape=dims(t.decl.shape)),
+                                       None if t.base is None else fn(t.base))
                    for n, t in self.tensors.items()}
         scalars = {fn(n): replace(s, name=fn(n), definition=expr(s.definition)) for n, s in self.scalars.items()}
         return Symbols(tensors, scalars)
@@ -158,12 +170,16 @@ def evaluate(e, env: dict) -> int:
     raise KeyError(type(e).__name__)
 
 
-def build(kernel: A.Kernel, dims: dict, params: dict, scratch: dict, consts: dict, cores: int) -> Symbols:
+def build(kernel: A.Kernel, dims: dict, params: dict, scratch: dict, consts: dict, cores: int,
+          views: dict | None = None) -> Symbols:
     """The table of ``kernel`` from what the checker found: ``params`` (name -> TGM or TScalar),
-    ``scratch`` (name -> TGM), ``consts`` (name -> (TScalar, definition))."""
+    ``scratch`` (name -> TGM), ``consts`` (name -> (TScalar, definition)), ``views`` (name -> (base, TGM))."""
     decls = {p.name: p.type for p in kernel.inputs + kernel.outputs}
     decls.update({s.name: s.type for s in A.walk(kernel) if isinstance(s, A.Scratch)})
     tensors = {n: TensorSymbol(t, decls[n]) for n, t in {**params, **scratch}.items() if isinstance(t, TGM)}
+    for n, (base, t) in (views or {}).items():
+        tensors[n] = TensorSymbol(t, A.TensorType(t.dtype, next(s.shape for s in A.walk(kernel)
+                                                                 if isinstance(s, A.View) and s.name == n)), base)
     scalars = {d: ScalarSymbol(d, "dim", TScalar("int", int(v))) for d, v in dims.items()}
     scalars.update({n: ScalarSymbol(n, "attr", t) for n, t in params.items() if isinstance(t, TScalar)})
     scalars.update({n: ScalarSymbol(n, "const", t, e) for n, (t, e) in consts.items()})

@@ -91,7 +91,7 @@ def _colreduce(draw, opts: Options) -> FuzzCase:
         k.line(2, "for n in range(RB, R, RB):")
         e1 = ex.expr()
         k.line(3, "acc = " + comb.format(f"{red}({e1.text}, axis=0)"))
-        k.line(2, f"store(y[c:c + TC], acc)")
+        k.line(2, "store(y[c:c + TC], acc)")
         return k.case("colreduce")
     leaves, masks = k.leaf_loads(1, "R, C", (r, c), "n, c:c + TC")
     k.line(1, "for cb in parallel(cdiv(C, TC)):")
@@ -103,7 +103,7 @@ def _colreduce(draw, opts: Options) -> FuzzCase:
     e1 = bounded(ex.expr())
     op = draw(st.sampled_from(["+", "maximum", "minimum"]))
     k.line(3, "acc = " + ("acc + " + e1.text if op == "+" else f"{op}(acc, {e1.text})"))
-    k.line(2, f"store(y[c:c + TC], acc)")
+    k.line(2, "store(y[c:c + TC], acc)")
     return k.case("colreduce")
 
 

@@ -3,7 +3,8 @@ convolution and fused kernels are made of.
 
 * ``relayout``  a phase writes an input, relaid out, to a scratch tensor and a later phase reads it
                 in the new layout: a transpose (column stores), a head split ``[S, E] -> [NH, S, D]``
-                with ``NH`` a const of an integer attribute or a literal (``D = E // NH``), an im2col
+                with ``NH`` a const of an integer attribute or a literal (``D = E // NH``), read by
+                slices of the last axis or through a view ``[S, NH, D]`` of the input, an im2col
                 of a 1-D convolution (padded loads of each window, a row product with the weights),
                 channels-first to channels-last ``[N, C, P] -> [N, P, C]``, nearest-neighbour
                 upsampling (a ``gather`` of each source row, stored, maybe through a scratch), an
@@ -119,8 +120,13 @@ def _relayout(draw, opts: Options) -> FuzzCase:
         k.inp("x", "S, E", (s, nh * d))
         k.out("y", "S, E", (s, nh * d))
         k.scratch.append("    scratch q: f32[NH, S, D]")
+        src = "x[r, h * D:h * D + D]"
+        if draw(st.booleans()):       # the heads as an axis of a view of x (an address computation)
+            k.scratch.append("    xv = view(x, (S, NH, D))")
+            src = "xv[r, h, :]"
+            k.tag("heads_view")
         k.line(1, "for h, r in parallel(NH, S):")
-        k.line(2, f"store(q[h, r, :], {_map(k, 'load(x[r, h * D:h * D + D])', d)})")
+        k.line(2, f"store(q[h, r, :], {_map(k, f'load({src})', d)})")
         k.line(1, "for h, r in parallel(NH, S):")
         value = "load(q[h, r, :])"
         if draw(st.booleans()):       # a row statistic of the head, as attention's softmax takes

@@ -1,0 +1,118 @@
+"""Views of GM tensors through the lowering: a reshape is the same memory under another
+GlobalTensor of the view's dims (no copy), for products on the cube and for vector phases, of
+parameters and of scratch tensors (a view of a view included)."""
+from __future__ import annotations
+
+from compiled import compile_verified
+
+# a pointwise convolution: for each image, W [CO, CI] @ x[n] viewed as [CI, H * W] (A without a
+# batch axis, B batched), written to y viewed as [CO, H * W]; 70 input channels (a K tail), 150
+# output channels (a row tail), 23 x 19 pixels (a column tail)
+_POINTWISE_OP = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size=1, bias=False)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+batch_size = 2
+in_channels = 70
+out_channels = 150
+height = 23
+width = 19
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels]
+"""
+
+_POINTWISE = """
+kernel conv_pointwise(x: gm f32[N, CI, H, W], conv_weight: gm f32[CO, CI, 1, 1]) -> (y: gm f32[N, CO, H, W]):
+    const TM = 128
+    const TN = 256
+    const TK = 64
+    const P = H * W
+    xv = view(x, (N, CI, P))
+    wv = view(conv_weight, (CO, CI))
+    yv = view(y, (N, CO, P))
+    for z, i, j in parallel(N, cdiv(CO, TM), cdiv(P, TN)):
+        m = i * TM
+        n = j * TN
+        a = load(wv[m:m + TM, 0:TK], space=l1)
+        acc = matmul(a, load(xv[z, 0:TK, n:n + TN], space=l1))
+        for k in range(TK, CI, TK):
+            a = load(wv[m:m + TM, k:k + TK], space=l1)
+            acc = acc + matmul(a, load(xv[z, k:k + TK, n:n + TN], space=l1))
+        store(yv[z, m:m + TM, n:n + TN], acc)
+"""
+
+
+def test_a_product_of_views_on_the_cube(tmp_path):
+    k = compile_verified(tmp_path, _POINTWISE, _POINTWISE_OP, trials=2)
+    assert "wv_uGm.SetGlobalBuffer((__gm__ float*)conv_weight_u);" in k.source
+
+
+# heads: x [S, E] viewed as [S, NH, D] (NH an attribute), each head's rows to a scratch [NH, S, D],
+# read back through a view of the scratch and a view of that view, written through a view of y
+_HEADS_OP = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, heads):
+        super().__init__()
+        self.heads = heads
+
+    def forward(self, x):
+        s, e = x.shape
+        h = x.view(s, self.heads, e // self.heads).transpose(0, 1)
+        return torch.softmax(h * 2.0, dim=-1).transpose(0, 1).reshape(s, e)
+
+
+seq = 37
+dim = 60
+
+
+def get_inputs():
+    return [torch.randn(seq, dim)]
+
+
+def get_init_inputs():
+    return [3]
+"""
+
+_HEADS = """
+kernel heads(x: gm f32[S, E], heads: i32) -> (y: gm f32[S, E]):
+    const NH = heads
+    const D = E // NH
+    const SD = S * D
+    scratch s: f32[NH, S, D]
+    xv = view(x, (S, NH, D))
+    yv = view(y, (S, NH, D))
+    flat = view(s, (NH, SD))
+    sv = view(flat, (NH, S, D))
+    for h in parallel(NH):
+        store(flat[h, :], load(flat[h, :]) * 0.0)
+    for h, r in parallel(NH, S):
+        store(s[h, r, :], load(xv[r, h, :]) * 2.0)
+    for h, r in parallel(NH, S):
+        t = load(sv[h, r, :])
+        e = exp(t - max(t))
+        store(yv[r, h, :], e / sum(e))
+"""
+
+
+def test_views_of_parameters_and_of_scratch_in_vector_phases(tmp_path):
+    compile_verified(tmp_path, _HEADS, _HEADS_OP, trials=2)
