@@ -1,5 +1,5 @@
 """``xv = view(x, (...))``: another shape of a GM tensor's elements (parser, printer, checker,
-interpreter). The lowering's side is tests/lowering/test_views.py."""
+interpreter). The lowering's side is tests/lowering/test_view_lowering.py."""
 import numpy as np
 import pytest
 
