@@ -135,6 +135,8 @@ def _cmd_lower(args) -> int:
         where = write_failure(err, out)
         err.hint = (err.hint + "; " if err.hint else "") + (f"both programs are in {where / 'passes'}" if err.after is not None
                                                      else f"the program before the pass is in {where / 'passes'}")
+        if client is None and "no AscendC selection rule" in err.message:   # said here, not to a model
+            err.hint += "; or run lower with --model so the pass can ask an LLM to lower the statement"
         raise
     except AscendcraftError as err:
         if getattr(err, "lowered", None) is not None:     # failed on the backend: keep what was emitted

@@ -29,11 +29,16 @@ _REFERENCE_TITLE = "# The ascendcraft tile DSL"
 #: examples shown when the op's category has none (element-wise with an attribute, then a multi-pass row op)
 DEFAULT_EXAMPLES = ("activation/leaky_relu", "activation/softmax")
 #: where to look next when a category has too few examples
-RELATED = {"fuse": ("matmul",), "matmul": ("fuse",), "reduce": ("normalization", "index"), "loss": ("reduce",),
-           "normalization": ("reduce",), "math": ("reduce",), "pooling": ("activation",),
-           "index": ("reduce",), "broadcast": ("activation",)}
+RELATED = {"fuse": ("matmul", "convolution"), "matmul": ("fuse",), "reduce": ("normalization", "index"),
+           "loss": ("reduce",), "normalization": ("reduce",), "math": ("reduce",), "pooling": ("activation",),
+           "index": ("reduce",), "broadcast": ("activation",), "attention": ("matmul", "activation"),
+           "convolution": ("matmul", "pooling"), "resize": ("index", "pooling")}
 # Category guesses from the reference code, most specific first (the first match wins).
 _CATEGORY_HINTS = (
+    ("attention", r"(?s)scaled_dot_product_attention|MultiheadAttention|[Aa]ttention|\battn|\bmha\b|"
+                  r"softmax.*(@|matmul|einsum|bmm)|(@|matmul|einsum|bmm).*softmax"),
+    ("convolution", r"[Cc]onv(1|2|3)d|ConvTranspose|conv_transpose|F\.conv"),
+    ("resize", r"interpolate|[Uu]psample|grid_sample|affine_grid"),
     ("loss", r"loss|cross_entropy|nll|kl_div|hinge|margin_ranking|triplet|cosine_embedding"),
     ("optimizer", r"momentum|adam|sgd|rmsprop|adagrad|\blr\b|learning_rate|weight_decay"),
     ("index", r"gather|scatter|index_(select|add|copy|fill|put)|take_along_dim|[Ee]mbedding|argmax|argmin|"

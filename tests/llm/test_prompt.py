@@ -69,13 +69,20 @@ def test_examples_come_from_the_task_folder_and_never_show_the_op_itself():
     ("return x.index_add(0, index, src)", "index"),
     ("return x + bias.view(1, -1, 1, 1)", "broadcast"),
     ("return torch.where(cond, x, y)", "broadcast"),
+    ("return torch.nn.functional.scaled_dot_product_attention(q, k, v)", "attention"),
+    ("out, _ = self.mha(x, x, x, attn_mask=m); return out", "attention"),
+    ("return torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v", "attention"),
+    ("return self.conv1(x)", None),
+    ("return torch.nn.functional.conv2d(x, self.w)", "convolution"),
+    ("return self.conv_transpose3d(x)", "convolution"),
+    ("return F.interpolate(x, scale_factor=2.0, mode='bilinear')", "resize"),
 ])
 def test_category_inferred_from_the_model_code(code, category):
     src = f"import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        {code}\n"
     assert P.infer_category(src) == category
 
 
-@pytest.mark.parametrize("category", ["matmul", "broadcast", "index"])
+@pytest.mark.parametrize("category", ["matmul", "broadcast", "index", "attention", "convolution", "resize"])
 def test_a_task_of_a_category_gets_that_categorys_examples(tmp_path, category):
     """A task in MultiKernelBench's reference/<category>/ is shown the bundled examples of it."""
     examples = tmp_path / "examples"
