@@ -118,7 +118,13 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             if p.name not in self.binding.attrs:
                 raise check_error(f"scalar attribute {p.name!r} has no value", p,
                            hint="name it like the op's __init__ argument, or give a default: eps: f32 = 1e-5")
-            return TScalar(t.dtype, self.binding.attrs[p.name])
+            value = self.binding.attrs[p.name]
+            if t.dtype in D.INTS and not (isinstance(value, int) or float(value).is_integer()):
+                raise check_error(f"attribute {p.name} is declared {t.dtype} but its value is {value!r}", p,
+                                  kind="binding error", hint=f"declare it {p.name}: f32")
+            if t.dtype in D.INTS:
+                value = int(value)
+            return TScalar(t.dtype, value)
         if t.space != "gm":
             raise check_error(f"kernel parameters live in gm, not {t.space}", t)
         if p.default is not None:

@@ -151,3 +151,13 @@ def test_cube_accumulation_is_in_place():
                    dims={"M": 128, "K": 256, "N": 128}, sig=sig)
     assert ck.peak["l0c"][0] == 128 * 128 * 4      # one accumulator, not accumulator + product
     assert ck.peak["l1"][0] == 2 * 128 * 64 * 2     # both operands live while the product is formed
+
+
+def test_an_integer_attribute_with_a_fractional_value_is_a_binding_error():
+    # it indexed GM as 0.5 in the interpreter (a TypeError there), found by the mutation round trip
+    err = rejects("    store(y[0, padding:padding + 4], load(x[0, 0:4]))\n", "padding is declared i32 but its value is 0.5",
+                  attrs={"padding": 0.5}, sig="x: gm f32[R, N], padding: i32) -> (y: gm f32[R, N]")
+    assert err.kind == "binding error"
+    ck = run_check("    store(y[0, padding:padding + 4], load(x[0, 0:4]))\n", attrs={"padding": 2.0},
+                   sig="x: gm f32[R, N], padding: i32) -> (y: gm f32[R, N]")
+    assert ck.symbols.value("padding") == 2 and isinstance(ck.symbols.value("padding"), int)
