@@ -33,10 +33,11 @@ def default_passes():
     from lowering_passes.pipeline import Pipeline
     from lowering_passes.prefetch import Prefetch
     from lowering_passes.select import Select
+    from lowering_passes.strides import Strides
     from lowering_passes.unstack import Unstack
     from lowering_passes.widen import Widen
     from lowering_passes.windows import Windows
-    return (Cube(), Partition(), Collapse(), Linearize(), Unstack(), Windows(), Widen(), Select(), Fit(), Bufferize(), Pipeline(),
+    return (Cube(), Partition(), Collapse(), Linearize(), Strides(), Unstack(), Windows(), Widen(), Select(), Fit(), Bufferize(), Pipeline(),
             Prefetch())
 
 

@@ -501,13 +501,16 @@ def _maximum(exprs: list):
 
 
 def strided_region(src, symbols) -> bool:
-    """Whether the last axis a GM region keeps is not the tensor's last axis (``x[a:b, j]``,
-    ``x[:, i, j]``): consecutive tile elements are then not adjacent in GM."""
+    """Whether consecutive elements of the last axis a GM region keeps are not adjacent in GM: that
+    axis is not the tensor's last (``x[a:b, j]``, ``x[:, i, j]``), or it has a step (``x[i, a:b:2]``)."""
     if not isinstance(src, A.Index):
         return False
     rank = len(symbols.tensor(src.base.id).shape)
     subs = src.subscripts
-    return len(subs) == rank and not isinstance(subs[-1], A.Slice) and any(isinstance(x, A.Slice) for x in subs)
+    kept = [x for x in subs if isinstance(x, A.Slice)]
+    if len(subs) == rank and kept and kept[-1] is subs[-1]:
+        return kept[-1].stepped()
+    return len(subs) == rank and bool(kept)
 
 
 def region_extents(src, ctx) -> tuple:
@@ -522,7 +525,8 @@ def region_extents(src, ctx) -> tuple:
             continue
         start = sub.start if sub.start is not None else A.Int(0)
         stop = sub.stop if sub.stop is not None else dim_exprs[axis]
-        out.append(_difference(start, stop, dim_exprs[axis]))
+        ext = _difference(start, stop, dim_exprs[axis])
+        out.append(call("cdiv", ext, sub.step) if sub.stepped() else ext)
     out += dim_exprs[len(src.subscripts):]
     return tuple(out)
 

@@ -192,10 +192,10 @@ class _Gemm:
         if not (isinstance(e, A.Load) and e.space == "l1" and isinstance(e.src, A.Index)
                 and isinstance(e.src.base, A.Name) and len(e.src.subscripts) >= 2
                 and len(e.src.subscripts) == len(self.ctx.tensor(e.src.base.id).dims)
-                and all(isinstance(x, A.Slice) for x in e.src.subscripts[-2:])
+                and all(isinstance(x, A.Slice) and not x.stepped() for x in e.src.subscripts[-2:])
                 and not any(isinstance(x, A.Slice) for x in e.src.subscripts[:-2])):
             raise _NotGemm("matmul operands must be l1 loads of GM regions that slice the last two axes "
-                           "and index each leading (batch) axis", e)
+                           "(without a step) and index each leading (batch) axis", e)
         if e.pad is not None and not (isinstance(e.pad, (A.Int, A.Float)) and e.pad.value == 0):
             raise _NotGemm("a cube operand may only be padded with 0", e)
         return e
@@ -302,9 +302,10 @@ class _Gemm:
                            st)
         if not (isinstance(st.dst, A.Index) and isinstance(st.dst.base, A.Name) and len(st.dst.subscripts) >= 2
                 and len(st.dst.subscripts) == len(self.ctx.tensor(st.dst.base.id).dims)
-                and all(isinstance(x, A.Slice) for x in st.dst.subscripts[-2:])
+                and all(isinstance(x, A.Slice) and not x.stepped() for x in st.dst.subscripts[-2:])
                 and not any(isinstance(x, A.Slice) for x in st.dst.subscripts[:-2])):
-            raise _NotGemm("the store must write a 2-D slice of C's last two axes, indexing each batch axis", st)
+            raise _NotGemm("the store must write a 2-D slice of C's last two axes (without a step), indexing each "
+                           "batch axis", st)
         ta, tb = self.flags
         rows_a = self.resolve(_mat(self.a0)[0 if not ta else 1])
         cols_b = self.resolve(_mat(self.b0)[1 if not tb else 0])

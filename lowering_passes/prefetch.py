@@ -266,7 +266,7 @@ class _Prefetcher:
             stmts = stmts + [A.Assign(past, call("minimum", call("maximum", over, A.Int(0)), A.Int(1))),
                              A.Assign(moved, binary("+", start, binary("*", dim_expr(dim), A.Name(past))))]
             subs = list(src.subscripts)
-            subs[axis] = A.Slice(A.Name(moved), binary("+", A.Name(moved), copy.deepcopy(extent)))
+            subs[axis] = replace(sub, start=A.Name(moved), stop=binary("+", A.Name(moved), copy.deepcopy(extent)))
             return stmts, replace(src, subscripts=tuple(subs))
         return stmts, src
 

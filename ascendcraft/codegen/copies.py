@@ -20,8 +20,11 @@ from .emit_common import (
 
 
 class CopyEmitter:
-    def _region(self, src):
-        """(gm name, offset, [(extent, gm stride)] of sliced/whole axes) of a GM region, C++ expressions."""
+    def _region(self, src, padded: bool = False):
+        """(gm name, offset, [(extent, gm stride)] of sliced/whole axes) of a GM region, C++ expressions.
+        A step multiplies its axis's GM stride; the extent counts the positions taken. For a padded
+        load (``padded``) a stepped axis starts at its first position inside the tensor (start + k *
+        step), the positions before it being halo."""
         name = (src.base if isinstance(src, A.Index) else src).id
         dims = [self._dim(d) for d in self._gm_shape(src)]
         strides = []
@@ -31,13 +34,29 @@ class CopyEmitter:
         offset, axes = [], []
         for sub, dim, stride in zip(subs, dims, strides):
             if isinstance(sub, A.Slice):
-                lo = f"AcClamp({self.scalar(sub.start)}, {dim})" if sub.start is not None else "0"
-                hi = f"AcClamp({self.scalar(sub.stop)}, {dim})" if sub.stop is not None else f"({dim})"
+                lo, count, _ = self._slice_range(sub, dim, padded)
                 offset.append(f"({lo}) * {stride}")
-                axes.append((f"AcMax<int64_t>({hi} - {lo}, 0)", stride))
+                axes.append((count, f"({stride}) * ({self.scalar(sub.step)})" if sub.stepped() else stride))
             else:
                 offset.append(f"({self.scalar(sub)}) * {stride}")
         return name, " + ".join(offset) or "0", axes
+
+    def _slice_range(self, sub: A.Slice, dim: str, padded: bool) -> tuple[str, str, str]:
+        """(first GM index taken, number of positions taken inside the tensor, positions skipped before
+        the first) of a slice of an axis of extent ``dim``. Unpadded, the bounds clamp and the step
+        counts from the clamped start; padded, the positions are start + k * step and those before 0
+        are skipped (halo)."""
+        a = self.scalar(sub.start) if sub.start is not None else "0"
+        hi = f"AcClamp({self.scalar(sub.stop)}, {dim})" if sub.stop is not None else f"({dim})"
+        if not sub.stepped():
+            lo = f"AcClamp({a}, {dim})" if sub.start is not None else "0"
+            return lo, f"AcMax<int64_t>({hi} - {lo}, 0)", f"({lo} - ({a}))"
+        step = f"({self.scalar(sub.step)})"
+        skip = f"((AcMax<int64_t>(-({a}), 0) + {step} - 1) / {step})" if padded else "0"
+        lo = f"AcClamp(({a}) + {step} * {skip}, {dim})" if padded else f"AcClamp({a}, {dim})"
+        if sub.start is None:
+            lo, skip = "0", "0"
+        return lo, f"AcMax<int64_t>(({hi} - {lo} + {step} - 1) / {step}, 0)", skip
 
     def _layout(self, axes, dtype: str, static_cols: str):
         if len(axes) > 2:
@@ -146,9 +165,10 @@ class CopyEmitter:
         self._freeze(target)
 
     def _slice_parts(self, src):
-        """Per sliced axis of a GM region: (requested start, static extent, clamped start, in-range count,
-        unclamped length). The static extent (what bufferize sized buffers by) is the dim when the
-        length cannot be read from the slice's text."""
+        """Per sliced axis of a GM region: (requested start, static extent, positions skipped before the
+        first inside the tensor, in-range count, unclamped length), as a padded load takes them. The
+        static extent (what bufferize sized buffers by) is the dim when the length cannot be read
+        from the slice's text; a step divides both lengths (rounding up)."""
         from lowering_passes.bufferize import _difference
         shape = self._gm_shape(src)
         subs = A.whole_subscripts(src, len(shape))
@@ -159,10 +179,14 @@ class CopyEmitter:
             dim = A.Name(d) if isinstance(d, str) else A.Int(d)
             start = sub.start if sub.start is not None else A.Int(0)
             stop = sub.stop if sub.stop is not None else dim
-            a, dim_s = self.scalar(start), self._dim(d)
-            lo, hi = f"AcClamp({a}, {dim_s})", f"AcClamp({self.scalar(stop)}, {dim_s})"
-            parts.append((a, self.scalar(_difference(start, stop, dim)), lo, f"AcMax<int64_t>({hi} - {lo}, 0)",
-                          f"AcMax<int64_t>(({self.scalar(stop)}) - ({a}), 0)"))
+            a = self.scalar(start)
+            _, count, skip = self._slice_range(sub, self._dim(d), padded=True)
+            static = self.scalar(_difference(start, stop, dim))
+            length = f"AcMax<int64_t>(({self.scalar(stop)}) - ({a}), 0)"
+            if sub.stepped():
+                step = f"({self.scalar(sub.step)})"
+                static, length = (f"(({x}) + {step} - 1) / {step}" for x in (static, length))
+            parts.append((a, static, skip, count, length))
         return parts
 
     def _padded_load(self, target: str, e: A.Load):
@@ -174,7 +198,7 @@ class CopyEmitter:
         t = self.ck.expr_types[id(e)]
         ct = UB_CTYPES[t.dtype]
         per_block = 32 // D.ITEMSIZE[t.dtype]
-        name, offset, axes = self._region(e.src)
+        name, offset, axes = self._region(e.src, padded=True)
         parts = self._slice_parts(e.src)
         if not 1 <= len(parts) <= 2:
             raise unsupported("padded loads of rank 3 or more", e)
@@ -189,12 +213,12 @@ class CopyEmitter:
         pad = self.scalar(e.pad)
         self.emit("{")
         self.depth += 1
-        a_c, _, lo_c, n_c, _ = parts[-1]
-        row_off = f"({parts[0][2]} - ({parts[0][0]}))" if len(parts) == 2 else "0"
+        _, _, skip_c, n_c, _ = parts[-1]
+        row_off = parts[0][2] if len(parts) == 2 else "0"
         rows_in = parts[0][3] if len(parts) == 2 else "1"
         row_stride = axes[0][1] if len(axes) == 2 else "0"
         self.emit(f"const int64_t rs_ = {rows_s}, p_ = {pitch};")
-        self.emit(f"const int64_t r_ = {rows_in}, c_ = {n_c}, left_ = {lo_c} - ({a_c}), ro_ = {row_off}, "
+        self.emit(f"const int64_t r_ = {rows_in}, c_ = {n_c}, left_ = {skip_c}, ro_ = {row_off}, "
                   f"off_ = {offset};")
         # Only the parts of the tile the copy does not write get the pad value: rows above and
         # below, and each row's blocks right of the copied ones (the copy pads its first and last

@@ -115,11 +115,21 @@ class Call:
 
 @dataclass(frozen=True)
 class Slice:
-    """``start:stop`` inside a subscript; either bound may be omitted. Bounds clamp to [0, dim]."""
+    """``start:stop`` or ``start:stop:step`` inside a subscript; either bound may be omitted. Bounds
+    clamp to [0, dim]; ``step`` (None: 1) is a positive integer known before the kernel runs."""
 
     start: "Expr | None"
     stop: "Expr | None"
     span: Span | None = _span()
+    step: "Expr | None" = None
+
+    def parts(self) -> tuple:
+        """The expressions the slice holds (start, stop, step that are given)."""
+        return tuple(x for x in (self.start, self.stop, self.step) if x is not None)
+
+    def stepped(self) -> bool:
+        """Whether the slice takes every step-th element (a step other than the literal 1)."""
+        return self.step is not None and not (isinstance(self.step, Int) and self.step.value == 1)
 
 
 @dataclass(frozen=True)
@@ -313,7 +323,8 @@ def map_names(e, fn):
         return replace(e, base=map_names(e.base, fn), subscripts=tuple(map_names(x, fn) for x in e.subscripts))
     if isinstance(e, Slice):
         return replace(e, start=map_names(e.start, fn) if e.start is not None else None,
-                       stop=map_names(e.stop, fn) if e.stop is not None else None)
+                       stop=map_names(e.stop, fn) if e.stop is not None else None,
+                       step=map_names(e.step, fn) if e.step is not None else None)
     if isinstance(e, Tuple):
         return replace(e, items=tuple(map_names(i, fn) for i in e.items))
     return e

@@ -158,7 +158,7 @@ class ExpressionChecker:
                 for b in (sub.start, sub.stop):
                     if b is not None:
                         self._int_scalar(b, "a slice bound")
-                out.append(self._extent(sub, dim))
+                out.append(-(-self._extent(sub, dim) // self._step(sub)))
             else:
                 t = self._int_scalar(sub, "an index", one_value_tiles=True)
                 if isinstance(t.value, int) and not 0 <= t.value < dim:
@@ -168,6 +168,20 @@ class ExpressionChecker:
         if isinstance(base, TGM):
             return TRegion(base, tuple(out))
         return TTile(base.dtype, tuple(out), base.space)
+
+    def _step(self, sub: A.Slice) -> int:
+        """The step of a slice: a positive integer known before the kernel runs (a literal, dim,
+        const or integer attribute), so every tile has a static shape."""
+        if sub.step is None:
+            return 1
+        t = self._int_scalar(sub.step, "a slice step")
+        if not isinstance(t.value, int):
+            raise check_error("a slice step must be known before the kernel runs", sub.step,
+                              hint="use an integer, a dim, a const or an integer attribute: x[a:b:stride]")
+        if t.value < 1:
+            raise check_error(f"a slice step must be positive, got {t.value}", sub.step, kind="shape error",
+                              hint="walk forwards: x[a:b:s] takes a, a + s, ... below b")
+        return t.value
 
     def _extent(self, sub: A.Slice, dim: int) -> int:
         start = self.expr_types.get(id(sub.start)) if sub.start is not None else TScalar("int", 0)
@@ -218,7 +232,7 @@ class ExpressionChecker:
                 diff = Linear.difference(sub.stop, sub.start, self.env)
                 if diff is None:
                     raise check_error("with pad=..., each slice needs a constant length such as i-1:i+T+1", sub)
-                out.append(max(diff, 0))
+                out.append(-(-max(diff, 0) // self._step(sub)))
         out += list(region.gm.shape[len(subs):])
         return tuple(out)
 

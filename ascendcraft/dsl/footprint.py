@@ -140,8 +140,7 @@ class _Analysis:
         if isinstance(e, A.Call):
             return list(e.args) + [k.value for k in e.kwargs]
         if isinstance(e, A.Index):
-            return [e.base] + [x for s in e.subscripts for x in ((s.start, s.stop) if isinstance(s, A.Slice)
-                                                                  else (s,)) if x is not None]
+            return [e.base] + [x for s in e.subscripts for x in (s.parts() if isinstance(s, A.Slice) else (s,))]
         if isinstance(e, A.Load):
             return [e.src] + ([e.pad] if e.pad is not None else [])
         if isinstance(e, A.Tuple):

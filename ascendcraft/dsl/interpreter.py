@@ -241,30 +241,39 @@ class Interpreter(CallInterpreter):
         for sub in e.subscripts:
             if isinstance(sub, A.Slice):
                 subs.append((True, None if sub.start is None else self.expr(sub.start),
-                             None if sub.stop is None else self.expr(sub.stop), sub))
+                             None if sub.stop is None else self.expr(sub.stop), sub,
+                             None if sub.step is None else self.expr(sub.step)))
             else:
-                subs.append((False, self.expr(sub), None, sub))
+                subs.append((False, self.expr(sub), None, sub, None))
         nsubs = len(subs)
 
         def region(env):
             b = base(env)
             shape = b.data.shape
             index, full, inner = [], [], []
-            for axis, (is_slice, f0, f1, node) in enumerate(subs):
+            for axis, (is_slice, f0, f1, node, f2) in enumerate(subs):
                 dim = shape[axis]
                 if is_slice:
                     start = 0 if f0 is None else f0(env)
                     stop = dim if f1 is None else f1(env)
+                    step = 1 if f2 is None else f2(env)
+                    if padded:
+                        # positions start + k * step below stop; those inside the tensor are copied
+                        ext = -(-(stop - start) // step) if stop > start else 0
+                        first = 0 if start >= 0 else -(-(0 - start) // step)    # first k inside
+                        lo = start + first * step
+                        hi = max(min(stop, dim), lo)
+                        count = len(range(lo, hi, step)) if lo < dim else 0
+                        index.append(slice(min(lo, dim), min(lo, dim) + (count - 1) * step + 1 if count else
+                                           min(lo, dim), step))
+                        full.append(ext)
+                        inner.append(slice(min(first, ext), min(first + count, ext)))
+                        continue
                     lo = 0 if start < 0 else dim if start > dim else start
                     hi = 0 if stop < 0 else dim if stop > dim else stop
                     if hi < lo:
                         hi = lo
-                    index.append(slice(lo, hi))
-                    if padded:
-                        ext = stop - start if stop > start else 0
-                        off = lo - start if lo > start else 0
-                        full.append(ext)
-                        inner.append(slice(min(off, ext), min(off + hi - lo, ext)))
+                    index.append(slice(lo, hi, step) if step != 1 else slice(lo, hi))
                 else:
                     i = f0(env)
                     if type(i) is Tile:   # a one-value integer tile (the checker allows only those)
@@ -297,9 +306,10 @@ class Interpreter(CallInterpreter):
                 data = value.data
                 if data.shape != view_shape and padded_region is not None:
                     # A value as long as the unclamped slice (e.g. from a padded load) keeps its in-tensor part.
-                    _, _, full, inner = padded_region(env)
-                    if data.shape == full:
-                        data = data[inner]
+                    _, inside, full, inner = padded_region(env)
+                    if data.shape == full:   # (with a step: the positions start + k * step inside)
+                        data, index = data[inner], inside
+                        view_shape = g.data[index].shape
                 if data.shape != view_shape:
                     try:
                         data = np.broadcast_to(data, view_shape)

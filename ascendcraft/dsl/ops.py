@@ -208,7 +208,7 @@ _API = [
     ("CumProdExclusive", "scan", _EXCLUSIVE["cumprod"], frozenset({"f16", "f32"})),
     # composite: pooling windows (padding 0; dilation=) over the last one or two axes of a tile,
     # as Gathers of the strided views (widths, then rows) combined with Max / Add (+ Muls for avg)
-    ("WindowMax", "window", "window_max", frozenset({"f16", "f32"})),
+    ("WindowMax", "window", "window_max", frozenset({"f16", "f32", "i16", "i32"})),
     ("WindowAvg", "window", "window_avg", frozenset({"f16", "f32"})),
     # composite: reduce each row of a 2-D tile (ReduceSum/Max/Min per row, values set on the scalar unit)
     ("SumEachRow", "rowreduce", "sum", frozenset({"f16", "f32"})),

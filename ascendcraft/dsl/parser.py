@@ -197,6 +197,9 @@ class _ToIR(Transformer):
     def slice(self, m, start, stop):
         return A.Slice(start, stop, _span(m))
 
+    def stepped_slice(self, m, start, stop, step):
+        return A.Slice(start, stop, _span(m), step)
+
     def name(self, m, tok):
         return A.Name(str(tok), _span(m))
 

@@ -79,7 +79,8 @@ def expr(e) -> str:
 
 def _subscript(s) -> str:
     if isinstance(s, A.Slice):
-        return (expr(s.start) if s.start is not None else "") + ":" + (expr(s.stop) if s.stop is not None else "")
+        text = (expr(s.start) if s.start is not None else "") + ":" + (expr(s.stop) if s.stop is not None else "")
+        return text if s.step is None else f"{text}:{expr(s.step)}"
     return expr(s)
 
 

@@ -20,7 +20,7 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     assert "compiled and verified on sim" in capsys.readouterr().out
     assert parse((out / "kernel.dsl").read_text()) == parse((d / "kernel.dsl").read_text())   # the source, printed
-    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "12_prefetch.dsl"
+    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "13_prefetch.dsl"
     src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
     assert 'extern "C" __global__ __aicore__ void leaky_relu_custom' in src and "AscendC::Select(" in src
     project = out / "project"   # CANN project, torch_npu binding and MultiKernelBench exports
@@ -87,7 +87,7 @@ def _lower_rownorm(kernel: str, out: Path, capsys) -> Path:
 
 
 def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
-    final = (_lower_rownorm("kernel.dsl", tmp_path / "r", capsys) / "passes" / "12_prefetch.dsl").read_text()
+    final = (_lower_rownorm("kernel.dsl", tmp_path / "r", capsys) / "passes" / "13_prefetch.dsl").read_text()
     for op in ("SumEachRow(", "SubColVec(", "DivColVec(", "MulRowVec(", "AddRowVec("):
         assert op in final, op
 

@@ -56,7 +56,7 @@ def test_partition_spreads_a_two_index_phase_over_the_cores():
 
 def test_every_level_of_softmax_is_checked_and_ends_in_api_ops_with_queues():
     run = _lower((SOFTMAX / "kernel.dsl").read_text(), SOFTMAX, default_passes())
-    assert [lv.pass_name for lv in run.levels] == ["source", "cube", "partition", "collapse", "linearize",
+    assert [lv.pass_name for lv in run.levels] == ["source", "cube", "partition", "collapse", "linearize", "strides",
                                                   "unstack", "windows", "widen", "select", "fit", "bufferize", "pipeline", "prefetch"]
     assert run.levels[1].text == run.levels[0].text    # no matmul: cube leaves the kernel alone
     final = run.final.text
