@@ -501,16 +501,21 @@ def _maximum(exprs: list):
 
 
 def strided_region(src, symbols) -> bool:
-    """Whether consecutive elements of the last axis a GM region keeps are not adjacent in GM: that
-    axis is not the tensor's last (``x[a:b, j]``, ``x[:, i, j]``), or it has a step (``x[i, a:b:2]``)."""
+    """Whether consecutive elements of the last axis a GM region keeps are not adjacent in GM: it is a
+    column (:func:`column_region`), or that axis has a step (``x[i, a:b:2]``)."""
+    if column_region(src, symbols):
+        return True
+    return isinstance(src, A.Index) and len(src.subscripts) == len(symbols.tensor(src.base.id).shape) and \
+        isinstance(src.subscripts[-1], A.Slice) and src.subscripts[-1].stepped()
+
+
+def column_region(src, symbols) -> bool:
+    """Whether the last axis a GM region keeps is not the tensor's last (``x[a:b, j]``, ``x[:, i, j]``)."""
     if not isinstance(src, A.Index):
         return False
-    rank = len(symbols.tensor(src.base.id).shape)
     subs = src.subscripts
-    kept = [x for x in subs if isinstance(x, A.Slice)]
-    if len(subs) == rank and kept and kept[-1] is subs[-1]:
-        return kept[-1].stepped()
-    return len(subs) == rank and bool(kept)
+    return len(subs) == len(symbols.tensor(src.base.id).shape) and not isinstance(subs[-1], A.Slice) and \
+        any(isinstance(x, A.Slice) for x in subs)
 
 
 def region_extents(src, ctx) -> tuple:

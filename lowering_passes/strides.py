@@ -33,7 +33,7 @@ from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 
 from .base import LoweringPass, Names, call, rewrite_block
-from .bufferize import strided_region
+from .bufferize import column_region
 
 # the dtypes Gather moves (by 2- or 4-byte offsets) and a one-element window lowers for
 PICKABLE = ("f16", "f32", "i16", "i32")
@@ -62,7 +62,7 @@ class Strides(LoweringPass):
             if any(st is not None for st in steps[:-2]):
                 raise _refusal("an axis before the last two of the tile", index.span or s.span)
             if isinstance(e, A.Load):
-                if strided_region(index, ctx.symbols):
+                if column_region(index, ctx.symbols):
                     return [s]      # a column x[a:b:s, j]: copied element by element, at any stride
                 # a step on an earlier axis is a row stride of the copy; the last axis's is picked
                 steps = [None] * (len(steps) - 1) + steps[-1:]

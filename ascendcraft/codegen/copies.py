@@ -112,6 +112,7 @@ class CopyEmitter:
             self.emit("}")
         if strided_region(e.src, self.ck.symbols):
             # the tile's last axis is not adjacent in GM (a column x[a:b, j]): one element per block
+            self._filled_on_vector().add(target)
             self.emit(f"CopyInStrided<{ct}>({target}, {name}Gm[off_], r_, c_, {pitch}, 0, "
                       f"{axes[0][1] if len(axes) == 2 else '0'}, {axes[-1][1]}, static_cast<{ct}>(0));")
         else:
@@ -211,6 +212,7 @@ class CopyEmitter:
         if not queue:
             self._sync("MTE3_V")
         pad = self.scalar(e.pad)
+        self._filled_on_vector().add(target)
         self.emit("{")
         self.depth += 1
         _, _, skip_c, n_c, _ = parts[-1]
@@ -318,6 +320,11 @@ class CopyEmitter:
         self.depth -= 1
         self.emit("}")
 
+    def _filled_on_vector(self) -> set:
+        """The loaded tiles part of which the vector unit wrote (a padded load's fill, a strided copy's
+        Gather of each row): a copy out of them waits for V as well as for MTE2."""
+        return self.__dict__.setdefault("filled_on_vector_tiles", set())
+
     def _pitch_exprs(self) -> dict:
         """The static expression each frozen pitch variable holds (``_freeze`` records them)."""
         return self.__dict__.setdefault("pitch_exprs", {})
@@ -376,6 +383,8 @@ class CopyEmitter:
             self.emit(f"{v} = {t.home}.DeQue<{t.ctype}>();")
         elif space == "vecin":   # a loaded tile stored as it is (a copy): DeQue'd before this statement
             self._sync("MTE2_MTE3")
+            if v in self._filled_on_vector():    # its pad fill or strided Gather ran on the vector unit
+                self._sync("V_MTE3")
         else:
             self._sync("V_MTE3")
         if s.accumulate:

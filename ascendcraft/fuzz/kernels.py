@@ -10,7 +10,9 @@ Forms (each a ``FORMS`` key; the tags a case carries in ``FuzzCase.forms`` say w
 made): ``map1d``, ``rows2d``, ``blocks2d``, ``stack3d`` (element-wise math over 1-D, 2-D and
 rank-3 tiles with broadcasts, :mod:`.forms_elementwise`) and ``rowreduce``, ``colreduce``,
 ``scan``, ``window``, ``twophase``, ``atomic`` (accumulators, scans, windows, scratch phases and
-atomics, :mod:`.forms_reductions`); each module's docstring describes its forms. They come with
+atomics, :mod:`.forms_reductions`), ``relayout``, ``scratchmm``, ``inplace``, ``maskbcast``
+(multi-phase kernels over GM scratch, :mod:`.forms_scratch`) and ``strided`` (strided slices of GM
+and of tiles, strided stores, :mod:`.forms_strided`); each module's docstring describes its forms. They come with
 scalar attributes (``alpha: f32 = ...``, sometimes bound from the op file), bool mask inputs
 (``where(load(m[...]), a, b)``) and ``f16`` inputs/outputs through ``cast`` (f16 arithmetic does
 not lower; docs/dsl.md). :mod:`.builder` assembles a kernel and :mod:`.expressions` draws its
@@ -30,6 +32,7 @@ from .expressions import Options
 from .forms_elementwise import ELEMENTWISE_FORMS
 from .forms_reductions import REDUCTION_FORMS
 from .forms_scratch import SCRATCH_FORMS
+from .forms_strided import STRIDED_FORMS
 
 __all__ = ["AVOID", "FIXED_BUGS", "FORMS", "KNOWN_BUGS", "Options", "fuzz_cases", "known_bug"]
 
@@ -126,7 +129,7 @@ KNOWN_BUGS: dict[str, str] = {
 
 
 #: Form name -> generator ``(draw, Options) -> FuzzCase`` (the order is part of what a seed draws).
-FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS, **SCRATCH_FORMS}
+FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS, **SCRATCH_FORMS, **STRIDED_FORMS}
 
 
 @st.composite

@@ -114,3 +114,82 @@ def test_a_step_over_a_tile_gather_cannot_move_is_refused_with_the_reason(tmp_pa
         ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
     text = str(info.value)
     assert "a slice with a step on a i8 tile does not lower" in text and "k.dsl:8:" in text
+
+
+# a column of every second row, stored as it was read: the strided copy ends with a Gather on the
+# vector unit, so the copy out waits for V as well as for MTE2 (it raced without, [missing-sync])
+_COLUMN_OP = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x[1::2, :].t().contiguous(), x[:, 0:-1:3].t().contiguous()
+
+
+rows = 37
+cols = 29
+
+
+def get_inputs():
+    return [torch.randn(rows, cols)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+_COLUMN = """
+kernel columns(x: gm f32[R, W]) -> (y: gm f32[W, RH], z: gm f32[WT, R]):
+    for j in parallel(W):
+        store(y[j, :], load(x[1:R:2, j]))
+    for j in parallel(WT):
+        store(z[j, :], load(x[:, j * 3]))
+"""
+
+
+def test_a_strided_column_stored_as_it_was_read(tmp_path):
+    compile_verified(tmp_path, _COLUMN, _COLUMN_OP, trials=2)
+
+
+# padded loads stored as they were read (every second row from row -1; a window with halos): the
+# vector unit fills the halo, so the copy out waits for V too (found by the fuzzer's strided form)
+_PADDED_OP = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        p = F.pad(x, (0, 0, 1, 1), value=1.5)
+        return p[0::2, :][: (x.shape[0] + 2) // 2].contiguous(), F.pad(x, (2, 2), value=-3.0)
+
+
+rows = 37
+cols = 29
+
+
+def get_inputs():
+    return [torch.randn(rows, cols)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+_PADDED = """
+kernel padded(x: gm f32[R, W]) -> (y: gm f32[RO, W], z: gm f32[R, WP]):
+    const RB = 4
+    for ib in parallel(cdiv(RO, RB)):
+        i = ib * RB
+        rr = i * 2 - 1
+        store(y[i:i + RB, :], load(x[rr:rr + 2 * RB:2, :], pad=1.5))
+    for r in parallel(R):
+        store(z[r, :], load(x[r, -2:W + 2], pad=-3.0))
+"""
+
+
+def test_padded_loads_stored_as_they_were_read(tmp_path):
+    compile_verified(tmp_path, _PADDED, _PADDED_OP, trials=2)
