@@ -505,17 +505,17 @@ def strided_region(src, symbols) -> bool:
     column (:func:`column_region`), or that axis has a step (``x[i, a:b:2]``)."""
     if column_region(src, symbols):
         return True
-    return isinstance(src, A.Index) and len(src.subscripts) == len(symbols.tensor(src.base.id).shape) and \
+    return isinstance(src, A.Index) and len(src.subscripts) == len(symbols.strides(src.base.id)) and \
         isinstance(src.subscripts[-1], A.Slice) and src.subscripts[-1].stepped()
 
 
 def column_region(src, symbols) -> bool:
-    """Whether the last axis a GM region keeps is not the tensor's last (``x[a:b, j]``, ``x[:, i, j]``)."""
-    if not isinstance(src, A.Index):
-        return False
-    subs = src.subscripts
-    return len(subs) == len(symbols.tensor(src.base.id).shape) and not isinstance(subs[-1], A.Slice) and \
-        any(isinstance(x, A.Slice) for x in subs)
+    """Whether the last axis a GM region keeps is not adjacent elements in GM: not the tensor's last
+    (``x[a:b, j]``, ``x[:, i, j]``), or a permuted view's axis that is not its tensor's last."""
+    name = (src.base if isinstance(src, A.Index) else src).id
+    strides = symbols.strides(name)
+    kept = [i for i, x in enumerate(A.whole_subscripts(src, len(strides))) if isinstance(x, A.Slice)]
+    return bool(kept) and strides[kept[-1]] != ()
 
 
 def region_extents(src, ctx) -> tuple:

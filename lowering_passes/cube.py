@@ -198,6 +198,9 @@ class _Gemm:
                            "(without a step) and index each leading (batch) axis", e)
         if e.pad is not None and not (isinstance(e.pad, (A.Int, A.Float)) and e.pad.value == 0):
             raise _NotGemm("a cube operand may only be padded with 0", e)
+        if self.ctx.symbols.tensor(e.src.base.id).perm is not None:
+            raise _NotGemm(f"{e.src.base.id} is a permuted view: a cube operand is a tensor, a reshape view or "
+                           f"scratch in memory order (transpose_a/transpose_b read a transposed matrix)", e)
         return e
 
     def _product(self, e, loads):
@@ -306,6 +309,9 @@ class _Gemm:
                 and not any(isinstance(x, A.Slice) for x in st.dst.subscripts[:-2])):
             raise _NotGemm("the store must write a 2-D slice of C's last two axes (without a step), indexing each "
                            "batch axis", st)
+        if self.ctx.symbols.tensor(st.dst.base.id).perm is not None:
+            raise _NotGemm(f"{st.dst.base.id} is a permuted view: C is a tensor, a reshape view or scratch in memory "
+                           f"order", st)
         ta, tb = self.flags
         rows_a = self.resolve(_mat(self.a0)[0 if not ta else 1])
         cols_b = self.resolve(_mat(self.b0)[1 if not tb else 0])

@@ -27,9 +27,8 @@ class CopyEmitter:
         step), the positions before it being halo."""
         name = (src.base if isinstance(src, A.Index) else src).id
         dims = [self._dim(d) for d in self._gm_shape(src)]
-        strides = []
-        for i in range(len(dims)):
-            strides.append(" * ".join(f"({d})" for d in dims[i + 1:]) or "1")
+        # a permuted view's axes have the strides of the axes they are (symbols.strides)
+        strides = [" * ".join(f"({self._dim(d)})" for d in ext) or "1" for ext in self.symbols.strides(name)]
         subs = A.whole_subscripts(src, len(dims))
         offset, axes = [], []
         for sub, dim, stride in zip(subs, dims, strides):

@@ -24,6 +24,10 @@ def emit_gather(em, target: str, e, ct: str, dtype: str, out: str, tile_cls):
                 f"static_cast<uint32_t>({off.count}));")
         return tile_cls(ct, dtype, off.rows, off.cols, off.pitch, out)
     pitch = cast_pitch(off, off.pitch, dtype) or off.pitch
+    # a Gather writes exactly cols elements of each row: zero the gaps (whole rows but the last), so
+    # element-wise ops that cover whole rows read defined values
+    em.emit(f"if (({off.rows}) > 1 && ({off.cols}) < ({pitch})) {{ AcZeroFill({target}, (({off.rows}) - 1) * "
+            f"({pitch})); AscendC::PipeBarrier<PIPE_V>(); }}")
     em.emit(f"for (int64_t r_ = 0; r_ < {off.rows}; ++r_) {{")
     em.emit(f"    AscendC::Gather({target}[r_ * ({pitch})], {src}, {offsets}[r_ * ({off.pitch})].ReinterpretCast<uint32_t>(), "
             f"static_cast<uint32_t>(r_ * ({t.pitch}) * {D.ITEMSIZE[dtype]}), static_cast<uint32_t>({off.cols}));")

@@ -188,12 +188,15 @@ class Scratch:
 @dataclass(frozen=True)
 class View:
     """``xv = view(x, (N, C, HW))``: GM tensor ``x``'s elements, in the same order, with another shape
-    (a reshape: an address computation, no copy). Top level only; extents are dims, consts or ints."""
+    (a reshape: an address computation, no copy). Top level only; extents are dims, consts or ints.
+    ``xt = permute(x, (0, 2, 1, 3))`` (``perm`` set, ``shape`` empty) is ``x`` with its axes in that
+    order, as ``torch.permute``: the same elements at other strides."""
 
     name: str
     base: str
     shape: tuple[Dim, ...]
     span: Span | None = _span()
+    perm: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

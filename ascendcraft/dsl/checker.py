@@ -61,6 +61,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         self.scratch: dict[str, TGM] = {}
         self.consts: dict[str, tuple] = {}   # name -> (TScalar, its definition)
         self.views: dict[str, tuple] = {}    # name -> (the parameter or scratch tensor it views, TGM)
+        self.permuted: set[str] = set()       # the views made by permute (not in memory order)
         self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
         self.buffers: dict[str, A.Buffer] = {}
         self._store_value = None   # the value of the store being checked (Matmul may only be one)
@@ -219,9 +220,16 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
                               hint="declare it before the first loop, like a scratch tensor")
         base = self.env.get(s.base)
         if not isinstance(base, TGM):
-            raise check_error(f"view({s.base}, ...): {s.base!r} is not a GM tensor (a parameter, a scratch tensor or "
+            raise check_error(f"{'view' if s.perm is None else 'permute'}({s.base}, ...): {s.base!r} is not a GM tensor (a parameter, a scratch tensor or "
                               f"another view)", s, hint=suggest(s.base, self.env) if s.base not in self.env else
                               "views reshape tensors in GM; a tile is reshaped by loading the region you need")
+        if s.base in self.permuted:
+            raise check_error(f"{s.name} views {s.base}, a permuted view: its elements are not in memory order", s,
+                              hint="view or permute the tensor it permutes, then permute that (a reshape of a "
+                                   "transpose is a copy: write it to a scratch tensor in a phase first)")
+        if s.perm is not None:
+            self._permute(s, base)
+            return
         shape = self._dims(A.TensorType(base.dtype, s.shape), s)
         n = 1
         for d in shape:
@@ -239,6 +247,20 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         self._define(s.name, g, s)
         self.fixed.add(s.name)
         self.views[s.name] = (root, g)
+
+    def _permute(self, s: A.View, base: TGM):
+        """``xt = permute(x, (...))``: x's axes in another order (each once), the same memory."""
+        if sorted(s.perm) != list(range(len(base.shape))):
+            raise check_error(f"permute({s.base}, {s.perm}): the order must name each of {s.base}'s {len(base.shape)} "
+                              f"axes 0..{len(base.shape) - 1} once", s, kind="shape error",
+                              hint="axis i of the result is axis perm[i] of the tensor: permute(x, (0, 2, 1, 3)) "
+                                   "swaps the middle axes of a rank-4 x")
+        root = self.views[s.base][0] if s.base in self.views else s.base
+        g = TGM(s.name, base.dtype, tuple(base.shape[p] for p in s.perm), base.role)
+        self._define(s.name, g, s)
+        self.fixed.add(s.name)
+        self.views[s.name] = (root, g)
+        self.permuted.add(s.name)
 
     def _int_scalar(self, e, what, one_value_tiles=False):
         t = self.expr(e)

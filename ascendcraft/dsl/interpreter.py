@@ -184,7 +184,7 @@ class Interpreter(CallInterpreter):
         return run
 
     def _view(self, s: A.View):
-        """A reshape of a GM tensor: a NumPy view of the same memory; who wrote which element in this
+        """A reshape or permutation of a GM tensor: a NumPy view of the same memory; who wrote which element in this
         phase is the base's record seen through the same view, so races across views are found."""
         t = self.ck.symbols.tensor(s.name)
 
@@ -192,8 +192,12 @@ class Interpreter(CallInterpreter):
             base = self.gm[s.base]
             if base.writers is None:
                 base.writers = np.zeros(base.data.shape, np.int8)
-            g = GMTensor(s.name, base.data.reshape(t.shape), t.dtype, t.role)
-            g.writers = base.writers.reshape(t.shape)
+            if s.perm is not None:      # a permuted view: NumPy's transpose is a view too
+                g = GMTensor(s.name, base.data.transpose(s.perm), t.dtype, t.role)
+                g.writers = base.writers.transpose(s.perm)
+            else:
+                g = GMTensor(s.name, base.data.reshape(t.shape), t.dtype, t.role)
+                g.writers = base.writers.reshape(t.shape)
             self.gm[s.name] = g
             self.fixed[s.name] = g
         return run

@@ -105,6 +105,8 @@ class _ToIR(Transformer):
     def assign(self, m, name, value):
         if isinstance(value, A.Call) and value.func == "view":
             return _view(str(name), value, _span(m))
+        if isinstance(value, A.Call) and value.func == "permute":
+            return _permute(str(name), value, _span(m))
         return A.Assign(str(name), value, _span(m))
 
     def const_stmt(self, m, name, value):
@@ -459,3 +461,20 @@ def _view(name: str, call: A.Call, span) -> A.View:
         else:
             raise bad("each extent is a dim, a const or an integer", d)
     return A.View(name, base.id, tuple(dims), span)
+
+
+def _permute(name: str, call: A.Call, span) -> A.View:
+    """``name = permute(x, (0, 2, 1, 3))``: a GM tensor and an order of its axes, as integers."""
+    def bad(what, node):
+        return DSLError(f"permute: {what}", getattr(node, "span", None) or span, kind="syntax error",
+                        hint="write permute(x, (0, 2, 1, 3)): a GM tensor, then the order of its axes as integers "
+                             "(axis i of the result is axis perm[i] of x)")
+    if len(call.args) != 2 or call.kwargs:
+        raise bad("takes a GM tensor and a tuple of axes", call)
+    base, order = call.args
+    if not isinstance(base, A.Name):
+        raise bad("the first argument is the name of a GM tensor (a parameter, scratch tensor or view)", base)
+    items = order.items if isinstance(order, A.Tuple) else (order,)
+    if not all(isinstance(i, A.Int) for i in items):
+        raise bad("each axis is an integer", next(i for i in items if not isinstance(i, A.Int)))
+    return A.View(name, base.id, (), span, tuple(i.value for i in items))

@@ -111,6 +111,9 @@ def stmt_lines(s, depth: int = 0) -> list[str]:
         return [f"{pad}const {s.name} = {expr(s.value)}"]
     if isinstance(s, A.Scratch):
         return [f"{pad}scratch {s.name}: {type_text(s.type)}"]
+    if isinstance(s, A.View) and s.perm is not None:
+        axes = ", ".join(map(str, s.perm)) + ("," if len(s.perm) == 1 else "")
+        return [f"{pad}{s.name} = permute({s.base}, ({axes}))"]
     if isinstance(s, A.View):
         extents = ", ".join(map(str, s.shape)) + ("," if len(s.shape) == 1 else "")
         return [f"{pad}{s.name} = view({s.base}, ({extents}))"]

@@ -25,6 +25,8 @@ class TensorSymbol:
     gm: TGM
     decl: A.TensorType
     base: str | None = None
+    perm: tuple[int, ...] | None = None     # a permuted view: its axis i is axis perm[i] of ``over``
+    over: str | None = None                 # the tensor a permuted view permutes (itself in memory order)
 
     @property
     def name(self) -> str:
@@ -97,6 +99,15 @@ class Symbols:
     def views(self) -> list[TensorSymbol]:
         return [t for t in self.tensors.values() if t.base is not None]
 
+    def strides(self, name: str) -> list[tuple]:
+        """Per axis of GM tensor ``name``, the declared extents whose product is its stride in elements
+        (``()`` for 1): the extents after the axis, or for a permuted view those of the axis it is."""
+        t = self.tensor(name)
+        if t.perm is None:
+            return [tuple(t.dims[i + 1:]) for i in range(len(t.dims))]
+        over = self.strides(t.over)
+        return [over[p] for p in t.perm]
+
     def root(self, name: str) -> str:
         """The parameter or scratch tensor whose memory GM tensor ``name`` is (itself, or a view's base)."""
         return self.tensor(name).base or name
@@ -139,7 +150,8 @@ class Symbols:
         def dims(shape):
             return tuple(d if isinstance(d, int) else fn(d) for d in shape)
         tensors = {fn(n): TensorSymbol(replace(t.gm, name=fn(n)), replace(t.decl, shape=dims(t.decl.shape)),
-                                       None if t.base is None else fn(t.base))
+                                       None if t.base is None else fn(t.base), t.perm,
+                                       None if t.over is None else fn(t.over))
                    for n, t in self.tensors.items()}
         scalars = {fn(n): replace(s, name=fn(n), definition=expr(s.definition)) for n, s in self.scalars.items()}
         return Symbols(tensors, scalars)
@@ -177,9 +189,14 @@ def build(kernel: A.Kernel, dims: dict, params: dict, scratch: dict, consts: dic
     decls = {p.name: p.type for p in kernel.inputs + kernel.outputs}
     decls.update({s.name: s.type for s in A.walk(kernel) if isinstance(s, A.Scratch)})
     tensors = {n: TensorSymbol(t, decls[n]) for n, t in {**params, **scratch}.items() if isinstance(t, TGM)}
-    for n, (base, t) in (views or {}).items():
-        tensors[n] = TensorSymbol(t, A.TensorType(t.dtype, next(s.shape for s in A.walk(kernel)
-                                                                 if isinstance(s, A.View) and s.name == n)), base)
+    stmts = {s.name: s for s in kernel.body if isinstance(s, A.View)}
+    for n, (base, t) in (views or {}).items():     # in declaration order: a view's base is declared first
+        v = stmts[n]
+        if v.perm is None:
+            tensors[n] = TensorSymbol(t, A.TensorType(t.dtype, v.shape), base)
+        else:
+            over = tensors[v.base].dims
+            tensors[n] = TensorSymbol(t, A.TensorType(t.dtype, tuple(over[p] for p in v.perm)), base, v.perm, v.base)
     scalars = {d: ScalarSymbol(d, "dim", TScalar("int", int(v))) for d, v in dims.items()}
     scalars.update({n: ScalarSymbol(n, "attr", t) for n, t in params.items() if isinstance(t, TScalar)})
     scalars.update({n: ScalarSymbol(n, "const", t, e) for n, (t, e) in consts.items()})

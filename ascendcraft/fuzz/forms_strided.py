@@ -1,10 +1,13 @@
-"""Strided slices (:mod:`ascendcraft.fuzz.kernels`, ``FORMS``): what strided convolution, pooling and
-resize kernels read and write.
+"""Strided slices and permuted views (:mod:`ascendcraft.fuzz.kernels`, ``FORMS``): what strided
+convolution, pooling, resize and attention kernels read and write.
 
 * ``strided``  every ``s``-th element of a GM row (padded with a halo before and after, or clamped at
                the tail), every ``s``-th row of a block (the copy's row stride, padded rows too), a
                tile sliced with steps on one or both axes, and strided stores that interleave ``s``
                phases of an output row; the step a literal, a const or an integer attribute.
+* ``permuted`` a rank-3 input read through a permuted view of it, or an output written through one
+               (any order of the three axes: the last axis kept last is a row stride, moved it is
+               a transpose copied element by element), by rows or by 2-D blocks.
 
 Each is a function ``(draw, Options) -> FuzzCase``; the tags of its choices go to ``FuzzCase.forms``.
 """
@@ -98,4 +101,42 @@ def _strided(draw, opts: Options) -> FuzzCase:
     return k.case("strided")
 
 
-STRIDED_FORMS = {"strided": _strided}
+def _permuted(draw, opts: Options) -> FuzzCase:
+    import itertools
+    k = KernelBuilder(draw, opts)
+    a, b, c = draw(st.integers(1, 5)), draw(st.integers(1, 9)), draw(st.integers(1, 70))
+    perm = draw(st.sampled_from([p for p in itertools.permutations(range(3)) if p != (0, 1, 2)]))
+    shape = (a, b, c)
+    pshape = tuple(shape[i] for i in perm)
+    names = ("A", "B", "C")
+    pnames = ", ".join(names[i] for i in perm)
+    side = draw(st.sampled_from(["read", "write"]))
+    k.tag(f"permuted_{side}")
+    k.tag("permuted_last_kept" if perm[-1] == 2 else "permuted_transpose")
+    if side == "read":              # y[i, j, :] = f(xt[i, j, :]), xt = x with its axes permuted
+        k.inp("x", "A, B, C", shape)
+        k.out("y", pnames, pshape)
+        k.body.append(f"    xt = permute(x, {perm})")
+        src, dst, ext, dims = "xt", "y", pshape, [names[i] for i in perm]
+    else:                           # yt[i, j, :] = f(x[i, j, :]), yt = y (whose shape is x's permuted) permuted back
+        inv = tuple(perm.index(i) for i in range(3))
+        k.inp("x", "A, B, C", shape)
+        k.out("y", pnames, pshape)
+        k.body.append(f"    yt = permute(y, {inv})")
+        src, dst, ext, dims = "x", "yt", shape, list(names)
+    blocks = draw(st.booleans())
+    if blocks:                      # [RB, last] blocks of the middle axis
+        rb = draw(st.sampled_from([2, 3, 8]))
+        k.line(1, f"for i, jb in parallel({dims[0]}, cdiv({dims[1]}, {rb})):")
+        k.line(2, f"j = jb * {rb}")
+        k.line(2, f"t = load({src}[i, j:j + {rb}, :])")
+        k.line(2, f"store({dst}[i, j:j + {rb}, :], {_map(k, 't', rb * ext[2])})")
+        k.tag("permuted_blocks")
+    else:
+        k.line(1, f"for i, j in parallel({dims[0]}, {dims[1]}):")
+        k.line(2, f"t = load({src}[i, j, :])")
+        k.line(2, f"store({dst}[i, j, :], {_map(k, 't', ext[2])})")
+    return k.case("permuted")
+
+
+STRIDED_FORMS = {"strided": _strided, "permuted": _permuted}

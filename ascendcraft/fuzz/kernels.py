@@ -11,9 +11,9 @@ made): ``map1d``, ``rows2d``, ``blocks2d``, ``stack3d`` (element-wise math over 
 rank-3 tiles with broadcasts, :mod:`.forms_elementwise`) and ``rowreduce``, ``colreduce``,
 ``scan``, ``window``, ``twophase``, ``atomic`` (accumulators, scans, windows, scratch phases and
 atomics, :mod:`.forms_reductions`), ``relayout``, ``scratchmm``, ``inplace``, ``maskbcast``
-(multi-phase kernels over GM scratch, :mod:`.forms_scratch`) and ``strided`` (strided slices of GM
-and of tiles, strided stores, :mod:`.forms_strided`); each module's docstring describes its forms. They come with
-scalar attributes (``alpha: f32 = ...``, sometimes bound from the op file), bool mask inputs
+(multi-phase kernels over GM scratch, :mod:`.forms_scratch`), ``strided`` and ``permuted`` (strided
+slices of GM and of tiles, strided stores, permuted views, :mod:`.forms_strided`); each module's
+docstring describes its forms. They come with scalar attributes (``alpha: f32 = ...``, sometimes bound from the op file), bool mask inputs
 (``where(load(m[...]), a, b)``) and ``f16`` inputs/outputs through ``cast`` (f16 arithmetic does
 not lower; docs/dsl.md). :mod:`.builder` assembles a kernel and :mod:`.expressions` draws its
 tile expressions, whose values stay finite and away from the edges of each function's domain by

@@ -94,3 +94,57 @@ def test_a_race_through_a_view_and_its_tensor_is_found():
     with pytest.raises(InterpreterError) as e:
         _run(src, {"R": 4, "N": 8}, {}, {"x": np.ones((4, 8), np.float32)})
     assert e.value.kind == "race" and "yv" in str(e.value)
+
+
+# ---------------------------------------------------------------- permuted views
+PERMUTED = """kernel k(x: gm f32[B, H, S, D]) -> (y: gm f32[B, S, H, D], z: gm f32[B, H, D, S]):
+    xt = permute(x, (0, 2, 1, 3))
+    zt = permute(z, (0, 1, 3, 2))
+    for b, s in parallel(B, S):
+        store(y[b, s, :, :], load(xt[b, s, :, :]) * 2.0)
+    for b, h in parallel(B, H):
+        store(zt[b, h, :, :], load(x[b, h, :, :]) + 1.0)
+"""
+
+
+def test_a_permuted_view_parses_prints_and_round_trips():
+    k = parse(PERMUTED, "k.dsl")
+    v = next(s for s in k.body if isinstance(s, A.View) and s.name == "xt")
+    assert v == A.View("xt", "x", (), perm=(0, 2, 1, 3))
+    assert "    xt = permute(x, (0, 2, 1, 3))" in print_kernel(k) and parse(print_kernel(k)) == k
+
+
+def test_permuted_views_read_and_write_at_the_strides_of_their_axes():
+    x = np.random.default_rng(1).standard_normal((2, 3, 5, 4)).astype(np.float32)
+    ck, (y, z) = _run(PERMUTED, {"B": 2, "H": 3, "S": 5, "D": 4}, {}, {"x": x})
+    np.testing.assert_array_equal(y, x.transpose(0, 2, 1, 3) * 2.0)
+    np.testing.assert_array_equal(z, x.transpose(0, 1, 3, 2) + 1.0)
+    t = ck.symbols.tensor("xt")
+    assert t.shape == (2, 5, 3, 4) and t.dims == ("B", "S", "H", "D") and t.perm == (0, 2, 1, 3) and t.over == "x"
+    assert ck.symbols.strides("xt") == [("H", "S", "D"), ("D",), ("S", "D"), ()]
+    assert ck.symbols.strides("zt") == [("H", "D", "S"), ("D", "S"), (), ("S",)]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    xt = permute(x, (0, 0))\n", "the order must name each of x's 2 axes 0..1 once"),
+    ("    xt = permute(x, (1, 0))\n    xv = view(xt, (S, E))\n", "xv views xt, a permuted view"),
+    ("    xt = permute(x, (1, 0))\n    store(xt[0, :], 1.0)\n", "xt is a view of the input x"),
+])
+def test_a_wrong_permutation_is_refused_at_its_line(body, message):
+    src = f"kernel k(x: gm f32[S, E]) -> (y: gm f32[S, E]):\n{body}    store(y, load(x))\n"
+    with pytest.raises(DSLError) as e:
+        check(parse(src, "k.dsl"), Binding({"S": 7, "E": 12}, {}), CHIP)
+    assert message in str(e.value), str(e.value)
+
+
+def test_a_race_through_a_permuted_view_is_found():
+    # core r writes row r of y, and through the transpose column r: element [r, r'] is written twice
+    src = """kernel k(x: gm f32[N, N]) -> (y: gm f32[N, N]):
+    yt = permute(y, (1, 0))
+    for r in parallel(N):
+        store(y[r, :], load(x[r, :]))
+        store(yt[r, :], load(x[r, :]))
+"""
+    with pytest.raises(InterpreterError) as e:
+        _run(src, {"N": 4}, {}, {"x": np.ones((4, 4), np.float32)})
+    assert e.value.kind == "race"

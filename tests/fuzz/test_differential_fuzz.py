@@ -66,13 +66,13 @@ def test_lowered_multi_phase_scratch_kernels_agree_with_the_interpreter_on_the_s
     _agrees_on_the_simulator(case)
 
 
-# strided slices: every s-th element of GM rows and rows of GM (padded or clamped), tiles sliced
-# with steps, strided stores; the step a literal, a const or an attribute
-STRIDED = settings(max_examples=4, derandomize=True, deadline=None, database=None)
+# strided slices (every s-th element of GM rows and rows of GM, padded or clamped, tiles sliced with
+# steps, strided stores; the step a literal, a const or an attribute) and permuted views
+STRIDED = settings(max_examples=5, derandomize=True, deadline=None, database=None)
 
 
 @STRIDED
-@given(fuzz_cases(("strided",), Options(avoid_known=True)))
+@given(fuzz_cases(("strided", "permuted"), Options(avoid_known=True)))
 def test_lowered_strided_kernels_agree_with_the_interpreter_on_the_simulator(case):
     _agrees_on_the_simulator(case)
 

@@ -66,6 +66,24 @@ kernel g2(x: gm f32[R, C], idx: gm i64[R, K], h: gm f16[R, C]) -> (y: gm f32[R, 
     assert "for (int64_t r_ = 0; r_ <" in k.lowered.spec.kernel_source and "AscendC::Gather(" in k.lowered.spec.kernel_source
 
 
+def test_gathered_rows_narrower_than_their_pitch_feed_element_wise_ops(tmp_path):
+    # K = 50 columns in rows of 56: an element-wise op over two gathered [8, 50] tiles covers the gaps
+    # between rows, which the per-row Gathers do not write (an uninitialised read before they were zeroed)
+    compile_verified(tmp_path, """
+kernel g3(x: gm f32[R, C], idx: gm i64[R, K]) -> (y: gm f32[R, K]):
+    const TR = 8
+    for i in parallel(cdiv(R, TR)):
+        r = i * TR
+        t = load(x[r:r + TR, :])
+        ix = cast(load(idx[r:r + TR, :]), i32)
+        a = gather(t, ix, axis=1)
+        b = gather(t, minimum(ix + 1, C - 1), axis=1)
+        store(y[r:r + TR, :], a + (b - a) * 0.25)
+""", _op("x, idx", "(lambda a, b: a + (b - a) * 0.25)(torch.take_along_dim(x, idx, dim=1), "
+                   "torch.take_along_dim(x, (idx + 1).clamp(max=C - 1), dim=1))",
+         "R = 37\nC = 300\nK = 50", "torch.randn(R, C), torch.randint(0, C, (R, K))"), trials=2)
+
+
 def test_index_select_of_columns_gathers_each_row_by_one_index_tile(tmp_path):
     # index_select(dim=1) with a 1-D index: the index tile is loaded once per core, each row gathered by it
     compile_verified(tmp_path, """

@@ -116,3 +116,98 @@ kernel heads(x: gm f32[S, E], heads: i32) -> (y: gm f32[S, E]):
 
 def test_views_of_parameters_and_of_scratch_in_vector_phases(tmp_path):
     compile_verified(tmp_path, _HEADS, _HEADS_OP, trials=2)
+
+
+# permuted views: heads [B, H, S, D] read as [B, S, H, D] (rows of one position across heads are S * D
+# apart: the copy's row stride) and a transposed store (z's last axis through the view is S apart:
+# written element by element); tails on every axis
+_PERMUTED_OP = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return (x.permute(0, 2, 1, 3) * 2.0).contiguous(), x.transpose(2, 3).contiguous() + 1.0
+
+
+batch = 2
+heads = 3
+seq = 13
+dim = 20
+
+
+def get_inputs():
+    return [torch.randn(batch, heads, seq, dim)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+_PERMUTED = """
+kernel k(x: gm f32[B, H, S, D]) -> (y: gm f32[B, S, H, D], z: gm f32[B, H, D, S]):
+    xt = permute(x, (0, 2, 1, 3))
+    zt = permute(z, (0, 1, 3, 2))
+    for b, s in parallel(B, S):
+        store(y[b, s, :, :], load(xt[b, s, :, :]) * 2.0)
+    for b, h in parallel(B, H):
+        store(zt[b, h, :, :], load(x[b, h, :, :]) + 1.0)
+"""
+
+
+def test_permuted_views_are_copies_at_their_axes_strides(tmp_path):
+    k = compile_verified(tmp_path, _PERMUTED, _PERMUTED_OP, trials=2)
+    assert "CopyOutStrided" in k.source      # the transposed store
+
+
+_TRANSPOSED_A_OP = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, a, b):
+        return a.t() @ b
+
+
+K = 70
+M = 40
+N = 50
+
+
+def get_inputs():
+    return [torch.randn(K, M), torch.randn(K, N)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+_TRANSPOSED_A = """
+kernel mm(a: gm f32[K, M], b: gm f32[K, N]) -> (c: gm f32[M, N]):
+    const TM = 128
+    const TN = 256
+    const TK = 64
+    at = permute(a, (1, 0))
+    for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
+        m = i * TM
+        n = j * TN
+        acc = matmul(load(at[m:m + TM, 0:TK], space=l1), load(b[0:TK, n:n + TN], space=l1))
+        for k in range(TK, K, TK):
+            acc = acc + matmul(load(at[m:m + TM, k:k + TK], space=l1), load(b[k:k + TK, n:n + TN], space=l1))
+        store(c[m:m + TM, n:n + TN], acc)
+"""
+
+
+def test_a_permuted_view_is_no_cube_operand(tmp_path):
+    import pytest
+
+    import ascendcraft
+    from ascendcraft.errors import AscendcraftError
+    (tmp_path / "k.dsl").write_text(_TRANSPOSED_A.lstrip("\n"))
+    (tmp_path / "op.py").write_text(_TRANSPOSED_A_OP)
+    with pytest.raises(AscendcraftError) as info:
+        ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
+    assert "at is a permuted view: a cube operand is a tensor" in str(info.value), str(info.value)
+    assert "k.dsl:9:" in str(info.value)
