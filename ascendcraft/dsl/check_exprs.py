@@ -205,7 +205,22 @@ class ExpressionChecker:
                           for a in side.args]
                 bounds = [b for b in bounds if b is not None]
                 return min(bounds) if bounds else None
+        if isinstance(stop, A.Binary) and stop.op == "+" and stop.lhs == start:
+            bound = self._upper(stop.rhs)     # start + E: at most E (kw:kw + minimum(TL, LO - l))
+            if bound is not None:
+                return bound
         return Linear.difference(stop, start, self.env)
+
+    def _upper(self, e) -> int | None:
+        """An upper bound of integer expression ``e`` known before the run: its value, or for a
+        ``minimum(...)`` the least bound of its arguments (as the lowering bounds it)."""
+        t = self.expr_types.get(id(e))
+        if isinstance(t, TScalar) and isinstance(t.value, int):
+            return t.value
+        if isinstance(e, A.Call) and e.func == "minimum" and not e.kwargs:
+            bounds = [b for b in (self._upper(a) for a in e.args) if b is not None]
+            return min(bounds) if bounds else None
+        return None
 
     def _load(self, e: A.Load):
         src = self._gm_region(e.src, "load copies on chip")

@@ -161,3 +161,20 @@ def test_an_integer_attribute_with_a_fractional_value_is_a_binding_error():
     ck = run_check("    store(y[0, padding:padding + 4], load(x[0, 0:4]))\n", attrs={"padding": 2.0},
                    sig="x: gm f32[R, N], padding: i32) -> (y: gm f32[R, N]")
     assert ck.symbols.value("padding") == 2 and isinstance(ck.symbols.value("padding"), int)
+
+
+def test_a_slice_start_plus_a_minimum_is_bounded_by_the_minimum():
+    # t[kw:kw + minimum(TL, LO - l)] takes at most TL elements: the checker bounds it as the lowering
+    # sizes its buffer (it used the tile's own extent, TL + KW - 1, and the lowering failed on it)
+    src = """kernel k(x: gm f32[L]) -> (y: gm f32[LO]):
+    const TL = 64
+    const KW = 3
+    for lb in parallel(cdiv(LO, TL)):
+        l = lb * TL
+        t = load(x[l:minimum(l + TL + KW - 1, L)])
+        for kw in range(KW):
+            store(y[l:l + TL], t[kw:kw + minimum(TL, LO - l)])
+"""
+    ck = check(parse(src, "k.dsl"), Binding({"L": 200, "LO": 198}, {}), load_chip("910B2"))
+    shapes = {tuple(t.shape) for t in ck.expr_types.values() if getattr(t, "space", None) == "ub"}
+    assert (64,) in shapes and (66,) in shapes      # the slice [64] of the loaded [66]
