@@ -220,8 +220,9 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
                               hint="declare it before the first loop, like a scratch tensor")
         base = self.env.get(s.base)
         if not isinstance(base, TGM):
-            raise check_error(f"{'view' if s.perm is None else 'permute'}({s.base}, ...): {s.base!r} is not a GM tensor (a parameter, a scratch tensor or "
-                              f"another view)", s, hint=suggest(s.base, self.env) if s.base not in self.env else
+            call = "view" if s.perm is None else "permute"
+            raise check_error(f"{call}({s.base}, ...): {s.base!r} is not a GM tensor (a parameter, a scratch tensor "
+                              f"or another view)", s, hint=suggest(s.base, self.env) if s.base not in self.env else
                               "views reshape tensors in GM; a tile is reshaped by loading the region you need")
         if s.base in self.permuted:
             raise check_error(f"{s.name} views {s.base}, a permuted view: its elements are not in memory order", s,
@@ -242,6 +243,10 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
                               f"has {n:,} elements; {s.base} has {m:,} ([{', '.join(map(str, base.shape))}] here)", s,
                               kind="shape error", hint="a view keeps every element in order: the product of its "
                                                        "extents is the tensor's size at every shape")
+        self._declare_view(s, base, shape)
+
+    def _declare_view(self, s: A.View, base: TGM, shape: tuple):
+        """Define view ``s`` of ``base`` with ``shape``: a GM tensor in the memory of its base's root."""
         root = self.views[s.base][0] if s.base in self.views else s.base
         g = TGM(s.name, base.dtype, shape, base.role)
         self._define(s.name, g, s)
@@ -255,11 +260,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
                               f"axes 0..{len(base.shape) - 1} once", s, kind="shape error",
                               hint="axis i of the result is axis perm[i] of the tensor: permute(x, (0, 2, 1, 3)) "
                                    "swaps the middle axes of a rank-4 x")
-        root = self.views[s.base][0] if s.base in self.views else s.base
-        g = TGM(s.name, base.dtype, tuple(base.shape[p] for p in s.perm), base.role)
-        self._define(s.name, g, s)
-        self.fixed.add(s.name)
-        self.views[s.name] = (root, g)
+        self._declare_view(s, base, tuple(base.shape[p] for p in s.perm))
         self.permuted.add(s.name)
 
     def _int_scalar(self, e, what, one_value_tiles=False):

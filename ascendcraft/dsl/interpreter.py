@@ -184,8 +184,9 @@ class Interpreter(CallInterpreter):
         return run
 
     def _view(self, s: A.View):
-        """A reshape or permutation of a GM tensor: a NumPy view of the same memory; who wrote which element in this
-        phase is the base's record seen through the same view, so races across views are found."""
+        """A reshape or permutation of a GM tensor: a NumPy view of the same memory; who wrote which
+        element in this phase is the base's record seen through the same view, so races across views
+        are found."""
         t = self.ck.symbols.tensor(s.name)
 
         def run(env):
@@ -267,9 +268,8 @@ class Interpreter(CallInterpreter):
                         first = 0 if start >= 0 else -(-(0 - start) // step)    # first k inside
                         lo = start + first * step
                         hi = max(min(stop, dim), lo)
-                        count = len(range(lo, hi, step)) if lo < dim else 0
-                        index.append(slice(min(lo, dim), min(lo, dim) + (count - 1) * step + 1 if count else
-                                           min(lo, dim), step))
+                        count = len(range(lo, hi, step))
+                        index.append(slice(lo, hi, step))
                         full.append(ext)
                         inner.append(slice(min(first, ext), min(first + count, ext)))
                         continue

@@ -439,19 +439,24 @@ def parse_file(path) -> A.Kernel:
     return parse(text, str(p))
 
 
+def _view_args(what: str, call: A.Call, span, hint: str):
+    """The GM tensor's name and the items of the tuple of ``view(x, (...))`` / ``permute(x, (...))``,
+    and the error maker of that call (syntax errors located at the offending node)."""
+    def bad(message, node):
+        return DSLError(f"{what}: {message}", getattr(node, "span", None) or span, kind="syntax error", hint=hint)
+    if len(call.args) != 2 or call.kwargs:
+        raise bad(f"takes a GM tensor and a tuple of {'extents' if what == 'view' else 'axes'}", call)
+    base, items = call.args
+    if not isinstance(base, A.Name):
+        raise bad("the first argument is the name of a GM tensor (a parameter, scratch tensor or view)", base)
+    return base.id, (items.items if isinstance(items, A.Tuple) else (items,)), bad
+
+
 def _view(name: str, call: A.Call, span) -> A.View:
     """``name = view(x, (d0, d1, ...))``: the extents are dims, consts or integers (names the
     checker values at every shape), so the view's type is written like a parameter's."""
-    def bad(what, node):
-        return DSLError(f"view: {what}", getattr(node, "span", None) or span, kind="syntax error",
-                        hint="write view(x, (N, C, HW)): a GM tensor, then its new extents as dims, consts or "
-                             "integers (const HW = H * W first for a product)")
-    if len(call.args) != 2 or call.kwargs:
-        raise bad("takes a GM tensor and a tuple of extents", call)
-    base, shape = call.args
-    if not isinstance(base, A.Name):
-        raise bad("the first argument is the name of a GM tensor (a parameter, scratch tensor or view)", base)
-    items = shape.items if isinstance(shape, A.Tuple) else (shape,)
+    base, items, bad = _view_args("view", call, span, "write view(x, (N, C, HW)): a GM tensor, then its new extents "
+                                  "as dims, consts or integers (const HW = H * W first for a product)")
     dims = []
     for d in items:
         if isinstance(d, A.Name):
@@ -460,21 +465,14 @@ def _view(name: str, call: A.Call, span) -> A.View:
             dims.append(d.value)
         else:
             raise bad("each extent is a dim, a const or an integer", d)
-    return A.View(name, base.id, tuple(dims), span)
+    return A.View(name, base, tuple(dims), span)
 
 
 def _permute(name: str, call: A.Call, span) -> A.View:
     """``name = permute(x, (0, 2, 1, 3))``: a GM tensor and an order of its axes, as integers."""
-    def bad(what, node):
-        return DSLError(f"permute: {what}", getattr(node, "span", None) or span, kind="syntax error",
-                        hint="write permute(x, (0, 2, 1, 3)): a GM tensor, then the order of its axes as integers "
-                             "(axis i of the result is axis perm[i] of x)")
-    if len(call.args) != 2 or call.kwargs:
-        raise bad("takes a GM tensor and a tuple of axes", call)
-    base, order = call.args
-    if not isinstance(base, A.Name):
-        raise bad("the first argument is the name of a GM tensor (a parameter, scratch tensor or view)", base)
-    items = order.items if isinstance(order, A.Tuple) else (order,)
-    if not all(isinstance(i, A.Int) for i in items):
-        raise bad("each axis is an integer", next(i for i in items if not isinstance(i, A.Int)))
-    return A.View(name, base.id, (), span, tuple(i.value for i in items))
+    base, items, bad = _view_args("permute", call, span, "write permute(x, (0, 2, 1, 3)): a GM tensor, then the "
+                                  "order of its axes as integers (axis i of the result is axis perm[i] of x)")
+    for i in items:
+        if not isinstance(i, A.Int):
+            raise bad("each axis is an integer", i)
+    return A.View(name, base, (), span, tuple(i.value for i in items))

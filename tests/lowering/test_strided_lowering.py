@@ -63,17 +63,16 @@ def test_a_strided_padded_convolution(tmp_path, stride, padding):
     assert "AscendC::Gather(" in k.source   # the pick of every stride-th column
 
 
-# strided stores (two interleaved halves of each output row, i32) and a tile sliced with steps on
-# both axes (every second row, every third column)
-_INTERLEAVE_OP = """
+# ops over one [37, 29] input x (a tail of every tile), the forward's body and the input as given
+_ROWS_OP = """
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 
 class Model(nn.Module):
     def forward(self, x):
-        y = torch.stack([x, 2 * x], dim=-1).reshape(x.shape[0], -1)
-        return y, x[0::2, 1::3] + 1
+        {body}
 
 
 rows = 37
@@ -81,12 +80,23 @@ cols = 29
 
 
 def get_inputs():
-    return [torch.randint(-50, 50, (rows, cols), dtype=torch.int32)]
+    return [{draw}]
 
 
 def get_init_inputs():
     return []
 """
+
+
+def _rows_op(body: str, draw: str = "torch.randn(rows, cols)") -> str:
+    return _ROWS_OP.format(body=body, draw=draw)
+
+
+# strided stores (two interleaved halves of each output row, i32) and a tile sliced with steps on
+# both axes (every second row, every third column)
+_INTERLEAVE_OP = _rows_op("y = torch.stack([x, 2 * x], dim=-1).reshape(x.shape[0], -1)\n        "
+                          "return y, x[0::2, 1::3] + 1",
+                          "torch.randint(-50, 50, (rows, cols), dtype=torch.int32)")
 
 _INTERLEAVE = """
 kernel interleave(x: gm i32[N, W]) -> (y: gm i32[N, W2], z: gm i32[NH, WT]):
@@ -118,27 +128,7 @@ def test_a_step_over_a_tile_gather_cannot_move_is_refused_with_the_reason(tmp_pa
 
 # a column of every second row, stored as it was read: the strided copy ends with a Gather on the
 # vector unit, so the copy out waits for V as well as for MTE2 (it raced without, [missing-sync])
-_COLUMN_OP = """
-import torch
-import torch.nn as nn
-
-
-class Model(nn.Module):
-    def forward(self, x):
-        return x[1::2, :].t().contiguous(), x[:, 0:-1:3].t().contiguous()
-
-
-rows = 37
-cols = 29
-
-
-def get_inputs():
-    return [torch.randn(rows, cols)]
-
-
-def get_init_inputs():
-    return []
-"""
+_COLUMN_OP = _rows_op("return x[1::2, :].t().contiguous(), x[:, 0:-1:3].t().contiguous()")
 
 _COLUMN = """
 kernel columns(x: gm f32[R, W]) -> (y: gm f32[W, RH], z: gm f32[WT, R]):
@@ -155,29 +145,8 @@ def test_a_strided_column_stored_as_it_was_read(tmp_path):
 
 # padded loads stored as they were read (every second row from row -1; a window with halos): the
 # vector unit fills the halo, so the copy out waits for V too (found by the fuzzer's strided form)
-_PADDED_OP = """
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-
-
-class Model(nn.Module):
-    def forward(self, x):
-        p = F.pad(x, (0, 0, 1, 1), value=1.5)
-        return p[0::2, :][: (x.shape[0] + 2) // 2].contiguous(), F.pad(x, (2, 2), value=-3.0)
-
-
-rows = 37
-cols = 29
-
-
-def get_inputs():
-    return [torch.randn(rows, cols)]
-
-
-def get_init_inputs():
-    return []
-"""
+_PADDED_OP = _rows_op("p = F.pad(x, (0, 0, 1, 1), value=1.5)\n        "
+                      "return p[0::2, :][: (x.shape[0] + 2) // 2].contiguous(), F.pad(x, (2, 2), value=-3.0)")
 
 _PADDED = """
 kernel padded(x: gm f32[R, W]) -> (y: gm f32[RO, W], z: gm f32[R, WP]):
