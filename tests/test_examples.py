@@ -63,15 +63,21 @@ def mkb_shapes(op_path: Path):
 
 
 def mkb_check(example: Path) -> str:
-    """Statically check an example's kernel at the MKB 2026 shapes; returns a summary."""
+    """Statically check an example's kernel at the MKB 2026 shapes, the lowering's buffer plan
+    included (the passes run there without the interpreter, as ``check`` runs them: a tile that
+    fits the UB at the op file's shapes and not at the benchmark's is refused); returns a summary."""
     from ascendcraft.binding import bind
     from ascendcraft.chips import load_chip
     from ascendcraft.dsl import check, parse_file
+    from ascendcraft.plan import buffer_plan
 
     kernel = parse_file(example / "kernel.dsl")
-    binding, _ = bind(kernel, mkb_shapes(example / "op.py"))
+    shapes = mkb_shapes(example / "op.py")
+    binding, _ = bind(kernel, shapes)
     chip = load_chip("910B2")
     ck = check(kernel, binding, chip)
+    plan = buffer_plan(kernel, SimpleNamespace(real=shapes), ck)
+    assert plan.refused is None, plan.summary()
     peaks = ", ".join(f"{sp.upper()} {ck.peak[sp][0]:,} / {chip.capacity(sp):,}"
                       for sp in ("ub", "l1", "l0c") if ck.peak[sp][0] or sp == "ub")
     dims = ", ".join(f"{k}={v}" for k, v in binding.dims.items())
