@@ -27,19 +27,26 @@ class CheckResult:
     report: object               # ascendcraft.verify.VerifyReport
     draws: list = field(default_factory=list)   # the trials' inputs and references (verify.Draw), reused
                                                 # by the lowering's checks and the backend run
-    second: "SecondShapes | None" = None        # the same kernel verified at a second shape set
+    second: "OtherShapes | None" = None         # the same kernel verified at a second shape set
+    extents: tuple = ()                          # ... at each shape set keeping one constant real (OtherShapes)
+    extents_skipped: tuple = ()                  # (constant, why) whose real extent does not fit the budget
     plan: object = None                          # ascendcraft.plan.BufferPlan (check_kernel(plan=True))
     outputs: list = field(default_factory=list, repr=False)   # the interpreter's outputs on the first
                                                 # KEPT_OUTPUTS draws: the lowering's level 0 on them
 
     @property
+    def other_sets(self) -> list:
+        """The shape sets verified beside the main one (OtherShapes): the second, then the real extents."""
+        return ([self.second] if self.second is not None else []) + list(self.extents)
+
+    @property
     def reports(self) -> list:
-        """Every verification report: the main shapes', then the second shapes'."""
-        return [self.report] + ([self.second.report] if self.second is not None else [])
+        """Every verification report: the main shapes', then the other shape sets'."""
+        return [self.report] + [o.report for o in self.other_sets]
 
     @property
     def passed(self) -> bool:
-        return self.report.passed and (self.second is None or self.second.report.passed)
+        return all(r.passed for r in self.reports)
 
     def to_json(self) -> dict:
         return {
@@ -54,6 +61,9 @@ class CheckResult:
                             "capacity_bytes": {sp: self.real.chip.capacity(sp) for sp in ("ub", "l1", "l0c")}},
             "verification": self.report.to_json(),
             "second_shapes_verification": self.second.report.to_json() if self.second is not None else None,
+            "real_extent_verifications": [{"constant": o.label, "verification": o.report.to_json()}
+                                          for o in self.extents],
+            "real_extents_not_verified": [{"constant": n, "why": why} for n, why in self.extents_skipped],
             "warnings": [{"message": w.message, "hint": w.hint, "location": _location(w, self.kernel),
                           "text": _warning_line(w, self.kernel)} for w in self.real.warnings],
             "plan": self.plan.to_json() if self.plan is not None else None,
@@ -68,6 +78,10 @@ class CheckResult:
         text = head + "\n" + self.report.summary()
         if self.second is not None:
             text += "\nsecond shapes:\n" + self.second.report.summary()
+        for o in self.extents:
+            text += f"\n{o.title()}:\n" + o.report.summary()
+        for name, why in self.extents_skipped:
+            text += f"\nreal extent of {name} not verified: {why}"
         for w in self.real.warnings:       # legal but suspicious (the checker's warnings): one line each
             text += "\n" + _warning_line(w, self.kernel)
         if self.plan is not None:
@@ -91,14 +105,22 @@ def _warning_line(w, kernel: A.Kernel) -> str:
 
 
 @dataclass
-class SecondShapes:
-    """Verification at a second shape set derived from the seed (see ``Task.variant``): a kernel
-    keyed on one shape (a hard-coded extent, a bound that holds only at one size) differs there."""
+class OtherShapes:
+    """Verification at a shape set beside the main one: the second, derived from the seed (see
+    ``Task.variant``: a kernel keyed on one shape, a hard-coded extent or a bound that holds only at
+    one size, differs there), or one keeping a shape constant at its real value (``label``, see
+    ``Task.real_extents``: a tile counted twice when the real extent is a multiple of it, an index
+    kept in a type too narrow for the real extent)."""
 
     shapes: object               # TaskShapes
     checked: CheckedKernel
     report: object               # VerifyReport (the first SECOND_TRIALS trials of the policy)
     draws: list
+    label: str = ""              # the constant kept real; "" for the second shape set
+
+    def title(self) -> str:
+        """How reports name this shape set."""
+        return f"real extent of {self.label}" if self.label else "second shapes"
 
 
 def load_kernel(kernel) -> A.Kernel:
@@ -146,13 +168,15 @@ def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict, kee
 
 def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: str = DEFAULT_CHIP,
                  max_bytes: int = 64 << 20, full_shapes: bool = False, inputs: str = "adversarial",
-                 second_shapes: bool = True, progress: Callable[[str], None] | None = None,
+                 other_shapes: bool = True, progress: Callable[[str], None] | None = None,
                  plan: bool = False) -> CheckResult:
     """Parse, bind, check (at real and verification shapes) and verify a kernel against an op.
 
     ``trials`` (default :data:`~ascendcraft.verify.DEFAULT_TRIALS`) and ``inputs`` (the input
     policy, ``adversarial`` or ``op``) are the verification policy's (docs/verification.md);
-    ``second_shapes`` also verifies at a second shape set derived from the seed (``Task.variant``).
+    ``other_shapes`` also verifies at the other shape sets: a second one derived from the seed
+    (``Task.variant``) and, when the verification shapes are reduced, one per size constant kept at
+    its real value (``Task.real_extents``).
     ``plan`` also runs the lowering passes statically at the real shapes and keeps the buffer
     plan ``lower`` would use (``ascendcraft.plan``), or the lowering's refusal, located.
     ``progress``, if given, receives a short line at each stage (the CLI prints them to stderr).
@@ -166,7 +190,7 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     # A check is a pure function of the kernel (an immutable AST; one object per text and name, see
     # load_kernel), the task (one object per op file path and text, see task.load_task) and the
     # options. The entry holds both objects, so their ids are not reused while it lives.
-    key = (id(k), id(task), chip, trials, seed, max_bytes, full_shapes, inputs, second_shapes, plan)
+    key = (id(k), id(task), chip, trials, seed, max_bytes, full_shapes, inputs, other_shapes, plan)
     hit = _CHECKS.get(key)
     if hit is not None:
         result, said = hit[2], hit[3]
@@ -178,14 +202,14 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     def record(msg: str) -> None:
         said.append(msg)
         say(msg)
-    result = _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, second_shapes, record, plan)
+    result = _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, other_shapes, record, plan)
     _CHECKS.put(key, (k, task, result, said), _held_bytes(result))
     return copy.copy(result)
 
 
 def _held_bytes(result: CheckResult) -> int:
     """Bytes of arrays a kept check result holds alive: the kept outputs, every draw."""
-    draws = result.draws + (result.second.draws if result.second is not None else [])
+    draws = result.draws + [d for o in result.other_sets for d in o.draws]
     return tensor_bytes(result.outputs, [(d.inputs, d.native, d.truth) for d in draws])
 
 
@@ -194,7 +218,7 @@ def _held_bytes(result: CheckResult) -> int:
 _CHECKS = Memo(entries=8, max_bytes=1 << 30)
 
 
-def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, second_shapes, say, plan):
+def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, other_shapes, say, plan):
     from .verify import DEFAULT_TRIALS
 
     chip_profile = load_chip(chip)
@@ -207,13 +231,16 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, s
     checked, draws, report = _interpret_at(k, shapes, chip_profile, DEFAULT_TRIALS if trials is None else trials,
                                            seed, inputs, say, real=(real_binding, real), keep=outputs)
     result = CheckResult(k, task, real, checked, shapes, report, draws, outputs=outputs)
-    if report.passed and second_shapes:
+    if report.passed and other_shapes:
         result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
                                        min(len(draws), SECOND_TRIALS))
+    if result.passed and other_shapes and shapes.reduced:
+        result.extents, result.extents_skipped = _verify_extents(k, task, shapes, chip_profile, seed, max_bytes,
+                                                                 inputs, say, min(len(draws), SECOND_TRIALS))
     if plan:
         from .plan import buffer_plan
         say("planning the lowering's buffers at real shapes")
-        result.plan = buffer_plan(k, task, real, (shapes, result.second.shapes if result.second else None))
+        result.plan = buffer_plan(k, task, real, (shapes, *(o.shapes for o in result.other_sets)))
     return result
 
 
@@ -221,21 +248,54 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, s
 SECOND_TRIALS = 2
 
 
-def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> SecondShapes | None:
-    from .errors import UserError
+#: The shape sets that keep one constant at its real value get this share of ``--max-bytes`` (the
+#: whole of it when the real extent needs more): the others shrink as far as they can (the point
+#: is the one real extent), and each set costs less.
+EXTENT_SHARE = 4
+
+
+def _verify_extents(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> tuple[tuple, tuple]:
+    """Verify at each shape set of ``task.real_extents``: (OtherShapes per set, (constant, why) per
+    constant whose real extent does not fit)."""
+    done, skipped = [], []
+    for name, extent, why in task.real_extents(shapes, (max(max_bytes // EXTENT_SHARE, 1), max_bytes)):
+        if extent is None:
+            skipped.append((name, why))
+            continue
+        say(f"verifying at the real extent of {name} ({extent.shapes_text()})")
+        other = _verify_other(k, extent, chip_profile, seed, inputs, say, trials, name,
+                              f"the real extent of {name} (the other size constants shrunk: {extent.shapes_text()})",
+                              "the kernel must hold at the op's real size of every axis: a tile counted twice when "
+                              "the extent is a multiple of it, an index or count kept in a type too narrow for it")
+        done.append(other)
+        if not other.report.passed:
+            break
+    return tuple(done), tuple(skipped)
+
+
+def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> OtherShapes | None:
     second = task.variant(shapes, seed, max_bytes)
     if second is None:
         return None
     say("verifying on second shapes " + second.shapes_text())
+    return _verify_other(k, second, chip_profile, seed, inputs, say, trials, "",
+                         f"the second verification shapes ({second.shapes_text()}; {task.path.name}'s size "
+                         f"constants moved so that a kernel keyed on one shape shows it)",
+                         "write extents as dim names from the signature, not as numbers: the kernel must hold for "
+                         "every size the op's constants can take")
+
+
+def _verify_other(k, shapes, chip_profile, seed, inputs, say, trials, label: str, where: str,
+                  hint: str) -> OtherShapes:
+    """Verify at the other shape set ``shapes``; an error there says ``where`` it happened."""
+    from .errors import UserError
     try:
-        checked, draws, report = _interpret_at(k, second, chip_profile, trials, seed, inputs, say)
+        checked, draws, report = _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say)
     except UserError as err:
-        err.message = (f"at the second verification shapes ({second.shapes_text()}; {task.path.name}'s size "
-                       f"constants moved so that a kernel keyed on one shape shows it): {err.message}")
-        err.hint = ("write extents as dim names from the signature, not as numbers: the kernel must hold for "
-                    "every size the op's constants can take" + (f"; {err.hint}" if err.hint else ""))
+        err.message = f"at {where}: {err.message}"
+        err.hint = hint + (f"; {err.hint}" if err.hint else "")
         raise
-    return SecondShapes(second, checked, report, draws)
+    return OtherShapes(shapes, checked, report, draws, label=label)
 
 
 #: Runs of the source kernel whose outputs a check keeps (``CheckResult.outputs``): the lowering

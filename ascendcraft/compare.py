@@ -136,13 +136,15 @@ def _worst(score: np.ndarray, candidates: np.ndarray, k: int = WORST) -> np.ndar
 
 
 def compare(got, expected: torch.Tensor, index: int, name: str = "", dtype: str | None = None,
-            slack: tuple = (None, 0.0)) -> OutputResult:
+            slack: tuple = (None, 0.0), nan_unjudged: bool = False) -> OutputResult:
     """Compare one kernel output (a NumPy buffer) with one reference tensor.
 
     ``dtype``: the output's DSL dtype when ``expected`` holds it in a wider type (the float64
     reference judges a float32 output); by default, ``expected``'s own dtype. ``slack``:
     (per-element absolute error or None, relative-L2 error) that float arithmetic of this dtype
     cannot avoid on these inputs (:func:`float_slack`); the tolerances rise to them where larger.
+    ``nan_unjudged``: elements where the reference is NaN may hold anything (an IEEE-special draw:
+    whether a NaN made inside survives a Max or Min is the hardware's choice, not the kernel's).
     """
     if dtype is None:
         exp, dtype = to_numpy(expected)
@@ -165,7 +167,7 @@ def compare(got, expected: torch.Tensor, index: int, name: str = "", dtype: str 
         return _compare_bool(got, exp, res)
     if dtype not in TOLERANCES:
         return _compare_int(got, exp, res)
-    return _compare_float(got, exp, res, slack)
+    return _compare_float(got, exp, res, slack, nan_unjudged)
 
 
 def _compare_bool(got: np.ndarray, exp: np.ndarray, res: OutputResult) -> OutputResult:
@@ -223,7 +225,7 @@ def _tolerance_text(res: OutputResult, atol, rtol, l2_bound, slack, any_wrong: b
 
 
 def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult,
-                   slack: tuple = (None, 0.0)) -> OutputResult:
+                   slack: tuple = (None, 0.0), nan_unjudged: bool = False) -> OutputResult:
     atol, rtol, atol_each, l2_bound = _tolerances(res, slack)
     if got.size and got.flags.c_contiguous and exp.flags.c_contiguous:
         g = got.astype(np.float64)
@@ -234,11 +236,11 @@ def _compare_float(got: np.ndarray, exp: np.ndarray, res: OutputResult,
             finite = np.isfinite(np.add.reduce(g, axis=None)) and np.isfinite(np.add.reduce(e, axis=None))
         if finite:
             return _compare_finite(g, e, res, atol, rtol, atol_each, l2_bound, slack)
-    return _compare_general(got, exp, res, slack)
+    return _compare_general(got, exp, res, slack, nan_unjudged)
 
 
 def _compare_general(got: np.ndarray, exp: np.ndarray, res: OutputResult,
-                     slack: tuple = (None, 0.0)) -> OutputResult:
+                     slack: tuple = (None, 0.0), nan_unjudged: bool = False) -> OutputResult:
     atol, rtol, atol_each, l2_bound = _tolerances(res, slack)
     bits = got.view(np.uint16 if got.dtype == np.float16 else np.uint32)
     unwritten = bits == POISON_BITS["f16" if got.dtype == np.float16 else "f32"]
@@ -247,6 +249,8 @@ def _compare_general(got: np.ndarray, exp: np.ndarray, res: OutputResult,
     g_nan, e_nan = np.isnan(g), np.isnan(e)
     nonfinite_bad = ((g_nan != e_nan) | ((g == np.inf) != (e == np.inf)) | ((g == -np.inf) != (e == -np.inf))) \
         & ~unwritten
+    if nan_unjudged:
+        nonfinite_bad &= ~e_nan
     both = np.isfinite(g) & np.isfinite(e)
     diff = np.abs(np.where(both, g, 0.0) - np.where(both, e, 0.0))
     absref = np.abs(e)
@@ -339,23 +343,36 @@ def _as_float64(t: torch.Tensor) -> np.ndarray:
 #: 8192 wide values (a matmul on the `edges` draw) measured about 6 eps there. 32 covers that with
 #: room, and stays far below the error of a kernel that drops or misplaces a term of typical size.
 SLACK_ULPS = 32.0
+#: A kernel rounds its intermediates as well as its inputs: this many times the reference's change
+#: under one rounding of the inputs (:func:`ascendcraft.verify.input_sensitivity`) is error it
+#: cannot be blamed for.
+SENSITIVITY_FACTOR = 16.0
 _EPS = {"f32": 2.0 ** -23, "f16": 2.0 ** -10, "bf16": 2.0 ** -7}
 
 
-def float_slack(magnitude: torch.Tensor | None, truth: torch.Tensor, dtype: str) -> tuple:
+def float_slack(magnitude: torch.Tensor | None, truth: torch.Tensor, dtype: str,
+                spread: torch.Tensor | None = None) -> tuple:
     """(per-element absolute, relative-L2) error a kernel of ``dtype`` cannot be blamed for.
 
     A float sum of n terms is off by up to about eps * sum|terms| whatever its order; where the
     terms cancel (a signed cumsum near a zero crossing, a matmul of wide values) that is more
     than ``atol``, even for a correct float32 kernel (torch's CPU cumsum accumulates in double,
-    so its own result is no guide). The tolerances never go below the per-dtype ones, and a
-    wrong kernel, off by the order of the values, stays outside.
+    so its own result is no guide). ``spread`` (:func:`ascendcraft.verify.input_sensitivity`) is the
+    op's own conditioning: where one rounding of the inputs moves the result (the exponent of a
+    softmax of large logits), the kernel's roundings move it too. The tolerances never go below
+    the per-dtype ones, and a wrong kernel, off by the order of the values, stays outside.
     """
-    if magnitude is None or dtype not in _EPS or magnitude.shape != truth.shape:
+    if dtype not in _EPS:
         return None, 0.0
-    m = np.abs(_as_float64(magnitude))
-    m = np.where(np.isfinite(m), m, 0.0)
-    floor = SLACK_ULPS * _EPS[dtype] * m
+    floor = None
+    if magnitude is not None and magnitude.shape == truth.shape:
+        m = np.abs(_as_float64(magnitude))
+        floor = SLACK_ULPS * _EPS[dtype] * np.where(np.isfinite(m), m, 0.0)
+    if spread is not None and spread.shape == truth.shape:
+        s = SENSITIVITY_FACTOR * _as_float64(spread)
+        floor = s if floor is None else np.maximum(floor, s)
+    if floor is None:
+        return None, 0.0
     t = _as_float64(truth)
     norm = l2_norm(np.where(np.isfinite(t), t, 0.0))
     return floor, (l2_norm(floor) / norm if norm > 0 else 0.0)

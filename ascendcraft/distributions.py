@@ -10,7 +10,15 @@ distributions in :data:`DERIVED`, cycling:
   from 1e-3 to 1e3 with either sign (cancellation in sums), and standard normal values;
 * ``near_one``: ±(1 + 0.03·N(0, 1)): long products and powers stay finite and informative;
 * ``offset``: 6 + N(0, 1): a mean well above the spread, which stresses cancellation in
-  variance-like reductions.
+  variance-like reductions;
+* ``scaled``: rows (the slices along the last axis; segments of a 1-D tensor) of different
+  scales, 1e-3 to 1e6, about half of them offset by several times their scale, and one row in
+  eight far larger (up to 1e30, within the dtype's range): what real logits and activations
+  look like, and what a kernel that mixes up rows, keeps a running value in a narrow type, or
+  compares with a fixed threshold gets wrong;
+* ``specials``: the op's own draw with IEEE specials in a quarter of the rows of its plain float
+  inputs (±inf, ±0, subnormals, one element in eight there; no NaN, see :data:`SPECIAL_VARIANTS`): a kernel must give what PyTorch gives on them (a
+  relu written as ``(x + abs(x)) * 0.5`` gives NaN at -inf).
 
 Inputs that carry structure keep it (:func:`analyse` reads it off the op's own draw):
 integer tensors stay within the range the op drew (indices stay valid), bool tensors stay
@@ -19,9 +27,13 @@ masks (with about the op's density of True), a floating tensor drawn from a smal
 along an axis) stay probability rows, Python scalars stay as the op gave them.
 
 Where the derived draw leaves the reference's domain (it raises, or its result turns
-non-finite where the op's own draw gave a finite one) the caller tries :data:`VARIANTS` of the
-same draw in order: non-negative (tensors the op drew non-negative), then squashed into the
-range of values the op drew. Everything is deterministic in the seed.
+non-finite where the op's own draw gave a finite one) the caller tries the variants of the
+same draw in order (:func:`variants`): for ``scaled`` first a moderate one (scales up to 1e5,
+no far larger rows), then non-negative (tensors the op drew non-negative), then squashed into
+the range of values the op drew. ``specials`` is judged where its result is non-finite too
+(that is its point); its variants leave out +inf, then the infinities (zeros and subnormals
+only), for ops whose result would be NaN or constant everywhere. Everything is
+deterministic in the seed.
 """
 from __future__ import annotations
 
@@ -36,9 +48,20 @@ if TYPE_CHECKING:   # numpy and torch are imported where they are used: the CLI 
 #: trial the op's own get_inputs(), as MultiKernelBench does).
 INPUT_POLICIES = ("adversarial", "op")
 #: Distributions of trials 1, 2, ... (cycling); trial 0 is the op's own ``get_inputs()``.
-DERIVED = ("signed", "edges", "near_one", "offset")
+DERIVED = ("signed", "edges", "near_one", "offset", "scaled", "specials")
 #: Domain-safe variants of a derived draw, tried in order when the reference leaves its domain.
 VARIANTS = ("as drawn", "non-negative", "op's range")
+#: ``scaled``'s milder form, tried after it as drawn: scales up to 1e5, no far larger rows.
+MODERATE = "moderate"
+#: The variants of ``specials`` (its own ladder), each a set of special values to place.
+#: NaN is not placed: on the 910B the vector Max/Min return the number beside a NaN (IEEE maxNum;
+#: CANN's NaN-propagating ``__hmax_nan`` exists only on later chips), where torch propagates it,
+#: and the simulator cannot say which a given instruction does.
+SPECIAL_VARIANTS = {"as drawn": ("inf", "-inf", "0", "-0", "sub", "-sub"),
+                    "no +inf": ("-inf", "0", "-0", "sub", "-sub"),
+                    "zeros and subnormals": ("0", "-0", "sub", "-sub")}
+#: Distributions whose trials are judged where the reference is NaN/inf and the op's own is not.
+NONFINITE_JUDGED = ("specials",)
 #: Trials per verification by default: the op's own draw and one per derived distribution.
 DEFAULT_TRIALS = 1 + len(DERIVED)
 #: At most this many distinct values make a floating tensor a value set (±1 targets, labels).
@@ -119,11 +142,22 @@ def _analyse_one(x) -> Structure:
     return Structure("float", lo, hi)
 
 
+def variants(distribution: str, structures: list[Structure]) -> list[str]:
+    """The variants of ``distribution`` to try, in order (see the module docstring)."""
+    if distribution == "specials":
+        return list(SPECIAL_VARIANTS)
+    out = [v for v in VARIANTS if v != "non-negative" or non_negative_inputs(structures)]
+    return out[:1] + [MODERATE] + out[1:] if distribution == "scaled" else out
+
+
 def derived_inputs(op_inputs: list, structures: list[Structure], distribution: str, variant: str,
                    seed: int) -> list:
     """A draw from ``distribution`` (one of :data:`DERIVED`) shaped like ``op_inputs``."""
     import numpy as np
-    rng = np.random.default_rng([seed, DERIVED.index(distribution), VARIANTS.index(variant)])
+    names = list(SPECIAL_VARIANTS) if distribution == "specials" else [*VARIANTS, MODERATE]
+    rng = np.random.default_rng([seed, DERIVED.index(distribution), names.index(variant)])
+    if distribution == "specials":
+        return [_specials(x, s, SPECIAL_VARIANTS[variant], rng) for x, s in zip(op_inputs, structures)]
     return [_draw(x, s, distribution, variant, rng) for x, s in zip(op_inputs, structures)]
 
 
@@ -144,6 +178,12 @@ def _draw(x, s: Structure, dist: str, variant: str, rng: np.random.Generator):
         logits = rng.standard_normal(shape) * _PROB_SCALE[dist]
         e = np.exp(logits - logits.max(axis=s.axis, keepdims=True))
         vals = e / e.sum(axis=s.axis, keepdims=True)
+    elif dist == "scaled":
+        vals = _scaled(shape, x.dtype, variant == "as drawn", rng)
+        if variant == "non-negative" and s.lo >= 0:
+            vals = np.abs(vals)
+        elif variant == "op's range":
+            vals = s.lo + (s.hi - s.lo) * (0.5 + 0.5 * np.tanh(vals / (2 * max(np.abs(vals).max(), 1e-30))))
     else:
         vals = _floats(dist, shape, rng)
         if variant == "non-negative" and s.lo >= 0:
@@ -173,6 +213,68 @@ def _floats(dist: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
         normal = rng.standard_normal(shape)
         return np.where(pick < 0.15, 0.0, np.where(pick < 0.4, ties, np.where(pick < 0.6, wide, normal)))
     raise ValueError(f"unknown distribution {dist!r}")
+
+
+def _rows(shape: tuple) -> tuple[int, int]:
+    """(rows, row length) of a tensor read as rows along its last axis; a 1-D tensor is cut into
+    up to 8 segments, a scalar is one row."""
+    import math
+    if len(shape) >= 2:
+        return math.prod(shape[:-1]), shape[-1]
+    n = math.prod(shape)
+    seg = max(1, -(-n // 8))
+    return -(-n // seg), seg
+
+
+def _scaled(shape: tuple, dtype, huge: bool, rng: np.random.Generator) -> np.ndarray:
+    """Rows of N(0, 1) at scales 10^U(-3, 6) (10^U(-3, 5) when not ``huge``), about half offset by
+    U(-8, 8) times the scale; with ``huge``, one row in eight at 10^U(6, 30). Scales stay three
+    decades below the dtype's largest finite value."""
+    import math
+
+    import numpy as np
+    import torch
+    n = math.prod(shape)
+    rows, length = _rows(shape)
+    top = math.log10(torch.finfo(dtype).max) - 3
+    exps = rng.uniform(-3, 6 if huge else 5, rows)
+    if huge:
+        far = rng.random(rows) < 0.125
+        exps = np.where(far, rng.uniform(6, 30, rows), exps)
+    scale = 10.0 ** np.minimum(exps, top)
+    offset = np.where(rng.random(rows) < 0.5, rng.uniform(-8, 8, rows), 0.0) * scale
+    vals = offset[:, None] + scale[:, None] * rng.standard_normal((rows, length))
+    return vals.reshape(-1)[:n].reshape(shape)
+
+
+_SPECIAL = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf"), "0": 0.0, "-0": -0.0}
+
+
+def _specials(x, s: Structure, kinds: tuple, rng: np.random.Generator):
+    """The op's own floating tensor ``x`` with values of ``kinds`` placed in about a quarter of its
+    rows (at least one), one element in eight there (at least one per row); other inputs (integers,
+    masks, value sets, probability rows) as the op drew them."""
+    import numpy as np
+    import torch
+    if s.kind != "float" or not isinstance(x, torch.Tensor) or x.numel() == 0:
+        return x.clone() if isinstance(x, torch.Tensor) else x
+    shape = tuple(x.shape)
+    rows, length = _rows(shape)
+    vals = np.zeros(rows * length)
+    vals[:x.numel()] = x.detach().double().numpy().reshape(-1)
+    vals = vals.reshape(rows, length)
+    chosen = rng.random(rows) < 0.25
+    chosen[rng.integers(rows)] = True
+    place = (rng.random((rows, length)) < 0.125) & chosen[:, None]
+    place[np.flatnonzero(chosen), rng.integers(length, size=int(chosen.sum()))] = True
+    tiny = float(torch.finfo(x.dtype).tiny)
+    table = np.array([_SPECIAL.get(k, 0.0) for k in kinds])
+    pick = rng.integers(len(kinds), size=(rows, length))
+    sub = tiny * rng.uniform(0.01, 0.9, (rows, length))
+    special = np.where(np.array(kinds)[pick] == "sub", sub, np.where(np.array(kinds)[pick] == "-sub", -sub,
+                                                                     table[pick]))
+    vals = np.where(place, special, vals).reshape(-1)[:x.numel()]
+    return torch.from_numpy(vals.reshape(shape)).to(x.dtype)
 
 
 def non_negative_inputs(structures: list[Structure]) -> bool:

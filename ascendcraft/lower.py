@@ -72,7 +72,8 @@ class Lowered:
     backend: str
     chip: str
     verification: object = None         # VerifyReport of the compiled kernel on the backend
-    second_verification: object = None  # ... at the check's second shape set (checking.SecondShapes)
+    other_verifications: list = field(default_factory=list)   # (checking.OtherShapes, VerifyReport) of
+                                        # the compiled kernel at the check's other shape sets
     cost: object = None                 # sim CostReport at the op's real shapes
     floor_us: float | None = None       # launch + the larger of the HBM floor (bytes the op must move /
                                         # bandwidth) and, for cube kernels, the cube floor
@@ -103,8 +104,10 @@ class Lowered:
             "source_check": self.check.to_json(),
             "passes": [{"name": lv.pass_name, "checked": True, "notes": lv.notes} for lv in self.run.levels[1:]],
             "backend_verification": self.verification.to_json() if self.verification is not None else None,
-            "backend_second_shapes_verification": (self.second_verification.to_json()
-                                                   if self.second_verification is not None else None),
+            "backend_second_shapes_verification": next((r.to_json() for o, r in self.other_verifications
+                                                        if not o.label), None),
+            "backend_real_extent_verifications": [{"constant": o.label, "verification": r.to_json()}
+                                                  for o, r in self.other_verifications if o.label],
             "modeled_note": self.cost_note,
             "modeled": None if c is None else {
                 "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
@@ -123,8 +126,10 @@ class Lowered:
                  f"compiled and verified on {self.backend} ({self.chip})"]
         if self.verification is not None:
             lines.append("  " + self.verification.summary().splitlines()[-1])
-        if self.second_verification is not None:
-            lines.append("  second shapes: " + self.second_verification.summary().splitlines()[-1])
+        for o, r in self.other_verifications:
+            lines.append(f"  {o.title()}: " + r.summary().splitlines()[-1])
+        for name, why in self.check.extents_skipped:
+            lines.append(f"  real extent of {name} not verified: {why}")
         if self.cost_note is not None:
             lines.append(f"  {self.cost_note}")
         if self.cost is not None:
@@ -203,7 +208,7 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
                               chip=chip_profile, assist=assist, progress=say, draws=checked.draws[:PASS_TRIALS],
                               source_checks=(checked.real, checked.checked),
                               source_outputs=checked.outputs[:PASS_TRIALS],
-                              other_shapes=(checked.second.shapes if checked.second else None,))
+                              other_shapes=tuple(o.shapes for o in checked.other_sets))
             chain.apply()
             # Not beside a kernel with matmuls: the interpreter's BLAS threads then wait for a core
             # the kernel processes hold (a lowering took 3 s instead of 0.5)
@@ -237,9 +242,9 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
                 from .backends import npu
                 say("building with CANN")
                 result.verification = npu.verify_on_npu(result, draws=checked.draws)
-                if checked.second is not None:
-                    result.second_verification = npu.verify_on_npu(result, draws=checked.second.draws,
-                                                                   shapes=checked.second.shapes)
+                for other in checked.other_sets:
+                    result.other_verifications.append(
+                        (other, npu.verify_on_npu(result, draws=other.draws, shapes=other.shapes)))
         except AscendcraftError as err:
             err.stage = "backend"
             err.lowered = result       # what was emitted, for the failure folder
@@ -260,7 +265,7 @@ class _Early:
     artifact: object = None       # KernelArtifact or exception
     build_s: float = 0.0
     main: object = None           # verification runner (sim_runner) at the check's shapes, or exception
-    second: object = None         # ... at the second shapes, or exception
+    others: list = field(default_factory=list)   # ... at each of the check's other shape sets, or exception
     cost: int | None = None       # the real-shape cost run's index in the queue
     seconds: float = 0.0          # time spent here (counted as build, not as passes)
 
@@ -298,15 +303,16 @@ def _start_on_sim(chain, checked: CheckResult, backend: str, chip, model_time: b
     if not isinstance(early.artifact, BaseException):
         result = early.result
         result.artifact = early.artifact
-        second = checked.second
         for name, shapes, draws in (("main", checked.shapes, checked.draws),
-                                    ("second", second.shapes if second else None, second.draws if second else None)):
-            if shapes is None:
-                continue
+                                    *((None, o.shapes, o.draws) for o in checked.other_sets)):
             try:
-                setattr(early, name, sim_runner(result, shapes, queue=queue, draws=draws))
+                runner = sim_runner(result, shapes, queue=queue, draws=draws)
             except Exception as err:   # noqa: BLE001 - raised where these runs begin
-                setattr(early, name, err)
+                runner = err
+            if name == "main":
+                early.main = runner
+            else:
+                early.others.append(runner)
         if model_time:
             early.cost = queue.add(lambda: start_real_shape_run(result, trace=_trace_limit(result.run.final.real.cores)))
     early.seconds = time.perf_counter() - t0
@@ -450,7 +456,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
         result.timings["build"] = early.build_s
     result.artifact = art
     shapes = result.check.shapes
-    second = result.check.second
+    others = result.check.other_sets
     t0 = time.perf_counter()
     # The simulator runs below are independent of each other: they are queued at once and go a
     # few at a time (one per CPU; started before the passes were verified, when lower_checked
@@ -462,35 +468,39 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
         say("verifying the AscendC kernel on the simulator")
         if early is None:
             main = sim_runner(result, shapes, queue=queue, draws=result.check.draws)
-            try:
-                extra = sim_runner(result, second.shapes, queue=queue, draws=second.draws) if second else None
-            except Exception as err:   # noqa: BLE001 - raised where the second shapes' runs begin
-                extra = err
+            extra = []
+            for other in others:
+                try:
+                    extra.append(sim_runner(result, other.shapes, queue=queue, draws=other.draws))
+                except Exception as err:   # noqa: BLE001 - raised where that shape set's runs begin
+                    extra.append(err)
             cost = (queue.add(lambda: start_real_shape_run(result, trace=_trace_limit(result.run.final.real.cores)))
                     if model_time else None)
         else:
             if isinstance(early.main, BaseException):
                 raise early.main
-            main, extra, cost = early.main, early.second, early.cost
+            main, extra, cost = early.main, early.others, early.cost
             queue = main.queue
         report = verify(main, shapes, draws=result.check.draws, progress=say)
         result.verification = report
         if not report.passed:
             raise GeneratedKernelFailed(f"the generated AscendC kernel does not match the op on the simulator:\n"
                                  f"{report.summary()}", hint="this is a lowering bug: report it")
-        if second is not None:
-            say("verifying the AscendC kernel on the simulator at the second shapes")
+        for other, runner in zip(others, extra):
+            where = (f"the second verification shapes ({other.shapes.shapes_text()})" if not other.label else
+                     f"the real extent of {other.label} ({other.shapes.shapes_text()})")
+            say(f"verifying the AscendC kernel on the simulator at {where}")
             try:
-                if isinstance(extra, Exception):
-                    raise extra
-                report = verify(extra, second.shapes, draws=second.draws, progress=say)
+                if isinstance(runner, Exception):
+                    raise runner
+                report = verify(runner, other.shapes, draws=other.draws, progress=say)
             except AscendcraftError as err:   # say which shapes: the real ones passed
-                err.message = f"at the second verification shapes ({second.shapes.shapes_text()}): {err.message}"
+                err.message = f"at {where}: {err.message}"
                 raise
-            result.second_verification = report
+            result.other_verifications.append((other, report))
             if not report.passed:
-                raise GeneratedKernelFailed(f"the generated AscendC kernel does not match the op on the simulator at the "
-                                     f"second verification shapes:\n{report.summary()}",
+                raise GeneratedKernelFailed(f"the generated AscendC kernel does not match the op on the simulator at "
+                                     f"{where}:\n{report.summary()}",
                                      hint="this is a lowering bug: report it")
         result.timings["sim_verify"] = time.perf_counter() - t0
         if not model_time:

@@ -129,9 +129,11 @@ def report_markdown(r: Lowered) -> str:
     lines += ["", "Verification shapes: " + r.check.shapes.describe(), ""]
     if v is not None:
         lines += ["```", v.summary(), "```", ""]
-    if r.second_verification is not None:
-        lines += ["Second verification shapes: " + r.check.second.shapes.describe(), "",
-                  "```", r.second_verification.summary(), "```", ""]
+    for other, report in r.other_verifications:
+        what = "Second verification shapes" if not other.label else f"Real extent of {other.label}"
+        lines += [f"{what}: " + other.shapes.describe(), "", "```", report.summary(), "```", ""]
+    for name, why in r.check.extents_skipped:
+        lines += [f"Real extent of {name}: not verified ({why})", ""]
     if c is not None:
         eff = r.efficiency
         floor = ("the cube floor: the kernel's multiply-adds at the operand dtype's peak rate on every cube core"

@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import ast
 import inspect
-import random
 import re
 import sys
 import types
 from pathlib import Path
-from typing import Callable
 
 import torch
 
 from .errors import UserError
 from .memo import Memo, caching
+from .reduction import reduce_constants, variant_values
 from .opfile import (ALLOCATION_CAP, MODEL_SEED, OP_ERRORS, TASK_HELP, ConstantOverride, Evaluation, OpModule,
                      assigned_names, check_interface, evaluate, flatten_outputs, op_failure, specs_of_inputs,
                      reraise_fatal, short_repr, time_limit, where_in_file)
@@ -34,9 +33,6 @@ from .tensorspec import TensorSpec, fmt_bytes
 
 #: Default budget for one shape set: bytes of inputs + outputs + parameters.
 DEFAULT_MAX_BYTES = 64 << 20
-#: A leading dim that must shrink is kept above this when possible: the 910B2 has
-#: 48 vector cores, so e.g. 53 rows split unevenly over them.
-CORES = 48
 #: An op whose sizes no module constant sets cannot be reduced: it is verified at its real
 #: size when its tensors take at most this many bytes (``--full-shapes`` goes beyond).
 FULL_SIZE_BUDGET = 4 << 30
@@ -122,8 +118,9 @@ class TaskShapes:
             raise err from None
         return [o.detach() for o in flatten_outputs(out, filename)]
 
-    def reference64(self, inputs: list) -> tuple[list[torch.Tensor] | None, str]:
-        """The reference in float64: floating inputs and the module's parameters cast to double.
+    def reference64(self, inputs: list, absolute_parameters: bool = False) -> tuple[list[torch.Tensor] | None, str]:
+        """The reference in float64: floating inputs and the module's parameters cast to double
+        (with ``absolute_parameters``, their absolute values: for the magnitudes of the terms).
 
         Returns ``(outputs, "")``, or ``(None, why)`` when the op does not run in float64 (a
         dtype check, an op without a double kernel, ...). Outputs the op casts back to a
@@ -132,6 +129,9 @@ class TaskShapes:
         try:
             with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 model = self._model().double()
+                if absolute_parameters:
+                    for p in model.parameters():
+                        p.abs_()
                 out = model(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
                               for x in inputs])
             outs = flatten_outputs(out, str(self._task.path))
@@ -372,7 +372,7 @@ class Task:
             return self.real
         key = (max_bytes,)
         if key not in self._shapes:
-            overrides = self._reduce(max_bytes)
+            overrides = reduce_constants(self, max_bytes)
             mod = self._execute(overrides)
             ev = self._cache[tuple(sorted(overrides.items()))]
             real_values = self._root_constants()
@@ -396,158 +396,41 @@ class Task:
         return found
 
     def _variant(self, base: TaskShapes, seed: int, max_bytes: int) -> TaskShapes | None:
-        knobs = self.shape_constants()
+        values = variant_values(self, base, seed, max_bytes)
+        return None if values is None else self._reduced_set(values, max_bytes)
+
+    def real_extents(self, base: TaskShapes, budgets: tuple[int, ...] = (DEFAULT_MAX_BYTES,)
+                     ) -> list[tuple[str, "TaskShapes | None", str]]:
+        """One shape set per shape constant that ``base`` shrank, in which that constant keeps its
+        real value and the others shrink until the tensors fit the first of ``budgets`` that can hold
+        it: ``(name, shapes, "")``, or ``(name, None, why)`` when even the last cannot. The same
+        arguments give the same shape set objects (so draws made for them are reused)."""
+        key = ("extents", tuple(sorted(base.overrides.items())), base.max_bytes, budgets)
+        if caching() and key in self._variants:
+            return self._variants[key]
+        found = []
+        for name in sorted(base.overrides):
+            why = ""
+            for budget in budgets:
+                try:
+                    values = reduce_constants(self, budget, pinned=(name,))
+                except UserError as err:
+                    why = err.message
+                    continue
+                found.append((name, self._reduced_set(values, budget), ""))
+                break
+            else:
+                found.append((name, None, why))
+        if caching():
+            self._variants[key] = found
+        return found
+
+    def _reduced_set(self, changed: dict[str, int], max_bytes: int) -> TaskShapes:
         real_values = self._root_constants()
-        cur = {k: base.overrides.get(k, real_values[k]) for k in knobs}
-        rng = random.Random(f"variant-{seed}")
-        new = dict(cur)
-
-        def works(values) -> bool:
-            changed = {k: v for k, v in values.items() if v != real_values[k]}
-            ev = self._eval(changed, max_bytes)
-            return ev.valid and ev.nbytes <= max_bytes
-
-        for k in sorted(knobs):
-            v = cur[k]
-            lo = max(2, v // 3)
-            # never above the op's own value: a kernel sized for the task (a tile of a whole axis, the
-            # lowering's buffers planned at the real shapes) need not fit a larger one
-            hi = min(2 * v, real_values[k])
-            odd = [x for x in range(lo | 1, hi + 1, 2) if x != v]
-            smaller = [x for x in odd if x < v]
-            picks = [rng.choice(odd)] if odd else []
-            picks += ([rng.choice(smaller)] if smaller else []) + [x for x in (v // 2, v - 1) if x >= 2]
-            group = [n for n in knobs if cur[n] == v]
-            for pick in picks:
-                if works({**new, k: pick}):
-                    new[k] = pick
-                    break
-                if len(group) > 1 and works({**new, **{n: pick for n in group}}):
-                    new.update({n: pick for n in group})
-                    break
-        if new == cur:
-            return None
-        changed = {k: v for k, v in new.items() if v != real_values[k]}
         mod = self._execute(changed)
         ev = self._eval(changed, max_bytes)
         return TaskShapes(self, mod, ev, reduced=True, original={k: real_values[k] for k in changed},
                           max_bytes=max_bytes)
-
-    def _reduce(self, max_bytes: int) -> dict[str, int]:
-        knobs = self.shape_constants()
-        real_bytes = self._cache[()].nbytes
-        if not knobs:
-            raise UserError(f"the inputs and outputs of {self.path.name} take {fmt_bytes(real_bytes)}, more than "
-                            f"--max-bytes {fmt_bytes(max_bytes)} and than the {fmt_bytes(FULL_SIZE_BUDGET)} "
-                            "verified at the real size, and no module-level constant sizes them, so they cannot "
-                            "be reduced",
-                            hint="define the sizes as module constants used by get_inputs() (batch_size = 4096), "
-                                 "or pass --full-shapes to verify at the real size anyway")
-        # Leading (batch-like) constants first: those setting an axis far from the last one.
-        # Ties: the constant seen first (lowest input index, then axis) goes first.
-        def leading(k):
-            pos = knobs[k]
-            depth = max(len(self.real.input_specs[i].shape) - 1 - a for i, a in pos)
-            return (-depth, min(pos))
-        order = sorted(knobs, key=leading)
-        real_values = self._root_constants()
-        cur = {k: real_values[k] for k in knobs}
-
-        def ev_of(values: dict[str, int]) -> Evaluation:
-            changed = {k: v for k, v in values.items() if v != real_values[k]}
-            return self._eval(changed, max_bytes)
-
-        def fits(values) -> bool:
-            ev = ev_of(values)
-            return ev.nbytes <= max_bytes and ev.input_specs != ()
-
-        def ok(values) -> bool:
-            ev = ev_of(values)
-            return ev.valid and ev.nbytes <= max_bytes
-
-        def valid(values) -> bool:
-            ev = ev_of(values)
-            if not ev.valid and ev.error is not None:
-                broken.append((values, ev.error))
-            return ev.valid
-
-        broken: list[tuple[dict, UserError]] = []  # smaller settings that break the task
-
-        for floor in (CORES + 1, 1):
-            for k in order:
-                if ok(cur):
-                    break
-                if cur[k] <= floor:
-                    continue
-                cur.update(self._choose(k, floor, cur, fits, valid))
-            if ok(cur):
-                break
-        final = ev_of(cur)
-        changed = {k: v for k, v in cur.items() if v != real_values[k]}
-        if not final.valid:
-            err = final.error or UserError("the reference produced no outputs at reduced shapes")
-            raise UserError(f"the reference does not run at reduced shapes "
-                            f"({', '.join(f'{k}={v}' for k, v in changed.items())}): {err.message}",
-                            hint="verify on the real shapes with --full-shapes, or raise --max-bytes") from None
-        if final.nbytes > max_bytes:
-            msg = (f"{self.path.name} cannot be reduced below {fmt_bytes(final.nbytes)} "
-                   f"(--max-bytes is {fmt_bytes(max_bytes)}) by shrinking {', '.join(knobs)}")
-            if broken:
-                values, err = broken[0]
-                tried = ", ".join(f"{k}={v}" for k, v in values.items() if v != real_values[k])
-                msg += f"; the reference does not run at smaller shapes ({tried}): {err.message}"
-            raise UserError(msg, hint="verify on the real shapes with --full-shapes, or raise --max-bytes")
-        return changed
-
-    @staticmethod
-    def _choose(k: str, floor: int, cur: dict, fits: Callable, valid: Callable) -> dict[str, int]:
-        """New values (``{name: value}``) that shrink constant ``k``.
-
-        The largest odd value in [floor, cur) that fits the budget, or if none does, the
-        smallest odd value >= floor (the next constant shrinks further). If the task breaks
-        at that value, the constants holding the same value shrink together (a
-        ``(B, N) * (B,)`` broadcast needs B == N), then halvings of the current value are
-        tried (channels divisible by groups); if all break, ``k`` stays as it is.
-        """
-        start = cur[k]
-        lo = floor | 1  # smallest odd >= floor
-        if lo >= start:
-            return {}
-
-        def odd_search(names):
-            def with_(v):
-                return {**cur, **{n: v for n in names}}
-            a, b = (lo - 1) // 2, (start - 2) // 2  # odd values 2i+1 for i in [a, b]
-            if not fits(with_(2 * a + 1)):
-                return lo
-            while a < b:
-                mid = (a + b + 1) // 2
-                if fits(with_(2 * mid + 1)):
-                    a = mid
-                else:
-                    b = mid - 1
-            return 2 * a + 1
-
-        v = odd_search([k])
-        if valid({**cur, k: v}):
-            return {k: v}
-        group = [n for n in cur if cur[n] == start]
-        if len(group) > 1:
-            v = odd_search(group)
-            if valid({**cur, **{n: v for n in group}}):
-                return {n: v for n in group}
-        halvings = []
-        h = start // 2
-        while h >= max(floor, 1):
-            halvings.append(h)
-            h //= 2
-        good = [h for h in halvings if valid({**cur, k: h})]
-        fitting = [h for h in good if fits({**cur, k: h})]
-        if fitting:
-            return {k: fitting[0]}
-        return {k: good[-1]} if good else {}
-
-
 
 
 def load_task(path: str | Path) -> Task:

@@ -8,9 +8,10 @@ the user's page of this policy.
 
 **Inputs.** Trial 0 is the op's own ``get_inputs()`` with ``torch.manual_seed(seed)`` (the
 task's contract). Trials 1, 2, ... draw from the distributions of
-:data:`~ascendcraft.distributions.DERIVED` (signed, edges, near_one, offset, cycling) with
-the op's structure kept. A derived draw is *screened* before the kernel sees it: if the
-reference raises on it, turns non-finite where the op's own draw did not, is degenerate
+:data:`~ascendcraft.distributions.DERIVED` (signed, edges, near_one, offset, scaled, specials,
+cycling) with the op's structure kept. A derived draw is *screened* before the kernel sees it: if the
+reference raises on it, turns non-finite where the op's own draw did not (``specials`` excepted:
+there NaN and inf are judged like any value), is degenerate
 (below), or is too ill-conditioned for float32 to decide (the op's own float32 result misses
 the tolerance against float64), a domain-safe variant is tried, then the other
 distributions, then the op's own draw with another seed; the report names the draw used and
@@ -61,8 +62,8 @@ import torch
 
 from . import distributions as D
 # the comparison's names, re-exported: callers import them from the policy module
-from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, TOLERANCES, OutputResult, _as_float64, l2_norm,  # noqa: F401
-                      _fmt, _val, compare, float_slack, poison_buffer, to_numpy)
+from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, SENSITIVITY_FACTOR, TOLERANCES, OutputResult,  # noqa: F401
+                      _as_float64, _fmt, _val, compare, float_slack, l2_norm, poison_buffer, to_numpy)
 from .errors import UserError
 from .memo import Memo, tensor_bytes
 from .task import TaskShapes
@@ -194,6 +195,7 @@ class Draw:
     policy: str = "adversarial"      # the input policy the draw was made under
     shapes: object = field(default=None, repr=False)   # the TaskShapes drawn for (for the magnitudes)
     _magnitudes: object = field(default=False, repr=False)
+    _spread: dict = field(default_factory=dict, repr=False)
     _ref_errors: dict = field(default_factory=dict, repr=False)
 
     def ref_error(self, i: int) -> float | None:
@@ -211,17 +213,35 @@ class Draw:
         m = self._magnitudes
         return m[i] if m is not None and i < len(m) else None
 
+    def sensitivity(self, i: int):
+        """Output ``i`` of :func:`input_sensitivity` on these inputs at the precision of its dtype, or
+        None; computed on first need (once per dtype)."""
+        dtype = dtype_name(self.native[i].dtype)
+        if self.shapes is None or dtype not in _EPS:
+            return None
+        if dtype not in self._spread:
+            self._spread[dtype] = input_sensitivity(self.shapes, self.inputs, self.seed, _EPS[dtype])
+        s = self._spread[dtype]
+        return s[i] if s is not None and i < len(s) else None
+
     def judge(self, got: np.ndarray, i: int) -> OutputResult:
         """``got``, output ``i`` of a run (or the op's own result), against the judged reference:
-        the per-dtype tolerances first, the float slack only where those fail."""
+        the per-dtype tolerances first, the float slack (the magnitudes of the terms, the op's
+        sensitivity to rounding) only where those fail."""
         truth = self.truth[i]
         dtype = dtype_name(self.native[i].dtype)
-        res = compare(got, truth, i, dtype=dtype)
+        free = self.nan_unjudged
+        res = compare(got, truth, i, dtype=dtype, nan_unjudged=free)
         if not res.passed and dtype in _EPS and res.n_unwritten == 0:
-            slack = float_slack(self.magnitude(i), truth, dtype)
+            slack = float_slack(self.magnitude(i), truth, dtype, self.sensitivity(i))
             if slack[0] is not None:
-                res = compare(got, truth, i, dtype=dtype, slack=slack)
+                res = compare(got, truth, i, dtype=dtype, slack=slack, nan_unjudged=free)
         return res
+
+    @property
+    def nan_unjudged(self) -> bool:
+        """Whether elements whose reference is NaN may hold anything (the IEEE-special draws)."""
+        return self.label.split(",")[0] in D.NONFINITE_JUDGED
 
     @property
     def numpy_inputs(self) -> list:
@@ -289,12 +309,43 @@ def _ref_error(native: torch.Tensor, truth: torch.Tensor) -> float | None:
 
 
 def condition_magnitude(shapes: TaskShapes, inputs: list) -> list | None:
-    """The op on the absolute values of its floating inputs, in float64: per output element, the
-    sum of the magnitudes that went into it (exactly so for sums, scans and products of matrices;
-    an order of magnitude otherwise). None when the op does not run that way."""
+    """The op on the absolute values of its floating inputs and of its parameters, in float64: per
+    output element, the sum of the magnitudes that went into it (exactly so for sums, scans,
+    convolutions and products of matrices; an order of magnitude otherwise). None when the op does
+    not run that way."""
     xs = [x.abs() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
-    outs, _ = shapes.reference64(xs)
+    outs, _ = shapes.reference64(xs, absolute_parameters=True)
     return outs
+
+
+#: Draws of the inputs, each moved by up to one rounding of their dtype, that measure the op's
+#: sensitivity (:func:`input_sensitivity`).
+PERTURBATIONS = 2
+
+
+def input_sensitivity(shapes: TaskShapes, inputs: list, seed: int, eps: float) -> list | None:
+    """Per output element, the largest change of the float64 reference when every floating input
+    element moves by a random fraction of ``eps`` (relative): the op's own conditioning on this
+    draw (a softmax of large logits, attention, a near-singular sum), for a kernel that rounds
+    its intermediates to a precision of ``eps`` (the judged output's dtype: an f16 input read
+    into float32 arithmetic is not rounded again). Non-finite positions change by 0. None when
+    the op does not run in float64."""
+    base, _ = shapes.reference64(inputs)
+    if base is None:
+        return None
+    gen = torch.Generator().manual_seed(seed)
+    spread = [torch.zeros(b.shape, dtype=torch.float64) for b in base]
+    for _ in range(PERTURBATIONS):
+        xs = [x.double() * (1 + eps * (2 * torch.rand(x.shape, generator=gen, dtype=torch.float64) - 1))
+              if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+        outs, _ = shapes.reference64(xs)
+        if outs is None or len(outs) != len(base):
+            return None
+        for k, (o, b) in enumerate(zip(outs, base)):
+            if o.shape == b.shape and o.is_floating_point() and b.is_floating_point():
+                d = (o.double() - b.double()).abs()
+                spread[k] = torch.maximum(spread[k], torch.where(torch.isfinite(d), d, torch.zeros_like(d)))
+    return spread
 
 
 def _nonfinite(outputs: list, allowed: list[bool]) -> str:
@@ -307,9 +358,8 @@ def _nonfinite(outputs: list, allowed: list[bool]) -> str:
 def _candidates(trial: int, structures: list) -> list[tuple[str, str]]:
     """(distribution, variant) to try for a derived trial, best first."""
     first = D.DERIVED[(trial - 1) % len(D.DERIVED)]
-    variants = [v for v in D.VARIANTS if v != "non-negative" or D.non_negative_inputs(structures)]
     order = [first] + [d for d in D.DERIVED if d != first]
-    return [(d, v) for d in order for v in variants]
+    return [(d, v) for d in order for v in D.variants(d, structures)]
 
 
 def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 0, inputs: str = "adversarial",
@@ -395,7 +445,9 @@ def _derived_draw(t: int, seed_t: int, shapes: TaskShapes, op0: Draw, structures
         except UserError as err:
             notes.append(f"{label}: the reference fails on it ({err.message.splitlines()[0][:120]})")
             continue
-        why = _nonfinite(draw.truth, finite_ok) or _ill_conditioned(draw, op0)
+        allowed = [True] * len(finite_ok) if dist in D.NONFINITE_JUDGED else finite_ok
+        # the op's own result too: a float64 value beyond the output dtype's range is no verdict
+        why = _nonfinite(draw.truth, allowed) or _nonfinite(draw.native, allowed) or _ill_conditioned(draw, op0)
         if why:
             notes.append(f"{label}: {why}")
             continue
@@ -446,7 +498,7 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
             if not res.passed and truth is not native:
                 # A kernel that reproduces the op's own rounding (f16 intermediates, torch's
                 # summation order) is right by the op's contract too.
-                own = compare(got, native, i)
+                own = compare(got, native, i, nan_unjudged=draw.nan_unjudged)
                 if own.passed:
                     res = own
                     res.against = "the op's own result"

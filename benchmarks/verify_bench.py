@@ -2,7 +2,7 @@
 seconds (this process and its children: the simulator runs), which other load on the machine
 changes far less than wall time.
 
-    python3 benchmarks/verify_bench.py [--only softmax,cumsum] [--lower] [--markdown]
+    python3 benchmarks/verify_bench.py [--only softmax,cumsum] [--lower] [--trials N] [--markdown]
 
 Run it in two checkouts to compare policies (docs/performance.md, "Verification cost", has the
 figures for the policy before and after the adversarial inputs, float64 reference and second
@@ -28,6 +28,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated example names")
     ap.add_argument("--lower", action="store_true", help="also time lower (passes, build, backend verification)")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--trials", type=int, default=None, help="verification trials (default: the policy's)")
     args = ap.parse_args(argv)
 
     import ascendcraft
@@ -43,12 +44,13 @@ def main(argv=None) -> int:
         if only and d.name not in only:
             continue
         t0 = _cpu()
-        ok = check_kernel(str(d / "kernel.dsl"), str(d / "op.py")).passed
+        trials = {} if args.trials is None else {"trials": args.trials}
+        ok = check_kernel(str(d / "kernel.dsl"), str(d / "op.py"), **trials).passed
         check_s = _cpu() - t0
         lower_s = None
         if args.lower:
             t0 = _cpu()
-            lower(str(d / "kernel.dsl"), str(d / "op.py"), backend="sim", model_time=False)
+            lower(str(d / "kernel.dsl"), str(d / "op.py"), backend="sim", model_time=False, **trials)
             lower_s = _cpu() - t0
         rows.append((d.name, ok, check_s, lower_s))
         print(f"{d.name:34s} {'PASS' if ok else 'FAIL'}  check {check_s:6.1f} s"

@@ -21,7 +21,7 @@ def _line_of(path: Path, text: str) -> int:
 
 
 def test_the_plan_names_each_queue_its_slots_and_the_lines_it_serves():
-    r = check_kernel(SOFTMAX / "kernel.dsl", SOFTMAX / "op.py", trials=1, second_shapes=False, plan=True)
+    r = check_kernel(SOFTMAX / "kernel.dsl", SOFTMAX / "op.py", trials=1, other_shapes=False, plan=True)
     plan = r.plan
     assert plan.refused is None and not plan.single_buffered
     queues = {b.name: b for b in plan.buffers if b.space == "vecin"}
@@ -33,7 +33,7 @@ def test_the_plan_names_each_queue_its_slots_and_the_lines_it_serves():
 
 def test_a_tile_too_big_for_two_slots_is_a_warning_at_its_line(tmp_path):
     k = _softmax_with_tile(tmp_path, 12000)
-    r = check_kernel(k, SOFTMAX / "op.py", trials=1, second_shapes=False, plan=True)
+    r = check_kernel(k, SOFTMAX / "op.py", trials=1, other_shapes=False, plan=True)
     single = r.plan.single_buffered
     store_line = _line_of(k, "store(y[b, j:j + T]")
     assert single and any(store_line in b.lines for b in single)
@@ -44,7 +44,7 @@ def test_a_statement_the_lowering_refuses_is_named_by_check(tmp_path):
     k = tmp_path / "k.dsl"
     k.write_text((SOFTMAX / "kernel.dsl").read_text().replace("r = reciprocal(s)",
                                                               "r = reciprocal(s) + 0.0 * sum(window_max(zeros((8,), f32), kernel=(3,), padding=1))"))
-    r = check_kernel(k, SOFTMAX / "op.py", trials=1, second_shapes=False, plan=True)
+    r = check_kernel(k, SOFTMAX / "op.py", trials=1, other_shapes=False, plan=True)
     assert r.passed and r.plan.refused is not None
     line = _line_of(k, "window_max(zeros")
     assert f"k.dsl:{line}:" in r.plan.refused and "lowering refuses" in r.summary()

@@ -97,7 +97,7 @@ def test_a_check_is_done_again_when_kernel_op_or_options_change(tmp_path):
     op.write_text(op.read_text().replace("torch.relu(x)", "torch.relu(x) * 2"))
     assert not check_kernel(RELU, op, trials=2).passed                # the op file's text
     op.write_text((POLICY / "relu_rand.py").read_text())
-    for options in ({"trials": 3}, {"seed": 1}, {"second_shapes": False}, {"max_bytes": 1 << 20},
+    for options in ({"trials": 3}, {"seed": 1}, {"other_shapes": False}, {"max_bytes": 1 << 20},
                     {"inputs": "op"}, {"chip": "910B2"}):
         assert check_kernel(RELU, op, **{"trials": 2, **options}).report is not good.report, options
 

@@ -9,7 +9,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ascendcraft.errors import UserError, render
-from ascendcraft.task import CORES, TensorSpec, load_task
+from ascendcraft.reduction import CORES
+from ascendcraft.task import TensorSpec, load_task
 
 TASKS = Path(__file__).parent / "data" / "tasks"
 
@@ -274,3 +275,17 @@ def test_no_shape_constants_within_the_full_size_budget_verify_at_the_real_size(
     s = t.shapes()
     assert s is t.real and not s.reduced
     assert "not reduced" in s.describe()
+
+
+def test_real_extents_keep_one_size_constant_real_and_shrink_the_others():
+    t = load_task(Path(__file__).parent / "data" / "policy" / "softmax_wide.py")
+    base = t.shapes(max_bytes=8 << 20)
+    assert set(base.overrides) == {"batch_size", "dim"}
+    found = {name: (s, why) for name, s, why in t.real_extents(base, (2 << 20, 8 << 20))}
+    rows, _ = found["batch_size"]
+    assert rows.input_specs[0].shape[0] == 256 and rows.nbytes <= 2 << 20      # the share fits it
+    cols, _ = found["dim"]
+    assert cols.input_specs[0].shape == (1, 48 * 8192) and cols.nbytes <= 8 << 20   # only the whole budget does
+    assert t.real_extents(base, (2 << 20, 8 << 20))[0][1] is rows               # the same objects again
+    (name, none, why), = [x for x in t.real_extents(base, (1 << 20,)) if x[0] == "dim"]
+    assert none is None and "cannot be reduced below 3.0 MiB" in why and "dim=393216 kept" in why

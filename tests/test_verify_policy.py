@@ -79,7 +79,7 @@ def test_cheat_passes_the_op_draw_alone(name):
     task, kernel = CHEATS[name]
     if name in ("half of the output written",):
         pytest.skip("wrong on every draw: kept as the poison check's case")
-    result = check_kernel(kernel, op(task), trials=1, inputs="op", second_shapes=False)
+    result = check_kernel(kernel, op(task), trials=1, inputs="op", other_shapes=False)
     assert result.report.trials[0].passed, result.report.summary()
 
 
@@ -257,3 +257,121 @@ def test_an_output_that_ignores_the_inputs_is_not_verifiable():
     result = check_kernel(kernel, op("ignores_input"), trials=3)
     assert result.report.verdict == "NOT VERIFIABLE", result.report.summary()
     assert "equals trial 0's although it is another draw" in result.report.unverifiable
+
+
+# --------------------------------------------------------------------------- values real models produce
+
+SOFTMAX = "m = max(t)\ne = exp(t - m)\nstore(y[b, :], e / sum(e))"
+
+# (op, kernel, the draw that exposes it): right on the op's draw and on the four tame derived draws
+DRAW_BUGS = {
+    "relu as (x + abs(x)) * 0.5, NaN at -inf": ("relu_rand", rows("store(y[b, :], (t + abs(t)) * 0.5)"), "specials"),
+    "relu below a fixed threshold only": (
+        "relu_rand", rows("store(y[b, :], where(t < 4096.0, relu(t), 0.0))"), "scaled"),
+    "softmax whose row max is kept in f16": (
+        "softmax_randn", rows(SOFTMAX.replace("max(t)", "cast(cast(max(t), f16), f32)")), "scaled"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DRAW_BUGS))
+def test_a_kernel_right_only_on_tame_values_fails_on_the_draw_real_values_take(name):
+    task, kernel, dist = DRAW_BUGS[name]
+    result = check_kernel(kernel, op(task))
+    assert not result.passed, result.summary()
+    trials = result.report.trials
+    assert all(t.passed for t in trials[:5]), result.summary()
+    assert [t.distribution.split(",")[0] for t in trials if not t.passed][0] == dist, result.summary()
+
+
+@pytest.mark.parametrize("task, kernel", [("relu_rand", rows("store(y[b, :], relu(t))")),
+                                          ("softmax_randn", rows(SOFTMAX))])
+def test_the_kernels_without_their_bug_pass_every_draw(task, kernel):
+    result = check_kernel(kernel, op(task))
+    assert result.passed, result.summary()
+    assert [t.distribution.split(",")[0] for t in result.report.trials] == ["op", *D.DERIVED]
+    assert "no evidence" not in result.summary()
+
+
+def test_the_scaled_draw_gives_rows_of_different_scales_within_the_dtype():
+    for dtype, top, spread in ((torch.float32, 1e31, 1e6), (torch.float16, 65504.0, 1e4)):
+        x = torch.rand(64, 50).to(dtype)
+        drawn = D.derived_inputs([x], D.analyse([x]), "scaled", "as drawn", seed=4)[0]
+        assert drawn.dtype == dtype and bool(torch.isfinite(drawn).all())
+        peaks = drawn.double().abs().amax(1)
+        assert float(peaks.max() / peaks.min()) > spread and float(peaks.max()) <= top
+        mild = D.derived_inputs([x], D.analyse([x]), "scaled", "moderate", seed=4)[0]
+        assert float(mild.double().abs().max()) < 1e6
+
+
+def test_the_specials_draw_keeps_the_op_draw_and_structure_around_its_specials():
+    x, idx, mask = torch.rand(40, 30), torch.randint(0, 7, (40,)), torch.rand(40, 30) > 0.5
+    structures = D.analyse([x, idx, mask])
+    drawn, didx, dmask = D.derived_inputs([x, idx, mask], structures, "specials", "as drawn", seed=2)
+    special = ~torch.isfinite(drawn) | (drawn == 0) | (drawn.abs() < torch.finfo(torch.float32).tiny)
+    rows = special.any(1)
+    assert 1 <= int(rows.sum()) < 40 and torch.equal(drawn[~special], x[~special])
+    assert bool((drawn == float("inf")).any()) and bool((drawn == float("-inf")).any())
+    assert not bool(torch.isnan(drawn).any())     # NaN: see distributions.SPECIAL_VARIANTS
+    assert torch.equal(didx, idx) and torch.equal(dmask, mask)
+    finite = D.derived_inputs([x], structures[:1], "specials", "zeros and subnormals", seed=2)[0]
+    assert bool(torch.isfinite(finite).all()) and not torch.equal(finite, x)
+
+
+def test_a_correct_attention_passes_every_draw():
+    """Large logits make a softmax's exponent magnify every rounding of its scores: the tolerance
+    follows the op's own sensitivity on the draw (verify.input_sensitivity), not a fixed one."""
+    ex = Path(__file__).parents[1] / "examples" / "attention" / "scaled_dot_product_attention"
+    result = check_kernel((ex / "kernel.dsl").read_text(), str(ex / "op.py"))
+    assert result.passed, result.summary()
+    assert [t.distribution.split(",")[0] for t in result.report.trials] == ["op", *D.DERIVED]
+
+
+def test_the_sensitivity_is_large_where_the_op_magnifies_rounding():
+    from ascendcraft.verify import input_sensitivity
+    shapes = load_task(op("softmax_randn")).shapes()
+    tame = [torch.randn(13, 517)]
+    wild = [tame[0] + 1e5]             # the same softmax, each logit rounded at 1e5
+    s_tame, = input_sensitivity(shapes, tame, seed=0, eps=2.0 ** -23)
+    s_wild, = input_sensitivity(shapes, wild, seed=0, eps=2.0 ** -23)
+    assert float(s_tame.max()) < 1e-6 and float(s_wild.max()) > 1e-4
+
+
+def test_in_a_specials_trial_a_nan_of_the_reference_may_be_anything_and_the_rest_is_judged():
+    """inf - inf inside an op makes NaN, which the 910B's Max/Min may turn into a number (hardtanh of
+    a group norm): not the kernel's choice. Every other element still counts."""
+    from ascendcraft.verify import compare
+    ref = torch.tensor([float("nan"), 1.0, float("inf"), 0.0], dtype=torch.float64)
+    assert not compare(np.array([-2.0, 1.0, np.inf, 0.0], np.float32), ref, 0, dtype="f32").passed
+    assert compare(np.array([-2.0, 1.0, np.inf, 0.0], np.float32), ref, 0, dtype="f32", nan_unjudged=True).passed
+    for wrong in ([np.nan, 1.0, np.nan, 0.0], [np.nan, 1.0, np.inf, np.nan], [0.0, 1.5, np.inf, 0.0]):
+        assert not compare(np.array(wrong, np.float32), ref, 0, dtype="f32", nan_unjudged=True).passed
+
+
+# --------------------------------------------------------------------------- real extents
+
+WIDE_SOFTMAX = (DATA / "softmax_wide.dsl").read_text()   # tiles of 8192 over rows of 48 x 8192
+# the last tile counted twice when the row is a multiple of the tile: never at the odd reduced dims
+TWICE = WIDE_SOFTMAX.replace("""            s = s + sum(exp(load(x[b, j:j + T]) - m))
+""", """            s = s + sum(exp(load(x[b, j:j + T]) - m))
+        s = s + where(N % T == 0, sum(exp(load(x[b, N - T:N]) - m)), 0.0)
+""")
+
+
+def test_a_kernel_wrong_only_at_a_real_extent_fails_there_and_says_so():
+    result = check_kernel(TWICE, op("softmax_wide"), max_bytes=8 << 20, trials=2)
+    assert not result.passed
+    assert result.report.passed and result.second.report.passed    # the odd reduced dims miss it
+    failed = [o for o in result.extents if not o.report.passed]
+    assert [o.label for o in failed] == ["dim"] and failed[0].shapes.input_specs[0].shape == (1, 48 * 8192)
+    assert "real extent of dim:" in result.summary()
+    data = result.to_json()["real_extent_verifications"]
+    assert {e["constant"]: e["verification"]["verdict"] for e in data}["dim"] == "FAIL"
+
+
+def test_the_right_kernel_passes_every_real_extent_and_the_unfit_ones_are_named():
+    result = check_kernel(WIDE_SOFTMAX, op("softmax_wide"), max_bytes=8 << 20, trials=2)
+    assert result.passed, result.summary()
+    assert sorted(o.label for o in result.extents) == ["batch_size", "dim"] and not result.extents_skipped
+    small = check_kernel(WIDE_SOFTMAX, op("softmax_wide"), max_bytes=2 << 20, trials=2)
+    assert small.passed and [n for n, _ in small.extents_skipped] == ["dim"]
+    assert "real extent of dim not verified: softmax_wide.py cannot be reduced below" in small.summary()

@@ -39,11 +39,14 @@ def test_index_out_of_range_only_at_the_real_size_is_a_located_check_error():
 
 
 def test_the_same_kernel_passes_at_the_reduced_shapes_alone(monkeypatch):
-    """Without the bound check the kernel is verified: its index is in range at the reduced B."""
+    """Without the bound check the kernel is verified at the reduced shapes: its index is in range at
+    the reduced B. Only a run at B's real extent (which needs the byte budget for it) reaches it."""
     import ascendcraft.checking as P
     monkeypatch.setattr(P, "check_gm_bounds", lambda checked: None)
-    result = P.check_kernel(kernel("b + B // 1000"), BIG, trials=2, max_bytes=4 << 20)
+    result = P.check_kernel(kernel("b + B // 1000"), BIG, trials=2, max_bytes=4 << 20, other_shapes=False)
     assert result.passed and result.shapes.reduced, result.summary()
+    with pytest.raises(DSLError, match="at the real extent of batch_size .* index 4096 is out of range"):
+        P.check_kernel(kernel("b + B // 1000"), BIG, trials=2, max_bytes=4 << 20)
 
 
 @pytest.mark.parametrize("index", ["b", "B - 1 - b", "minimum(b + B // 1000, B - 1)", "(b * 3) // 3"])

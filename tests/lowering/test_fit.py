@@ -62,7 +62,7 @@ def _wloss_at(tmp_path, tile: int) -> tuple[Path, Path]:
 
 
 def _plan(kernel: Path, op: Path):
-    return check_kernel(kernel, op, trials=1, second_shapes=False, plan=True)
+    return check_kernel(kernel, op, trials=1, other_shapes=False, plan=True)
 
 
 def test_tile_size_constants_are_the_ones_only_used_as_steps_and_slice_lengths():

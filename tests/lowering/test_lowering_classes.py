@@ -97,6 +97,26 @@ kernel fz(x0: gm f32[N]) -> (y2: gm f32[N], y3: gm f32[N], y5: gm f32[N], ym2: g
     _run(text, [_edge_input()], [_f32(len(_EDGE))] * 5)
 
 
+def test_tile_functions_of_infinities_and_zeros_match_numpy():
+    """The compositions select makes (erf, tanh, sigmoid) give NumPy's value at +-inf and +-0 too:
+    erf's sign x / |x| was inf / inf = NaN at inf (gelu(inf) NaN where torch gives inf). NaN inputs
+    are left out: the vector Max/Min do not propagate NaN (docs/verification.md)."""
+    values = tuple(v for v in _EDGE if v == v)
+    exprs = ["erf(t)", "tanh(t)", "sigmoid(t)", "t * 0.5 * (1.0 + erf(t * 0.7071067811865476))", "relu(t)",
+             "exp(t)", "clamp(t, -1.0, 2.0)"]
+    outs = ", ".join(f"y{k}: gm f32[N]" for k in range(len(exprs)))
+    body = "\n".join(f"        store(y{k}[j:j + T], {e})" for k, e in enumerate(exprs))
+    text = f"""
+kernel fz(x0: gm f32[N]) -> ({outs}):
+    const T = 16
+    for b in parallel(cdiv(N, T)):
+        j = b * T
+        t = load(x0[j:j + T])
+{body}
+"""
+    _run(text, [Values((len(values),), "f32", values=values)], [_f32(len(values))] * len(exprs))
+
+
 def test_tile_floor_and_ceil_of_negative_values():
     text = """
 kernel fz(x0: gm f32[R, C]) -> (y: gm f32[R, C], z: gm f32[R, C]):

@@ -6,7 +6,8 @@
 # width pass gathers each row's left and right neighbours of every output column (two gathers along
 # the rows, by index tiles made with iota) and blends them; the height pass blends, for each output
 # row, two rows of that wide tile, its neighbours worked out on the scalar unit in integers (the
-# position times 2S is the integer 2 * oh + 1 - S), so the weights are exact.
+# position times 2S is the integer 2 * oh + 1 - S), so the weights are exact. Each blend is
+# (1 - l) * a + l * b, as torch weighs (a + (b - a) * l would give NaN where a is infinite).
 kernel bilinear_upsample(x: gm f32[N, C, H, W]) -> (y: gm f32[N, C, OH, OW]):
     const S = OH // H
     const S2 = 2 * S
@@ -22,10 +23,10 @@ kernel bilinear_upsample(x: gm f32[N, C, H, W]) -> (y: gm f32[N, C, OH, OW]):
         rows = load(x[n, c, r0:r0 + RB, :], pad=0.0)     # RB rows: past the image, unused zeros
         left = gather(rows, zeros((RB, OW), i32) + x0, axis=1)
         right = gather(rows, zeros((RB, OW), i32) + x1, axis=1)
-        wide = left + (right - left) * lx
+        wide = left * (1.0 - lx) + right * lx
         for oh in range(oh0, minimum(oh0 + TR, OH)):
             num = maximum(2 * oh + 1 - S, 0)
             y0 = num // S2
             y1 = minimum(y0 + 1, H - 1)
             ly = (num - S2 * y0) * (1.0 / S2)
-            store(y[n, c, oh, :], wide[y0 - r0, :] + (wide[y1 - r0, :] - wide[y0 - r0, :]) * ly)
+            store(y[n, c, oh, :], wide[y0 - r0, :] * (1.0 - ly) + wide[y1 - r0, :] * ly)
