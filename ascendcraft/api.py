@@ -166,7 +166,8 @@ def compile(kernel: str | Path | Kernel, op: str | Path, *, chip: str = DEFAULT_
             filling ``.report["modeled"]`` and ``.timeline`` (off by default: it adds a few
             seconds; ``ascendcraft lower`` always does it unless ``--no-model``).
         inputs: ``"adversarial"`` (trial 0 on the op's ``get_inputs()``, then signed, edge-case,
-            near-one and offset draws) or ``"op"`` (every trial from ``get_inputs()``); see
+            near-one, offset, row-scaled and IEEE-special draws) or ``"op"`` (every trial from
+            ``get_inputs()``); see
             docs/verification.md.
         progress: called with one short message per stage (``"compiling on the simulator"``,
             ...), e.g. ``print``; ``None`` for silence.

@@ -132,6 +132,8 @@ def load_kernel(kernel) -> A.Kernel:
         raise UserError(f"a kernel is a path to a .dsl file, DSL text or a parsed Kernel, not "
                         f"{type(kernel).__name__}", hint="ascendcraft.compile('kernel.dsl', 'op.py')")
     if isinstance(kernel, Path) or "\n" not in str(kernel):  # kernel text always spans several lines
+        from .inputs import check_file
+        check_file(kernel, "kernel file")     # a regular file of bounded size, before it is read
         try:
             text, name = Path(kernel).read_text(), str(Path(kernel))
         except (OSError, UnicodeDecodeError):

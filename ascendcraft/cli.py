@@ -9,7 +9,7 @@ import sys
 
 from . import __version__
 from .errors import AscendcraftError
-from .distributions import DEFAULT_TRIALS, INPUT_POLICIES
+from .distributions import DEFAULT_TRIALS, INPUT_POLICIES, INPUTS_HELP
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,10 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--op", required=True, help="the op file: class Model(nn.Module), get_inputs(), "
                    "get_init_inputs()")
     c.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
-                   help=f"verification trials (default {DEFAULT_TRIALS}, at least 1)")
-    c.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help="verification inputs: adversarial (default: the op's own get_inputs() for trial 0, then signed, " 
-                   "edge-case, near-one and offset draws that keep the op's structure) or op (every trial from "
-                   "get_inputs(), as MultiKernelBench does); docs/verification.md")
+                   help=f"verification trials (default {DEFAULT_TRIALS})")
+    c.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help=INPUTS_HELP)
     c.add_argument("--seed", type=int, default=0, help="seed of the first trial (trial t uses seed+t)")
     c.add_argument("--chip", default="910B2", help="chip profile for capacity checks and core count "
                    "(910B1 910B2 910B3 910B4 310P3)")
@@ -62,9 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                     help=f"verification trials of the source and the backend run (default {DEFAULT_TRIALS}; each "
                     "pass is checked on the first two)")
-    lo.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help="verification inputs: adversarial (default: the op's own get_inputs() for trial 0, then signed, " 
-                   "edge-case, near-one and offset draws that keep the op's structure) or op (every trial from "
-                   "get_inputs(), as MultiKernelBench does); docs/verification.md")
+    lo.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help=INPUTS_HELP)
     lo.add_argument("--seed", type=int, default=0, help="seed of the first trial")
     lo.add_argument("--max-bytes", type=int, default=64 << 20,
                     help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
@@ -78,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     gen_command.add_parser(sub, parents=[common])
     from .bench import command as bench_command
     bench_command.add_parser(sub, parents=[common])
+    from .flags import bound_all
+    bound_all(sub)          # every numeric flag of every command gets its range (ascendcraft/flags.py)
     return p
 
 
@@ -87,11 +85,29 @@ def emit(args, text: str) -> None:
     print(text, file=args.stdout)
 
 
+def _preflight(args) -> None:
+    """Before any work: every input path is of the kind the command reads and not too large
+    (ascendcraft/inputs.py), and the simulator's build cache can be written when it will be used."""
+    from . import inputs
+    if args.command in ("check", "lower"):
+        inputs.check_file(args.kernel, "kernel file")
+    if args.command in ("check", "lower", "gen"):
+        inputs.check_op(args.op)
+    if args.command == "bench":
+        for task in args.tasks:
+            inputs.check_file_or_folder(task, "op file")
+        if args.kernels is not None:
+            inputs.check_folder(args.kernels, "--kernels")
+    builds = args.command in ("lower", "bench") or (args.command == "gen" and not args.no_lower and not args.dry_run)
+    if builds and args.backend != "npu":
+        from .lower import resolve_backend
+        if resolve_backend(args.backend) == "sim":
+            from .sim.build import cache_dir
+            cache_dir()
+
+
 def _cmd_check(args) -> int:
-    from .errors import UserError
     from .checking import check_kernel
-    if args.trials < 1:
-        raise UserError("--trials must be at least 1")
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
                           max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
                           progress=args.progress.callback, plan=True)
@@ -110,13 +126,10 @@ def _cmd_check(args) -> int:
 def _cmd_lower(args) -> int:
     from pathlib import Path
 
-    from .errors import UserError
     from .lower import lower
     from .results import write_failure, write_output
     from .outdir import check_writable, default_out
     from .passes import PassError
-    if args.trials < 1:
-        raise UserError("--trials must be at least 1")
     out = Path(args.out) if args.out else default_out(args.op)    # the same default as gen's
     check_writable(out, force=args.force)   # before any work: never overwrite a good result silently
     client = None
@@ -178,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.redirect_stdout(sys.stderr):
             try:
                 from .bench import command as bench_command
+                _preflight(args)
                 return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run,
                         "bench": bench_command.run}[args.command](args)
             finally:
@@ -189,9 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         print(str(err), file=sys.stderr)
         _json_error(args, err.kind, err.message, err.exit_code, hint=err.hint, location=_location(err))
         return err.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         args.progress.close()
-        print("interrupted", file=sys.stderr)
+        from .errors import render_interrupt
+        print(render_interrupt(err), file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

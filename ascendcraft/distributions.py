@@ -47,6 +47,10 @@ if TYPE_CHECKING:   # numpy and torch are imported where they are used: the CLI 
 #: Input policies: ``adversarial`` (trial 0 the op's own draw, then derived draws) or ``op`` (every
 #: trial the op's own get_inputs(), as MultiKernelBench does).
 INPUT_POLICIES = ("adversarial", "op")
+#: The commands' ``--inputs`` help.
+INPUTS_HELP = ("verification inputs: adversarial (default: the op's own get_inputs() for trial 0, then signed, "
+               "edge-case, near-one, offset, row-scaled and IEEE-special draws that keep the op's structure) or op "
+               "(every trial from get_inputs(), as MultiKernelBench does); docs/verification.md")
 #: Distributions of trials 1, 2, ... (cycling); trial 0 is the op's own ``get_inputs()``.
 DERIVED = ("signed", "edges", "near_one", "offset", "scaled", "specials")
 #: Domain-safe variants of a derived draw, tried in order when the reference leaves its domain.

@@ -94,6 +94,21 @@ def handle_interrupts() -> None:
     _SIGINT["handled"] = True
 
 
+class Interrupted(KeyboardInterrupt):
+    """A Ctrl-C that came while an output folder was being written, saying what the folder
+    holds now (ascendcraft/outdir.py raises it; still a KeyboardInterrupt everywhere)."""
+
+    def __init__(self, note: str):
+        super().__init__(note)
+        self.note = note
+
+
+def render_interrupt(exc: BaseException) -> str:
+    """The message of a Ctrl-C: ``interrupted``, and what the output folder holds when it is known."""
+    note = getattr(exc, "note", None)
+    return "interrupted" + (f": {note}" if note else "")
+
+
 def interrupted() -> bool:
     """Whether a KeyboardInterrupt now is the user's Ctrl-C: yes when one was received, and
     whenever no handler tells (library use without :func:`handle_interrupts`)."""

@@ -2,15 +2,19 @@
 ``kernels_out/<op>/``, the previous complete one, or nothing.
 
 * Files are written into a hidden sibling (``.<name>.partial-<pid>-*``); only when the whole
-  run succeeded is it renamed into place. Any failure, Ctrl-C included, removes it.
-* Every directory ascendcraft makes holds a marker file (:data:`MARKER`). ``force`` replaces
-  only such a directory (or an empty one): a folder of the user's own files is never removed,
-  whatever the flags.
+  run succeeded is it put in place. Any failure, Ctrl-C included, removes it.
+* Every directory ascendcraft makes holds a marker file (:data:`MARKER`) that lists every file
+  and folder the run wrote. ``force`` replaces only a directory holding nothing else (or an
+  empty one): a folder with one file of the user's in it is never removed, whatever the flags;
+  the error names the file (:func:`foreign`).
 * A failed run never replaces a good result: its files go to ``<out>.failed`` (see
   :func:`failure_dir`).
-* A run killed in its write window (SIGKILL) leaves a ``.partial-<pid>`` or ``.old-<pid>``
-  sibling; the next run on the same folder removes it, and puts a previous result back when
-  the kill fell between the two renames (the only moment no result is in place).
+* The swap is one step where Linux can (``renameat2(RENAME_EXCHANGE)``): the folder holds the
+  complete old result or the complete new one at every moment, SIGKILL included. Ctrl-C during
+  the swap waits for its end (the new result is then in place and the run completes). A run
+  killed in its write window leaves a ``.partial-<pid>`` or ``.old-<pid>`` sibling; the next
+  run on the same folder (or its ``.failed`` twin) removes it, and puts a previous result back
+  when, without the one-step swap, the kill fell between the two renames.
 * Two runs committing to one folder are serialised by a lock on the parent directory; the
   second finds the first's result and, without ``force``, stops with a clear error.
 * Filesystem errors (a path under a regular file, a read-only mount, /proc) are user errors
@@ -20,20 +24,29 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import json
 import os
 import re
 import shutil
+import stat
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import UserError
+from .errors import Interrupted, UserError
 from .processes import pid_alive
 
-#: The file that marks a directory as made by ascendcraft (and so replaceable with --force).
+#: The file that marks a directory as made by ascendcraft and lists what the run wrote in it.
 MARKER = ".ascendcraft"
+#: What a result or a bench folder holds at its top: a folder whose marker lists no files
+#: (written by an ascendcraft before the list, or by ``bench``, which adds files as tasks finish)
+#: is ascendcraft's only while it holds nothing else.
+KNOWN_NAMES = frozenset({
+    "kernel.dsl", "passes", "ascendc", "project", "llm", "report.json", "report.md", "timeline.json", "timeline.png",
+    "results.jsonl", "settings.json", "bench.json", "bench.md", "bench.csv", "bench.png", "tasks"})
 
 
 def default_out(op) -> Path:
@@ -42,12 +55,96 @@ def default_out(op) -> Path:
     return Path("kernels_out") / (p.resolve().parent.name if p.stem == "op" else p.stem)
 
 
-def ours(path: Path) -> bool:
-    """Whether ``path`` is a directory ascendcraft made (it holds the marker) or an empty one."""
+# --------------------------------------------------------------------------- what is ours
+
+def _entries(root: Path, prefix: str = "") -> Iterator[str]:
+    """Every file and folder under ``root`` (relative, folders ending in ``/``; symlinks are not
+    followed), the marker left out."""
+    with os.scandir(root) as it:
+        found = sorted(it, key=lambda e: e.name)
+    for e in found:
+        if not prefix and e.name == MARKER:
+            continue
+        if e.is_dir(follow_symlinks=False):
+            yield prefix + e.name + "/"
+            yield from _entries(Path(e.path), prefix + e.name + "/")
+        else:
+            yield prefix + e.name
+
+
+def write_marker(directory: Path, kind: str) -> None:
+    """Mark ``directory`` as ascendcraft's, listing everything in it (what ``force`` may replace)."""
+    (directory / MARKER).write_text(json.dumps({"made_by": "ascendcraft", "kind": kind,
+                                                "files": list(_entries(directory))}, indent=0) + "\n")
+
+
+def _listed(directory: Path) -> set[str] | None:
+    """What the marker of ``directory`` lists: None for a marker that lists nothing (see
+    :data:`KNOWN_NAMES`), an empty set without a readable marker."""
+    marker = directory / MARKER
     try:
-        return path.is_dir() and ((path / MARKER).is_file() or not any(path.iterdir()))
+        st = os.lstat(marker)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 64 << 20:
+            return set()
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    files = data.get("files") if isinstance(data, dict) else []
+    if files is None:
+        return None
+    return set(files) if isinstance(files, list) and all(isinstance(f, str) for f in files) else set()
+
+
+class _Enough(Exception):
+    pass
+
+
+def foreign(directory: Path | str, limit: int = 5) -> list[str]:
+    """The files and folders in ``directory`` that no ascendcraft run wrote (at most ``limit`` + 1,
+    relative, folders ending in ``/``): all of them without a marker, none in an empty folder."""
+    directory = Path(directory)
+    listed = _listed(directory)
+    found: list[str] = []
+
+    def walk(d: Path, prefix: str) -> None:
+        with os.scandir(d) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for e in entries:
+            if not prefix and e.name == MARKER and e.is_file(follow_symlinks=False):
+                continue
+            is_dir = e.is_dir(follow_symlinks=False)
+            rel = prefix + e.name + ("/" if is_dir else "")
+            if listed is None:                          # a marker without a list: known names only
+                ok, descend = e.name in KNOWN_NAMES, False
+            else:
+                ok, descend = rel in listed, is_dir
+            if not ok:
+                found.append(rel)
+                if len(found) > limit:
+                    raise _Enough
+            elif descend:
+                walk(Path(e.path), rel)
+    try:
+        walk(directory, "")
+    except _Enough:
+        pass
+    return found
+
+
+def ours(path: Path) -> bool:
+    """Whether ``path`` is a directory holding only what ascendcraft wrote (or an empty one)."""
+    try:
+        return path.is_dir() and not foreign(path, limit=0)
     except OSError:
         return False
+
+
+def _not_ours(shown: Path, found: list[str], limit: int = 5, *, now: bool = False) -> UserError:
+    names = ", ".join(found[:limit]) + (" and more" if len(found) > limit else "")
+    return UserError(f"output directory {shown} {'now ' if now else ''}holds files ascendcraft did not make: {names}; "
+                     f"it is left alone, with --force too",
+                     hint="choose another --out, for example a new folder under kernels_out/, or move those files "
+                          "out (--force replaces only a folder holding nothing but what an earlier run wrote there)")
 
 
 def failure_dir(out: Path | str, *, force: bool = False) -> Path:
@@ -68,23 +165,30 @@ def _fs_error(path: Path, err: OSError, doing: str = "write the output directory
                      hint="choose another --out (a folder you can write, not inside a file or a read-only mount)")
 
 
+def _may_replace(target: Path, shown: Path, force: bool, *, now: bool = False) -> None:
+    """Raise unless ``target`` (which exists) may take a new result."""
+    if not target.is_dir():
+        raise UserError(f"output path {shown} exists and is not a directory", hint="choose another --out")
+    found = foreign(target)
+    if found:
+        raise _not_ours(shown, found, now=now)
+    if not force and any(target.iterdir()):
+        if now:
+            raise UserError(f"output directory {shown} was written by another run while this one worked",
+                            hint="pass --force to replace it, or choose another --out")
+        raise UserError(f"output directory {shown} already exists",
+                        hint="pass --force to replace it, or choose another --out")
+
+
 def check_writable(final: Path | str, *, force: bool) -> Path:
     """Fail early (before any work) when ``final`` cannot take a result: it holds one and
     ``force`` is off, it holds files ascendcraft did not make, or it cannot be written."""
     final = Path(final)
     target = final.resolve()
     _recover(target)
-    if target.exists() or target.is_symlink():
-        if not target.is_dir():
-            raise UserError(f"output path {final} exists and is not a directory", hint="choose another --out")
-        if not ours(target):
-            raise UserError(f"output directory {final} holds files ascendcraft did not make (no {MARKER} marker in "
-                            f"it); it is left alone, with --force too",
-                            hint="choose another --out, for example a new folder under kernels_out/")
-        if not force and any(target.iterdir()):
-            raise UserError(f"output directory {final} already exists",
-                            hint="pass --force to replace it, or choose another --out")
     try:
+        if target.exists() or target.is_symlink():
+            _may_replace(target, final, force)
         target.parent.mkdir(parents=True, exist_ok=True)
         probe = Path(tempfile.mkdtemp(prefix=f".{target.name}.probe-{os.getpid()}-", dir=target.parent))
         probe.rmdir()
@@ -93,28 +197,33 @@ def check_writable(final: Path | str, *, force: bool) -> Path:
     return final
 
 
+# --------------------------------------------------------------------------- leftovers of killed runs
+
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>partial|old|probe)-(?P<pid>\d+)-")
 
 
 def _recover(final: Path) -> None:
-    """Remove what killed runs left beside ``final``; put back a previous result a kill left
-    in an ``.old-`` sibling with nothing in its place."""
+    """Remove what killed runs left beside ``final`` (and its ``.failed`` twin); put back a previous
+    result a kill left in an ``.old-`` sibling with nothing in its place."""
     try:
         siblings = list(final.parent.iterdir()) if final.parent.is_dir() else []
     except OSError:
         return
     for p in siblings:
         m = _LEFTOVER.match(p.name)
-        if not m or m["name"] != final.name or pid_alive(int(m["pid"])):
+        if not m or m["name"] not in (final.name, final.name + ".failed") or pid_alive(int(m["pid"])):
             continue
-        kept = p / final.name
-        if m["kind"] == "old" and kept.is_dir() and not final.exists():
+        target = final.parent / m["name"]
+        kept = p / m["name"]
+        if m["kind"] == "old" and kept.is_dir() and not (target.exists() or target.is_symlink()):
             try:
-                os.rename(kept, final)
+                os.rename(kept, target)
             except OSError:
                 pass
         shutil.rmtree(p, ignore_errors=True)
 
+
+# --------------------------------------------------------------------------- writing and the swap
 
 @contextmanager
 def _locked(directory: Path) -> Iterator[None]:
@@ -133,8 +242,58 @@ def _umask() -> int:
 
 
 @contextmanager
+def _ctrl_c_waits() -> Iterator[None]:
+    """Within the block a Ctrl-C does not stop the run: it is noted and dropped, so the swap
+    always ends with one whole result in place. Only the main thread gets KeyboardInterrupt, and
+    only from a Python handler (a default or ignored SIGINT raises nothing here)."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread() or not callable(signal.getsignal(signal.SIGINT)):
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+_RENAME_EXCHANGE = 2           # renameat2(2) flag
+_AT_FDCWD = -100
+
+
+@functools.lru_cache(maxsize=1)
+def _renameat2():
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap directories ``a`` and ``b`` in one step (Linux ``renameat2(RENAME_EXCHANGE)``), so
+    ``b`` holds one of them at every moment; False where the system cannot (no renameat2, a file
+    system without the flag)."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    import ctypes
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), ctypes.c_uint(_RENAME_EXCHANGE)) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+@contextmanager
 def atomic_output_dir(final: Path | str, *, force: bool = False, kind: str = "result") -> Iterator[Path]:
-    """Yield an empty staging directory; on normal exit it becomes ``final`` (with the marker)."""
+    """Yield an empty staging directory; on normal exit it becomes ``final`` (with the marker).
+    A Ctrl-C before the swap raises :class:`~ascendcraft.errors.Interrupted` saying what ``final``
+    still holds."""
     shown = Path(final)
     check_writable(shown, force=force)
     final = shown.resolve()
@@ -145,43 +304,78 @@ def atomic_output_dir(final: Path | str, *, force: bool = False, kind: str = "re
         raise _fs_error(shown, err) from None
     try:
         yield staging
-        (staging / MARKER).write_text(json.dumps({"made_by": "ascendcraft", "kind": kind}) + "\n")
-    except OSError as err:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise _fs_error(shown, err) from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    try:
+        write_marker(staging, kind)
         with _locked(final.parent):
             _commit(staging, final, shown, force)
     except OSError as err:
         shutil.rmtree(staging, ignore_errors=True)
         raise _fs_error(shown, err) from None
+    except KeyboardInterrupt:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise Interrupted(f"{shown} still holds the previous result" if _holds_files(final)
+                          else f"nothing was written to {shown}") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _holds_files(path: Path) -> bool:
+    try:
+        return path.is_dir() and any(path.iterdir())
+    except OSError:
+        return False
 
 
 def _commit(staging: Path, final: Path, shown: Path, force: bool) -> None:
-    """Rename ``staging`` to ``final`` (under the parent's lock), replacing only our own result."""
-    if final.exists():
-        if not ours(final):
-            shutil.rmtree(staging, ignore_errors=True)
-            raise UserError(f"output directory {shown} now holds files ascendcraft did not make; it is left alone",
-                            hint="choose another --out")
-        if not force and any(final.iterdir()):
-            shutil.rmtree(staging, ignore_errors=True)
-            raise UserError(f"output directory {shown} was written by another run while this one worked",
-                            hint="pass --force to replace it, or choose another --out")
-    old = None
-    if final.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
-        os.rename(final, old / final.name)
+    """Put ``staging`` in place of ``final`` (under the parent's lock), replacing only what an
+    earlier run wrote. On an error ``final`` is as it was and ``staging`` holds the new files."""
+    with _ctrl_c_waits():
+        if not (final.exists() or final.is_symlink()):
+            os.rename(staging, final)
+            return
+        _may_replace(final, shown, force, now=True)
+        previous, holder = _swap(staging, final)
+        try:                                # checked again out of the way: nothing can be added to it now
+            found = foreign(previous)
+        except OSError as err:
+            found = [f"(a folder it cannot read: {err.strerror})"]
+        if found:
+            if not _swap_back(staging, final, previous, holder):    # where the swap just worked: never seen
+                kept = final.with_name(f"{final.name}.previous-{os.getpid()}")
+                os.rename(previous, kept)
+                raise UserError(f"output directory {shown} held files ascendcraft did not make "
+                                f"({', '.join(found)}); it could not be put back and is now {kept}",
+                                hint="move your files back from there")
+            raise _not_ours(shown, found, now=True)
+        shutil.rmtree(holder, ignore_errors=True)
+
+
+def _swap(staging: Path, final: Path) -> tuple[Path, Path]:
+    """Put ``staging`` in the place of ``final``; return where the previous folder is now and the
+    folder to remove with it. One step where the system can; else two renames (a kill between
+    them leaves an ``.old-`` folder that :func:`_recover` puts back)."""
+    if _exchange(staging, final):
+        return staging, staging
+    holder = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
+    previous = holder / final.name
+    os.rename(final, previous)
     try:
         os.rename(staging, final)
     except BaseException:
-        if old is not None:  # put the previous result back
-            os.rename(old / final.name, final)
-        shutil.rmtree(staging, ignore_errors=True)
+        os.rename(previous, final)
+        holder.rmdir()
         raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+    return previous, holder
+
+
+def _swap_back(staging: Path, final: Path, previous: Path, holder: Path) -> bool:
+    """Undo :func:`_swap`: the previous folder in place again, the new one at ``staging``."""
+    try:
+        if holder is staging:
+            return _exchange(staging, final)
+        os.rename(final, staging)
+        os.rename(previous, final)
+        holder.rmdir()
+        return True
+    except OSError:
+        return False

@@ -117,8 +117,9 @@ def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = ())
                         hint="verify on the real shapes with --full-shapes, or raise --max-bytes") from None
     if final.nbytes > max_bytes:
         kept = f" with {', '.join(f'{k}={real_values[k]}' for k in pinned)} kept" if pinned else ""
+        how = f"by shrinking {', '.join(order)}" if order else "(no other size constant to shrink)"
         msg = (f"{task.path.name} cannot be reduced below {fmt_bytes(final.nbytes)} "
-               f"(--max-bytes is {fmt_bytes(max_bytes)}) by shrinking {', '.join(order)}{kept}")
+               f"(--max-bytes is {fmt_bytes(max_bytes)}) {how}{kept}")
         if broken:
             values, err = broken[0]
             tried = ", ".join(f"{k}={v}" for k, v in values.items() if v != real_values[k])

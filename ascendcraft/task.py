@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 from .errors import UserError
+from .inputs import check_file
 from .memo import Memo, caching
 from .reduction import reduce_constants, variant_values
 from .opfile import (ALLOCATION_CAP, MODEL_SEED, OP_ERRORS, TASK_HELP, ConstantOverride, Evaluation, OpModule,
@@ -446,6 +447,7 @@ def load_task(path: str | Path) -> Task:
     if not p.is_file():
         raise UserError(f"{path} is not a file", hint="pass the task's .py file (or a folder holding op.py)")
     p = p.resolve()
+    check_file(p, "task file")            # bounded size, before it is read
     try:
         source = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:

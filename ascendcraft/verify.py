@@ -261,9 +261,16 @@ def _references(shapes: TaskShapes, inputs: list) -> tuple[list, list, str]:
     return native, truth, "float64"
 
 
-def _degenerate(out: torch.Tensor, earlier: list[tuple[int, torch.Tensor]]) -> str:
-    """Why ``out`` is no evidence (constant, or the same as an earlier trial's), or ""."""
+def _degenerate(out: torch.Tensor, earlier: list[tuple[int, torch.Tensor]], nan_unjudged: bool = False) -> str:
+    """Why ``out`` is no evidence (constant, or the same as an earlier trial's), or "". With
+    ``nan_unjudged`` (a specials draw) its NaN elements are not judged, so they do not count."""
     a = _as_float64(out)
+    if nan_unjudged and np.isnan(a).any():
+        judged = a[~np.isnan(a)]
+        if judged.size == 0:
+            return "is NaN everywhere"
+        if judged.min() == judged.max():
+            return f"is {_val(float(judged[0]))} wherever it is not NaN"
     if a.size >= 2:
         finite = np.isfinite(a)
         if not finite.any():
@@ -395,7 +402,8 @@ def _make_draws(shapes: TaskShapes, trials: int, seed: int, inputs: str,
         native, truth, ref = _references(shapes, xs)
         same = next((k for k, d in enumerate(draws) if _same_inputs(d.inputs, xs)), None)
         earlier = [[(k, d.truth[i]) for k, d in enumerate(draws) if i < len(d.truth)] for i in range(len(truth))]
-        degenerate = [f"has the same inputs as trial {same}" if same is not None else _degenerate(o, e)
+        free = label.split(",")[0] in D.NONFINITE_JUDGED
+        degenerate = [f"has the same inputs as trial {same}" if same is not None else _degenerate(o, e, free)
                       for o, e in zip(truth, earlier)]
         return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs, shapes)
 

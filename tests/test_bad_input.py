@@ -111,3 +111,92 @@ def test_a_compiled_kernel_runs_with_the_right_arguments(leaky):
     x = torch.randn(4, 33)
     assert torch.allclose(leaky(x), torch.nn.functional.leaky_relu(x, 0.2), atol=1e-6)
     assert isinstance(leaky(x.numpy()), np.ndarray)
+
+
+# --------------------------------------------------------------------------- input files
+
+def run_command(*argv, timeout=120):
+    """The command in a child with 3 GiB of address space and a time limit, so that an unbounded
+    read or an open that blocks fails the test, not the machine."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    return subprocess.run([sys.executable, "-m", "ascendcraft", *map(str, argv)], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=limit)
+
+
+@pytest.mark.parametrize("what", ["/dev/zero", "fifo"])
+def test_a_device_or_a_pipe_as_the_kernel_is_refused_at_once(tmp_path, what):
+    import os
+    kernel = what
+    if what == "fifo":
+        kernel = tmp_path / "k.dsl"
+        os.mkfifo(kernel)
+    r = run_command("check", kernel, "--op", LEAKY / "op.py", "--trials", "1")
+    kind = "a character device" if what == "/dev/zero" else "a named pipe (FIFO)"
+    assert r.returncode == 2 and f"kernel file {kernel} is {kind}, not a regular file" in r.stderr, r.stderr
+    assert "op file" not in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("case", ["kernel is a folder", "op is a pipe", "op is /dev/null", "gen's op is a pipe",
+                                  "bench TASK is a pipe", "bench --kernels is a file"])
+def test_inputs_of_the_wrong_kind_are_located_user_errors(tmp_path, capsys, case):
+    import os
+    fifo = tmp_path / "op.py"
+    os.mkfifo(fifo)
+    argv, expected = {
+        "kernel is a folder": (["check", str(tmp_path), "--op", str(LEAKY / "op.py")],
+                               f"kernel file {tmp_path} is a folder, not a regular file"),
+        "op is a pipe": (["check", str(LEAKY / "kernel.dsl"), "--op", str(fifo)],
+                         f"op file {fifo} is a named pipe (FIFO), not a regular file"),
+        "op is /dev/null": (["lower", str(LEAKY / "kernel.dsl"), "--op", "/dev/null"],
+                            "op file /dev/null is a character device, not a regular file"),
+        "gen's op is a pipe": (["gen", str(fifo)], f"op file {fifo} is a named pipe (FIFO)"),
+        "bench TASK is a pipe": (["bench", str(fifo), "--kernels", str(tmp_path)],
+                                 f"op file {fifo} is a named pipe (FIFO)"),
+        "bench --kernels is a file": (["bench", str(LEAKY / "op.py"), "--kernels", str(LEAKY / "op.py")],
+                                      f"--kernels {LEAKY / 'op.py'} is a file, not a folder"),
+    }[case]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: " + expected) and "internal error" not in err
+
+
+@pytest.mark.parametrize("role", ["kernel", "op"])
+def test_inputs_larger_than_the_bound_are_refused_before_they_are_read(tmp_path, capsys, role):
+    """A kernel, or an op (here a folder holding op.py), of more than MAX_INPUT_BYTES."""
+    from ascendcraft.inputs import MAX_INPUT_BYTES
+    padding = "#" * MAX_INPUT_BYTES + "\n"
+    if role == "kernel":
+        big = tmp_path / "k.dsl"
+        big.write_text((LEAKY / "kernel.dsl").read_text() + padding)
+        argv = ["check", str(big), "--op", str(LEAKY / "op.py")]
+    else:
+        big = tmp_path / "op.py"
+        big.write_text((LEAKY / "op.py").read_text() + padding)
+        argv = ["check", str(LEAKY / "kernel.dsl"), "--op", str(tmp_path)]
+    assert main([*argv, "--trials", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {role} file {big} is larger than 4 MiB") and "MAX_INPUT_BYTES" in err
+
+
+@pytest.mark.parametrize("reader", ["compile", "check_kernel", "parse_file", "load_task"])
+def test_the_python_api_reads_inputs_with_the_same_bounds(tmp_path, reader):
+    """Not only the command line: every reader of a kernel or op file checks its kind and size."""
+    import ascendcraft
+    from ascendcraft.checking import check_kernel
+    from ascendcraft.dsl import parse_file
+    from ascendcraft.errors import UserError
+    from ascendcraft.inputs import MAX_INPUT_BYTES
+    from ascendcraft.task import load_task
+    big = tmp_path / "op.py"
+    big.write_text((LEAKY / "op.py").read_text() + "#" * MAX_INPUT_BYTES + "\n")
+    call = {"compile": lambda: ascendcraft.compile("/dev/zero", LEAKY / "op.py"),
+            "check_kernel": lambda: check_kernel(LEAKY / "kernel.dsl", big),
+            "parse_file": lambda: parse_file("/dev/zero"),
+            "load_task": lambda: load_task(big)}[reader]
+    with pytest.raises(UserError, match="is a character device, not a regular file|is larger than 4 MiB"):
+        call()

@@ -171,3 +171,77 @@ def test_debug_shows_the_traceback_through_the_worker(tmp_path):
     r = subprocess.run([sys.executable, "-c", "import sys; from ascendcraft.cli import entry; sys.exit(entry())",
                         "--debug", "check", str(missing), "--op", str(missing)], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback (most recent call last)" in r.stderr and "no such kernel file" in r.stderr
+
+
+# --------------------------------------------------------------------------- flag ranges
+
+def _numeric_flags():
+    """(command, flag, action) for every numeric flag of every command."""
+    from ascendcraft.cli import _parser
+    from ascendcraft.flags import Bounded
+    sub = next(a for a in _parser()._actions if a.dest == "command")
+    return [(name, action.option_strings[0], action) for name, p in sub.choices.items() for action in p._actions
+            if action.type in (int, float) or isinstance(action.type, Bounded)]
+
+
+def test_every_numeric_flag_of_every_command_has_a_range():
+    from ascendcraft.flags import Bounded
+    flags = _numeric_flags()
+    assert {c for c, _, _ in flags} == {"check", "lower", "gen", "bench"}
+    assert [(c, f) for c, f, a in flags if not isinstance(a.type, Bounded)] == []
+
+
+OUT_OF_RANGE = [
+    (["check", "k.dsl", "--op", "o.py", "--seed", "-5"], "--seed", "from 0 to 2,147,483,647"),
+    (["check", "k.dsl", "--op", "o.py", "--trials", "9" * 40], "--trials", "from 1 to 1,000"),
+    (["lower", "k.dsl", "--op", "o.py", "--trials", "9" * 40], "--trials", "from 1 to 1,000"),
+    (["lower", "k.dsl", "--op", "o.py", "--max-bytes", "0"], "--max-bytes", "from 1 to"),
+    (["gen", "o.py", "--samples", "0"], "--samples", "from 1 to 100"),
+    (["gen", "o.py", "--temperature", "nan"], "--temperature", "from 0 to 2"),
+    (["gen", "o.py", "--timeout", "0"], "--timeout", "from 1 to 86,400 seconds"),
+    (["bench", "t.py", "--jobs", "0"], "--jobs/-j", "from 1 to 1,024"),
+    (["bench", "t.py", "--timeout", "inf"], "--timeout", "from 1 to 604,800 seconds"),
+    (["bench", "t.py", "--turns", "x"], "--turns", "'x' is not an integer from 1 to 50"),
+]
+
+
+@pytest.mark.parametrize("argv,flag,expected", OUT_OF_RANGE,
+                         ids=[f"{a[0]} {a[-2]} {a[-1][:12]}" for a, _, _ in OUT_OF_RANGE])
+def test_numeric_flags_out_of_range_are_usage_errors(capsys, argv, flag, expected):
+    from ascendcraft.cli import _parser
+    with pytest.raises(SystemExit) as done:
+        _parser().parse_args(argv)
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and f"argument {flag}: " in err and expected in err
+
+
+def test_a_negative_seed_is_a_usage_error_of_the_command():
+    r = subprocess.run([sys.executable, "-m", "ascendcraft", "check", kernel("softmax.dsl"), "--op", OP,
+                        "--seed", "-5"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "argument --seed: -5 is out of range" in r.stderr and "internal error" not in r.stderr
+
+
+def test_the_readme_lists_every_flag_range():
+    from pathlib import Path
+    rows = [ln for ln in (Path(__file__).parent.parent / "README.md").read_text().splitlines() if ln.startswith("| `-")]
+    for command, flag, action in _numeric_flags():
+        assert [r for r in rows if f"`{flag}`" in r and command in r and f"| {action.type.range.span()} " in r], \
+            (command, flag)
+
+
+# --------------------------------------------------------------------------- the build cache
+
+@pytest.mark.parametrize("where", ["a file", "in /proc"])
+def test_a_cache_dir_that_cannot_be_written_is_a_user_error(tmp_path, monkeypatch, capsys, where):
+    from pathlib import Path
+    leaky = Path(__file__).parent.parent / "examples" / "activation" / "leaky_relu"
+    cache = tmp_path / "cache" if where == "a file" else Path("/proc/ascendcraft-test-cache")
+    if where == "a file":
+        cache.write_text("not a folder")
+    monkeypatch.setenv("ASCENDCRAFT_CACHE_DIR", str(cache))
+    out = tmp_path / "o"
+    code = main(["lower", str(leaky / "kernel.dsl"), "--op", str(leaky / "op.py"), "--out", str(out),
+                 "--trials", "1", "--backend", "sim"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"ASCENDCRAFT_CACHE_DIR={cache}" in err and "internal error" not in err
+    assert "folder you can write" in err and not out.exists()

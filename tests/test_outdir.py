@@ -154,3 +154,171 @@ def test_killed_lower_leaves_complete_old_or_new_and_no_leftovers(tmp_path, sig,
     assert (out / MARKER).exists() and (out / "report.md").read_text() == before   # same kernel: same report
     assert main(lower_args(out, "--force")) == 0
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+# --------------------------------------------------------------------------- --force replaces only what a run wrote
+
+def test_force_over_a_result_the_user_added_files_to_removes_nothing(tmp_path, monkeypatch, capsys):
+    """`--out . --force` in a folder that holds an earlier result and the user's own files: the
+    marker lists what that run wrote, so the folder is not ours and nothing is removed."""
+    work = tmp_path / "work"
+    assert main(lower_args(work)) == 0
+    (work / "mynotes.txt").write_text("mine")
+    (work / "kernels_out" / "other").mkdir(parents=True)
+    (work / "kernels_out" / "other" / "report.md").write_text("an older result of mine")
+    (work / "ascendc" / "tuned.cpp").write_text("my edit")              # inside a folder the run wrote
+    monkeypatch.chdir(work)
+    code = main(lower_args(".", "--force"))
+    err = capsys.readouterr().err
+    assert code == 2 and "did not make" in err and "choose another --out" in err
+    assert "mynotes.txt" in err and "kernels_out/" in err and "ascendc/tuned.cpp" in err
+    assert (work / "mynotes.txt").read_text() == "mine" and (work / "ascendc" / "tuned.cpp").exists()
+    assert (work / "kernels_out" / "other" / "report.md").exists() and (work / "report.md").exists()
+
+
+def test_a_marker_without_a_file_list_does_not_make_the_users_files_ours(tmp_path):
+    """A marker of an older ascendcraft (no list) counts only for the names results hold."""
+    out = tmp_path / "res"
+    (out / "kernels_out" / "x").mkdir(parents=True)
+    (out / MARKER).write_text(json.dumps({"made_by": "ascendcraft", "kind": "result"}))
+    (out / "report.md").write_text("an old result")
+    (out / "mynotes.txt").write_text("mine")
+    with pytest.raises(UserError, match=r"did not make: kernels_out/, mynotes.txt"):
+        check_writable(out, force=True)
+    with pytest.raises(UserError, match="did not make"):
+        with atomic_output_dir(out, force=True) as d:
+            (d / "report.md").write_text("new")
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "kernels_out", "mynotes.txt", "report.md"]
+    (out / "mynotes.txt").unlink()
+    shutil.rmtree(out / "kernels_out")
+    with atomic_output_dir(out, force=True) as d:                          # only known names: replaced
+        (d / "report.md").write_text("new")
+    assert (out / "report.md").read_text() == "new"
+    assert json.loads((out / MARKER).read_text())["files"] == ["report.md"]
+
+
+def test_a_file_added_during_the_swap_is_put_back_untouched(tmp_path, monkeypatch):
+    """The previous folder is checked again once it is out of the way: a file written into it
+    after the first check puts it back and stops the run."""
+    import ascendcraft.outdir as od
+    out = tmp_path / "res"
+    with atomic_output_dir(out) as d:
+        (d / "report.md").write_text("old")
+    real = od._may_replace
+
+    def then_the_user_writes(target, shown, force, *, now=False):
+        real(target, shown, force, now=now)
+        if now:
+            (target / "mine.txt").write_text("mine")
+    monkeypatch.setattr(od, "_may_replace", then_the_user_writes)
+    with pytest.raises(UserError, match="now holds files ascendcraft did not make: mine.txt"):
+        with atomic_output_dir(out, force=True) as d:
+            (d / "report.md").write_text("new")
+    assert (out / "report.md").read_text() == "old" and (out / "mine.txt").read_text() == "mine"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+# --------------------------------------------------------------------------- Ctrl-C and SIGKILL in the swap
+
+def _interrupt_once(monkeypatch, module, name, when=lambda *a: True):
+    """Wrap ``module.name`` so that its first call matching ``when`` is followed by a real SIGINT."""
+    real = getattr(module, name)
+    sent = []
+
+    def wrapped(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if not sent and when(*args):
+            sent.append(args)
+            os.kill(os.getpid(), signal.SIGINT)
+        return result
+    monkeypatch.setattr(module, name, wrapped)
+    return sent
+
+
+@pytest.mark.parametrize("moment", ["after the old result was moved away (two renames)",
+                                    "while the old result is removed"])
+def test_ctrl_c_in_the_swap_leaves_the_whole_new_result(tmp_path, monkeypatch, moment):
+    import ascendcraft.outdir as od
+    out = tmp_path / "res"
+    with atomic_output_dir(out) as d:
+        (d / "report.md").write_text("old")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)      # Ctrl-C raises KeyboardInterrupt
+    try:
+        if moment.startswith("after"):
+            monkeypatch.setattr(od, "_exchange", lambda a, b: False, raising=False)
+            sent = _interrupt_once(monkeypatch, os, "rename", lambda src, dst: Path(src) == out.resolve())
+        else:
+            sent = _interrupt_once(monkeypatch, shutil, "rmtree")
+        try:
+            with atomic_output_dir(out, force=True) as d:
+                (d / "report.md").write_text("new")
+        except KeyboardInterrupt:
+            pytest.fail("a Ctrl-C in the swap stopped it")
+        monkeypatch.undo()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert sent and (out / "report.md").read_text() == "new"
+    assert json.loads((out / MARKER).read_text())["files"] == ["report.md"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_ctrl_c_while_writing_says_the_previous_result_is_in_place(tmp_path, monkeypatch, capsys):
+    import ascendcraft.results as results
+    out = tmp_path / "res"
+    assert main(lower_args(out)) == 0
+    before = (out / "report.md").read_text()
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(results, "report_markdown", interrupted)
+    assert main(lower_args(out, "--force")) == 130
+    err = capsys.readouterr().err
+    assert f"interrupted: {out} still holds the previous result" in err
+    assert (out / "report.md").read_text() == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+_KILL_IN_THE_SWAP = """
+import os, signal, sys
+from pathlib import Path
+import ascendcraft.outdir as od
+out = Path(sys.argv[1])
+real_exchange, real_rename = getattr(od, "_exchange", None), os.rename
+def exchange(a, b):
+    done = real_exchange(a, b)
+    if done:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return done
+def rename(src, dst):
+    real_rename(src, dst)
+    if Path(src) == out.resolve():            # the old result moved away: kill here
+        os.kill(os.getpid(), signal.SIGKILL)
+if real_exchange is not None:
+    od._exchange = exchange
+os.rename = rename
+with od.atomic_output_dir(out, force=True) as d:
+    (d / "report.md").write_text("new")
+"""
+
+
+def test_sigkill_in_the_swap_leaves_a_whole_result_in_place(tmp_path):
+    """Killed at the swap (after the old result left its place, with two renames; right after
+    the one-step exchange otherwise): the folder holds a whole result at once, before any next
+    run, and the next run removes what the killed one left."""
+    out = tmp_path / "res"
+    with atomic_output_dir(out) as d:
+        (d / "report.md").write_text("old")
+    proc = subprocess.run([sys.executable, "-c", _KILL_IN_THE_SWAP, str(out)], capture_output=True, timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    assert (out / "report.md").read_text() in ("old", "new") and (out / MARKER).exists()
+    check_writable(out, force=True)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_leftovers_of_a_killed_failure_folder_are_removed_too(tmp_path):
+    dead = _dead_pid()
+    partial = tmp_path / f".res.failed.partial-{dead}-abc"
+    partial.mkdir()
+    (partial / "report.json").write_text("{}")
+    check_writable(tmp_path / "res", force=False)
+    assert not partial.exists()

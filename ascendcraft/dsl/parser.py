@@ -429,7 +429,9 @@ def parse_file(path) -> A.Kernel:
     from pathlib import Path
 
     from ..errors import UserError
+    from ..inputs import check_file
     p = Path(path)
+    check_file(p, "kernel file")          # a regular file of bounded size, before it is read
     try:
         text = p.read_text()
     except FileNotFoundError:

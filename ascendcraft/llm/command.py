@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES
+from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES, INPUTS_HELP
 
 
 def add_parser(sub, parents=()) -> None:
@@ -37,9 +37,7 @@ def add_parser(sub, parents=()) -> None:
                    "sample's request (sample i sends seed+i-1; the response cache is keyed on it)")
     g.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                    help=f"verification trials per reply (default {DEFAULT_TRIALS})")
-    g.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help="verification inputs: adversarial (default: the op's own get_inputs() for trial 0, then signed, " 
-                   "edge-case, near-one and offset draws that keep the op's structure) or op (every trial from "
-                   "get_inputs(), as MultiKernelBench does); docs/verification.md")
+    g.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help=INPUTS_HELP)
     g.add_argument("--max-bytes", type=int, default=64 << 20,
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
     g.add_argument("--cache", choices=("on", "off", "replay"),
