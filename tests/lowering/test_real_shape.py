@@ -2,14 +2,29 @@
 
 The op (tests/data/policy/rows_mid.py, 4096 x 2048 f32) is verified at reduced shapes under a
 1 MiB budget (63 rows, second shapes under 100 rows); the cost model runs at the real 4096 rows.
+The check's real-extent shape sets (4096 rows of 7 columns) find these kernels first, in the
+interpreter (the last test); the others turn them off to pin the simulator's own checks, which
+stay for what no shape set within the budget reaches.
 """
 from pathlib import Path
 
 import pytest
 
+from ascendcraft.checking import check_kernel
+from ascendcraft.errors import DSLError
 from ascendcraft.lower import KernelMismatch, lower
+from ascendcraft.memo import NO_CACHE_ENV
+from ascendcraft.task import Task
 
 OP = str(Path(__file__).parents[1] / "data" / "policy" / "rows_mid.py")
+
+
+@pytest.fixture(autouse=True)
+def no_real_extents(request, monkeypatch):
+    # the in-process caches hold results keyed by their inputs, not by this patch: off for every test here
+    monkeypatch.setenv(NO_CACHE_ENV, "1")
+    if "real_extent" not in request.node.name:
+        monkeypatch.setattr(Task, "real_extents", lambda self, base, budgets=(): [])
 
 
 def kernel(rows: str = "B", index: str = "b") -> str:
@@ -73,3 +88,23 @@ def test_cores_that_collide_only_at_the_real_size_fail_with_the_race():
         run(text)
     assert "output-race" in e.value.message and "element 409600" in e.value.message        # row 200
     assert "output-unwritten" in e.value.message and "element 411648 is never written" in e.value.message
+
+
+COLLIDE = ("kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+           "    const T = 8192\n"
+           "    for i in parallel(B):\n"
+           "        b = minimum(i, 200)\n"
+           "        for j in range(0, N, T):\n"
+           "            store(y[b, j:j + T], relu(load(x[b, j:j + T])))\n")
+
+
+@pytest.mark.parametrize("text, found", [(kernel(index="(b * 3 + (B // 1000) * 3) // 3"), "index 4096 is out of range"),
+                                         (COLLIDE, "race: core"), (kernel(rows="minimum(B, 100)"), "unwritten")])
+def test_check_finds_each_of_them_first_at_the_real_extent(text, found):
+    try:
+        result = check_kernel(text, OP, max_bytes=1 << 20, trials=2)
+    except DSLError as err:                           # an index error or a race, located
+        assert "at the real extent of batch_size" in err.message and found in err.message, err.message
+        return
+    assert not result.passed and found in result.summary(), result.summary()
+    assert [o.label for o in result.extents if not o.report.passed] == ["batch_size"]
