@@ -31,8 +31,8 @@ Where the derived draw leaves the reference's domain (it raises, or its result t
 non-finite where the op's own draw gave a finite one) the caller tries the variants of the
 same draw in order (:func:`variants`): for ``scaled`` first a moderate one (scales up to 1e5,
 no far larger rows), then non-negative (tensors the op drew non-negative), then squashed into
-the range of values the op drew. ``specials`` is judged where its result is non-finite too
-(that is its point); its variants leave out +inf, then the infinities (zeros and subnormals
+the range of values the op drew. ``specials`` is not refused where its result is non-finite
+(that is its point; the elements whose reference is NaN or inf are not judged); its variants leave out +inf, then the infinities (zeros and subnormals
 only), for ops whose result would be NaN or constant everywhere. Everything is
 deterministic in the seed.
 """
@@ -68,8 +68,14 @@ MODERATE = "moderate"
 SPECIAL_VARIANTS = {"as drawn": ("inf", "-inf", "sub", "-sub"),
                     "no +inf": ("-inf", "sub", "-sub"),
                     "zeros and subnormals": ("0", "-0", "sub", "-sub")}
-#: Distributions whose trials are judged where the reference is NaN/inf and the op's own is not.
+#: Distributions whose draws may make the reference NaN/inf where the op's own draw does not; in
+#: their trials those elements are not judged (:func:`nonfinite_unjudged`).
 NONFINITE_JUDGED = ("specials",)
+
+
+def nonfinite_unjudged(label: str) -> bool:
+    """Whether a trial drawn as ``label`` ("specials, no +inf") leaves non-finite references unjudged."""
+    return label.split(",")[0] in NONFINITE_JUDGED
 #: Trials per verification by default: the op's own draw and one per derived distribution.
 DEFAULT_TRIALS = 1 + len(DERIVED)
 #: At most this many distinct values make a floating tensor a value set (±1 targets, labels).
@@ -259,7 +265,7 @@ def _scaled(shape: tuple, dtype, huge: bool, rng: np.random.Generator) -> np.nda
     return vals.reshape(-1)[:n].reshape(shape)
 
 
-_SPECIAL = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf"), "0": 0.0, "-0": -0.0}
+_SPECIAL = {"inf": float("inf"), "-inf": float("-inf"), "0": 0.0, "-0": -0.0}
 
 
 def _specials(x, s: Structure, kinds: tuple, rng: np.random.Generator):

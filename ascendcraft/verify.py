@@ -11,7 +11,7 @@ task's contract). Trials 1, 2, ... draw from the distributions of
 :data:`~ascendcraft.distributions.DERIVED` (signed, edges, near_one, offset, scaled, specials,
 cycling) with the op's structure kept. A derived draw is *screened* before the kernel sees it: if the
 reference raises on it, turns non-finite where the op's own draw did not (``specials`` excepted:
-there NaN and inf are judged like any value), is degenerate
+there the elements whose reference is NaN or inf are not judged), is degenerate
 (below), or is too ill-conditioned for float32 to decide (the op's own float32 result misses
 the tolerance against float64), a domain-safe variant is tried, then the other
 distributions, then the op's own draw with another seed; the report names the draw used and
@@ -241,7 +241,7 @@ class Draw:
     @property
     def nonfinite_unjudged(self) -> bool:
         """Whether elements whose reference is NaN or infinite may hold anything (the IEEE-special draws)."""
-        return self.label.split(",")[0] in D.NONFINITE_JUDGED
+        return D.nonfinite_unjudged(self.label)
 
     @property
     def numpy_inputs(self) -> list:
@@ -405,7 +405,7 @@ def _make_draws(shapes: TaskShapes, trials: int, seed: int, inputs: str,
         native, truth, ref = _references(shapes, xs)
         same = next((k for k, d in enumerate(draws) if _same_inputs(d.inputs, xs)), None)
         earlier = [[(k, d.truth[i]) for k, d in enumerate(draws) if i < len(d.truth)] for i in range(len(truth))]
-        free = label.split(",")[0] in D.NONFINITE_JUDGED
+        free = D.nonfinite_unjudged(label)
         degenerate = [f"has the same inputs as trial {same}" if same is not None else _degenerate(o, e, free)
                       for o, e in zip(truth, earlier)]
         return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs, shapes)
