@@ -198,20 +198,38 @@ def _trace(task: "Task") -> list[_Call]:
     and every factory and operand is pinned to meta. torch.export brings a heavier tracer
     and a graph above the decompositions eager runs (linear, conv2d), to be decomposed again.
     """
+    shapes = task.shapes(full=True)
+    return _trace_at(shapes._mod, shapes.input_specs, shapes.init_args, str(task.path))
+
+
+def reference_macs(task: "Task", overrides: dict[str, int]) -> int | None:
+    """The multiply-accumulates ``Model.forward`` dispatches with the module constants
+    ``overrides`` (traced on meta like the estimate): the work any kernel for the op does at those
+    shapes, which the simulator's run time follows. None when the forward cannot be traced."""
+    ev = task._eval(overrides, 0)
+    if not ev.valid:
+        return None
+    try:
+        calls = _trace_at(task._execute(overrides), ev.input_specs, ev.init_args, str(task.path))
+    except UserError:
+        return None
+    return sum(c.macs for c in calls)
+
+
+def _trace_at(mod, input_specs, init_args, filename: str) -> list[_Call]:
+    """:func:`_trace` of the op module ``mod`` on inputs of ``input_specs``."""
     import torch
 
     from .opfile import OP_ERRORS, op_failure, time_limit
 
-    shapes = task.shapes(full=True)
-    filename = str(task.path)
-    inputs = [_meta_input(s) for s in shapes.input_specs]
+    inputs = [_meta_input(s) for s in input_specs]
     recorder = _recorder_class()()
     stage = "building Model(*get_init_inputs()) on the meta device for the eager estimate"
     # As Task runs the forward on meta (opfile.evaluate): under its CPU-time limit, with
     # no_grad, and with the op file's failures turned into UserErrors.
     try:
         with time_limit(filename), torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
-            model = shapes._mod.model(*shapes.init_args)
+            model = mod.model(*init_args)
             stage = "tracing Model.forward on the meta device for the eager estimate"
             with _fused_attention_class()(recorder), recorder:
                 result = model(*inputs)

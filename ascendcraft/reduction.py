@@ -55,8 +55,10 @@ def variant_values(task: "Task", base: "TaskShapes", seed: int, max_bytes: int) 
     return {k: v for k, v in new.items() if v != real_values[k]}
 
 
-def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = ()) -> dict[str, int]:
-    """The constants to change (name -> value) so that the task's tensors fit ``max_bytes``;
+def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = (),
+                     max_macs: int | None = None) -> dict[str, int]:
+    """The constants to change (name -> value) so that the task's tensors fit ``max_bytes`` (and
+    the forward does at most ``max_macs`` multiply-accumulates, when given and countable);
     ``pinned`` constants keep their real value (the others shrink further instead)."""
     from .task import FULL_SIZE_BUDGET
     knobs = task.shape_constants()
@@ -83,13 +85,19 @@ def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = ())
         changed = {k: v for k, v in values.items() if v != real_values[k]}
         return task._eval(changed, max_bytes)
 
+    def light(values) -> bool:
+        if max_macs is None:
+            return True
+        macs = task.macs({k: v for k, v in values.items() if v != real_values[k]})
+        return macs is None or macs <= max_macs
+
     def fits(values) -> bool:
         ev = ev_of(values)
-        return ev.nbytes <= max_bytes and ev.input_specs != ()
+        return ev.nbytes <= max_bytes and ev.input_specs != () and light(values)
 
     def ok(values) -> bool:
         ev = ev_of(values)
-        return ev.valid and ev.nbytes <= max_bytes
+        return ev.valid and ev.nbytes <= max_bytes and light(values)
 
     def valid(values) -> bool:
         ev = ev_of(values)
@@ -125,6 +133,11 @@ def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = ())
             tried = ", ".join(f"{k}={v}" for k, v in values.items() if v != real_values[k])
             msg += f"; the reference does not run at smaller shapes ({tried}): {err.message}"
         raise UserError(msg, hint="verify on the real shapes with --full-shapes, or raise --max-bytes")
+    if not light(cur):
+        kept = f" with {', '.join(f'{k}={real_values[k]}' for k in pinned)} kept" if pinned else ""
+        raise UserError(f"{task.path.name} cannot be reduced below {task.macs(changed):,} multiply-accumulates "
+                        f"(at most {max_macs:,}, those of the reduced shapes){kept}",
+                        hint="verify on the real shapes with --full-shapes")
     return changed
 
 

@@ -250,6 +250,7 @@ class Task:
         self._shapes: dict[tuple, TaskShapes] = {}
         self._caps: dict[tuple, int] = {}
         self._variants: dict[tuple, TaskShapes | None] = {}
+        self._macs: dict[tuple, int | None] = {}
         base = self._execute({})
         check_interface(base, path)
         self._base = base
@@ -302,6 +303,15 @@ class Task:
                 ev = Evaluation((), None, {}, (), error=e)
             self._cache[key] = ev
         return self._cache[key]
+
+    def macs(self, overrides: dict[str, int]) -> int | None:
+        """The multiply-accumulates of the forward with ``overrides`` (cached; None when it cannot
+        be traced on meta): ``eager.reference_macs``."""
+        key = tuple(sorted(overrides.items()))
+        if key not in self._macs:
+            from .eager import reference_macs
+            self._macs[key] = reference_macs(self, overrides)
+        return self._macs[key]
 
     # -- constants --------------------------------------------------------------
     def _root_constants(self) -> dict[str, int]:
@@ -404,17 +414,20 @@ class Task:
                      ) -> list[tuple[str, "TaskShapes | None", str]]:
         """One shape set per shape constant that ``base`` shrank, in which that constant keeps its
         real value and the others shrink until the tensors fit the first of ``budgets`` that can hold
-        it: ``(name, shapes, "")``, or ``(name, None, why)`` when even the last cannot. The same
-        arguments give the same shape set objects (so draws made for them are reused)."""
+        it and the forward's multiply-accumulates stay within ``base``'s (so a set costs the backend
+        no more time than ``base`` does: the simulator's time follows them): ``(name, shapes, "")``,
+        or ``(name, None, why)`` when even the last budget cannot. The same arguments give the same
+        shape set objects (so draws made for them are reused)."""
         key = ("extents", tuple(sorted(base.overrides.items())), base.max_bytes, budgets)
         if caching() and key in self._variants:
             return self._variants[key]
         found = []
+        work = self.macs(base.overrides) or None
         for name in sorted(base.overrides):
             why = ""
             for budget in budgets:
                 try:
-                    values = reduce_constants(self, budget, pinned=(name,))
+                    values = reduce_constants(self, budget, pinned=(name,), max_macs=work)
                 except UserError as err:
                     why = err.message
                     continue

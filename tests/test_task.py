@@ -289,3 +289,17 @@ def test_real_extents_keep_one_size_constant_real_and_shrink_the_others():
     assert t.real_extents(base, (2 << 20, 8 << 20))[0][1] is rows               # the same objects again
     (name, none, why), = [x for x in t.real_extents(base, (1 << 20,)) if x[0] == "dim"]
     assert none is None and "cannot be reduced below 3.0 MiB" in why and "dim=393216 kept" in why
+
+
+def test_real_extents_do_no_more_multiply_accumulates_than_the_reduced_shapes():
+    # The backend's time follows the work: a real-extent set sized by bytes alone did 9 times the
+    # products of the reduced shapes and ran past the simulator's time limit.
+    t = load_task(Path(__file__).parent / "data" / "policy" / "linear_wide.py")
+    base = t.shapes(max_bytes=24 << 20)
+    assert base.overrides == {"batch_size": 511}
+    assert t.macs(base.overrides) == 511 * 2048 * 2048
+    (name, rows, why), = t.real_extents(base, (6 << 20, 24 << 20))
+    assert name == "batch_size" and why == ""
+    assert rows.input_specs[0].shape == (1024, 1021)      # 1023 input features would do more products
+    assert rows.nbytes < 20 << 20                          # than the base; bytes alone would allow 1365
+    assert t.macs(rows.overrides) <= t.macs(base.overrides) < t.macs({"in_features": 1023})

@@ -59,7 +59,8 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
     if crash is None and exit_call:
         crash = exit_call
     if timed_out and crash is None:
-        crash = "time limit exceeded (the kernel hangs or is too slow); killed"
+        crash = ("time limit exceeded (the kernel hangs or is too slow: still running after several times its "
+                 "CPU-time limit in wall time, waiting or starved of CPU); killed")
     elif crash is None and rc not in (0, 1):
         if rc == -signal.SIGSYS:
             violation = violation or "unknown"
@@ -77,7 +78,7 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
         # no crash line, no end line: the process ended inside the kernel (_exit, exit_group)
         crash = (f"the kernel called exit() (_exit or exit_group, exit status {rc}) before it returned: a kernel "
                  f"must return from its entry point, so its outputs are not trusted")
-    if crash and crash.startswith("SIGALRM"):
+    if crash and crash.startswith("SIGXCPU"):
         crash = "time limit exceeded (the kernel hangs or is too slow): " + crash
     elif crash and crash.startswith("SIGTERM"):
         crash = ("the kernel received " + crash + "; the simulator never sends SIGTERM, so the kernel sent it to "

@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #ifdef ASC_SIM_SECCOMP
 #include <seccomp.h>
@@ -54,7 +55,8 @@ inline void crash_handler(int sig) {
     if (g_in_handler) _exit(128 + sig);
     g_in_handler = 1;
     const char* what = sig == SIGSEGV ? "SIGSEGV (segmentation fault)" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
-                     : sig == SIGABRT ? "SIGABRT (abort)" : sig == SIGALRM ? "SIGALRM (time limit)"
+                     : sig == SIGABRT ? "SIGABRT (abort)" : sig == SIGXCPU ? "SIGXCPU (CPU time limit)"
+                     : sig == SIGALRM ? "SIGALRM (alarm clock)"
                      : sig == SIGTERM ? "SIGTERM (terminated)" : sig == SIGILL ? "SIGILL (illegal instruction)" : "signal";
     report_where("C", what);
     _exit(128 + sig);
@@ -510,8 +512,17 @@ int main(int argc, char** argv) {
     s.report = report_path.empty() ? stderr : std::fopen(report_path.c_str(), "a");
     if (!s.report) s.report = stderr;
     g_report_fd = fileno(s.report);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGALRM, SIGTERM, SIGILL}) std::signal(sig, crash_handler);
-    if (timeout) alarm(timeout);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGALRM, SIGXCPU, SIGTERM, SIGILL}) std::signal(sig, crash_handler);
+    // The time limit counts CPU time (every block thread's), not wall time: a run's verdict must not
+    // depend on how many others share the machine. The sandbox forbids raising it (setrlimit); the
+    // hard limit (SIGKILL) catches a kernel that ignores SIGXCPU; a run that waits without using the
+    // CPU is killed by the caller (runner.WALL_FACTOR).
+    if (timeout) {
+        struct rlimit cpu;
+        cpu.rlim_cur = timeout;
+        cpu.rlim_max = timeout + 5;
+        setrlimit(RLIMIT_CPU, &cpu);
+    }
 
     std::vector<uint8_t*> ptrs(hook_num_args() + 1, nullptr);
     uintptr_t fake = 0x100000000000ull;
