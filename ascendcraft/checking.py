@@ -3,6 +3,7 @@ op's real shapes, and verify it with the interpreter at verification shapes."""
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -61,8 +62,7 @@ class CheckResult:
                             "capacity_bytes": {sp: self.real.chip.capacity(sp) for sp in ("ub", "l1", "l0c")}},
             "verification": self.report.to_json(),
             "second_shapes_verification": self.second.report.to_json() if self.second is not None else None,
-            "real_extent_verifications": [{"constant": o.label, "verification": o.report.to_json()}
-                                          for o in self.extents],
+            "real_extent_verifications": [o.extent_json(o.report) for o in self.extents],
             "real_extents_not_verified": [{"constant": n, "why": why} for n, why in self.extents_skipped],
             "warnings": [{"message": w.message, "hint": w.hint, "location": _location(w, self.kernel),
                           "text": _warning_line(w, self.kernel)} for w in self.real.warnings],
@@ -117,10 +117,29 @@ class OtherShapes:
     report: object               # VerifyReport (the first SECOND_TRIALS trials of the policy)
     draws: list
     label: str = ""              # the constant kept real; "" for the second shape set
+    modulus: int = 1             # > 1: the constant is held at a smaller value with the real one's residue
 
     def title(self) -> str:
         """How reports name this shape set."""
-        return f"real extent of {self.label}" if self.label else "second shapes"
+        return shape_set_title(self.shapes, self.label, self.modulus)
+
+
+    def extent_json(self, report) -> dict:
+        """A real-extent set and ``report`` (the interpreter's or the backend's) in report.json."""
+        residue = self.modulus > 1
+        return {"constant": self.label, "value": self.shapes.overrides.get(self.label, self.shapes.original.get(
+                    self.label)) if residue else None, "modulus": self.modulus if residue else None,
+                "verification": report.to_json()}
+
+
+def shape_set_title(shapes, label: str, modulus: int = 1) -> str:
+    """The name of an other shape set: the second, a real extent, or a stand-in with its residue."""
+    if not label:
+        return "second shapes"
+    if modulus > 1:
+        return (f"residue of {label} ({shapes.overrides[label]}, as {shapes.original[label]} modulo "
+                f"{modulus})")
+    return f"real extent of {label}"
 
 
 def load_kernel(kernel) -> A.Kernel:
@@ -237,7 +256,7 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
         result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
                                        min(len(draws), SECOND_TRIALS))
     if result.passed and other_shapes and shapes.reduced:
-        result.extents, result.extents_skipped = _verify_extents(k, task, shapes, chip_profile, seed, max_bytes,
+        result.extents, result.extents_skipped = _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes,
                                                                  inputs, say, min(len(draws), SECOND_TRIALS))
     if plan:
         from .plan import buffer_plan
@@ -256,17 +275,23 @@ SECOND_TRIALS = 2
 EXTENT_SHARE = 4
 
 
-def _verify_extents(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> tuple[tuple, tuple]:
+def _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes, inputs, say, trials
+                    ) -> tuple[tuple, tuple]:
     """Verify at each shape set of ``task.real_extents``: (OtherShapes per set, (constant, why) per
-    constant whose real extent does not fit)."""
+    constant whose real extent does not fit; a set with its residue may stand in for it)."""
     done, skipped = [], []
-    for name, extent, why in task.real_extents(shapes, (max(max_bytes // EXTENT_SHARE, 1), max_bytes)):
-        if extent is None:
-            skipped.append((name, why))
+    modulus = tile_modulus(real)
+    for e in task.real_extents(shapes, (max(max_bytes // EXTENT_SHARE, 1), max_bytes), modulus):
+        if e.why:
+            stand_in = (f"; verified instead at {e.name}={e.shapes.overrides[e.name]}, which has the real value's "
+                        f"residue modulo {e.modulus} (the kernel's tile sizes and cores)" if e.shapes else "")
+            skipped.append((e.name, e.why + stand_in))
+        if e.shapes is None:
             continue
-        say(f"verifying at the real extent of {name} ({extent.shapes_text()})")
-        other = _verify_other(k, extent, chip_profile, seed, inputs, say, trials, name,
-                              f"the real extent of {name} (the other size constants shrunk: {extent.shapes_text()})",
+        title = shape_set_title(e.shapes, e.name, e.modulus)
+        say(f"verifying at the {title} ({e.shapes.shapes_text()})")
+        other = _verify_other(k, e.shapes, chip_profile, seed, inputs, say, trials, (e.name, e.modulus),
+                              f"the {title} (the other size constants shrunk: {e.shapes.shapes_text()})",
                               "the kernel must hold at the op's real size of every axis: a tile counted twice when "
                               "the extent is a multiple of it, an index or count kept in a type too narrow for it")
         done.append(other)
@@ -275,19 +300,34 @@ def _verify_extents(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
     return tuple(done), tuple(skipped)
 
 
+def tile_modulus(real: CheckedKernel) -> int:
+    """The least common multiple of the kernel's constant loop steps (its tile sizes: a step that
+    does not depend on the dims) and its core count: an extent with the real one's residue modulo
+    it has the same tails and the same uneven split over the cores."""
+    steps = {real.cores}
+    for node in A.walk(real.kernel):
+        if isinstance(node, A.For):
+            step = real.symbols.canonical(node.step)
+            if not any(isinstance(n, A.Name) for n in A.walk(step)):
+                value = real.symbols.extent(step)
+                if isinstance(value, int) and value > 1:
+                    steps.add(value)
+    return math.lcm(*steps)
+
+
 def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> OtherShapes | None:
     second = task.variant(shapes, seed, max_bytes)
     if second is None:
         return None
     say("verifying on second shapes " + second.shapes_text())
-    return _verify_other(k, second, chip_profile, seed, inputs, say, trials, "",
+    return _verify_other(k, second, chip_profile, seed, inputs, say, trials, ("", 1),
                          f"the second verification shapes ({second.shapes_text()}; {task.path.name}'s size "
                          f"constants moved so that a kernel keyed on one shape shows it)",
                          "write extents as dim names from the signature, not as numbers: the kernel must hold for "
                          "every size the op's constants can take")
 
 
-def _verify_other(k, shapes, chip_profile, seed, inputs, say, trials, label: str, where: str,
+def _verify_other(k, shapes, chip_profile, seed, inputs, say, trials, label: tuple[str, int], where: str,
                   hint: str) -> OtherShapes:
     """Verify at the other shape set ``shapes``; an error there says ``where`` it happened."""
     from .errors import UserError
@@ -297,7 +337,7 @@ def _verify_other(k, shapes, chip_profile, seed, inputs, say, trials, label: str
         err.message = f"at {where}: {err.message}"
         err.hint = hint + (f"; {err.hint}" if err.hint else "")
         raise
-    return OtherShapes(shapes, checked, report, draws, label=label)
+    return OtherShapes(shapes, checked, report, draws, label=label[0], modulus=label[1])
 
 
 #: Runs of the source kernel whose outputs a check keeps (``CheckResult.outputs``): the lowering

@@ -106,8 +106,7 @@ class Lowered:
             "backend_verification": self.verification.to_json() if self.verification is not None else None,
             "backend_second_shapes_verification": next((r.to_json() for o, r in self.other_verifications
                                                         if not o.label), None),
-            "backend_real_extent_verifications": [{"constant": o.label, "verification": r.to_json()}
-                                                  for o, r in self.other_verifications if o.label],
+            "backend_real_extent_verifications": [o.extent_json(r) for o, r in self.other_verifications if o.label],
             "modeled_note": self.cost_note,
             "modeled": None if c is None else {
                 "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
@@ -334,6 +333,7 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
     order, every draw's run is queued at once, on the inputs and poisoned buffers ``verify``
     would pass; each call then takes its draw's result, in the same order (so a failure is
     raised at the same trial as when one run follows the other)."""
+    from .codegen.tiling import scratch_layout
     from .sim.runner import start_kernel
 
     spec, final = result.spec, result.run.final.kernel
@@ -348,7 +348,7 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
         return start_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
                             block_dim=cores, workspace_bytes=_workspace_bytes(spec, tiling, cores),
                             chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs],
-                            dtypes=_bf16_params(result))
+                            dtypes=_bf16_params(result), scratch=scratch_layout(spec, tiling, cores))
 
     def finish(res, outputs):
         if not res.ok:
@@ -409,6 +409,7 @@ def real_shape_run(result: Lowered, *, trace: int | bool = False):
 
 def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
     """:func:`real_shape_run`, started: its ``sim.runner.KernelRun``."""
+    from .codegen.tiling import scratch_layout
     from .dtypes import NUMPY
     from .sim import gm
     from .sim.runner import start_kernel
@@ -421,7 +422,7 @@ def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
     return start_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
                         workspace_bytes=_workspace_bytes(spec, tiling, cores), chip=result.chip,
                         timeout_s=600, outputs=[gm_params.index(n) for n in real_plan.outputs], trace=trace,
-                        dtypes=_bf16_params(result))
+                        dtypes=_bf16_params(result), scratch=scratch_layout(spec, tiling, cores))
 
 
 def _gm_parameters(result: Lowered) -> list[str]:
@@ -487,8 +488,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
             raise GeneratedKernelFailed(f"the generated AscendC kernel does not match the op on the simulator:\n"
                                  f"{report.summary()}", hint="this is a lowering bug: report it")
         for other, runner in zip(others, extra):
-            where = (f"the second verification shapes ({other.shapes.shapes_text()})" if not other.label else
-                     f"the real extent of {other.label} ({other.shapes.shapes_text()})")
+            where = f"the {other.title() if other.label else 'second verification shapes'} ({other.shapes.shapes_text()})"
             say(f"verifying the AscendC kernel on the simulator at {where}")
             try:
                 if isinstance(runner, Exception):

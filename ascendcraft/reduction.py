@@ -5,7 +5,7 @@ values of its module constants through the task's cached evaluations (``Task._ev
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from .errors import UserError
 from .tensorspec import fmt_bytes
@@ -55,11 +55,11 @@ def variant_values(task: "Task", base: "TaskShapes", seed: int, max_bytes: int) 
     return {k: v for k, v in new.items() if v != real_values[k]}
 
 
-def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = (),
+def reduce_constants(task: "Task", max_bytes: int, pinned: Mapping[str, int] | None = None,
                      max_macs: int | None = None) -> dict[str, int]:
     """The constants to change (name -> value) so that the task's tensors fit ``max_bytes`` (and
     the forward does at most ``max_macs`` multiply-accumulates, when given and countable);
-    ``pinned`` constants keep their real value (the others shrink further instead)."""
+    ``pinned`` constants are held at the values given (the others shrink further instead)."""
     from .task import FULL_SIZE_BUDGET
     knobs = task.shape_constants()
     real_bytes = task._cache[()].nbytes
@@ -77,9 +77,10 @@ def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = (),
         pos = knobs[k]
         depth = max(len(task.real.input_specs[i].shape) - 1 - a for i, a in pos)
         return (-depth, min(pos))
+    pinned = dict(pinned or {})
     order = sorted((k for k in knobs if k not in pinned), key=leading)
     real_values = task._root_constants()
-    cur = {k: real_values[k] for k in knobs}
+    cur = {k: pinned.get(k, real_values[k]) for k in knobs}
 
     def ev_of(values: dict[str, int]):
         changed = {k: v for k, v in values.items() if v != real_values[k]}
@@ -123,8 +124,8 @@ def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = (),
         raise UserError(f"the reference does not run at reduced shapes "
                         f"({', '.join(f'{k}={v}' for k, v in changed.items())}): {err.message}",
                         hint="verify on the real shapes with --full-shapes, or raise --max-bytes") from None
+    kept = f" with {', '.join(f'{k}={v}' for k, v in pinned.items())} kept" if pinned else ""
     if final.nbytes > max_bytes:
-        kept = f" with {', '.join(f'{k}={real_values[k]}' for k in pinned)} kept" if pinned else ""
         how = f"by shrinking {', '.join(order)}" if order else "(no other size constant to shrink)"
         msg = (f"{task.path.name} cannot be reduced below {fmt_bytes(final.nbytes)} "
                f"(--max-bytes is {fmt_bytes(max_bytes)}) {how}{kept}")
@@ -134,7 +135,6 @@ def reduce_constants(task: "Task", max_bytes: int, pinned: tuple[str, ...] = (),
             msg += f"; the reference does not run at smaller shapes ({tried}): {err.message}"
         raise UserError(msg, hint="verify on the real shapes with --full-shapes, or raise --max-bytes")
     if not light(cur):
-        kept = f" with {', '.join(f'{k}={real_values[k]}' for k in pinned)} kept" if pinned else ""
         raise UserError(f"{task.path.name} cannot be reduced below {task.macs(changed):,} multiply-accumulates "
                         f"(at most {max_macs:,}, those of the reduced shapes){kept}",
                         hint="verify on the real shapes with --full-shapes")

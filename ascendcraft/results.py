@@ -130,7 +130,7 @@ def report_markdown(r: Lowered) -> str:
     if v is not None:
         lines += ["```", v.summary(), "```", ""]
     for other, report in r.other_verifications:
-        what = "Second verification shapes" if not other.label else f"Real extent of {other.label}"
+        what = other.title()[0].upper() + other.title()[1:]
         lines += [f"{what}: " + other.shapes.describe(), "", "```", report.summary(), "```", ""]
     for name, why in r.check.extents_skipped:
         lines += [f"Real extent of {name}: not verified ({why})", ""]

@@ -19,6 +19,7 @@ import inspect
 import re
 import sys
 import types
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -410,34 +411,54 @@ class Task:
         values = variant_values(self, base, seed, max_bytes)
         return None if values is None else self._reduced_set(values, max_bytes)
 
-    def real_extents(self, base: TaskShapes, budgets: tuple[int, ...] = (DEFAULT_MAX_BYTES,)
-                     ) -> list[tuple[str, "TaskShapes | None", str]]:
+    def real_extents(self, base: TaskShapes, budgets: tuple[int, ...] = (DEFAULT_MAX_BYTES,),
+                     modulus: int = 1) -> list[ExtentSet]:
         """One shape set per shape constant that ``base`` shrank, in which that constant keeps its
         real value and the others shrink until the tensors fit the first of ``budgets`` that can hold
         it and the forward's multiply-accumulates stay within ``base``'s (so a set costs the backend
-        no more time than ``base`` does: the simulator's time follows them): ``(name, shapes, "")``,
-        or ``(name, None, why)`` when even the last budget cannot. The same arguments give the same
-        shape set objects (so draws made for them are reused)."""
-        key = ("extents", tuple(sorted(base.overrides.items())), base.max_bytes, budgets)
+        no more time than ``base`` does: the simulator's time follows them). When even the last
+        budget cannot hold the real value, the largest smaller value with the same residue modulo
+        ``modulus`` (a kernel's tile sizes and cores: the same tails and core split) stands in, if
+        ``modulus`` > 1 and one fits. The same arguments give the same shape set objects (so draws
+        made for them are reused)."""
+        key = ("extents", tuple(sorted(base.overrides.items())), base.max_bytes, budgets, modulus)
         if caching() and key in self._variants:
             return self._variants[key]
-        found = []
         work = self.macs(base.overrides) or None
+        real_values = self._root_constants()
+        found = []
         for name in sorted(base.overrides):
-            why = ""
-            for budget in budgets:
-                try:
-                    values = reduce_constants(self, budget, pinned=(name,), max_macs=work)
-                except UserError as err:
-                    why = err.message
-                    continue
-                found.append((name, self._reduced_set(values, budget), ""))
-                break
-            else:
-                found.append((name, None, why))
+            real = real_values[name]
+            shapes, why = self._extent_set(name, real, budgets, work)
+            if shapes is not None:
+                found.append(ExtentSet(name, shapes))
+                continue
+            # the largest value real - j * modulus (j >= 1) that fits: fewer bytes the smaller it is
+            lo, hi, best = 1, (real - 1) // modulus if modulus > 1 else 0, None
+            while lo <= hi:
+                j = (lo + hi) // 2
+                fits, _ = self._extent_set(name, real - j * modulus, budgets, work)
+                if fits is not None:
+                    best, hi = fits, j - 1
+                else:
+                    lo = j + 1
+            found.append(ExtentSet(name, best, why, modulus if best is not None else 1))
         if caching():
             self._variants[key] = found
         return found
+
+    def _extent_set(self, name: str, value: int, budgets: tuple[int, ...], work: int | None
+                    ) -> tuple[TaskShapes | None, str]:
+        """The shape set holding ``name`` at ``value`` within the first budget that can, or (None, why)."""
+        why = ""
+        for budget in budgets:
+            try:
+                values = reduce_constants(self, budget, pinned={name: value}, max_macs=work)
+            except UserError as err:
+                why = err.message
+                continue
+            return self._reduced_set(values, budget), ""
+        return None, why
 
     def _reduced_set(self, changed: dict[str, int], max_bytes: int) -> TaskShapes:
         real_values = self._root_constants()
@@ -445,6 +466,18 @@ class Task:
         ev = self._eval(changed, max_bytes)
         return TaskShapes(self, mod, ev, reduced=True, original={k: real_values[k] for k in changed},
                           max_bytes=max_bytes)
+
+
+@dataclass(frozen=True)
+class ExtentSet:
+    """A shape set of ``Task.real_extents`` for constant ``name``: at its real value (``why`` empty),
+    or, when that does not fit (``why`` says how far), at a smaller value with the real one's
+    residue modulo ``modulus`` (> 1), or at none (``shapes`` None)."""
+
+    name: str
+    shapes: TaskShapes | None
+    why: str = ""
+    modulus: int = 1
 
 
 def load_task(path: str | Path) -> Task:

@@ -281,14 +281,26 @@ def test_real_extents_keep_one_size_constant_real_and_shrink_the_others():
     t = load_task(Path(__file__).parent / "data" / "policy" / "softmax_wide.py")
     base = t.shapes(max_bytes=8 << 20)
     assert set(base.overrides) == {"batch_size", "dim"}
-    found = {name: (s, why) for name, s, why in t.real_extents(base, (2 << 20, 8 << 20))}
+    found = {e.name: (e.shapes, e.why) for e in t.real_extents(base, (2 << 20, 8 << 20))}
     rows, _ = found["batch_size"]
     assert rows.input_specs[0].shape[0] == 256 and rows.nbytes <= 2 << 20      # the share fits it
     cols, _ = found["dim"]
     assert cols.input_specs[0].shape == (1, 48 * 8192) and cols.nbytes <= 8 << 20   # only the whole budget does
-    assert t.real_extents(base, (2 << 20, 8 << 20))[0][1] is rows               # the same objects again
-    (name, none, why), = [x for x in t.real_extents(base, (1 << 20,)) if x[0] == "dim"]
-    assert none is None and "cannot be reduced below 3.0 MiB" in why and "dim=393216 kept" in why
+    assert t.real_extents(base, (2 << 20, 8 << 20))[0].shapes is rows           # the same objects again
+    cols, = [e for e in t.real_extents(base, (1 << 20,)) if e.name == "dim"]
+    assert cols.shapes is None and "cannot be reduced below 3.0 MiB" in cols.why and "dim=393216 kept" in cols.why
+
+
+def test_an_extent_too_big_for_the_budget_is_stood_in_for_by_one_with_its_residue():
+    t = load_task(Path(__file__).parent / "data" / "policy" / "softmax_wide.py")
+    base = t.shapes(max_bytes=8 << 20)
+    cols, = [e for e in t.real_extents(base, (1 << 20,), modulus=48 * 1000) if e.name == "dim"]
+    assert "cannot be reduced below 3.0 MiB" in cols.why and cols.modulus == 48000
+    # 393216 = 8 * 48000 + 9216: the largest value of that residue whose one row, in and out, fits 1 MiB
+    assert cols.shapes.input_specs[0].shape == (1, 2 * 48000 + 9216)
+    assert cols.shapes.nbytes <= 1 << 20 < 8 * (3 * 48000 + 9216)
+    none, = [e for e in t.real_extents(base, (1 << 20,), modulus=400000) if e.name == "dim"]
+    assert none.shapes is None and none.modulus == 1      # no smaller value has that residue
 
 
 def test_real_extents_do_no_more_multiply_accumulates_than_the_reduced_shapes():
@@ -298,8 +310,9 @@ def test_real_extents_do_no_more_multiply_accumulates_than_the_reduced_shapes():
     base = t.shapes(max_bytes=24 << 20)
     assert base.overrides == {"batch_size": 511}
     assert t.macs(base.overrides) == 511 * 2048 * 2048
-    (name, rows, why), = t.real_extents(base, (6 << 20, 24 << 20))
-    assert name == "batch_size" and why == ""
+    extent, = t.real_extents(base, (6 << 20, 24 << 20))
+    rows = extent.shapes
+    assert extent.name == "batch_size" and extent.why == ""
     assert rows.input_specs[0].shape == (1024, 1021)      # 1023 input features would do more products
     assert rows.nbytes < 20 << 20                          # than the base; bytes alone would allow 1365
     assert t.macs(rows.overrides) <= t.macs(base.overrides) < t.macs({"in_features": 1023})

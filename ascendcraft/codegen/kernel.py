@@ -126,7 +126,7 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         struct = f"{self.op_type}TilingData"
         source = self._source(fields, struct)
         return KernelSpec(self.op_name, self.op_type, inputs, outputs, attrs, struct, fields, source,
-                          self.core_type, self._workspace_expr(), self._dsl_lines(source))
+                          self.core_type, self._workspace_expr(), self._dsl_lines(source), self._scratch_sizes())
 
     def _dsl_lines(self, source: str) -> tuple:
         """(line of the kernel source, DSL line) for each line of Process() the emitter wrote for a
@@ -138,16 +138,21 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
 
     def _workspace_expr(self) -> str:
         """Bytes of the scratch tensors as a host C++ expression over tiling fields (dims, attributes)
-        and the core count: a dim that is a ``const`` is replaced by its definition, recursively, with
-        the DSL's floor semantics for ``//``, ``%`` and ``cdiv`` spelled in plain C++ (no helpers exist
-        on the host)."""
+        and the core count, each one's rounded up to 32 bytes as Init lays them out."""
+        return " + ".join(f"({size} + 31) / 32 * 32" for _, size, _ in self._scratch_sizes()) or "0"
+
+    def _scratch_sizes(self) -> tuple:
+        """(name, bytes as a host C++ expression, element bytes) of each scratch tensor, in workspace
+        order: a dim that is a ``const`` is replaced by its definition, recursively, with the DSL's
+        floor semantics for ``//``, ``%`` and ``cdiv`` spelled in plain C++ (no helpers exist on the
+        host)."""
         consts = {c.name: c.value for c in self.k.body if isinstance(c, A.Const)}
-        parts = []
+        sizes = []
         for s in self.scratch:
             n = " * ".join(f"(int64_t)({host_int(A.Name(d), consts)})" if isinstance(d, str) else str(d)
                            for d in s.dims) or "1"
-            parts.append(f"(({n}) * {D.ITEMSIZE[s.dtype]} + 31) / 32 * 32")
-        return " + ".join(parts) or "0"
+            sizes.append((s.name, f"({n}) * {D.ITEMSIZE[s.dtype]}", D.ITEMSIZE[s.dtype]))
+        return tuple(sizes)
 
     def _gm_ctype(self, v) -> str:
         """The element type of a view's GlobalTensor: its base's (a scratch tensor's, or a parameter's)."""

@@ -200,8 +200,9 @@ def mangle_kernel(kernel: A.Kernel, checked):
 
 def unmangle_spec(spec):
     """A spec printed from a mangled kernel, with DSL names where the host reads them: tensors,
-    attributes, dims in shapes and the sources of tiling fields. Tiling field names stay C++
-    names (the header's fields, the tiling dict's keys, the workspace expression's names)."""
+    attributes, dims in shapes, the sources of tiling fields and scratch tensors. Tiling field names
+    stay C++ names (the header's fields, the tiling dict's keys, the workspace and scratch size
+    expressions' names)."""
     def dims(shape):
         return tuple(d if isinstance(d, int) else dsl_name(d) for d in shape)
 
@@ -209,7 +210,8 @@ def unmangle_spec(spec):
     outputs = tuple(replace(t, name=dsl_name(t.name), shape=dims(t.shape)) for t in spec.outputs)
     attrs = tuple(replace(a, name=dsl_name(a.name)) for a in spec.attrs)
     tiling = tuple(replace(f, source=(f.source[0], dsl_name(f.source[1]), *f.source[2:])) for f in spec.tiling_fields)
-    return replace(spec, inputs=inputs, outputs=outputs, attrs=attrs, tiling_fields=tiling)
+    scratch = tuple((dsl_name(name), size, elem) for name, size, elem in spec.scratch)   # sizes: C++ field names
+    return replace(spec, inputs=inputs, outputs=outputs, attrs=attrs, tiling_fields=tiling, scratch=scratch)
 
 
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*" + re.escape(SUFFIX) + r"\b")

@@ -65,6 +65,8 @@ class KernelSpec:
     workspace_bytes: str = "0"      # C++ expression over tiling field names and CORES (the block dim,
                                     # AscendC::GetBlockNum() in the kernel): user workspace (scratch tensors)
     dsl_lines: tuple[tuple[int, int], ...] = ()  # (kernel_source line, the DSL line it was emitted for)
+    scratch: tuple[tuple[str, str, int], ...] = ()  # (name, bytes as host C++, element bytes) of each scratch
+                                    # tensor, in the order Init lays them out in the user workspace
 
     def dsl_line(self, cpp_line: int | None) -> int | None:
         """The line of the writer's DSL kernel that kernel_source line ``cpp_line`` implements."""

@@ -89,7 +89,12 @@ def tiling_values(spec: KernelSpec, shapes: dict[str, tuple[int, ...]],
 
 def host_workspace_expr(spec: KernelSpec) -> str:
     """``spec.workspace_bytes`` as host C++: the kernel's core count becomes the launch's ``blockDim``."""
-    return BLOCK_NUM_NAME.sub(HOST_BLOCK_DIM, spec.workspace_bytes.replace(BLOCK_NUM_CALL, HOST_BLOCK_DIM))
+    return _on_host(spec.workspace_bytes)
+
+
+def _on_host(expr: str) -> str:
+    """A kernel-side size expression as host C++: the core count is the launch's ``blockDim``."""
+    return BLOCK_NUM_NAME.sub(HOST_BLOCK_DIM, expr.replace(BLOCK_NUM_CALL, HOST_BLOCK_DIM))
 
 
 def workspace_size(spec: KernelSpec, values: dict[str, int | float], block_dim: int) -> int:
@@ -98,16 +103,32 @@ def workspace_size(spec: KernelSpec, values: dict[str, int | float], block_dim: 
     ``values`` are tiling values (keyed by field name, as :func:`tiling_values` returns them) or
     dims and attributes keyed by their DSL names (a binding's): the expression names fields in
     their C++ spelling (codegen/names.py), and both spellings are accepted."""
+    return _host_int(host_workspace_expr(spec), spec.workspace_bytes, values, block_dim)
+
+
+def scratch_layout(spec: KernelSpec, values: dict[str, int | float], block_dim: int) -> list[tuple]:
+    """(name, byte offset in the user workspace, bytes, element bytes) of each scratch tensor at
+    ``values`` (as :func:`workspace_size` takes them): what the kernel's Init lays out."""
+    layout, offset = [], 0
+    for name, size, elem in spec.scratch:
+        nbytes = _host_int(_on_host(size), size, values, block_dim)
+        layout.append((name, offset, nbytes, elem))
+        offset += (nbytes + 31) // 32 * 32
+    return layout
+
+
+def _host_int(expr: str, written: str, values: dict, block_dim: int) -> int:
+    """Host C++ integer expression ``expr`` (``written`` in the spec) over ``values`` and the block dim."""
     from .names import cpp_name
-    expr = host_workspace_expr(spec).replace("(int64_t)", "").replace("(size_t)", "").strip()
+    expr = expr.replace("(int64_t)", "").replace("(size_t)", "").strip()
     env = dict(values)
     env.update({cpp_name(k): v for k, v in values.items() if cpp_name(k) not in env})
     env[HOST_BLOCK_DIM] = block_dim
     try:
         tree = ast.parse(_conditionals_to_python(expr), mode="eval")
     except (SyntaxError, ValueError) as e:
-        raise UserError(f"workspace expression {spec.workspace_bytes!r} is not an arithmetic expression: {e}") from None
-    return int(_eval_cpp_int(tree.body, env, spec.workspace_bytes))
+        raise UserError(f"workspace expression {written!r} is not an arithmetic expression: {e}") from None
+    return int(_eval_cpp_int(tree.body, env, written))
 
 
 def _conditionals_to_python(expr: str) -> str:

@@ -203,7 +203,7 @@ def _run(case: FuzzCase, tmp: Path, *, seed: int, trials: int, chip: str | None,
     from ..binding import bind, gm_arrays
     from ..chips import DEFAULT_CHIP, load_chip
     from ..codegen.kernel import emit_kernel
-    from ..codegen.tiling import render_tiling_header, tiling_values, workspace_size
+    from ..codegen.tiling import render_tiling_header, scratch_layout, tiling_values, workspace_size
     from ..dsl.checker import check
     from ..dsl.interpreter import interpret
     from ..dsl.parser import parse
@@ -318,7 +318,7 @@ def _run(case: FuzzCase, tmp: Path, *, seed: int, trials: int, chip: str | None,
             tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, fbinding.attrs)
             sim = run_kernel(art, [arrays[n] for n in gm_params], tiling=tiling, block_dim=cores,
                              workspace_bytes=workspace_size(spec, tiling, cores), chip=chip_profile.name,
-                             timeout_s=timeout_s)
+                             timeout_s=timeout_s, scratch=scratch_layout(spec, tiling, cores))
         except Exception as err:  # noqa: BLE001
             return fail("sim", f"{type(err).__name__}: {_err_text(err)}")
         if not sim.ok:

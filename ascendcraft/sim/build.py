@@ -27,6 +27,7 @@ INCLUDE_DIR = PKG_DIR / "include"
 HARNESS = PKG_DIR / "harness.h"                 # the hooks, included at the end of each kernel's TU
 HARNESS_MAIN = PKG_DIR / "harness_main.cpp"     # main(), compiled once per cache and linked in
 HARNESS_SHARED = PKG_DIR / "harness_shared.h"
+HARNESS_CHECKS = PKG_DIR / "harness_checks.h"  # the checks at the end of a run, included by HARNESS_MAIN
 DEFAULT_CXXFLAGS = ("-std=c++17", "-O1", "-Wall", "-fno-strict-aliasing", "-g0", "-pthread")
 BUILD_FORMAT = "2"
 
@@ -81,7 +82,7 @@ def cache_dir() -> Path:
 
 def _library_digest() -> str:
     h = hashlib.sha256()
-    for p in sorted(INCLUDE_DIR.rglob("*")) + [HARNESS, HARNESS_MAIN, HARNESS_SHARED]:
+    for p in sorted(INCLUDE_DIR.rglob("*")) + [HARNESS, HARNESS_MAIN, HARNESS_SHARED, HARNESS_CHECKS]:
         if p.is_file():
             h.update(str(p.relative_to(PKG_DIR)).encode())
             h.update(p.read_bytes())

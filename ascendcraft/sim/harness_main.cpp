@@ -3,6 +3,7 @@
 // harness_shared.h (harness.h, at its end).
 #include "kernel_operator.h"
 #include "harness_shared.h"
+#include "harness_checks.h"
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -254,126 +255,6 @@ inline void set_cfg(Config& c, const std::string& k, const std::string& v) {
     else if (k == "tiling_key") c.tiling_key = static_cast<uint64_t>(d);
 }
 
-// ---------------------------------------------------------------- output coverage / races
-struct BlockWrite {
-    const WriteRec* rec;
-    int64_t block;
-};
-
-inline void coverage_diag(FILE* out, const char* rule, const WriteRec* at, int64_t block, const std::string& msg) {
-    std::string m = msg;
-    for (char& c : m)
-        if (c == '\t' || c == '\n') c = ' ';
-    std::fprintf(out, "D\terror\t%s\t%s\t%s\t%d\t%lld\t%s\n", rule, at ? at->api : "",
-                 at ? loc_file(Loc{at->file, at->line}).c_str() : "", at ? at->line : 0,
-                 static_cast<long long>(at ? block : -1), m.c_str());
-}
-inline std::string write_where(const WriteRec& r, int64_t block) {
-    return fmt("%s at line %d in block %lld%s", r.api, r.line, static_cast<long long>(block),
-               (r.flags & WR_ATOMIC) ? " (atomic add)" : "");
-}
-
-// Checks every output tensor: (a) bytes no block wrote, (b) bytes two blocks wrote in one
-// parallel phase (between SyncAll calls) outside atomic-add mode. Returns the errors found.
-inline int check_outputs(FILE* out, const std::vector<GmRegion>& regions, const std::vector<std::vector<WriteRec>>& writes) {
-    int errors = 0;
-    for (size_t ri = 0; ri < regions.size(); ++ri) {
-        const GmRegion& g = regions[ri];
-        if (!g.output || g.bytes == 0) continue;
-        const unsigned long long el = g.elem ? g.elem : 1;
-        std::vector<BlockWrite> all;
-        for (size_t b = 0; b < writes.size(); ++b)
-            for (const WriteRec& r : writes[b])
-                if (r.region == ri) all.push_back({&r, static_cast<int64_t>(b)});
-        // (a) coverage
-        std::sort(all.begin(), all.end(), [](const BlockWrite& x, const BlockWrite& y) { return x.rec->lo < y.rec->lo; });
-        uint64_t cur = 0, unwritten = 0, gap_lo = 0, gap_hi = 0;
-        bool gap = false;
-        const BlockWrite* before = nullptr;   // the write reaching furthest so far
-        const BlockWrite* gap_before = nullptr;
-        for (const BlockWrite& w : all) {
-            uint64_t lo = std::min<uint64_t>(w.rec->lo, g.bytes), hi = std::min<uint64_t>(w.rec->hi, g.bytes);
-            if (lo > cur) {
-                if (!gap) { gap = true; gap_lo = cur; gap_hi = lo; gap_before = before; }
-                unwritten += lo - cur;
-            }
-            if (hi > cur) { cur = hi; before = &w; }
-        }
-        if (cur < g.bytes) {
-            if (!gap) { gap = true; gap_lo = cur; gap_hi = g.bytes; gap_before = before; }
-            unwritten += g.bytes - cur;
-        }
-        if (gap) {
-            ++errors;
-            std::string prev = gap_before ? fmt("; the last write before it: %s, ending at element %llu",
-                                                write_where(*gap_before->rec, gap_before->block).c_str(),
-                                                static_cast<unsigned long long>((gap_lo - 1) / el))
-                                          : "; no block writes any element before it";
-            coverage_diag(out, "output-unwritten", gap_before ? gap_before->rec : nullptr, gap_before ? gap_before->block : -1,
-                          fmt("output '%s' (%llu elements of %llu bytes): element %llu is never written by any block "
-                              "(the first unwritten range is elements [%llu, %llu)); %llu bytes (%llu elements) of the "
-                              "output are never written in total%s",
-                              g.name.c_str(), static_cast<unsigned long long>(g.bytes) / el, el,
-                              static_cast<unsigned long long>(gap_lo) / el, static_cast<unsigned long long>(gap_lo) / el,
-                              (static_cast<unsigned long long>(gap_hi) + el - 1) / el, static_cast<unsigned long long>(unwritten),
-                              static_cast<unsigned long long>(unwritten) / el, prev.c_str()));
-        }
-        // (b) two blocks writing the same bytes in one phase; atomic-add writes may overlap each other
-        std::vector<BlockWrite> exact(all);
-        std::sort(exact.begin(), exact.end(), [](const BlockWrite& x, const BlockWrite& y) {
-            if (x.rec->phase != y.rec->phase) return x.rec->phase < y.rec->phase;
-            if (x.rec->lo != y.rec->lo) return x.rec->lo < y.rec->lo;
-            return x.block < y.block;
-        });
-        // the two earlier writes reaching furthest that come from different blocks, over all
-        // writes and over the non-atomic ones: the current write overlaps an earlier write of
-        // another block iff that block's furthest end passes its start
-        struct Top2 {
-            const BlockWrite* a = nullptr;  // furthest end
-            const BlockWrite* b = nullptr;  // furthest end among the other blocks
-            void add(const BlockWrite* w) {
-                if (a == nullptr || w->rec->hi > a->rec->hi) {
-                    if (a != nullptr && a->block != w->block) b = a;
-                    a = w;
-                } else if (w->block != a->block && (b == nullptr || w->rec->hi > b->rec->hi)) {
-                    b = w;
-                }
-            }
-            const BlockWrite* other(int64_t block) const { return a && a->block != block ? a : b; }
-        };
-        Top2 any, plain;
-        uint32_t phase = 0;
-        for (size_t i = 0; i < exact.size(); ++i) {
-            const BlockWrite& w = exact[i];
-            if (i == 0 || w.rec->phase != phase) {
-                any = Top2{};
-                plain = Top2{};
-                phase = w.rec->phase;
-            }
-            const BlockWrite* o = (w.rec->flags & WR_ATOMIC) ? plain.other(w.block) : any.other(w.block);
-            if (o != nullptr && o->rec->hi > w.rec->lo) {
-                ++errors;
-                uint64_t lo = w.rec->lo, hi = std::min(w.rec->hi, o->rec->hi);
-                const BlockWrite& first = o->block < w.block ? *o : w;
-                const BlockWrite& second = o->block < w.block ? w : *o;
-                coverage_diag(out, "output-race", w.rec, w.block,
-                              fmt("blocks %lld and %lld both write output '%s' element %llu (bytes [%llu, %llu) of the "
-                                  "output overlap) in the same parallel phase (phase %u: %u SyncAll calls before it): %s "
-                                  "and %s. The cores run in parallel, so on the NPU the result depends on which core writes "
-                                  "last; only SetAtomicAdd writes may overlap (or separate the writes with SyncAll)",
-                                  static_cast<long long>(first.block), static_cast<long long>(second.block), g.name.c_str(),
-                                  static_cast<unsigned long long>(lo) / el, static_cast<unsigned long long>(lo),
-                                  static_cast<unsigned long long>(hi), phase, phase,
-                                  write_where(*first.rec, first.block).c_str(), write_where(*second.rec, second.block).c_str()));
-                break;  // one report per output: the first overlapping element
-            }
-            any.add(&w);
-            if (!(w.rec->flags & WR_ATOMIC)) plain.add(&w);
-        }
-    }
-    return errors;
-}
-
 // ---------------------------------------------------------------- timeline export
 // With `cfg trace_limit N` (N > 0) each block's timeline records (core.h, trace_record) are
 // written at block end next to the report: trace.bin holds 32-byte records (TraceOutRec, read
@@ -465,6 +346,7 @@ int main(int argc, char** argv) {
     std::vector<ScalarArg> scalars(hook_num_args() + 1);
     std::map<std::string, std::string> tvals;
     std::map<int, uint32_t> out_elem;  // GM parameter index -> element size, for outputs to check
+    std::vector<ScratchName> scratch_names;
     int tiling_index = -1, ws_index = -1;
     uint64_t ws_bytes = 0;
     unsigned timeout = 0;
@@ -501,6 +383,10 @@ int main(int argc, char** argv) {
             out_elem[idx] = elem;
         } else if (kind == "workspace") {
             ls >> ws_index >> ws_bytes;
+        } else if (kind == "scratch") {   // a scratch tensor in the user workspace: checked (harness_checks.h)
+            ScratchName n;
+            ls >> n.offset >> n.bytes >> n.elem >> n.name;
+            scratch_names.push_back(n);
         } else if (kind == "tiling") {
             ls >> tiling_index;
         } else if (kind == "tfield") {
@@ -559,6 +445,8 @@ int main(int argc, char** argv) {
     if (ws_index >= 0) {
         uint8_t* w = place(ws_index, "workspace", ws_bytes + AscendC::ASC_SIM_SYS_WORKSPACE, real);
         s.sys_workspace = w;
+        s.gm.back().scratch = !scratch_names.empty();
+        s.gm.back().track_from = AscendC::ASC_SIM_SYS_WORKSPACE;
     }
     std::vector<uint8_t> tiling_bytes;
     {
@@ -601,7 +489,7 @@ int main(int argc, char** argv) {
     int64_t nblocks = std::max<int64_t>(s.cfg.block_dim, 1);
     std::vector<CoreStats> block_stats(static_cast<size_t>(nblocks));
     std::vector<char> block_failed(static_cast<size_t>(nblocks), 0);
-    std::vector<std::vector<WriteRec>> block_writes(static_cast<size_t>(nblocks));
+    RunAccesses accesses(static_cast<size_t>(nblocks));
     State* main_state = &s;
     // Runs block b on the calling thread's simulator state.
     auto run_block = [&](int64_t b) {
@@ -616,8 +504,9 @@ int main(int argc, char** argv) {
         reset_core(b);
         trace_block_begin(st);
         st.gm_writes.clear();
-        st.gm_writes_compact_at = 65536;
-        clear_open_writes(st);
+        st.scratch_reads.clear();
+        st.scratch_unowned.clear();
+        st.scratch_own.clear();
         st.phase = 0;
         try {
             hook_launch(ptrs.data(), scalars.data());
@@ -640,8 +529,13 @@ int main(int argc, char** argv) {
         st.stats.end = std::max(st.stats.end, st.stats.busy[static_cast<int>(Pipe::HBM)]);
         block_stats[static_cast<size_t>(b)] = st.stats;
         trace_block_end(st, b);
-        compact_writes(st.gm_writes);
-        block_writes[static_cast<size_t>(b)].swap(st.gm_writes);
+        const size_t bi = static_cast<size_t>(b);
+        for (auto [log, into] : {std::pair{&st.gm_writes, &accesses.writes[bi]}, std::pair{&st.scratch_reads, &accesses.reads[bi]},
+                                 std::pair{&st.scratch_unowned, &accesses.unowned[bi]}}) {
+            compact_writes(log->recs);
+            into->swap(log->recs);
+        }
+        st.scratch_own.clear();
     };
     bool failed = false;
     if (hook_thread_per_block()) {
@@ -677,7 +571,9 @@ int main(int argc, char** argv) {
                      static_cast<unsigned long long>(cs.vec_elems), static_cast<unsigned long long>(cs.cube_macs));
     }
     // A run that completed: every byte of every output must be written, once per phase.
-    if (!failed && !out_elem.empty() && check_outputs(s.report, s.gm, block_writes) > 0) failed = true;
+    // and scratch is written before it is read, by another core only in an earlier phase.
+    if (!failed && !out_elem.empty() && check_outputs(s.report, s.gm, accesses) > 0) failed = true;
+    if (!failed && !scratch_names.empty() && check_scratch(s.report, s.gm, scratch_names, accesses) > 0) failed = true;
     if (real)
         for (GmArg& g : gms)
             if (g.out_file && !write_file(g.out_file, g.ptr, g.bytes))

@@ -52,7 +52,7 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
                cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
                chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
                tiling_key: int = 0, dtypes: dict | None = None, outputs=None,
-               auto_sync: bool = True, trace: int | bool = False) -> SimResult:
+               auto_sync: bool = True, trace: int | bool = False, scratch=()) -> SimResult:
     """Run a built kernel on ``block_dim`` blocks.
 
     ``args`` follow the kernel's parameter order: NumPy arrays (or :func:`gm` specs in
@@ -73,6 +73,13 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
     ``SetValue``) against the other pipes; with False the kernel must do it with flags, and a
     missing one is a ``missing-sync`` error like any other cross-pipe race.
 
+    ``scratch`` names the scratch tensors in the user workspace: ``(name, byte offset, bytes, element
+    bytes)`` each (``codegen.tiling.scratch_layout``). With it, every access to the user workspace is
+    recorded, in cost-only runs too, and reported as errors: bytes two blocks write in one phase
+    outside atomic-add mode and bytes a block reads while another writes them in the same phase
+    (rule ``scratch-race``), and bytes a block reads before any block wrote them, itself earlier or
+    another in an earlier phase (rule ``scratch-unwritten``). Empty (the default) checks nothing.
+
     ``trace`` records the timeline: ``True`` keeps up to
     :data:`~ascendcraft.sim.timeline.DEFAULT_TRACE_LIMIT` records per block, an int that many;
     ``res.timeline`` then holds every block's instructions per pipe (docs/simulator.md, "Timeline").
@@ -80,14 +87,14 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
     return start_kernel(art, args, tiling=tiling, block_dim=block_dim, cost_only=cost_only, timeout_s=timeout_s,
                         memory_limit_mb=memory_limit_mb, chip=chip, lenient=lenient, workspace_bytes=workspace_bytes,
                         tiling_key=tiling_key, dtypes=dtypes, outputs=outputs, auto_sync=auto_sync,
-                        trace=trace).wait()
+                        trace=trace, scratch=scratch).wait()
 
 
 def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
                  cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
                  chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
                  tiling_key: int = 0, dtypes: dict | None = None, outputs=None,
-                 auto_sync: bool = True, trace: int | bool = False) -> "KernelRun":
+                 auto_sync: bool = True, trace: int | bool = False, scratch=()) -> "KernelRun":
     """The first half of :func:`run_kernel` (same arguments): checks them, writes the job and starts
     the kernel's process, and returns at once; ``.wait()`` gives the :class:`SimResult`. Several
     runs can go at once (:class:`RunQueue`); the time limit counts from the start."""
@@ -136,6 +143,7 @@ def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None,
         for i, (p, v) in enumerate(zip(params, values)):
             if p.kind == "workspace":
                 job.append(f"workspace {i} {int(workspace_bytes)}")
+                job += [f"scratch {int(off)} {int(n)} {int(elem)} {name}" for name, off, n, elem in scratch]
                 out_specs.append(None)
             elif p.kind == "tiling":
                 job.append(f"tiling {i}")

@@ -24,7 +24,7 @@ def no_real_extents(request, monkeypatch):
     # the in-process caches hold results keyed by their inputs, not by this patch: off for every test here
     monkeypatch.setenv(NO_CACHE_ENV, "1")
     if "real_extent" not in request.node.name:
-        monkeypatch.setattr(Task, "real_extents", lambda self, base, budgets=(): [])
+        monkeypatch.setattr(Task, "real_extents", lambda self, base, budgets=(), modulus=1: [])
 
 
 def kernel(rows: str = "B", index: str = "b") -> str:
@@ -108,3 +108,30 @@ def test_check_finds_each_of_them_first_at_the_real_extent(text, found):
         return
     assert not result.passed and found in result.summary(), result.summary()
     assert [o.label for o in result.extents if not o.report.passed] == ["batch_size"]
+
+
+def test_cores_that_collide_in_scratch_only_at_the_real_size_fail_with_the_scratch_race():
+    """Each row goes through scratch row minimum(i, 200): its own row at the verification shapes,
+    the same row for every core from row 200 on at the real size."""
+    text = ("kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+            "    scratch part: f32[B, N]\n"
+            "    for i in parallel(B):\n"
+            "        b = minimum(i, 200)\n"
+            "        store(part[b, :], relu(load(x[i, :])))\n"
+            "        store(y[i, :], load(part[b, :]))\n")
+    with pytest.raises(KernelMismatch, match="real shapes") as e:
+        run(text)
+    assert "scratch-race" in e.value.message and "both write scratch 'part' element 409600" in e.value.message  # row 200
+
+
+def test_reading_scratch_rows_no_phase_wrote_at_the_real_size_fails():
+    """The first phase fills only minimum(B, 100) scratch rows, every row at the verification shapes."""
+    text = ("kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+            "    scratch part: f32[B, N]\n"
+            "    for i in parallel(minimum(B, 100)):\n"
+            "        store(part[i, :], relu(load(x[i, :])))\n"
+            "    for i in parallel(B):\n"
+            "        store(y[i, :], load(part[i, :]))\n")
+    with pytest.raises(KernelMismatch, match="real shapes") as e:
+        run(text)
+    assert "scratch-unwritten" in e.value.message and "reads scratch 'part' element 204800" in e.value.message

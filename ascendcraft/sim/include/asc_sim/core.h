@@ -307,6 +307,8 @@ struct GmRegion {
     std::string name;
     bool output = false;  // an output tensor: its writes are recorded for the coverage / race checks
     uint32_t elem = 1;    // element size in bytes (for the element indices in those messages)
+    bool scratch = false; // the workspace holding scratch tensors: reads and writes from `track_from` on
+    uint64_t track_from = 0;   // are recorded for the scratch checks (the system part before it is not)
 };
 
 // L2 reuse model: the GM bytes one core read lately, as strided sets (`count` rows of `blk`
@@ -370,9 +372,10 @@ struct L2Recent {
     }
 };
 
-// GM writes to output tensors, per core: byte intervals [lo, hi) of the output, with the API
-// and kernel line, the parallel phase (SyncAll calls so far) and the atomic-add mode. Checked
-// at the end of the run for outputs nobody wrote and for bytes two cores write in one phase.
+// GM accesses of one core checked at the end of the run (harness_checks.h): byte intervals [lo, hi)
+// of a region, with the API and kernel line, the parallel phase (SyncAll calls so far) and the
+// atomic-add mode. Writes to outputs (never written, two cores writing in one phase) and reads and
+// writes of scratch (also: read before any core wrote it, read while another core writes it).
 enum : uint8_t { WR_ATOMIC = 1 };
 struct WriteRec {
     uint64_t lo, hi;
@@ -382,6 +385,45 @@ struct WriteRec {
     uint32_t phase;
     uint16_t region;
     uint8_t flags;
+};
+inline void compact_writes(std::vector<WriteRec>& w);
+// One core's records of one kind. An access that starts where a recent one of the same API, line,
+// phase and mode ended extends it (the next tile of a stream, or the next column tile of each row of
+// a 2-D block: one record per row, not per tile row); the list is merged when it grows long.
+struct AccessLog {
+    std::vector<WriteRec> recs;
+    size_t compact_at = 65536;
+    uint32_t open[256];   // records by a hash of their end
+
+    AccessLog() { clear(); }
+    void clear() {
+        recs.clear();
+        compact_at = 65536;
+        reopen();
+    }
+    void reopen() { std::memset(open, 0xff, sizeof open); }
+    static unsigned slot_of(uint64_t end) { return static_cast<unsigned>((end * 0x9E3779B97F4A7C15ull) >> 56); }
+    void add(size_t region, uint64_t lo, uint64_t hi, const char* api, const Loc& loc, uint32_t phase, uint8_t flags) {
+        uint32_t& slot = open[slot_of(lo)];
+        if (slot < recs.size()) {
+            WriteRec& r = recs[slot];
+            if (r.hi == lo && r.region == region && r.line == loc.line && r.api == api && r.phase == phase &&
+                r.flags == flags) {
+                r.hi = hi;
+                uint32_t idx = slot;
+                slot = 0xffffffffu;
+                open[slot_of(hi)] = idx;
+                return;
+            }
+        }
+        recs.push_back(WriteRec{lo, hi, api, loc.file, loc.line, phase, static_cast<uint16_t>(region), flags});
+        open[slot_of(hi)] = static_cast<uint32_t>(recs.size() - 1);
+        if (recs.size() >= compact_at) {
+            compact_writes(recs);
+            reopen();
+            compact_at = std::max<size_t>(65536, 2 * recs.size());
+        }
+    }
 };
 
 // One timeline record: an instruction on a pipe (kind TR_INSTR, [start, end)), or an event
@@ -430,10 +472,11 @@ struct State {
     std::vector<CoreStats> all_stats;
     L2Recent l2_recent;              // GM bytes this core read lately (L2 reuse model)
     uint64_t l2_clock = 0;
-    // output write records (coverage / race checks; cleared by the harness before each block)
-    std::vector<WriteRec> gm_writes;
-    size_t gm_writes_compact_at = 65536;
-    uint32_t gm_write_open[256];     // records by a hash of their end: a write that continues one extends it
+    // access records for the checks at the end of the run (cleared by the harness before each block)
+    AccessLog gm_writes;             // writes to outputs and scratch
+    AccessLog scratch_reads;         // reads of scratch
+    AccessLog scratch_unowned;       // the parts of scratch reads this core had not written itself
+    std::map<uint64_t, uint64_t> scratch_own;   // scratch bytes this core wrote: [lo, hi) keyed by lo
     uint32_t phase = 0;              // SyncAll calls this core has made
     Operand operands[8];             // the current call's local operands (missing-sync check)
     int n_operands = 0;
@@ -952,32 +995,45 @@ inline void compact_writes(std::vector<WriteRec>& w) {
     }
     w.resize(o + 1);
 }
-inline void clear_open_writes(State& s) { std::memset(s.gm_write_open, 0xff, sizeof s.gm_write_open); }
-inline unsigned open_slot(uint64_t end) { return static_cast<unsigned>((end * 0x9E3779B97F4A7C15ull) >> 56); }
-inline void record_gm_write(size_t region, uint64_t lo, uint64_t hi, const char* api, const Loc& loc, uint8_t flags) {
-    const int line = loc.line;
+// Adds [lo, hi) to a set of disjoint intervals (touching ones merge).
+inline void interval_add(std::map<uint64_t, uint64_t>& set, uint64_t lo, uint64_t hi) {
+    auto it = set.upper_bound(lo);
+    if (it != set.begin() && std::prev(it)->second >= lo) {
+        --it;
+        lo = it->first;
+        hi = std::max(hi, it->second);
+        it = set.erase(it);
+    }
+    while (it != set.end() && it->first <= hi) {
+        hi = std::max(hi, it->second);
+        it = set.erase(it);
+    }
+    set.emplace(lo, hi);
+}
+// Calls gap(glo, ghi) for each part of [lo, hi) the set does not cover.
+template <class F> inline void interval_gaps(const std::map<uint64_t, uint64_t>& set, uint64_t lo, uint64_t hi, F gap) {
+    auto it = set.upper_bound(lo);
+    if (it != set.begin() && std::prev(it)->second > lo) --it;
+    uint64_t cur = lo;
+    for (; it != set.end() && it->first < hi && cur < hi; ++it) {
+        if (it->first > cur) gap(cur, it->first);
+        cur = std::max(cur, it->second);
+    }
+    if (cur < hi) gap(cur, hi);
+}
+// Records an access of [lo, hi) (bytes from the region's base) for the checks at the end of the run.
+inline void record_gm_access(const GmRegion* r, uint64_t lo, uint64_t hi, bool write, const char* api, const Loc& loc) {
+    if (r->scratch ? hi <= r->track_from : (!r->output || !write)) return;
     State& s = S();
-    std::vector<WriteRec>& w = s.gm_writes;
-    // A write that starts where a recent one ended extends it: the next tile of a stream, or
-    // the next column tile of each row of a 2-D block (one record per row, not per tile row).
-    uint32_t& slot = s.gm_write_open[open_slot(lo)];
-    if (slot < w.size()) {
-        WriteRec& r = w[slot];
-        if (r.hi == lo && r.region == region && r.line == line && r.api == api && r.phase == s.phase && r.flags == flags) {
-            r.hi = hi;
-            uint32_t idx = slot;
-            slot = 0xffffffffu;
-            s.gm_write_open[open_slot(hi)] = idx;
-            return;
-        }
+    const size_t region = static_cast<size_t>(r - s.gm.data());
+    if (write) {
+        s.gm_writes.add(region, lo, hi, api, loc, s.phase, s.atomic_add ? WR_ATOMIC : 0);
+        if (r->scratch) interval_add(s.scratch_own, lo, hi);
+        return;
     }
-    w.push_back(WriteRec{lo, hi, api, loc.file, line, s.phase, static_cast<uint16_t>(region), flags});
-    s.gm_write_open[open_slot(hi)] = static_cast<uint32_t>(w.size() - 1);
-    if (w.size() >= s.gm_writes_compact_at) {
-        compact_writes(w);
-        clear_open_writes(s);
-        s.gm_writes_compact_at = std::max<size_t>(65536, 2 * w.size());
-    }
+    s.scratch_reads.add(region, lo, hi, api, loc, s.phase, 0);
+    interval_gaps(s.scratch_own, lo, hi,
+                  [&](uint64_t glo, uint64_t ghi) { s.scratch_unowned.add(region, glo, ghi, api, loc, s.phase, 0); });
 }
 
 inline void gm_check(const char* api, const Loc& loc, const void* p, uint64_t bytes, const char* what) {
@@ -988,13 +1044,21 @@ inline void gm_check(const char* api, const Loc& loc, const void* p, uint64_t by
         fail("gm-bounds", api, loc,
              fmt("%s %s %llu bytes of GM at %s, outside every buffer the host passed", api, what,
                  static_cast<unsigned long long>(bytes), gm_describe(a, bytes).c_str()));
-    // Every API write to GM is bounds-checked here ("writes ..."), so this is where writes to
-    // output tensors are recorded.
-    if (what[0] != 'w' || !r->output) return;
-    State& s = S();
-    const size_t region = static_cast<size_t>(r - s.gm.data());
-    const uint8_t atomic = s.atomic_add ? WR_ATOMIC : 0;
-    record_gm_write(region, a - r->base, a + bytes - r->base, api, loc, atomic);
+    // Every API access to GM is bounds-checked here ("reads ...", "writes ..."), so this is where
+    // writes to outputs and accesses to scratch are recorded.
+    record_gm_access(r, a - r->base, a + bytes - r->base, what[0] == 'w', api, loc);
+}
+// Records the reads of `rows` rows of `row_bytes` bytes, `stride` bytes apart, from `p` when they are
+// in scratch (an API that bounds-checks only the first and last element of its operand, Matmul).
+inline void note_scratch_rows(const char* api, const Loc& loc, const void* p, int64_t rows, uint64_t row_bytes,
+                              uint64_t stride) {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const GmRegion* r = rows > 0 ? gm_find(a, row_bytes) : nullptr;
+    if (!r || !r->scratch) return;
+    for (int64_t i = 0; i < rows; ++i) {
+        uint64_t lo = a - r->base + static_cast<uint64_t>(i) * stride;
+        record_gm_access(r, lo, lo + row_bytes, false, api, loc);
+    }
 }
 
 // ---------------------------------------------------------------- UB shadow ("was written")

@@ -113,6 +113,11 @@ public:
         asc_sim::gm_check(api, asc_loc_, a_.addr_, sizeof(SrcAT), "reads A:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_ + b_idx(K - 1, N - 1), sizeof(SrcBT), "reads B:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_, sizeof(SrcBT), "reads B:");
+        // every row of an operand in scratch, for the scratch checks (harness_checks.h)
+        asc_sim::note_scratch_rows(api, asc_loc_, a_.addr_, transA_ ? K : M, (transA_ ? M : K) * sizeof(SrcAT),
+                                   lda * sizeof(SrcAT));
+        asc_sim::note_scratch_rows(api, asc_loc_, b_.addr_, transB_ ? N : K, (transB_ ? K : N) * sizeof(SrcBT),
+                                   ldb * sizeof(SrcBT));
         // every row of the C block: bounds, and the output coverage / race record (core.h gm_check);
         // enAtomic = 1 adds into C (AtomicAdd, as SetAtomicAdd does for copies): recorded as atomic
         // writes, which blocks may overlap
