@@ -243,9 +243,10 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
     from .verify import DEFAULT_TRIALS
 
     chip_profile = load_chip(chip)
-    real_binding, _ = bind(k, task.real)
+    real_binding, real_plan = bind(k, task.real)
     real = check(k, real_binding, chip_profile)
-    check_gm_bounds(real)      # every GM index inside its tensor at the real dims, before any run
+    # every GM index inside its tensor at the real dims (and at the index inputs' real values), before any run
+    check_gm_bounds(real, _real_index_values(task, real_plan))
     shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
     say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
     outputs: list = []
@@ -263,6 +264,14 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
         say("planning the lowering's buffers at real shapes")
         result.plan = buffer_plan(k, task, real, (shapes, *(o.shapes for o in result.other_sets)))
     return result
+
+
+def _real_index_values(task, plan: Plan) -> dict:
+    """The op's integer inputs at the real size (``Task.real_integer_inputs``) by kernel parameter
+    name (``plan``: the kernel bound at the real shapes)."""
+    tensors = [i for i, s in enumerate(task.real.input_specs) if hasattr(s, "shape")]
+    drawn = task.real_integer_inputs()
+    return {name: drawn[i] for name, i in zip(plan.forward_inputs, tensors) if i in drawn}
 
 
 #: Trials at the second shape set (the op's own draw and a signed one, under the default policy).

@@ -141,6 +141,52 @@ class AllocationGuard(TorchDispatchMode):
         return func(*args, **kwargs)
 
 
+class IntegersOnly(TorchDispatchMode):
+    """Runs integer and bool work for real and everything else on the meta device: a factory whose
+    result (found by replaying it on meta) is an integer or bool tensor of at most ``cap`` bytes is
+    made on the CPU, any other is made on meta, and an op on a meta operand runs on meta (its CPU
+    operands moved there). So ``get_inputs()`` at the real size draws its index tensors as the op
+    does, without allocating its float tensors."""
+
+    def __init__(self, cap: int):
+        super().__init__()
+        self.cap = cap
+
+    def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
+        from torch.utils._pytree import tree_leaves, tree_map_only
+
+        kwargs = dict(kwargs or {})
+        tensors = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+        meta = torch.device("meta")
+        if any(t.device.type == "meta" for t in tensors):
+            args, kwargs = tree_map_only(torch.Tensor, lambda t: t.to(meta), (args, kwargs))
+            if "device" in kwargs:
+                kwargs["device"] = meta
+            return func(*args, **kwargs)
+        if tensors or not any(a.name == "device" for a in func._schema.arguments):
+            return func(*args, **kwargs)
+        probe = func(*args, **{**kwargs, "device": meta})
+        small = isinstance(probe, torch.Tensor) and not probe.dtype.is_floating_point and \
+            not probe.dtype.is_complex and probe.numel() * probe.element_size() <= self.cap
+        return func(*args, **{**kwargs, "device": torch.device("cpu")}) if small else probe
+
+
+def integer_inputs(mod: "OpModule", filename: str, cap: int, seed: int = 0) -> dict[int, "torch.Tensor"]:
+    """The integer and bool tensors ``get_inputs()`` returns (by position), drawn for real with
+    ``seed`` while its float tensors stay on meta (:class:`IntegersOnly`); an integer tensor that
+    depends on a float one, or is larger than ``cap``, is left out. Empty when get_inputs fails so."""
+    try:
+        with time_limit(filename), torch.random.fork_rng(devices=[]), IntegersOnly(cap), torch.no_grad():
+            torch.manual_seed(seed)
+            inputs = mod.get_inputs()
+    except OP_ERRORS as e:  # noqa: BLE001 - the values are a bonus: the shapes came without them
+        reraise_fatal(e)
+        return {}
+    return {i: x for i, x in enumerate(inputs if isinstance(inputs, (list, tuple)) else ())
+            if isinstance(x, torch.Tensor) and x.device.type == "cpu" and not x.dtype.is_floating_point
+            and not x.dtype.is_complex}
+
+
 # --------------------------------------------------------------------------- module
 
 @dataclass

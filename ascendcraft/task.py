@@ -35,6 +35,8 @@ from .tensorspec import TensorSpec, fmt_bytes
 
 #: Default budget for one shape set: bytes of inputs + outputs + parameters.
 DEFAULT_MAX_BYTES = 64 << 20
+#: Largest integer input drawn for real at the op's real shapes (Task.real_integer_inputs).
+INTEGER_INPUT_CAP = 64 << 20
 #: An op whose sizes no module constant sets cannot be reduced: it is verified at its real
 #: size when its tensors take at most this many bytes (``--full-shapes`` goes beyond).
 FULL_SIZE_BUDGET = 4 << 30
@@ -252,6 +254,7 @@ class Task:
         self._caps: dict[tuple, int] = {}
         self._variants: dict[tuple, TaskShapes | None] = {}
         self._macs: dict[tuple, int | None] = {}
+        self._integers: dict | None = None
         base = self._execute({})
         check_interface(base, path)
         self._base = base
@@ -304,6 +307,16 @@ class Task:
                 ev = Evaluation((), None, {}, (), error=e)
             self._cache[key] = ev
         return self._cache[key]
+
+    def real_integer_inputs(self) -> dict[int, "numpy.ndarray"]:
+        """The op's integer and bool inputs at the real shapes, drawn as ``get_inputs()`` draws them
+        (seed 0) without allocating its float inputs: input position -> array, for those of at
+        most INTEGER_INPUT_CAP bytes that do not depend on a float input (``opfile.integer_inputs``)."""
+        if self._integers is None:
+            from .opfile import integer_inputs
+            self._integers = {i: x.numpy() for i, x in integer_inputs(self._base, str(self.path),
+                                                                        INTEGER_INPUT_CAP).items()}
+        return self._integers
 
     def macs(self, overrides: dict[str, int]) -> int | None:
         """The multiply-accumulates of the forward with ``overrides`` (cached; None when it cannot

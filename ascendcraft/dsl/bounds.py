@@ -13,8 +13,15 @@ first value of its range, itself affine in the outer variables), so correlated l
 (``//``, ``%``, ``minimum``, products of variables) is bounded by intervals and marks the
 result inexact. Only exact bounds are reported: an over-approximation never rejects a kernel
 (the interpreter still checks those indices at run time). Slices clamp to the tensor by the
-language's rules, so only integer indices can leave it; data-dependent indices (one-value
-tiles) are left to the run.
+language's rules, so only integer indices can leave it.
+
+A data-dependent index, a value loaded from an integer tensor whose values at the real size are
+known (the op's index inputs, drawn as its get_inputs() draws them: ``Task.real_integer_inputs``),
+is a variable bounded by the smallest and largest value in the part of the tensor the load can
+read. Those values occur, so an index that is that value plus numbers is bounded exactly (a table
+row ``load(indices[k]) + B // 1000`` leaves the table at the real size); one that also involves
+a loop variable is not (the loaded value may depend on it). Values loaded from other tensors
+(scratch, outputs, float data) are left to the run.
 """
 from __future__ import annotations
 
@@ -57,9 +64,14 @@ class _Unknown(Exception):
     """The expression is not integer index arithmetic we can bound (a tile, a float)."""
 
 
+#: Variables standing for a value loaded from GM are named with this prefix.
+LOADED = "<load#"
+
+
 class Bounds:
-    def __init__(self, checked):
+    def __init__(self, checked, values: dict | None = None):
         self.ck = checked
+        self.values = values or {}               # integer GM tensor -> its values at the real size
         b = checked.binding
         self.numbers: dict[str, int] = {k: int(v) for k, v in b.dims.items()}
         self.numbers.update({k: int(v) for k, v in b.attrs.items()
@@ -102,7 +114,31 @@ class Bounds:
             return self._interval_form(e.op, [a, b])
         if isinstance(e, A.Call) and e.func in ("minimum", "maximum", "cdiv") and len(e.args) == 2 and not e.kwargs:
             return self._interval_form(e.func, [self.form(x) for x in e.args])
+        if isinstance(e, A.Load) and e.pad is None and isinstance(e.src, A.Index):
+            return self._loaded(e.src)
         raise _Unknown(type(e).__name__)
+
+    def _loaded(self, e: A.Index) -> Form:
+        """A value loaded from GM: a variable over the values the load can read, when they are known."""
+        if not isinstance(e.base, A.Name) or e.base.id not in self.values:
+            raise _Unknown("load")
+        data = self.values[e.base.id]
+        if len(e.subscripts) != data.ndim or data.size == 0:
+            raise _Unknown("load")
+        box = []
+        for sub, dim in zip(e.subscripts, data.shape):
+            if isinstance(sub, A.Slice):
+                raise _Unknown("load of a slice")       # a tile, not a scalar
+            f = self._maybe(sub)
+            lo, hi = (0, dim - 1) if f is None else (max(0, self.low(f)), min(dim - 1, self.high(f)))
+            if lo > hi:
+                raise _Unknown("load")
+            box.append(slice(lo, hi + 1))
+        part = data[tuple(box)]
+        name = f"{LOADED}{len(self.vars)}>"
+        self.vars[name] = _Var(Form.number(int(part.min())), Form.number(int(part.max())))
+        self.order.insert(0, name)      # outermost: its bounds are numbers
+        return Form(0, ((name, 1),))
 
     def _interval_form(self, op: str, args: list[Form]) -> Form:
         """A non-affine operation: a number when its operands are numbers, else a fresh
@@ -243,8 +279,10 @@ class Bounds:
             if f is None:
                 continue
             hi, lo = self._extreme(f, +1), self._extreme(f, -1)
-            over = hi.exact and hi.const >= dim
-            under = lo.exact and lo.const < 0
+            # a loaded value beside a loop variable: the two may move together, so not exact
+            exact = not (any(v.startswith(LOADED) for v, _ in f.coefs) and len(f.coefs) > 1)
+            over = exact and hi.exact and hi.const >= dim
+            under = exact and lo.exact and lo.const < 0
             if over or under:
                 value = hi.const if over else lo.const
                 raise DSLError(
@@ -283,10 +321,11 @@ def _apply(op: str, a: int, b: int) -> int | None:
     return None
 
 
-def check_gm_bounds(checked) -> None:
+def check_gm_bounds(checked, values: dict | None = None) -> None:
     """Raise a located DSLError for the first GM index that leaves its tensor at ``checked``'s
-    binding (the op's real dims)."""
+    binding (the op's real dims); ``values`` (kernel tensor name -> array) are the integer
+    inputs' values there, which bound the indices loaded from them."""
     try:
-        Bounds(checked).block(checked.kernel.body)
+        Bounds(checked, values).block(checked.kernel.body)
     except DSLError as err:
         raise err.located(checked.kernel.source) from None

@@ -42,7 +42,7 @@ def test_the_same_kernel_passes_at_the_reduced_shapes_alone(monkeypatch):
     """Without the bound check the kernel is verified at the reduced shapes: its index is in range at
     the reduced B. Only a run at B's real extent (which needs the byte budget for it) reaches it."""
     import ascendcraft.checking as P
-    monkeypatch.setattr(P, "check_gm_bounds", lambda checked: None)
+    monkeypatch.setattr(P, "check_gm_bounds", lambda checked, values=None: None)
     result = P.check_kernel(kernel("b + B // 1000"), BIG, trials=2, max_bytes=4 << 20, other_shapes=False)
     assert result.passed and result.shapes.reduced, result.summary()
     with pytest.raises(DSLError, match="at the real extent of batch_size .* index 4096 is out of range"):
@@ -74,3 +74,39 @@ def test_negative_index_and_loop_local_scalars():
     bounds(text)                                   # 4096 rows: r <= 4095
     with pytest.raises(DSLError, match="reaches 4099"):
         bounds(text.replace("rb * 4 + 3", "rb * 4 + 7"))
+
+
+BY_INDEX = str(Path(__file__).parents[1] / "data" / "policy" / "rows_by_index.py")
+
+
+def by_index(row: str) -> str:
+    return ("kernel k(t: gm f32[B, N], idx: gm i64[K]) -> (y: gm f32[K, N]):\n"
+            "    for k in parallel(K):\n"
+            "        d = load(idx[k])\n"
+            f"        store(y[k, :], load(t[{row}, :]))\n")
+
+
+def test_a_data_dependent_index_is_bounded_by_the_index_values_drawn_at_the_real_size():
+    """The table row load(idx[k]) + B // 1000 is the index itself below 1000 rows, and four rows
+    past the end of the table for the largest indices the op draws at its 4096 rows."""
+    with pytest.raises(DSLError) as e:
+        check_kernel(by_index("d + B // 1000"), BY_INDEX, max_bytes=4 << 20, trials=2)
+    err = e.value
+    assert err.kind == "index error" and "real shapes" in err.message and "reaches 4099" in err.message
+    assert err.span.line == 4
+
+
+@pytest.mark.parametrize("row", ["d", "minimum(d + B // 1000, B - 1)", "B - 1 - d"])
+def test_data_dependent_indices_inside_the_table_pass(row):
+    k = parse(by_index(row))
+    task = load_task(BY_INDEX)
+    values = {"idx": task.real_integer_inputs()[1]}
+    assert values["idx"].min() >= 0 and values["idx"].max() == 4095
+    check_gm_bounds(check(k, bind(k, task.real)[0], load_chip("910B2")), values)
+
+
+def test_a_loaded_index_beside_a_loop_variable_is_not_bounded_exactly():
+    """idx[k] + k may stay inside the table (the two move together), so it is left to the runs."""
+    k = parse(by_index("d + k"))
+    task = load_task(BY_INDEX)
+    check_gm_bounds(check(k, bind(k, task.real)[0], load_chip("910B2")), {"idx": task.real_integer_inputs()[1]})
