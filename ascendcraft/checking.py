@@ -31,6 +31,7 @@ class CheckResult:
     second: "OtherShapes | None" = None         # the same kernel verified at a second shape set
     extents: tuple = ()                          # ... at each shape set keeping one constant real (OtherShapes)
     extents_skipped: tuple = ()                  # (constant, why) whose real extent does not fit the budget
+    residues_skipped: str = ""                   # why no set has every constant's real residue ("" if one did)
     plan: object = None                          # ascendcraft.plan.BufferPlan (check_kernel(plan=True))
     outputs: list = field(default_factory=list, repr=False)   # the interpreter's outputs on the first
                                                 # KEPT_OUTPUTS draws: the lowering's level 0 on them
@@ -49,6 +50,11 @@ class CheckResult:
     def passed(self) -> bool:
         return all(r.passed for r in self.reports)
 
+    def skipped_lines(self) -> list[str]:
+        """One line per real extent, and the residue set, not verified (and why)."""
+        return [f"real extent of {name} not verified: {why}" for name, why in self.extents_skipped] + \
+            ([f"residues of the real shapes not verified: {self.residues_skipped}"] if self.residues_skipped else [])
+
     def to_json(self) -> dict:
         return {
             "kernel": self.kernel.name,
@@ -64,6 +70,7 @@ class CheckResult:
             "second_shapes_verification": self.second.report.to_json() if self.second is not None else None,
             "real_extent_verifications": [o.extent_json(o.report) for o in self.extents],
             "real_extents_not_verified": [{"constant": n, "why": why} for n, why in self.extents_skipped],
+            "residues_not_verified": self.residues_skipped or None,
             "warnings": [{"message": w.message, "hint": w.hint, "location": _location(w, self.kernel),
                           "text": _warning_line(w, self.kernel)} for w in self.real.warnings],
             "plan": self.plan.to_json() if self.plan is not None else None,
@@ -80,8 +87,8 @@ class CheckResult:
             text += "\nsecond shapes:\n" + self.second.report.summary()
         for o in self.extents:
             text += f"\n{o.title()}:\n" + o.report.summary()
-        for name, why in self.extents_skipped:
-            text += f"\nreal extent of {name} not verified: {why}"
+        for line in self.skipped_lines():
+            text += "\n" + line
         for w in self.real.warnings:       # legal but suspicious (the checker's warnings): one line each
             text += "\n" + _warning_line(w, self.kernel)
         if self.plan is not None:
@@ -125,20 +132,22 @@ class OtherShapes:
 
 
     def extent_json(self, report) -> dict:
-        """A real-extent set and ``report`` (the interpreter's or the backend's) in report.json."""
+        """A real-extent or residue set and ``report`` (the interpreter's or the backend's) in report.json."""
         residue = self.modulus > 1
-        return {"constant": self.label, "value": self.shapes.overrides.get(self.label, self.shapes.original.get(
-                    self.label)) if residue else None, "modulus": self.modulus if residue else None,
+        return {"constant": self.label, "modulus": self.modulus if residue else None,
+                "values": {n: self.shapes.overrides[n] for n in self.label.split(", ")} if residue else None,
                 "verification": report.to_json()}
 
 
 def shape_set_title(shapes, label: str, modulus: int = 1) -> str:
-    """The name of an other shape set: the second, a real extent, or a stand-in with its residue."""
+    """The name of an other shape set: the second, a real extent, or one whose constants ``label``
+    have their real values' residues modulo ``modulus``."""
     if not label:
         return "second shapes"
     if modulus > 1:
-        return (f"residue of {label} ({shapes.overrides[label]}, as {shapes.original[label]} modulo "
-                f"{modulus})")
+        names = label.split(", ")
+        held = ", ".join(f"{n}={shapes.overrides[n]} as {shapes.original[n]}" for n in names)
+        return f"residue{'s' if len(names) > 1 else ''} of {label} modulo {modulus} ({held})"
     return f"real extent of {label}"
 
 
@@ -257,7 +266,7 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
         result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
                                        min(len(draws), SECOND_TRIALS))
     if result.passed and other_shapes and shapes.reduced:
-        result.extents, result.extents_skipped = _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes,
+        result.extents, result.extents_skipped, result.residues_skipped = _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes,
                                                                  inputs, say, min(len(draws), SECOND_TRIALS))
     if plan:
         from .plan import buffer_plan
@@ -285,9 +294,10 @@ EXTENT_SHARE = 4
 
 
 def _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes, inputs, say, trials
-                    ) -> tuple[tuple, tuple]:
-    """Verify at each shape set of ``task.real_extents``: (OtherShapes per set, (constant, why) per
-    constant whose real extent does not fit; a set with its residue may stand in for it)."""
+                    ) -> tuple[tuple, tuple, str]:
+    """Verify at each shape set of ``task.real_extents`` (a set with its residue may stand in for a
+    real extent that does not fit) and at ``task.residue_set``: (OtherShapes per set, (constant,
+    why) per constant whose real extent does not fit, why there is no residue set or "")."""
     done, skipped = [], []
     modulus = tile_modulus(real)
     for e in task.real_extents(shapes, (max(max_bytes // EXTENT_SHARE, 1), max_bytes), modulus):
@@ -305,8 +315,20 @@ def _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes, inputs
                               "the extent is a multiple of it, an index or count kept in a type too narrow for it")
         done.append(other)
         if not other.report.passed:
-            break
-    return tuple(done), tuple(skipped)
+            return tuple(done), tuple(skipped), ""
+    residues, why = task.residue_set(shapes, modulus, max_bytes) if modulus > 1 else (None, "")
+    if residues is not None and any(o.shapes.overrides == residues.overrides for o in done):
+        residues = None      # a residue stand-in already was this set
+    if residues is not None:
+        names = ", ".join(n for n in sorted(residues.overrides)
+                          if (residues.original[n] - residues.overrides[n]) % modulus == 0)
+        title = shape_set_title(residues, names, modulus)
+        say(f"verifying at the {title}")
+        done.append(_verify_other(k, residues, chip_profile, seed, inputs, say, trials, (names, modulus),
+                                  f"the {title}",
+                                  "the kernel must hold where every axis has the real size's tail and split over "
+                                  "the cores: a tile counted twice when an extent is a multiple of it"))
+    return tuple(done), tuple(skipped), why
 
 
 def tile_modulus(real: CheckedKernel) -> int:

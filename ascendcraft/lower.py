@@ -127,8 +127,7 @@ class Lowered:
             lines.append("  " + self.verification.summary().splitlines()[-1])
         for o, r in self.other_verifications:
             lines.append(f"  {o.title()}: " + r.summary().splitlines()[-1])
-        for name, why in self.check.extents_skipped:
-            lines.append(f"  real extent of {name} not verified: {why}")
+        lines += ["  " + line for line in self.check.skipped_lines()]
         if self.cost_note is not None:
             lines.append(f"  {self.cost_note}")
         if self.cost is not None:

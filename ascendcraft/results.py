@@ -132,8 +132,8 @@ def report_markdown(r: Lowered) -> str:
     for other, report in r.other_verifications:
         what = other.title()[0].upper() + other.title()[1:]
         lines += [f"{what}: " + other.shapes.describe(), "", "```", report.summary(), "```", ""]
-    for name, why in r.check.extents_skipped:
-        lines += [f"Real extent of {name}: not verified ({why})", ""]
+    for line in r.check.skipped_lines():
+        lines += [line[0].upper() + line[1:], ""]
     if c is not None:
         eff = r.efficiency
         floor = ("the cube floor: the kernel's multiply-adds at the operand dtype's peak rate on every cube core"

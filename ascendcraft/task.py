@@ -460,6 +460,51 @@ class Task:
             self._variants[key] = found
         return found
 
+    def residue_set(self, base: TaskShapes, modulus: int, max_bytes: int) -> tuple[TaskShapes | None, str]:
+        """A shape set in which every constant ``base`` shrank has its real value's residue modulo
+        ``modulus`` (the same tails and core split as the real shapes on every axis at once): each
+        the largest such value up to its value in ``base`` (its residue when that is larger; one
+        whose real value is its own residue keeps its value in ``base``), then lowered by
+        ``modulus`` at a time, largest first, and then the others halved, until the tensors fit
+        ``max_bytes`` and the forward does no more multiply-accumulates than ``base``'s.
+        (shapes, "") or (None, why)."""
+        key = ("residues", tuple(sorted(base.overrides.items())), base.max_bytes, modulus, max_bytes)
+        if caching() and key in self._variants:
+            return self._variants[key]
+        found = self._residue_set(base, modulus, max_bytes)
+        if caching():
+            self._variants[key] = found
+        return found
+
+    def _residue_set(self, base: TaskShapes, modulus: int, max_bytes: int) -> tuple[TaskShapes | None, str]:
+        real_values = self._root_constants()
+        values = dict(base.overrides)
+        held = []       # the constants given their residue (one whose real value is at most the modulus keeps base's)
+        for name, v in base.overrides.items():
+            real = real_values[name]
+            r = real % modulus or modulus
+            if r < real:
+                values[name] = max(r, v - (v - r) % modulus)
+                held.append(name)
+        if not held:
+            return None, f"no constant the reduced shapes shrank is above {modulus}"
+        work = self.macs(base.overrides)
+        while True:
+            ev = self._eval(values, max_bytes)
+            macs = self.macs(values) if ev.valid else None
+            if ev.valid and ev.nbytes <= max_bytes and (not work or macs is None or macs <= work):
+                return self._reduced_set(values, max_bytes), ""
+            lower = [n for n in sorted(held, key=lambda n: -values[n]) if values[n] - modulus >= 1]
+            free = [n for n in sorted(values, key=lambda n: -values[n]) if n not in held and values[n] > 1]
+            if not ev.valid or not (lower or free):
+                shown = ", ".join(f"{n}={values[n]}" for n in held)
+                return None, (f"the reference does not run at {shown}" if not ev.valid else
+                              f"even {shown} takes {fmt_bytes(ev.nbytes)} or more products than the reduced shapes")
+            if lower:
+                values[lower[0]] -= modulus
+            else:       # the others shrink too, by halves
+                values[free[0]] //= 2
+
     def _extent_set(self, name: str, value: int, budgets: tuple[int, ...], work: int | None
                     ) -> tuple[TaskShapes | None, str]:
         """The shape set holding ``name`` at ``value`` within the first budget that can, or (None, why)."""

@@ -389,7 +389,23 @@ def test_a_kernel_wrong_only_at_a_real_extent_fails_there_and_says_so():
 def test_the_right_kernel_passes_every_real_extent_and_the_unfit_ones_are_named():
     result = check_kernel(WIDE_SOFTMAX, op("softmax_wide"), max_bytes=8 << 20, trials=2)
     assert result.passed, result.summary()
-    assert sorted(o.label for o in result.extents) == ["batch_size", "dim"] and not result.extents_skipped
+    assert sorted(o.label for o in result.extents if o.modulus == 1) == ["batch_size", "dim"]
+    assert not result.extents_skipped
+    # and where every shrunk constant has its real residue modulo lcm(8192, 48 cores) = 24576
+    residues, = [o for o in result.extents if o.modulus > 1]
+    assert residues.modulus == 24576 and residues.shapes.input_specs[0].shape[1] % 24576 == 0
     small = check_kernel(WIDE_SOFTMAX, op("softmax_wide"), max_bytes=2 << 20, trials=2)
     assert small.passed and [n for n, _ in small.extents_skipped] == ["dim"]
     assert "real extent of dim not verified: softmax_wide.py cannot be reduced below" in small.summary()
+    assert "verified instead at dim=245760, which has the real value's residue modulo 24576" in small.summary()
+
+
+def test_a_real_extent_too_big_to_verify_is_stood_in_for_by_its_residue():
+    """At 2 MiB no row of 48 x 8192 fits; 10 x 24576 columns end on a whole tile as the real row
+    does, and the kernel that counts that tile twice fails there."""
+    result = check_kernel(TWICE, op("softmax_wide"), max_bytes=2 << 20, trials=2)
+    assert not result.passed and result.report.passed
+    failed = [o for o in result.extents if not o.report.passed]
+    assert [o.title() for o in failed] == ["residue of dim modulo 24576 (dim=245760 as 393216)"]
+    entry = [e for e in result.to_json()["real_extent_verifications"] if e["verification"]["verdict"] == "FAIL"]
+    assert entry[0]["modulus"] == 24576 and entry[0]["values"] == {"dim": 245760}
