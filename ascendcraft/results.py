@@ -130,7 +130,7 @@ def report_markdown(r: Lowered) -> str:
     if v is not None:
         lines += ["```", v.summary(), "```", ""]
     for other, report in r.other_verifications:
-        what = other.title()[0].upper() + other.title()[1:]
+        what = other.title()[0].upper() + other.title()[1:] if other.label else "Second verification shapes"
         lines += [f"{what}: " + other.shapes.describe(), "", "```", report.summary(), "```", ""]
     for line in r.check.skipped_lines():
         lines += [line[0].upper() + line[1:], ""]

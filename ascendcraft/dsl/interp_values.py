@@ -77,10 +77,13 @@ class BufferState:
 
 
 class GMTensor:
-    __slots__ = ("name", "data", "dtype", "role", "writers")
+    """A GM tensor while a kernel runs: ``writers`` who wrote each element in this phase (race
+    checks), ``written`` for scratch whether any store wrote it yet (a read before is garbage)."""
+    __slots__ = ("name", "data", "dtype", "role", "writers", "written")
 
     def __init__(self, name, data, dtype, role):
         self.name, self.data, self.dtype, self.role, self.writers = name, data, dtype, role, None
+        self.written = np.zeros(data.shape, np.bool_) if role == "scratch" else None
 
 
 def matmul_tiles(a: Tile, b: Tile, ta: bool, tb: bool, node) -> Tile:

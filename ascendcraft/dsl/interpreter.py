@@ -196,9 +196,11 @@ class Interpreter(CallInterpreter):
             if s.perm is not None:      # a permuted view: NumPy's transpose is a view too
                 g = GMTensor(s.name, base.data.transpose(s.perm), t.dtype, t.role)
                 g.writers = base.writers.transpose(s.perm)
+                g.written = None if base.written is None else base.written.transpose(s.perm)
             else:
                 g = GMTensor(s.name, base.data.reshape(t.shape), t.dtype, t.role)
                 g.writers = base.writers.reshape(t.shape)
+                g.written = None if base.written is None else base.written.reshape(t.shape)
             self.gm[s.name] = g
             self.fixed[s.name] = g
         return run
@@ -327,9 +329,12 @@ class Interpreter(CallInterpreter):
             if g.dtype == "bool":
                 data = data.astype(g.data.dtype)
             if accumulate:
+                _require_written(g, index, s)
                 g.data[index] = D.quantize(g.data[index] + data, g.dtype)
             else:
                 g.data[index] = data
+            if g.written is not None:
+                g.written[index] = True
         return run
 
     def _claim(self, g: GMTensor, index, atomic, node):
@@ -569,6 +574,7 @@ class Interpreter(CallInterpreter):
                     raise runtime_error(f"race: core {self.core} reads elements of {g.name} written by another core in "
                                 "the same parallel phase", e, kind="race",
                                 hint="results of other cores are visible after the parallel loop ends")
+            _require_written(g, index, e)
             data = g.data[index]
             if g.dtype == "bool" and data.dtype != np.bool_:
                 data = data.astype(np.bool_)
@@ -619,6 +625,18 @@ class Interpreter(CallInterpreter):
 
     _rules = {A.Tuple: _tuple, A.Unary: _unary, A.Binary: _binary, A.Call: _call, A.Index: _index,
               A.Load: _load}
+
+
+def _require_written(g: GMTensor, index, node) -> None:
+    """A read of scratch elements no store wrote yet is an error: GM scratch holds garbage until
+    written (the NaN the interpreter starts it with need not reach an output to be read)."""
+    if g.written is not None and not g.written[index].all():
+        first = np.argwhere(~g.written[index])[0]
+        raise runtime_error(f"{g.name} is read where no store has written it yet (element {tuple(int(i) for i in first)} "
+                            f"of the region read): a scratch tensor holds garbage until written", node,
+                            kind="runtime error",
+                            hint="write each scratch element before reading it: earlier in the same iteration, or "
+                                 "in an earlier parallel loop (another core's writes are visible after its loop ends)")
 
 
 def interpret(checked: CheckedKernel, gm: dict[str, np.ndarray], *, cores: int | None = None,

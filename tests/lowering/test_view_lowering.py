@@ -3,6 +3,7 @@ GlobalTensor of the view's dims (no copy), for products on the cube and for vect
 parameters and of scratch tensors (a view of a view included)."""
 from __future__ import annotations
 
+import pytest
 from compiled import compile_verified
 
 # a pointwise convolution: for each image, W [CO, CI] @ x[n] viewed as [CI, H * W] (A without a
@@ -104,6 +105,7 @@ kernel heads(x: gm f32[S, E], heads: i32) -> (y: gm f32[S, E]):
     flat = view(s, (NH, SD))
     sv = view(flat, (NH, S, D))
     for h in parallel(NH):
+        store(flat[h, :], full((SD,), 1.0, f32))
         store(flat[h, :], load(flat[h, :]) * 0.0)
     for h, r in parallel(NH, S):
         store(s[h, r, :], load(xv[r, h, :]) * 2.0)
@@ -116,6 +118,19 @@ kernel heads(x: gm f32[S, E], heads: i32) -> (y: gm f32[S, E]):
 
 def test_views_of_parameters_and_of_scratch_in_vector_phases(tmp_path):
     compile_verified(tmp_path, _HEADS, _HEADS_OP, trials=2)
+
+
+def test_reading_scratch_through_a_view_before_any_store_wrote_it_is_located(tmp_path):
+    """Scratch holds garbage until written; the interpreter knows which elements were, through views
+    too, and the simulator says the same of the AscendC kernel (scratch-unwritten)."""
+    from ascendcraft.checking import check_kernel
+    from ascendcraft.errors import DSLError
+    unwritten = _HEADS.replace("        store(flat[h, :], full((SD,), 1.0, f32))\n", "")
+    (tmp_path / "op.py").write_text(_HEADS_OP)
+    with pytest.raises(DSLError) as e:
+        check_kernel(unwritten, str(tmp_path / "op.py"), trials=2)
+    assert "flat is read where no store has written it yet" in e.value.message
+    assert e.value.span.line == 12         # store(flat[h, :], load(flat[h, :]) * 0.0), the text's first line empty
 
 
 # permuted views: heads [B, H, S, D] read as [B, S, H, D] (rows of one position across heads are S * D
