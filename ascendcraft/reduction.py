@@ -1,5 +1,6 @@
 """Choosing a task's shape sets: the reduced one that fits the byte budget, a second one derived
-from a seed, and ones that keep one shape constant at its real value (docs/verification.md,
+from a seed, ones that keep one shape constant at its real value (or its residue), and one of
+every constant's real residue (docs/verification.md,
 "Shapes"). Functions of a :class:`~ascendcraft.task.Task`: they evaluate the op file at other
 values of its module constants through the task's cached evaluations (``Task._eval``)."""
 from __future__ import annotations
@@ -53,6 +54,37 @@ def variant_values(task: "Task", base: "TaskShapes", seed: int, max_bytes: int) 
     if new == cur:
         return None
     return {k: v for k, v in new.items() if v != real_values[k]}
+
+
+def residue_values(task: "Task", base: "TaskShapes", modulus: int, max_bytes: int) -> tuple[dict | None, str]:
+    """The constants of ``Task.residue_set`` (see there), or (None, why)."""
+    real_values = task._root_constants()
+    values = dict(base.overrides)
+    held = []       # the constants given their residue (one whose real value is at most the modulus keeps base's)
+    for name, v in base.overrides.items():
+        real = real_values[name]
+        r = real % modulus or modulus
+        if r < real:
+            values[name] = max(r, v - (v - r) % modulus)
+            held.append(name)
+    if not held:
+        return None, f"no constant the reduced shapes shrank is above {modulus}"
+    work = task.macs(base.overrides)
+    while True:
+        ev = task._eval(values, max_bytes)
+        macs = task.macs(values) if ev.valid else None
+        if ev.valid and ev.nbytes <= max_bytes and (not work or macs is None or macs <= work):
+            return values, ""
+        lower = [n for n in sorted(held, key=lambda n: -values[n]) if values[n] - modulus >= 1]
+        free = [n for n in sorted(values, key=lambda n: -values[n]) if n not in held and values[n] > 1]
+        if not ev.valid or not (lower or free):
+            shown = ", ".join(f"{n}={values[n]}" for n in held)
+            return None, (f"the reference does not run at {shown}" if not ev.valid else
+                          f"even {shown} takes {fmt_bytes(ev.nbytes)} or more products than the reduced shapes")
+        if lower:
+            values[lower[0]] -= modulus
+        else:       # the others shrink too, by halves
+            values[free[0]] //= 2
 
 
 def reduce_constants(task: "Task", max_bytes: int, pinned: Mapping[str, int] | None = None,

@@ -27,7 +27,7 @@ import torch
 from .errors import UserError
 from .inputs import check_file
 from .memo import Memo, caching
-from .reduction import reduce_constants, variant_values
+from .reduction import reduce_constants, residue_values, variant_values
 from .opfile import (ALLOCATION_CAP, MODEL_SEED, OP_ERRORS, TASK_HELP, ConstantOverride, Evaluation, OpModule,
                      assigned_names, check_interface, evaluate, flatten_outputs, op_failure, specs_of_inputs,
                      reraise_fatal, short_repr, time_limit, where_in_file)
@@ -477,33 +477,8 @@ class Task:
         return found
 
     def _residue_set(self, base: TaskShapes, modulus: int, max_bytes: int) -> tuple[TaskShapes | None, str]:
-        real_values = self._root_constants()
-        values = dict(base.overrides)
-        held = []       # the constants given their residue (one whose real value is at most the modulus keeps base's)
-        for name, v in base.overrides.items():
-            real = real_values[name]
-            r = real % modulus or modulus
-            if r < real:
-                values[name] = max(r, v - (v - r) % modulus)
-                held.append(name)
-        if not held:
-            return None, f"no constant the reduced shapes shrank is above {modulus}"
-        work = self.macs(base.overrides)
-        while True:
-            ev = self._eval(values, max_bytes)
-            macs = self.macs(values) if ev.valid else None
-            if ev.valid and ev.nbytes <= max_bytes and (not work or macs is None or macs <= work):
-                return self._reduced_set(values, max_bytes), ""
-            lower = [n for n in sorted(held, key=lambda n: -values[n]) if values[n] - modulus >= 1]
-            free = [n for n in sorted(values, key=lambda n: -values[n]) if n not in held and values[n] > 1]
-            if not ev.valid or not (lower or free):
-                shown = ", ".join(f"{n}={values[n]}" for n in held)
-                return None, (f"the reference does not run at {shown}" if not ev.valid else
-                              f"even {shown} takes {fmt_bytes(ev.nbytes)} or more products than the reduced shapes")
-            if lower:
-                values[lower[0]] -= modulus
-            else:       # the others shrink too, by halves
-                values[free[0]] //= 2
+        values, why = residue_values(self, base, modulus, max_bytes)
+        return (None, why) if values is None else (self._reduced_set(values, max_bytes), "")
 
     def _extent_set(self, name: str, value: int, budgets: tuple[int, ...], work: int | None
                     ) -> tuple[TaskShapes | None, str]:
