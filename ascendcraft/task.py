@@ -412,10 +412,15 @@ class Task:
         hard-coded extent, a bound that only holds at the reduced size) differs there.
         None when no module constant sizes the inputs, or no other value runs.
         The same arguments give the same shape set object (so draws made for it are reused)."""
-        key = (tuple(sorted(base.overrides.items())), base.max_bytes, seed, max_bytes)
+        return self._shape_sets((tuple(sorted(base.overrides.items())), base.max_bytes, seed, max_bytes),
+                                lambda: self._variant(base, seed, max_bytes))
+
+    def _shape_sets(self, key: tuple, find):
+        """``find()`` once per ``key`` while caching is on: the same arguments give the same shape set
+        objects, so draws made for them are reused."""
         if caching() and key in self._variants:
             return self._variants[key]
-        found = self._variant(base, seed, max_bytes)
+        found = find()
         if caching():
             self._variants[key] = found
         return found
@@ -434,9 +439,10 @@ class Task:
         ``modulus`` (a kernel's tile sizes and cores: the same tails and core split) stands in, if
         ``modulus`` > 1 and one fits. The same arguments give the same shape set objects (so draws
         made for them are reused)."""
-        key = ("extents", tuple(sorted(base.overrides.items())), base.max_bytes, budgets, modulus)
-        if caching() and key in self._variants:
-            return self._variants[key]
+        return self._shape_sets(("extents", tuple(sorted(base.overrides.items())), base.max_bytes, budgets, modulus),
+                                lambda: self._real_extents(base, budgets, modulus))
+
+    def _real_extents(self, base: TaskShapes, budgets: tuple[int, ...], modulus: int) -> list[ExtentSet]:
         work = self.macs(base.overrides) or None
         real_values = self._root_constants()
         found = []
@@ -456,8 +462,6 @@ class Task:
                 else:
                     lo = j + 1
             found.append(ExtentSet(name, best, why, modulus if best is not None else 1))
-        if caching():
-            self._variants[key] = found
         return found
 
     def residue_set(self, base: TaskShapes, modulus: int, max_bytes: int) -> tuple[TaskShapes | None, str]:
@@ -468,13 +472,8 @@ class Task:
         ``modulus`` at a time, largest first, and then the others halved, until the tensors fit
         ``max_bytes`` and the forward does no more multiply-accumulates than ``base``'s.
         (shapes, "") or (None, why)."""
-        key = ("residues", tuple(sorted(base.overrides.items())), base.max_bytes, modulus, max_bytes)
-        if caching() and key in self._variants:
-            return self._variants[key]
-        found = self._residue_set(base, modulus, max_bytes)
-        if caching():
-            self._variants[key] = found
-        return found
+        return self._shape_sets(("residues", tuple(sorted(base.overrides.items())), base.max_bytes, modulus, max_bytes),
+                                lambda: self._residue_set(base, modulus, max_bytes))
 
     def _residue_set(self, base: TaskShapes, modulus: int, max_bytes: int) -> tuple[TaskShapes | None, str]:
         values, why = residue_values(self, base, modulus, max_bytes)
