@@ -18,8 +18,9 @@ distributions in :data:`DERIVED`, cycling:
   compares with a fixed threshold gets wrong;
 * ``specials``: the op's own draw with IEEE specials in a quarter of the rows of its plain float
   inputs (±inf and subnormals, or ±0 and subnormals, one element in eight there; no NaN, see
-  :data:`SPECIAL_VARIANTS`): a kernel must give what PyTorch gives on them (a
-  relu written as ``(x + abs(x)) * 0.5`` gives NaN at -inf).
+  :data:`SPECIAL_VARIANTS`; the infinities in the first such input only, the others getting the
+  finite specials): a kernel must give what PyTorch gives on them (a relu written as
+  ``(x + abs(x)) * 0.5`` gives NaN at -inf; ``a * b`` at an infinite ``a``).
 
 Inputs that carry structure keep it (:func:`analyse` reads it off the op's own draw):
 integer tensors stay within the range the op drew (indices stay valid), bool tensors stay
@@ -159,11 +160,7 @@ def _analyse_one(x) -> Structure:
 def variants(distribution: str, structures: list[Structure]) -> list[str]:
     """The variants of ``distribution`` to try, in order (see the module docstring)."""
     if distribution == "specials":
-        # infinities in two inputs meet inside the op (inf - inf in a dot product), and what follows
-        # a NaN made there is the implementation's choice (torch's CPU attention skips a NaN score
-        # in its row max): with several float inputs, zeros and subnormals only
-        floats = sum(s.kind == "float" for s in structures)
-        return list(SPECIAL_VARIANTS) if floats <= 1 else ["zeros and subnormals"]
+        return list(SPECIAL_VARIANTS)
     out = [v for v in VARIANTS if v != "non-negative" or non_negative_inputs(structures)]
     return out[:1] + [MODERATE] + out[1:] if distribution == "scaled" else out
 
@@ -175,7 +172,15 @@ def derived_inputs(op_inputs: list, structures: list[Structure], distribution: s
     names = list(SPECIAL_VARIANTS) if distribution == "specials" else [*VARIANTS, MODERATE]
     rng = np.random.default_rng([seed, DERIVED.index(distribution), names.index(variant)])
     if distribution == "specials":
-        return [_specials(x, s, SPECIAL_VARIANTS[variant], rng) for x, s in zip(op_inputs, structures)]
+        # Infinities go into one input, the first plain float one; the others get the variant's
+        # finite values: infinities from two inputs meet inside the op (inf - inf in a dot product),
+        # and what follows a NaN made there is the implementation's choice (torch's CPU attention
+        # skips a NaN score in its row max), not a result PyTorch defines.
+        kinds = SPECIAL_VARIANTS[variant]
+        finite = tuple(k for k in kinds if k not in ("inf", "-inf"))
+        first = next((i for i, st in enumerate(structures) if st.kind == "float"), None)
+        return [_specials(x, st, kinds if i == first else finite, rng)
+                for i, (x, st) in enumerate(zip(op_inputs, structures))]
     return [_draw(x, s, distribution, variant, rng) for x, s in zip(op_inputs, structures)]
 
 

@@ -15,10 +15,12 @@ names what is missing or broken.
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import re
 import sys
 import types
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +45,20 @@ FULL_SIZE_BUDGET = 4 << 30
 # Names of constants that configure an op rather than size a tensor: never shrunk,
 # even if their value happens to show up as a dim.
 _NOT_A_SIZE = re.compile(r"kernel|stride|pad|dilation|group|axis|^k$|^k_|_k$|reduc", re.I)
+
+
+@contextlib.contextmanager
+def plain_kernels_only():
+    """Torch's plain CPU kernels: the math attention (the formula, step by step) instead of the
+    fused one, convolutions without oneDNN. Where their results and the default kernels' differ in
+    being finite, what PyTorch gives is the kernel's choice, not a result it defines (the fused CPU
+    attention skips a NaN score in its row max and gives 0 where the formula gives NaN)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # oneDNN's flags warn about TF32 on Intel GPUs
+        with sdpa_kernel([SDPBackend.MATH]), torch.backends.mkldnn.flags(enabled=False):
+            yield
 
 
 # --------------------------------------------------------------------------- shapes
@@ -122,16 +138,19 @@ class TaskShapes:
             raise err from None
         return [o.detach() for o in flatten_outputs(out, filename)]
 
-    def reference64(self, inputs: list, absolute_parameters: bool = False) -> tuple[list[torch.Tensor] | None, str]:
+    def reference64(self, inputs: list, absolute_parameters: bool = False,
+                    plain_kernels: bool = False) -> tuple[list[torch.Tensor] | None, str]:
         """The reference in float64: floating inputs and the module's parameters cast to double
-        (with ``absolute_parameters``, their absolute values: for the magnitudes of the terms).
+        (with ``absolute_parameters``, their absolute values: for the magnitudes of the terms;
+        with ``plain_kernels``, through torch's plain CPU kernels: :func:`plain_kernels`).
 
         Returns ``(outputs, "")``, or ``(None, why)`` when the op does not run in float64 (a
         dtype check, an op without a double kernel, ...). Outputs the op casts back to a
         narrower float (``.half()``) keep that dtype: rounded once from the float64 result.
         """
         try:
-            with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad(), \
+                    (plain_kernels_only() if plain_kernels else contextlib.nullcontext()):
                 model = self._model().double()
                 if absolute_parameters:
                     for p in model.parameters():

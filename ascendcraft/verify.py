@@ -249,8 +249,12 @@ class Draw:
         return [to_numpy(x)[0] if isinstance(x, torch.Tensor) else x for x in self.inputs]
 
 
-def _references(shapes: TaskShapes, inputs: list) -> tuple[list, list, str]:
-    """(native outputs, judged outputs, what judges): float outputs against float64 where the op runs so."""
+def _references(shapes: TaskShapes, inputs: list, nonfinite_unjudged: bool = False) -> tuple[list, list, str]:
+    """(native outputs, judged outputs, what judges): float outputs against float64 where the op runs so.
+
+    With ``nonfinite_unjudged`` (a specials draw) the judged outputs are also non-finite wherever
+    torch's plain kernels (:func:`~ascendcraft.task.plain_kernels_only`) give NaN or inf: there
+    PyTorch's result depends on the kernel it picks, so those elements are not judged either."""
     native = shapes.reference([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
     wide, why = shapes.reference64([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
     if wide is not None and (len(wide) != len(native) or any(w.shape != n.shape for w, n in zip(wide, native))):
@@ -258,7 +262,18 @@ def _references(shapes: TaskShapes, inputs: list) -> tuple[list, list, str]:
     if wide is None:
         return native, native, f"float32 reference (no float64 run: {why})"
     truth = [w if n.is_floating_point() and w.is_floating_point() else n for w, n in zip(wide, native)]
+    if nonfinite_unjudged:
+        plain, _ = shapes.reference64([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs],
+                                      plain_kernels=True)
+        truth = [_nonfinite_of_either(t, p) for t, p in zip(truth, plain or [None] * len(truth))]
     return native, truth, "float64"
+
+
+def _nonfinite_of_either(truth: torch.Tensor, other: torch.Tensor | None) -> torch.Tensor:
+    """``truth`` with ``other``'s NaN and infinite elements where ``other`` is a float tensor of its shape."""
+    if other is None or other.shape != truth.shape or not (truth.is_floating_point() and other.is_floating_point()):
+        return truth
+    return torch.where(torch.isfinite(other), truth, other.to(truth.dtype))
 
 
 def _degenerate(out: torch.Tensor, earlier: list[tuple[int, torch.Tensor]], nonfinite_unjudged: bool = False) -> str:
@@ -402,10 +417,10 @@ def _make_draws(shapes: TaskShapes, trials: int, seed: int, inputs: str,
     draws: list[Draw] = []
 
     def evaluate(t: int, seed_t: int, label: str, xs: list, notes: list) -> Draw:
-        native, truth, ref = _references(shapes, xs)
+        free = D.nonfinite_unjudged(label)
+        native, truth, ref = _references(shapes, xs, free)
         same = next((k for k, d in enumerate(draws) if _same_inputs(d.inputs, xs)), None)
         earlier = [[(k, d.truth[i]) for k, d in enumerate(draws) if i < len(d.truth)] for i in range(len(truth))]
-        free = D.nonfinite_unjudged(label)
         degenerate = [f"has the same inputs as trial {same}" if same is not None else _degenerate(o, e, free)
                       for o, e in zip(truth, earlier)]
         return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs, shapes)

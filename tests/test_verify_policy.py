@@ -262,14 +262,22 @@ def test_an_output_that_ignores_the_inputs_is_not_verifiable():
 # --------------------------------------------------------------------------- values real models produce
 
 SOFTMAX = "m = max(t)\ne = exp(t - m)\nstore(y[b, :], e / sum(e))"
+ATTENTION_EXAMPLE = Path(__file__).parents[1] / "examples" / "attention" / "scaled_dot_product_attention"
+ATTENTION = (ATTENTION_EXAMPLE / "kernel.dsl").read_text()
 
 # (op, kernel, the draw that exposes it): right on the op's draw and on the four tame derived draws
 DRAW_BUGS = {
     "relu as (x + abs(x)) * 0.5, NaN at -inf": ("relu_rand", rows("store(y[b, :], (t + abs(t)) * 0.5)"), "specials"),
+    "gated relu as (x + abs(x)) * 0.5 * g, NaN at -inf in x": (
+        "relu_gate", rows("store(y[b, :], (t + abs(t)) * 0.5 * load(g[b, :]))", "x: gm f32[B, N], g: gm f32[B, N]"),
+        "specials"),
     "relu below a fixed threshold only": (
         "relu_rand", rows("store(y[b, :], where(t < 4096.0, relu(t), 0.0))"), "scaled"),
     "softmax whose row max is kept in f16": (
         "softmax_randn", rows(SOFTMAX.replace("max(t)", "cast(cast(max(t), f16), f32)")), "scaled"),
+    "attention whose all -inf score row is NaN where torch's is 0": (
+        "attention_narrow", ATTENTION.replace("exp(t - where(mx > -inf, mx, 0.0))", "exp(t - mx)")
+                                     .replace("e / where(se > 0.0, se, 1.0)", "e / se"), "specials"),
 }
 
 
@@ -284,7 +292,10 @@ def test_a_kernel_right_only_on_tame_values_fails_on_the_draw_real_values_take(n
 
 
 @pytest.mark.parametrize("task, kernel", [("relu_rand", rows("store(y[b, :], relu(t))")),
-                                          ("softmax_randn", rows(SOFTMAX))])
+                                          ("relu_gate", rows("store(y[b, :], relu(t) * load(g[b, :]))",
+                                                             "x: gm f32[B, N], g: gm f32[B, N]")),
+                                          ("softmax_randn", rows(SOFTMAX)),
+                                          ("attention_narrow", ATTENTION)])
 def test_the_kernels_without_their_bug_pass_every_draw(task, kernel):
     result = check_kernel(kernel, op(task))
     assert result.passed, result.summary()
@@ -318,11 +329,20 @@ def test_the_specials_draw_keeps_the_op_draw_and_structure_around_its_specials()
     assert bool(torch.isfinite(finite).all()) and not torch.equal(finite, x)
 
 
+def test_with_two_float_inputs_the_infinities_go_into_the_first_only():
+    """Infinities from two inputs meet inside the op (inf - inf in a dot product): only the first
+    float input gets them, the others the finite specials."""
+    a, b = torch.rand(40, 30), torch.rand(40, 30)
+    da, db = D.derived_inputs([a, b], D.analyse([a, b]), "specials", "as drawn", seed=3)
+    assert bool(torch.isinf(da).any()) and bool(torch.isfinite(db).all())
+    assert not torch.equal(db, b) and bool((db.abs() < torch.finfo(torch.float32).tiny).any())   # subnormals
+    assert D.variants("specials", D.analyse([a, b])) == list(D.SPECIAL_VARIANTS)
+
+
 def test_a_correct_attention_passes_every_draw():
     """Large logits make a softmax's exponent magnify every rounding of its scores: the tolerance
     follows the op's own sensitivity on the draw (verify.input_sensitivity), not a fixed one."""
-    ex = Path(__file__).parents[1] / "examples" / "attention" / "scaled_dot_product_attention"
-    result = check_kernel((ex / "kernel.dsl").read_text(), str(ex / "op.py"))
+    result = check_kernel(ATTENTION, str(ATTENTION_EXAMPLE / "op.py"))
     assert result.passed, result.summary()
     assert [t.distribution.split(",")[0] for t in result.report.trials] == ["op", *D.DERIVED]
 
@@ -335,6 +355,22 @@ def test_the_sensitivity_is_large_where_the_op_magnifies_rounding():
     s_tame, = input_sensitivity(shapes, tame, seed=0, eps=2.0 ** -23)
     s_wild, = input_sensitivity(shapes, wild, seed=0, eps=2.0 ** -23)
     assert float(s_tame.max()) < 1e-6 and float(s_wild.max()) > 1e-4
+
+
+def test_in_a_specials_trial_an_element_torchs_kernels_disagree_on_is_not_judged():
+    """A query with -inf against keys that make one score NaN (0 x -inf) and the rest -inf: torch's
+    fused CPU attention skips the NaN in its row max and gives 0, its math kernel gives NaN; what
+    PyTorch gives there is the kernel it picks, so the judged reference is NaN (not judged)."""
+    from ascendcraft.verify import _references
+    shapes = load_task(op("attention_narrow")).shapes()
+    inf = float("inf")
+    q = torch.tensor([[[[-inf, 1.0], [1.0, 2.0]]]])
+    k = torch.tensor([[[[1.0, 0.0], [1.0, 0.0], [0.0, 0.0]]]])
+    v = torch.ones(1, 1, 3, 2)
+    native, truth, _ = _references(shapes, [q, k, v])
+    assert torch.equal(native[0][0, 0, 0], torch.zeros(2)) and torch.equal(truth[0][0, 0, 0], torch.zeros(2).double())
+    _, truth, _ = _references(shapes, [q, k, v], nonfinite_unjudged=True)
+    assert bool(torch.isnan(truth[0][0, 0, 0]).all()) and torch.allclose(truth[0][0, 0, 1], torch.ones(2).double())
 
 
 def test_in_a_specials_trial_a_non_finite_reference_may_be_anything_and_the_rest_is_judged():

@@ -7,7 +7,8 @@
 #   phase 3 (cube): O = P V, 128 x 256 tiles, K = S in 64-deep steps.
 # The scores cross HBM four times (written; read and written by the softmax; read by the second
 # product), which a fused kernel would keep on chip (flash attention: not expressible yet).
-# Rows up to 8192 scores long (S <= 8192) are softmaxed whole.
+# Rows up to 8192 scores long (S <= 8192) are softmaxed whole. A row whose scores are all -inf
+# gives 0, as torch's attention defines it (its safe softmax), not the NaN of exp(-inf - -inf).
 kernel scaled_dot_product_attention(q: gm f32[B, H, S, D], k: gm f32[B, H, S, D], v: gm f32[B, H, S, D]) -> (
         o: gm f32[B, H, S, D]):
     const TM = 128
@@ -27,8 +28,10 @@ kernel scaled_dot_product_attention(q: gm f32[B, H, S, D], k: gm f32[B, H, S, D]
     for b, h, rb in parallel(B, H, cdiv(S, RB)):
         r = rb * RB
         t = load(att[b, h, r:r + RB, :]) * (1.0 / sqrt(D * 1.0))
-        e = exp(t - max(t, axis=1, keepdims=True))
-        store(att[b, h, r:r + RB, :], e / sum(e, axis=1, keepdims=True))
+        mx = max(t, axis=1, keepdims=True)
+        e = exp(t - where(mx > -inf, mx, 0.0))
+        se = sum(e, axis=1, keepdims=True)
+        store(att[b, h, r:r + RB, :], e / where(se > 0.0, se, 1.0))
     for b, h, i, j in parallel(B, H, cdiv(S, TM), cdiv(D, TN)):
         m = i * TM
         n = j * TN
