@@ -140,10 +140,11 @@ class _Pipeliner:
                  if isinstance(s, (A.For, A.ParallelFor)) else s for s in stmts]
         frees: dict[int, list[str]] = {}
         out = list(stmts)
+        uses = _uses_by_statement(stmts)
         for i, s in enumerate(stmts):
             if not (isinstance(s, A.Assign) and tile_value(s.value) and self.defs.get(s.target) == 1):
                 continue
-            last = self._last_use_in_block(s.target, stmts, i)
+            last = self._last_use_in_block(s.target, uses, i)
             if last is None:
                 continue
             stored = isinstance(stmts[last], A.Store) and isinstance(stmts[last].value, A.Name) \
@@ -182,16 +183,27 @@ class _Pipeliner:
             if q is not None:
                 self.chosen[target] = q
 
-    def _last_use_in_block(self, name: str, stmts, i: int) -> int | None:
-        """Index of the last statement of the block using ``name``, if every use is in this block."""
-        last, count = None, 0
-        for j in range(i + 1, len(stmts)):
-            k = sum(1 for n in A.walk(stmts[j]) if isinstance(n, A.Name) and n.id == name)
-            if k:
-                last, count = j, count + k
-        if last is None or count != self.uses.get(name, 0):
+    def _last_use_in_block(self, name: str, uses: dict, i: int) -> int | None:
+        """Index of the last statement of the block after ``i`` using ``name``, if every use is in
+        the block after ``i`` (``uses``: :func:`_uses_by_statement` of the block)."""
+        after = [(j, k) for j, k in uses.get(name, ()) if j > i]
+        if not after or sum(k for _, k in after) != self.uses.get(name, 0):
             return None
-        return last
+        return after[-1][0]
+
+
+def _uses_by_statement(stmts) -> dict[str, list[tuple[int, int]]]:
+    """Per name, ``(statement index, uses in it)`` in order: one walk of the block, so finding each
+    tile's last use stays linear in the block's length."""
+    uses: dict[str, list[tuple[int, int]]] = {}
+    for j, s in enumerate(stmts):
+        counts: dict[str, int] = {}
+        for n in A.walk(s):
+            if isinstance(n, A.Name):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        for name, k in counts.items():
+            uses.setdefault(name, []).append((j, k))
+    return uses
 
 
 def slot_bytes(t: A.TensorType, values: dict) -> int:
