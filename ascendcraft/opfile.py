@@ -11,6 +11,7 @@ import inspect
 import re
 import signal
 import threading
+import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -52,23 +53,70 @@ def where_in_file(exc: BaseException, filename: str) -> str:
 OP_CALL_TIMEOUT_S = 300
 
 
+#: A call into an op file that waits instead of computing (``time.sleep``, ``input()``, a lock)
+#: uses no CPU time, so the CPU limit never ends it: it is stopped once it has used less than
+#: WAITING_SHARE of one core over the last WAIT_WINDOW_S seconds of wall-clock time. A CPU-bound
+#: call on a loaded machine (bench's workers on 2 cores) still gets a large share of a core.
+WAIT_WINDOW_S = 60.0
+WAITING_SHARE = 0.05
+#: And any call after this many times OP_CALL_TIMEOUT_S of wall-clock time.
+WALL_FACTOR = 4
+
+
 class OpTimeout(BaseException):
-    """Raised in the main thread when a call into the op file runs past OP_CALL_TIMEOUT_S."""
+    """Raised in the main thread when a call into the op file runs past its limits; its text
+    says which limit (see :func:`time_limit`)."""
+
+    def __str__(self) -> str:
+        return self.args[0] if self.args else f"it did not finish within {OP_CALL_TIMEOUT_S} s (an endless loop?)"
+
+
+class _Watchdog(threading.Thread):
+    """Interrupts the main thread (SIGVTALRM, the CPU limit's signal) when the call waits or runs
+    past its wall-clock bound (:data:`WAIT_WINDOW_S`, :data:`WALL_FACTOR`)."""
+
+    def __init__(self):
+        super().__init__(name="ascendcraft-op-watchdog", daemon=True)
+        self.done = threading.Event()
+        self.reason = ""
+
+    def run(self) -> None:
+        start = time.monotonic()
+        samples = [(start, time.process_time())]
+        poll = min(1.0, WAIT_WINDOW_S / 4)
+        while not self.done.wait(poll):
+            now, cpu = time.monotonic(), time.process_time()
+            samples.append((now, cpu))
+            while len(samples) > 2 and now - samples[1][0] >= WAIT_WINDOW_S:
+                samples.pop(0)
+            then, cpu_then = samples[0]
+            if now - then >= WAIT_WINDOW_S and cpu - cpu_then < WAITING_SHARE * (now - then):
+                self.reason = (f"it waited {now - then:.0f} s without computing (a sleep, input() or a lock?); "
+                               "op-file calls must compute and return")
+            elif now - start > WALL_FACTOR * OP_CALL_TIMEOUT_S:
+                self.reason = f"it did not finish within {WALL_FACTOR * OP_CALL_TIMEOUT_S} s of wall-clock time"
+            else:
+                continue
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGVTALRM)
+            return
 
 
 @contextmanager
 def time_limit(filename: str | None = None):
     """Stop an op-file call that spins too long (an endless loop): after OP_CALL_TIMEOUT_S seconds
-    of the process's CPU time, a SIGVTALRM in the main thread. The virtual timer leaves the
-    wall-clock alarm (SIGALRM) to callers that use their own; nested calls keep the outer limit."""
+    of the process's CPU time, a SIGVTALRM in the main thread; and one that waits (a watchdog
+    thread sends the same signal, :class:`_Watchdog`). The virtual timer leaves the wall-clock
+    alarm (SIGALRM) to callers that use their own; nested calls keep the outer limit."""
     if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_VIRTUAL)[0]:
         yield
         return
+    watchdog = _Watchdog()
 
     def expire(signum, frame):
-        raise OpTimeout()
+        raise OpTimeout(*([watchdog.reason] if watchdog.reason else []))
     previous = signal.signal(signal.SIGVTALRM, expire)
     signal.setitimer(signal.ITIMER_VIRTUAL, OP_CALL_TIMEOUT_S)
+    watchdog.start()
     try:
         yield
     except OpTimeout as e:     # one that no call site turned into a UserError on the way out
@@ -76,7 +124,9 @@ def time_limit(filename: str | None = None):
             raise
         raise op_failure("running the op file", e, filename) from None
     finally:
+        watchdog.done.set()
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        watchdog.join()
         signal.signal(signal.SIGVTALRM, previous)
 
 
@@ -103,7 +153,7 @@ def op_failure(stage: str, exc: BaseException, filename: str, hint: str | None =
     elif isinstance(exc, KeyboardInterrupt):
         text = "it raised KeyboardInterrupt"
     elif isinstance(exc, OpTimeout):
-        text = f"it did not finish within {OP_CALL_TIMEOUT_S} s (an endless loop?)"
+        text = str(exc)
     else:
         text = f"{type(exc).__name__}: {exc}".strip()
     msg = f"{stage} failed: {text}" + (f" (at {where})" if where else "")
@@ -322,6 +372,18 @@ def specs_of_inputs(inputs, filename: str) -> tuple:
             raise UserError(f"input {i} of get_inputs() in {filename} is a {type(x).__name__}; "
                             "inputs must be tensors or Python numbers")
     return tuple(specs)
+
+
+def require_cpu_data(tensors, what: str, filename: str) -> None:
+    """``tensors`` (``what``: their name with ``{}`` for the index) the reference reads or the kernel is judged on must hold data on the CPU: a meta,
+    GPU or sparse tensor (``x.to("meta")``, ``device="cuda"``) has none ascendcraft can copy."""
+    for i, x in enumerate(tensors):
+        if not isinstance(x, torch.Tensor) or (x.device.type == "cpu" and x.layout == torch.strided):
+            continue
+        kind = f"on the {x.device.type} device" if x.device.type != "cpu" else f"a {str(x.layout).split('.')[-1]} tensor"
+        raise UserError(f"{what.format(i)} in {filename} is {kind}: ascendcraft reads dense CPU tensors",
+                        hint="return tensors made on the CPU (torch.rand(...), no device= or .to(...)); "
+                             "ascendcraft moves them where the kernel runs")
 
 
 def parameter_specs(model: torch.nn.Module) -> dict[str, TensorSpec]:

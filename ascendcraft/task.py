@@ -31,8 +31,8 @@ from .inputs import check_file
 from .memo import Memo, caching
 from .reduction import reduce_constants, residue_values, variant_values
 from .opfile import (ALLOCATION_CAP, MODEL_SEED, OP_ERRORS, TASK_HELP, ConstantOverride, Evaluation, OpModule,
-                     assigned_names, check_interface, evaluate, flatten_outputs, op_failure, specs_of_inputs,
-                     reraise_fatal, short_repr, time_limit, where_in_file)
+                     assigned_names, check_interface, evaluate, flatten_outputs, op_failure, require_cpu_data,
+                     specs_of_inputs, reraise_fatal, short_repr, time_limit, where_in_file)
 from .tensorspec import TensorSpec, fmt_bytes
 
 #: Default budget for one shape set: bytes of inputs + outputs + parameters.
@@ -108,6 +108,7 @@ class TaskShapes:
         except OP_ERRORS as e:  # noqa: BLE001
             raise op_failure("get_inputs()", e, filename, hint=TASK_HELP) from None
         specs = specs_of_inputs(inputs, filename)
+        require_cpu_data(inputs, "input {} of get_inputs()", filename)
         for i, (got, want) in enumerate(zip(specs, self.input_specs)):
             if isinstance(want, TensorSpec) and got != want:
                 raise UserError(f"get_inputs() in {filename} returned input {i} as {got}, "
@@ -136,7 +137,9 @@ class TaskShapes:
                 err.hint = ("the reference does not run at the reduced shapes; verify on the real shapes "
                             "with --full-shapes, or raise --max-bytes")
             raise err from None
-        return [o.detach() for o in flatten_outputs(out, filename)]
+        outputs = flatten_outputs(out, filename)
+        require_cpu_data(outputs, "output {} of Model.forward", filename)
+        return [o.detach() for o in outputs]
 
     def reference64(self, inputs: list, absolute_parameters: bool = False,
                     plain_kernels: bool = False) -> tuple[list[torch.Tensor] | None, str]:

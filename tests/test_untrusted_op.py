@@ -100,3 +100,26 @@ def test_an_endless_loop_in_the_op_file_is_stopped_with_its_line(tmp_path, capsy
     rc = main(argv)
     err = capsys.readouterr().err
     assert rc == 2 and "did not finish within 1 s" in err and "op_file.py:" in err
+
+
+@pytest.mark.parametrize("where", ["top", "inputs", "forward"])
+def test_an_op_file_that_waits_is_stopped_by_the_wall_clock_with_its_line(tmp_path, capsys, monkeypatch, where):
+    """A sleep uses no CPU time, so the CPU limit alone would wait forever."""
+    import ascendcraft.opfile as T
+    monkeypatch.setattr(T, "WAIT_WINDOW_S", 1.0)
+    indent = {"top": "", "inputs": "    ", "forward": "        "}[where]
+    argv = write(tmp_path, **{where: f"import time\n{indent}time.sleep(600)"})
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc == 2 and "without computing" in err and "op_file.py:" in err, err
+
+
+@pytest.mark.parametrize("where, code", [("inputs", 'return [torch.randn(5, 40).to("meta")]'),
+                                         ("forward", 'return torch.relu(x).to("meta")'),
+                                         ("inputs", "return [torch.randn(5, 40).to_sparse()]")])
+def test_tensors_without_data_on_the_cpu_are_user_errors(tmp_path, capsys, where, code):
+    argv = write(tmp_path, **{where: code})
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc == 2 and "ascendcraft reads dense CPU tensors" in err, err
+    assert ("input 0 of get_inputs()" if where == "inputs" else "output 0 of Model.forward") in err
