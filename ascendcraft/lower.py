@@ -89,6 +89,22 @@ class Lowered:
     timeline_json_cores: tuple | None = None   # (cores in timeline.json, cores traced)
 
     @property
+    def sandboxed(self) -> bool | None:
+        """Whether the kernel ran in the simulator's seccomp sandbox (None: it did not run on the simulator)."""
+        return None if self.artifact is None else bool(getattr(self.artifact, "sandboxed", False))
+
+    @property
+    def sandbox_line(self) -> str | None:
+        """The one line every output and report gives on the sandbox (docs/simulator.md, "Sandbox")."""
+        if self.sandboxed is None:
+            return None
+        if self.sandboxed:
+            return "sandbox: the kernel ran in the simulator's seccomp sandbox"
+        from .sim.build import sandbox_support
+        why = sandbox_support()[1] or "the kernel was built without it"
+        return f"NOT SANDBOXED: the kernel ran without the simulator's seccomp sandbox ({why})"
+
+    @property
     def efficiency(self) -> float | None:
         if self.cost is None or not self.floor_us:
             return None
@@ -101,6 +117,8 @@ class Lowered:
             "op": str(self.check.task.path),
             "chip": self.chip,
             "backend": self.backend,
+            "sandboxed": self.sandboxed,
+            "sandbox_note": self.sandbox_line if self.sandboxed is False else None,
             "source_check": self.check.to_json(),
             "passes": [{"name": lv.pass_name, "checked": True, "notes": lv.notes} for lv in self.run.levels[1:]],
             "backend_verification": self.verification.to_json() if self.verification is not None else None,
@@ -128,6 +146,8 @@ class Lowered:
         for o, r in self.other_verifications:
             lines.append(f"  {o.title()}: " + r.summary().splitlines()[-1])
         lines += ["  " + line for line in self.check.skipped_lines()]
+        if self.sandbox_line is not None:
+            lines.append("  " + self.sandbox_line)
         if self.cost_note is not None:
             lines.append(f"  {self.cost_note}")
         if self.cost is not None:

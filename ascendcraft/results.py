@@ -111,7 +111,8 @@ def report_markdown(r: Lowered) -> str:
     c, v = r.cost, r.verification
     lines = [f"# {r.check.kernel.name}: lowering report", "",
              f"- op: `{r.check.task.path}`", f"- chip: {r.chip}, backend: {r.backend}",
-             f"- CANN / MultiKernelBench project: {r.project_note or 'project/'}", "",
+             f"- CANN / MultiKernelBench project: {r.project_note or 'project/'}",
+             *([f"- {r.sandbox_line}"] if r.sandbox_line is not None else []), "",
              "## Checks", "", "| stage | result |", "|---|---|",
              f"| source vs torch (interpreter) | {'pass' if r.check.passed else 'FAIL'} |"]
     for lv in r.run.levels[1:]:

@@ -29,7 +29,7 @@ RESULTS = "results.jsonl"
 SETTINGS = "settings.json"
 DEFAULT_TIMEOUT_S = 900.0
 #: settings that may change between a run and its resume without changing what a record means
-_RESUMABLE = ("jobs", "timeout", "resume")
+_RESUMABLE = ("jobs", "timeout", "resume", "sandbox")
 
 
 @dataclass
@@ -71,7 +71,7 @@ def run_bench(tasks: list[str], *, kernels: str | Path | None = None, out: str |
         found = with_kernels(found, kernels)
     settings = {**{k: v for k, v in asdict(options).items() if k not in ("cache", "llm_timeout")},
                 "kernels": str(kernels) if kernels is not None else None, "jobs": jobs or os.cpu_count() or 1,
-                "timeout": timeout, "tasks": [t.id for t in found]}
+                "timeout": timeout, "tasks": [t.id for t in found], "sandbox": _sandbox_state(options.backend)}
     out = Path(out)
     done = _prepare(out, settings, resume=resume, force=force)
     todo = [t for t in found if t.id not in done]
@@ -119,6 +119,15 @@ def _line(record: dict) -> str:
     else:
         what = f"failed at {record['samples'][-1]['ended_at']}" if record.get("samples") else "failed"
     return f"{record['task']}: {what} ({record.get('wall_s', 0):.1f} s)"
+
+
+def _sandbox_state(backend: str) -> str | None:
+    """How the simulator runs the kernels: "seccomp", or "none (why)"; None on the NPU."""
+    if backend != "sim":
+        return None
+    from ..sim.build import sandbox_support
+    ok, why = sandbox_support()
+    return "seccomp" if ok else f"none ({why})"
 
 
 def _prepare(out: Path, settings: dict, *, resume: bool, force: bool) -> dict[str, dict]:

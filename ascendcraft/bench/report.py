@@ -26,7 +26,9 @@ def write_reports(out: Path, records: list[dict], summary: dict, settings: dict)
     picture = plot(records, out / "bench.png")
     if picture is not None:
         files["png"] = picture
-    _replace(files["md"], markdown(records, summary, settings, picture=picture.name if picture else None))
+    reports = {r["task"] for r in records if (out / "tasks" / r["task"] / "report.md").is_file()}
+    _replace(files["md"], markdown(records, summary, settings, picture=picture.name if picture else None,
+                                   reports=reports))
     return files
 
 
@@ -89,7 +91,16 @@ def summary_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str | None = None) -> str:
+def sandbox_sentence(state: str) -> str:
+    """bench's one statement on the sandbox (``settings["sandbox"]``)."""
+    if state == "seccomp":
+        return "Kernels ran in the simulator's seccomp sandbox."
+    return f"NOT SANDBOXED: kernels ran without the simulator's seccomp sandbox: {state.removeprefix('none ')}."
+
+
+def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str | None = None,
+             reports: set[str] | None = None) -> str:
+    """bench.md; ``reports``: the tasks with a tasks/<task>/report.md to link (None: every task)."""
     o = summary["overall"]
     mode = (f"kernels from `{settings['kernels']}`" if settings.get("kernels")
             else f"model `{settings.get('model')}`, {settings['samples']} sample(s) of at most {settings['turns']} turns")
@@ -100,6 +111,8 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
              "Speedups are modeled: the kernel's simulated time against the modeled eager baseline "
              "(vendor kernels at roofline, a lower bound on eager time; docs/bench.md).", "",
              summary_table(summary), ""]
+    if settings.get("sandbox"):
+        lines += [sandbox_sentence(settings["sandbox"]), ""]
     if o["timed_out"] or o["crashed"] or o["errors"]:
         lines += [f"Not finished: {o['timed_out']} timed out, {o['crashed']} crashed, {o['errors']} stopped on an "
                   "error (their samples count as failed at the stage they reached).", ""]
@@ -114,7 +127,7 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
         result = "correct" if row["correct"] else _result(r, row)
         lines.append(f"| {r['task']} | {result} | {_num(row['eager_us'])} | {_num(row['kernel_us'])} | "
                      f"{'—' if row['speedup'] is None else format(row['speedup'], '.2f') + '×'} | "
-                     f"{_pct(row['efficiency'])} | [tasks/{r['task']}](tasks/{r['task']}/report.md) |")
+                     f"{_pct(row['efficiency'])} | {_folder_link(r['task'], reports)} |")
     failed = [r for r in records if not r.get("correct")]
     ours = [r for r in failed if _stopped_by_us(r)]
     if ours:
@@ -131,6 +144,12 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
             row = _row(r)
             lines.append(f"- **{r['task']}** ({_result(r, row)}): {row['error'][0] if row['error'] else r['status']}")
     return "\n".join(lines) + "\n"
+
+
+def _folder_link(task: str, reports: set[str] | None) -> str:
+    if reports is not None and task not in reports:
+        return f"tasks/{task} (no report: the task stopped before one)"
+    return f"[tasks/{task}](tasks/{task}/report.md)"
 
 
 def _stopped_by_us(r: dict) -> bool:

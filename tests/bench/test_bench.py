@@ -196,6 +196,7 @@ def test_bench_kernels_table_adds_up_and_resumes(suite, tmp_path):
     rows = list(csv.DictReader((out / "bench.csv").open()))
     assert [r["task"] for r in rows] == [t["task"] for t in data["tasks"]]
     assert (out / "bench.png").stat().st_size > 0 and "| **overall** | 3 |" in (out / "bench.md").read_text()
+    _links_resolve_and_the_sandbox_is_stated_once(out)
 
     # resume: the three finished tasks are not run again; the new one is
     before = (out / "results.jsonl").read_text()
@@ -206,6 +207,7 @@ def test_bench_kernels_table_adds_up_and_resumes(suite, tmp_path):
     hang = {r["task"]: r for r in again.records}["math/hang"]
     assert hang["status"] == "timeout" and hang["samples"][0]["ended_at"] in ("parse", "check")
     assert again.summary["overall"]["tasks"] == 4 and again.summary["overall"]["timed_out"] == 1
+    _links_resolve_and_the_sandbox_is_stated_once(out)
 
     # an existing run is never started again by accident, nor resumed with other settings
     with pytest.raises(UserError, match="holds a bench run"):
@@ -213,6 +215,17 @@ def test_bench_kernels_table_adds_up_and_resumes(suite, tmp_path):
     with pytest.raises(UserError, match="cannot resume.*trials"):
         run_bench([str(ref / "activation")], kernels=k, out=out, options=BenchOptions(backend="sim", trials=3),
                   jobs=1, resume=True)
+
+
+def _links_resolve_and_the_sandbox_is_stated_once(out: Path) -> None:
+    import re
+
+    from ascendcraft.sim.build import sandbox_support
+    md = (out / "bench.md").read_text()
+    links = re.findall(r"\]\((tasks/[^)]+)\)", md)
+    assert links and all((out / link).is_file() for link in links), md
+    said = "Kernels ran in the simulator's seccomp sandbox." if sandbox_support()[0] else "NOT SANDBOXED"
+    assert md.count(said) == 1
 
 
 def test_bench_never_writes_into_a_users_folder(tmp_path, suite):

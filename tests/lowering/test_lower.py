@@ -18,7 +18,13 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     d = EX / "activation" / "leaky_relu"
     code = main(["lower", str(d / "kernel.dsl"), "--op", str(d / "op.py"), "--out", str(out), "--trials", "2"])
     assert code == 0, capsys.readouterr().err
-    assert "compiled and verified on sim" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "compiled and verified on sim" in printed
+    # the output and both reports say once whether the kernel ran in the sandbox (docs/simulator.md)
+    from ascendcraft.sim.build import sandbox_support
+    said = "sandbox: the kernel ran in the simulator's seccomp sandbox" if sandbox_support()[0] else "NOT SANDBOXED"
+    assert printed.count(said) == 1 and (out / "report.md").read_text().count(said) == 1
+    assert json.loads((out / "report.json").read_text())["sandboxed"] is sandbox_support()[0]
     assert parse((out / "kernel.dsl").read_text()) == parse((d / "kernel.dsl").read_text())   # the source, printed
     assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "13_prefetch.dsl"
     src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
