@@ -116,8 +116,12 @@ def interrupted() -> bool:
 
 
 def render(err: AscendcraftError) -> str:
-    """The single renderer: ``kind: message``, location, source line, caret, hints."""
-    out = [f"{err.kind}: {err.message}"]
+    """The single renderer: ``kind: message``, location, source line, caret, hints. The kind is said
+    once: a message that starts with it, or quotes another error of the same kind after a colon
+    (a pass's error around the interpreter's), does not repeat it."""
+    prefix = f"{err.kind}: "
+    message = err.message.removeprefix(prefix).replace(f": {prefix}", ": ")
+    out = [prefix + message]
     span = getattr(err, "span", None)
     source = getattr(err, "source", None)
     if span is not None:

@@ -62,3 +62,14 @@ def test_code_generation_names_the_writers_line(capsys, tmp_path):
     err = capsys.readouterr().err
     line = next(i for i, t in enumerate(kernel.read_text().splitlines(), 1) if "full((1,), 1.0, f32)" in t)
     assert code != 0 and "emitter" in err and f"column_broadcast.dsl:{line}:" in err, err
+
+
+def test_the_renderer_says_the_kind_once():
+    """A message that starts with its kind (the interpreter's races) or quotes an error of the same
+    kind (a pass's error around the interpreter's) is not rendered as `race: race:`."""
+    from ascendcraft.errors import DSLError, render
+    from ascendcraft.passes import PassError
+    assert render(DSLError("race: core 1 writes y", None, kind="race")) == "race: core 1 writes y"
+    inner = DSLError("free(t): t is not in a queue", None, kind="lowering error")
+    outer = PassError("pipeline", str(inner), before="", after=None)
+    assert render(outer) == "lowering error: pass 'pipeline': free(t): t is not in a queue"

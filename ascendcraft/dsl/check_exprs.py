@@ -16,6 +16,7 @@ from .ops import (
     UNARY_OPERATORS,
 )
 from .types import TGM, TDType, TRegion, TScalar, TStr, TTile, TTuple
+from .torch_forms import torch_form_hint
 
 
 class ExpressionChecker:
@@ -276,7 +277,8 @@ class ExpressionChecker:
         if op is None or op.kind == "internal":
             what = f"{e.func!r} is a variable here, not a function" if e.func in self.env else \
                 f"unknown function {e.func!r}"
-            raise check_error(what, e, hint=suggest(e.func, {n for n, o in OPS.items() if o.kind != "internal"} | {"load"}))
+            raise check_error(what, e, hint=torch_form_hint(e.func) or
+                              suggest(e.func, {n for n, o in OPS.items() if o.kind != "internal"} | {"load"}))
         if e.func in self.env and e.func not in self._warned:
             # a call names the op whatever variables exist: neg = ...; neg(t) negates t
             self._warned.add(e.func)
