@@ -25,7 +25,7 @@ extents), so one lowered program serves every shape. A tile's buffer holds its r
 32 bytes and is rounded up to 256 bytes (Compare works on whole 256-byte repeats). Two tiles
 share a buffer only if their live ranges (with loops taken into account: a value used in a
 loop stays live through it, a loop-carried value through the whole loop) do not overlap; the
-assignment is a greedy colouring of the interference graph (networkx). The interpreter checks
+assignment is a greedy colouring of the interference graph (colour_intervals). The interpreter checks
 the result: reading a tile after its buffer received another value is an error.
 
 Work areas the emitter's expansions need are declared here too, so the UB budget sees them:
@@ -50,6 +50,7 @@ from ascendcraft.dsl.types import TTile
 from ascendcraft.errors import DSLError
 
 from .base import LoweringPass, Names, binary, call, dim_expr
+from .colouring import colour_intervals
 
 BLOCK = 32        # UB rows start on 32-byte blocks
 REPEAT = 256      # one vector repeat
@@ -296,17 +297,7 @@ class _Bufferizer:
         return iv
 
     def _colour(self, iv) -> dict[str, int]:
-        import networkx as nx
-        g = nx.Graph()
-        g.add_nodes_from(iv)
-        names = list(iv)
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                # overlapping ranges interfere; a range may start where another ends (dst may alias a dying src)
-                if iv[a][0] < iv[b][1] and iv[b][0] < iv[a][1] or self.dtype[a] != self.dtype[b]:
-                    g.add_edge(a, b)
-        g.add_edges_from(self.apart)
-        return nx.greedy_color(g, strategy="largest_first")
+        return colour_intervals(iv, self.dtype, self.apart)
 
     def _work_buffers(self) -> list:
         return self._reduce_work() + self._scan_work() + self._window_work() + self._strided_work() + \
@@ -598,3 +589,4 @@ def _linear_difference(start, stop):
     if const[0]:
         out = binary("+" if const[0] > 0 else "-", out, A.Int(abs(const[0])))
     return out
+

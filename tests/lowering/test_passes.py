@@ -367,3 +367,35 @@ kernel rowsum(x: gm f32[B, N]) -> (y: gm f32[B]):
     prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
     assert any("one iteration ahead" in n for n in prefetch["notes"])
     assert k.report["modeled"]["gm_bytes"] == 96 * 8192 * 4 + 96 * 4      # each byte once, no more (was 4,686,208)
+
+
+def test_buffer_colouring_is_networkx_greedy_largest_first_without_the_quadratic_graph():
+    """bufferize.colour_intervals gives what greedy_color(largest_first) gives on the interference
+    graph (overlapping live ranges, different dtypes, pairs kept apart), built here edge by edge."""
+    import random
+
+    import networkx as nx
+
+    from lowering_passes.colouring import colour_intervals
+
+    def by_networkx(iv, dtype, apart):
+        g = nx.Graph()
+        g.add_nodes_from(iv)
+        names = list(iv)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if iv[a][0] < iv[b][1] and iv[b][0] < iv[a][1] or dtype[a] != dtype[b]:
+                    g.add_edge(a, b)
+        g.add_edges_from(apart)
+        return nx.greedy_color(g, strategy="largest_first")
+
+    rng = random.Random(0)
+    for _ in range(2000):
+        names = [f"t{i}" for i in range(rng.randint(1, 14))]
+        iv = {}
+        for n in names:
+            start = rng.randint(0, 12)
+            iv[n] = [start, start + rng.randint(0, 5)]
+        dtype = {n: rng.choice(["f32", "f32", "bool", "f16"]) for n in names}
+        apart = [(rng.choice(names), rng.choice(names)) for _ in range(rng.randint(0, 3))]
+        assert colour_intervals(iv, dtype, apart) == by_networkx(iv, dtype, apart), (iv, dtype, apart)
