@@ -462,7 +462,7 @@ class _Gemm:
             ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of blocks "
                              f"({block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
                              f"shapes), K cut into {gk} slices on cores of their own and added into {self.c_name} "
-                             f"(zeroed first), base block {show(tm)} x {show(tn)} x {show(self.depth)}")
+                             f"(zeroed first), base block {base_block((tm, tn, self.depth), value)}")
             return consts + self._zero_phase(names) + [A.ParallelFor((core,), (name("CORES"),), body,
                                                                      self.phase.span)]
         if not self.batch:
@@ -471,7 +471,7 @@ class _Gemm:
                     store)
             ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name} on a {gm} x {gn} grid of cores "
                              f"(blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the "
-                             f"real shapes, base block {show(tm)} x {show(tn)} x {show(self.depth)})")
+                             f"real shapes, base block {base_block((tm, tn, self.depth), value)})")
             return consts + [A.ParallelFor((core,), (name("CORES"),), body, self.phase.span)]
         # batches: one work item per (batch, block) pair, batch-major (a core's consecutive items
         # share a batch, so its A rows or B columns are still in L2), items spread over the cores
@@ -488,7 +488,7 @@ class _Gemm:
         body.append(store)
         ctx.notes.append(f"cube: {self.c_name} = {self.a_name} @ {self.b_name}, {batches} batches of {gm} x {gn} "
                          f"blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
-                         f"shapes spread over the cores, base block {show(tm)} x {show(tn)} x {show(self.depth)}")
+                         f"shapes spread over the cores, base block {base_block((tm, tn, self.depth), value)}")
         return consts + [A.ParallelFor((work,), (items,), tuple(body), self.phase.span)]
 
 
@@ -505,3 +505,18 @@ def _mat(load) -> tuple:
 def show(e) -> str:
     """A tile size as the note spells it: its constant's name or its value."""
     return e.id if isinstance(e, A.Name) else str(getattr(e, "value", e))
+
+
+def base_block(sizes, value) -> str:
+    """The Matmul API's base block as a note gives it: the sizes at the real shapes, then the
+    constants' names (``128 x 256 x 64 (TM x TN x TK)``); ``value``: a constant's value."""
+    def number(e):
+        try:
+            return str(value(e))
+        except (KeyError, AttributeError, TypeError):
+            return None
+    numbers = [number(e) if isinstance(e, A.Name) else show(e) for e in sizes]
+    if None in numbers:
+        return " x ".join(show(e) for e in sizes)
+    names = " x ".join(show(e) for e in sizes)
+    return " x ".join(numbers) + (f" ({names})" if any(isinstance(e, A.Name) for e in sizes) else "")

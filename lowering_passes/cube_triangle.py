@@ -8,7 +8,7 @@ import math
 from ascendcraft.dsl import ast as A
 
 from .base import Names, binary, call, map_names, name
-from .cube import show
+from .cube import base_block, show
 
 
 def triangle_rewrite(g, names: Names) -> list:
@@ -117,7 +117,7 @@ def triangle_rewrite(g, names: Names) -> list:
                                  tile_of(i1, j1, epilogue, g.phase.span), g.phase.span)
     g.ctx.notes.append(
         f"cube: {g.c_name} = {func}({g.a_name} @ {g.b_name}): each {show(tm)} x {show(tn)} tile the "
-        f"triangle touches is one Matmul call (base block {show(tm)} x {show(tn)} x {show(g.depth)}), "
+        f"triangle touches is one Matmul call (base block {base_block((tm, tn, g.depth), value)}), "
         f"the computed tiles dealt to the cores round-robin; a vector phase zeroes the other tiles and masks the crossed "
         f"ones in strips of {strip} rows")
     return consts + [cube_phase, vector_phase]

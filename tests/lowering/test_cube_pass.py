@@ -34,7 +34,7 @@ def test_a_k_accumulation_becomes_one_matmul_call_per_core_on_a_grid():
             "base=(TM, TN, TK)))") in after
     assert "= matmul(" not in after and "+ matmul(" not in after and "for core0 in parallel(CORES):" in after
     assert run.final.notes == ["cube: c = a @ b on a 6 x 4 grid of cores (blocks of 128 x 144 at the real shapes, "
-                               "base block TM x TN x TK)"]
+                               "base block 128 x 256 x 64 (TM x TN x TK))"]
 
 
 def test_a_transposed_b_keeps_its_layout():
