@@ -52,8 +52,13 @@ def run(args) -> int:
     from .report import sandbox_sentence, summary_table
     model = args.model
     if args.kernels is None:
-        from ..llm.config import resolve
-        model = resolve(args.model, args.api_base).model    # none configured: one clear error, exit 2
+        from ..llm.config import NoModelConfigured, resolve
+        try:
+            model = resolve(args.model, args.api_base).model
+        except NoModelConfigured:       # one clear error, exit 2, naming bench's two ways to get kernels
+            raise NoModelConfigured("bench", hint="bench takes its kernels from a model, or from a folder of "
+                                    "hand-written ones: `ascendcraft bench TASKS --kernels DIR` (DIR/<task>.dsl "
+                                    "or DIR/<category>/<task>/kernel.dsl), offline") from None
     options = BenchOptions(chip=args.chip, backend=resolve_backend(args.backend), trials=args.trials, seed=args.seed,
                            inputs=args.inputs, max_bytes=args.max_bytes, samples=args.samples, turns=args.turns,
                            model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache)

@@ -101,17 +101,17 @@ def _found_config() -> tuple[dict, Path | None]:
 
 
 class NoModelConfigured(UserError):
-    def __init__(self):
+    def __init__(self, command: str = "gen", hint: str | None = None):
         files = " or ".join(str(p) for p in config_files())
         rows = [("--model MODEL", "on the command line"), (f"{ENV_MODEL}=MODEL", "in the environment"),
                 ('[llm] model = "MODEL"', f"in {files}")]
-        lines = ["no LLM is configured for `ascendcraft gen`; set one with"]
+        lines = [f"no LLM is configured for `ascendcraft {command}`; set one with"]
         lines += [f"    {a:<34} {b}" for a, b in rows]
         lines.append("  MODEL is a litellm model string; the key comes from the provider's own variable:")
         lines += [f"    {a:<34} {b}" for a, b in MODEL_EXAMPLES]
         super().__init__("\n".join(lines),
-                         hint="for a hand-written kernel, use `ascendcraft check KERNEL.dsl --op OP.py` and "
-                              "`ascendcraft lower KERNEL.dsl --op OP.py`")
+                         hint=hint or "for a hand-written kernel, use `ascendcraft check KERNEL.dsl --op OP.py` and "
+                                      "`ascendcraft lower KERNEL.dsl --op OP.py`")
 
 
 def resolve(model: str | None = None, api_base: str | None = None, *, timeout: float | None = None,

@@ -194,6 +194,14 @@ def test_no_model_configured_is_exit_2_and_writes_nothing(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_bench_without_kernels_or_a_model_names_bench_and_its_kernels_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["bench", str(R.LEAKY_OP), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no LLM is configured for `ascendcraft bench`") and "--kernels DIR" in err
+    assert not out.exists()
+
+
 def test_existing_output_needs_force_before_any_call(server, tmp_path, capsys):
     out = tmp_path / "out"
     out.mkdir()
