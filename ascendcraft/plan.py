@@ -79,7 +79,7 @@ class BufferPlan:
 def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) -> BufferPlan:
     """Run the lowering passes statically on ``kernel`` (checked at real shapes as ``real``); the
     buffers must also fit at ``other_shapes``, the other shape sets the kernel is verified at."""
-    from lowering_passes.base import PassContext
+    from lowering_passes.base import PassContext, identifiers
 
     from .lower import default_passes
     from .passes import apply_pass, shape_envs
@@ -90,8 +90,9 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
     others = [s for s in other_shapes if s is not None]
     try:
         envs = shape_envs(kernel, others)
+        names = frozenset(identifiers(kernel))
         for p in default_passes():
-            ctx = PassContext(level, chip, None, shape_envs=envs)
+            ctx = PassContext(level, chip, None, shape_envs=envs, source_names=names)
             k = apply_pass(p, k, ctx, kernel.source)
             fits += ctx.fits
             level = check(k, bind(k, task.real)[0], chip)

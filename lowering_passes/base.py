@@ -24,6 +24,9 @@ class PassContext:
     # the dims and attributes of the other shape sets the kernel will run at (verification, second):
     # buffers sized by dims must fit the UB at each of them, not only at the real shapes
     shape_envs: tuple = ()
+    # the identifiers of the writer's kernel: a note names a loop by its variable only when the
+    # writer chose it (:func:`loop_name`)
+    source_names: frozenset = frozenset()
 
     def type_of(self, e):
         return self.checked.expr_types.get(id(e))
@@ -123,6 +126,15 @@ class Names:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def loop_name(loop, ctx: PassContext) -> str:
+    """A loop as a pass's note names it: by its source line, and by its variable where the kernel's
+    writer chose it (a pass's fresh names, such as the ``_khkw0`` of two collapsed loops or a
+    partition's ``f0``, mean nothing to the reader)."""
+    var = getattr(loop, "var", None)
+    where = f"the loop at line {loop.span.line}" if getattr(loop, "span", None) is not None else "a loop"
+    return where + (f" over {var}" if var in ctx.source_names else "")
 
 
 def identifiers(kernel: A.Kernel) -> set[str]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TScalar
 
-from .base import LoweringPass, Names, binary, call, rename_names
+from .base import LoweringPass, Names, binary, call, loop_name, rename_names
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class _Collapser:
                 ov, iv = renames.get(ov, ov), renames.get(iv, iv)
         unpack = (A.Assign(ov, binary("+", outer.start, binary("*", binary("//", f, n_inner), outer.step))),
                   A.Assign(iv, binary("+", inner.start, binary("*", binary("%", f, n_inner), inner.step))))
-        self.ctx.notes.append(f"collapse: loops over {outer.var} and {inner.var} are one loop")
+        self.ctx.notes.append(f"collapse: {loop_name(outer, self.ctx)} and {loop_name(inner, self.ctx)} are one loop")
         # a negative trip count (stop < start) must stay an empty loop: clamp both counts at 0
         total = binary("*", call("maximum", n_outer, A.Int(0)), call("maximum", n_inner, A.Int(0)))
         return A.For(flat, A.Int(0), total, A.Int(1), unpack + body, outer.span)

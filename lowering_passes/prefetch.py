@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
 
-from .base import LoweringPass, Names, binary, call, dim_expr, map_names
+from .base import LoweringPass, Names, binary, call, dim_expr, loop_name, map_names
 from .bufferize import SCALAR_RESERVE, bounded_difference
 
 
@@ -159,7 +159,7 @@ class _Prefetcher:
             body += rest
         if not before:
             return [loop]
-        self.ctx.notes.append(f"prefetch: loop over {loop.var} loads {len(after)} tile(s) one iteration ahead")
+        self.ctx.notes.append(f"prefetch: {loop_name(loop, self.ctx)} loads {len(after)} tile(s) one iteration ahead")
         return before + [replace(loop, body=tuple(body))] + after
 
     def _own_queue(self, queue: str) -> bool:

@@ -163,7 +163,8 @@ kernel mv(a: gm f32[M, K], b: gm f32[K, 1]) -> (c: gm f32[M, 1]):
     op = _op("torch.matmul(A, B)", "torch.rand(M, K), torch.rand(K, 1)", {"M": 37, "K": 1000})
     k = compile_verified(tmp_path, kernel, op, trials=2)
     prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
-    assert "prefetch: loop over r loads 1 tile(s) one iteration ahead" in prefetch["notes"]
+    line = 1 + kernel.lstrip("\n").splitlines().index("        for r in range(0, M, R):")
+    assert f"prefetch: the loop at line {line} over r loads 1 tile(s) one iteration ahead" in prefetch["notes"]
 
 
 # diag(a) @ b needs no cube: row i of b scaled by a[i] (a one-value tile read on the scalar

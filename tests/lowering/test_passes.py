@@ -399,3 +399,19 @@ def test_buffer_colouring_is_networkx_greedy_largest_first_without_the_quadratic
         dtype = {n: rng.choice(["f32", "f32", "bool", "f16"]) for n in names}
         apart = [(rng.choice(names), rng.choice(names)) for _ in range(rng.randint(0, 3))]
         assert colour_intervals(iv, dtype, apart) == by_networkx(iv, dtype, apart), (iv, dtype, apart)
+
+
+def test_notes_name_loops_by_line_and_by_the_writers_variable_only():
+    """A pass's fresh loop variables (the collapsed loop of kh and kw, a partition's f0) mean
+    nothing to the reader: a note gives the loop's line, and its variable where the writer chose it."""
+    from lowering_passes.base import PassContext, loop_name
+    from ascendcraft.dsl.parser import parse
+    k = parse("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"
+              "    for i in parallel(N):\n"
+              "        for j in range(0, 1, 1):\n"
+              "            store(y[i], load(x[i]))\n")
+    inner = k.body[0].body[0]
+    ctx = PassContext(None, None, source_names=frozenset({"i", "j", "x", "y"}))
+    assert loop_name(inner, ctx) == "the loop at line 3 over j"
+    from dataclasses import replace
+    assert loop_name(replace(inner, var="_khkw0"), ctx) == "the loop at line 3"
