@@ -36,10 +36,16 @@ class PassError(AscendcraftError):
     kind = "lowering error"
 
     def __init__(self, pass_name: str, message: str, *, before: str, after: str | None, hint: str | None = None,
-                 ours: bool = False):
+                 ours: bool = False, cause: DSLError | None = None):
+        if cause is not None:      # its location (the writer's line) is this error's: rendered once, in JSON too
+            said = cause.message if cause.kind == self.kind else f"{cause.kind}: {cause.message}"
+            message = f"{message}{': ' if message else ''}{said}"
+            hint = hint or cause.hint
         super().__init__(f"pass {pass_name!r}: {message}", hint=hint)
         self.pass_name, self.before, self.after = pass_name, before, after
         self.ours = ours        # the pass broke the program (not: the pass refused a form, naming the line)
+        self.span = cause.span if cause is not None else None
+        self.source = cause.source if cause is not None else None
 
 
 @dataclass
@@ -213,7 +219,7 @@ class PassChain:
                 try:
                     kernel = apply_pass(p, before.kernel, ctx, self.source.source)
                 except DSLError as err:   # spans are origins in the writer's file, at every level
-                    raise PassError(p.name, str(err.located(self.where)), before=before.text, after=None) from None
+                    raise PassError(p.name, "", before=before.text, after=None, cause=err.located(self.where)) from None
                 text = print_kernel(kernel)
                 if _PARSED.get(text) is None:
                     try:
@@ -228,8 +234,8 @@ class PassChain:
                     # an equal program passed its verification-shape check, and runs as the level before
                     runner = None if same else _LevelRunner(kernel, self.shapes, self.chip, self.params)
                 except DSLError as err:
-                    raise PassError(p.name, f"its output program is invalid:\n{err.located(self.where)}",
-                                    before=before.text, after=text, ours=True) from None
+                    raise PassError(p.name, "its output program is invalid", before=before.text, after=text,
+                                    ours=True, cause=err.located(self.where)) from None
             except Exception as err:   # noqa: BLE001 - raised by verify(), after the levels before it
                 self.failure = err
                 return
@@ -308,8 +314,9 @@ class PassChain:
             except DSLError as err:   # said of the writer's expressions, not the names the passes made
                 from lowering_passes.base import in_writer_terms
                 in_writer_terms(err, self.levels[n].kernel)
-                raise PassError(self.levels[n].pass_name, f"its output program is invalid:\n{err.located(self.where)}",
-                                before=self.levels[n - 1].text, after=self.levels[n].text, ours=True) from None
+                raise PassError(self.levels[n].pass_name, "its output program is invalid",
+                                before=self.levels[n - 1].text, after=self.levels[n].text, ours=True,
+                                cause=err.located(self.where)) from None
         return self.outputs[t][n]
 
     def _judge(self, t: int, n: int, ref_level: int) -> None:

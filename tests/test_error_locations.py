@@ -73,3 +73,28 @@ def test_the_renderer_says_the_kind_once():
     inner = DSLError("free(t): t is not in a queue", None, kind="lowering error")
     outer = PassError("pipeline", str(inner), before="", after=None)
     assert render(outer) == "lowering error: pass 'pipeline': free(t): t is not in a queue"
+
+
+def test_a_lowering_error_carries_the_writers_location_into_json(tmp_path, capsys):
+    """A pass that refuses a statement names its line in the text and in --json's location."""
+    import json
+
+    from ascendcraft.cli import main
+    (tmp_path / "op.py").write_text(
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "class Model(nn.Module):\n    def forward(self, x):\n"
+        "        return F.max_pool1d((x * 2.0).unsqueeze(1), 2, 2, padding=1).squeeze(1), x\n"
+        "def get_inputs():\n    return [torch.randn(4, 64)]\ndef get_init_inputs():\n    return []\n")
+    (tmp_path / "k.dsl").write_text(
+        "kernel mp(x: gm f32[R, N]) -> (y: gm f32[R, M], z: gm f32[R, N]):\n"
+        "    for r in parallel(R):\n"
+        "        store(y[r, :], window_max(load(x[r, :]) * 2.0, kernel=(2,), padding=1))\n"
+        "        store(z[r, :], load(x[r, :]))\n")
+    code = main(["lower", str(tmp_path / "k.dsl"), "--op", str(tmp_path / "op.py"), "--out", str(tmp_path / "out"),
+                 "--json"])
+    out, err = capsys.readouterr()
+    got = json.loads(out)
+    assert code == 1 and got["kind"] == "lowering error" and "lowering error" not in got["message"]
+    loc = got["location"]
+    assert loc["file"].endswith("k.dsl") and (loc["line"], loc["column"]) == (3, 24)
+    assert "k.dsl:3:24" in err and err.count("-->") == 1
