@@ -113,6 +113,8 @@ def time_limit(filename: str | None = None):
     watchdog = _Watchdog()
 
     def expire(signum, frame):
+        if watchdog.done.is_set():      # the call has returned: a signal sent meanwhile comes too late
+            return
         raise OpTimeout(*([watchdog.reason] if watchdog.reason else []))
     previous = signal.signal(signal.SIGVTALRM, expire)
     signal.setitimer(signal.ITIMER_VIRTUAL, OP_CALL_TIMEOUT_S)
@@ -375,12 +377,14 @@ def specs_of_inputs(inputs, filename: str) -> tuple:
 
 
 def require_cpu_data(tensors, what: str, filename: str) -> None:
-    """``tensors`` (``what``: their name with ``{}`` for the index) the reference reads or the kernel is judged on must hold data on the CPU: a meta,
-    GPU or sparse tensor (``x.to("meta")``, ``device="cuda"``) has none ascendcraft can copy."""
+    """``tensors`` that the reference reads or the kernel is judged on hold data on the CPU
+    (``what``: their name, ``{}`` for the index): a meta, GPU or sparse tensor (``x.to("meta")``,
+    ``device="cuda"``) has none ascendcraft can copy."""
     for i, x in enumerate(tensors):
         if not isinstance(x, torch.Tensor) or (x.device.type == "cpu" and x.layout == torch.strided):
             continue
-        kind = f"on the {x.device.type} device" if x.device.type != "cpu" else f"a {str(x.layout).split('.')[-1]} tensor"
+        layout = str(x.layout).split(".")[-1]
+        kind = f"on the {x.device.type} device" if x.device.type != "cpu" else f"a {layout} tensor"
         raise UserError(f"{what.format(i)} in {filename} is {kind}: ascendcraft reads dense CPU tensors",
                         hint="return tensors made on the CPU (torch.rand(...), no device= or .to(...)); "
                              "ascendcraft moves them where the kernel runs")

@@ -210,12 +210,13 @@ class PassChain:
     def apply(self) -> None:
         """Every pass, statically, until one fails (kept in ``failure``, raised by :meth:`verify`)."""
         from lowering_passes.base import PassContext, identifiers
+        source_names = frozenset(identifiers(self.levels[0].kernel))
         for p in self.passes:
             before = self.levels[-1]
             self.say(f"pass {p.name}")
             try:
                 ctx = PassContext(before.real, self.chip, self.assist, shape_envs=self.shape_envs,
-                                  source_names=frozenset(identifiers(self.levels[0].kernel)))
+                                  source_names=source_names)
                 try:
                     kernel = apply_pass(p, before.kernel, ctx, self.source.source)
                 except DSLError as err:   # spans are origins in the writer's file, at every level

@@ -145,7 +145,7 @@ class TaskShapes:
                     plain_kernels: bool = False) -> tuple[list[torch.Tensor] | None, str]:
         """The reference in float64: floating inputs and the module's parameters cast to double
         (with ``absolute_parameters``, their absolute values: for the magnitudes of the terms;
-        with ``plain_kernels``, through torch's plain CPU kernels: :func:`plain_kernels`).
+        with ``plain_kernels``, through torch's plain CPU kernels: :func:`plain_kernels_only`).
 
         Returns ``(outputs, "")``, or ``(None, why)`` when the op does not run in float64 (a
         dtype check, an op without a double kernel, ...). Outputs the op casts back to a

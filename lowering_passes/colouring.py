@@ -16,15 +16,13 @@ def colour_intervals(iv: dict, dtype: dict, apart: list) -> dict[str, int]:
     next new colour, in the same order."""
     names = list(iv)
     group = {n: dtype[n] for n in names}
-    sizes: dict[str, int] = {}
-    for n in names:
-        sizes[group[n]] = sizes.get(group[n], 0) + 1
+    groups = _by_group(names, group)
     adjacent: dict[str, set] = {n: set() for n in names}
     for a, b in apart:
         if a in adjacent and b in adjacent and group[a] == group[b]:
             adjacent[a].add(b)
             adjacent[b].add(a)
-    for members in _by_group(names, group).values():       # overlapping ranges, by a sweep over starts
+    for members in groups.values():       # overlapping ranges, by a sweep over starts
         active: list[str] = []
         for n in sorted(members, key=lambda m: iv[m][0]):
             active = [m for m in active if iv[m][1] > iv[n][0]]
@@ -34,7 +32,7 @@ def colour_intervals(iv: dict, dtype: dict, apart: list) -> dict[str, int]:
                     adjacent[m].add(n)
             active.append(n)
     self_loops = {a for a, b in apart if a == b and a in adjacent}
-    degree = {n: len(adjacent[n] - {n}) + 2 * (n in self_loops) + len(names) - sizes[group[n]] for n in names}
+    degree = {n: len(adjacent[n] - {n}) + 2 * (n in self_loops) + len(names) - len(groups[group[n]]) for n in names}
     colour: dict[str, int] = {}
     held: dict[str, list[int]] = {}       # per dtype, the colours its tiles hold, ascending
     fresh = 0

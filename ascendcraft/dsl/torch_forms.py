@@ -7,13 +7,15 @@ tests/dsl/test_torch_forms.py, infinities included.
 """
 from __future__ import annotations
 
+#: softplus with torch's threshold (x above 20 is x itself): mish is built on it too
+_SOFTPLUS = "where(x > 20.0, x, log(1.0 + exp(minimum(x, 20.0))))"
+
 #: torch function name -> (the torch call on ``x``, as an op file writes it; the DSL form)
 TORCH_FORMS: dict[str, tuple[str, str]] = {
     "silu": ("torch.nn.functional.silu(x)", "x * sigmoid(x)"),
     "gelu": ("torch.nn.functional.gelu(x)", "0.5 * x * (1.0 + erf(x * 0.7071067811865476))"),
-    "softplus": ("torch.nn.functional.softplus(x)", "where(x > 20.0, x, log(1.0 + exp(minimum(x, 20.0))))"),
-    "mish": ("torch.nn.functional.mish(x)",
-             "x * tanh(where(x > 20.0, x, log(1.0 + exp(minimum(x, 20.0)))))"),
+    "softplus": ("torch.nn.functional.softplus(x)", _SOFTPLUS),
+    "mish": ("torch.nn.functional.mish(x)", f"x * tanh({_SOFTPLUS})"),
     "elu": ("torch.nn.functional.elu(x)", "where(x > 0.0, x, exp(minimum(x, 0.0)) - 1.0)"),
     "selu": ("torch.nn.functional.selu(x)",
              "1.0507009873554805 * where(x > 0.0, x, 1.6732632423543772 * (exp(minimum(x, 0.0)) - 1.0))"),
