@@ -16,6 +16,7 @@ from .dsl.checker import CheckedKernel, check
 from .dsl.interpreter import Interpreter
 from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
+from .progress import reporter
 
 
 @dataclass
@@ -213,7 +214,7 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     """
     from .task import load_task
 
-    say = progress or (lambda msg: None)
+    say = reporter(progress)
     k = load_kernel(kernel)
     say(f"loading op {op if not hasattr(op, 'real') else op.path}")
     task = op if hasattr(op, "real") else load_task(op)

@@ -21,22 +21,23 @@ from .errors import AscendcraftError, UserError
 from .sim.build import SimBuildError
 from .passes import LoweringRun
 from .checking import CheckResult, check_kernel, load_kernel
+from .progress import reporter
 
 
 def default_passes():
-    from lowering_passes.bufferize import Bufferize
-    from lowering_passes.collapse import Collapse
-    from lowering_passes.cube import Cube
-    from lowering_passes.fit import Fit
-    from lowering_passes.linearize import Linearize
-    from lowering_passes.partition import Partition
-    from lowering_passes.pipeline import Pipeline
-    from lowering_passes.prefetch import Prefetch
-    from lowering_passes.select import Select
-    from lowering_passes.strides import Strides
-    from lowering_passes.unstack import Unstack
-    from lowering_passes.widen import Widen
-    from lowering_passes.windows import Windows
+    from ascendcraft.lowering_passes.bufferize import Bufferize
+    from ascendcraft.lowering_passes.collapse import Collapse
+    from ascendcraft.lowering_passes.cube import Cube
+    from ascendcraft.lowering_passes.fit import Fit
+    from ascendcraft.lowering_passes.linearize import Linearize
+    from ascendcraft.lowering_passes.partition import Partition
+    from ascendcraft.lowering_passes.pipeline import Pipeline
+    from ascendcraft.lowering_passes.prefetch import Prefetch
+    from ascendcraft.lowering_passes.select import Select
+    from ascendcraft.lowering_passes.strides import Strides
+    from ascendcraft.lowering_passes.unstack import Unstack
+    from ascendcraft.lowering_passes.widen import Widen
+    from ascendcraft.lowering_passes.windows import Windows
     return (Cube(), Partition(), Collapse(), Linearize(), Strides(), Unstack(), Windows(), Widen(), Select(), Fit(), Bufferize(), Pipeline(),
             Prefetch())
 
@@ -181,7 +182,7 @@ def lower(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials
 
     ``trials``, ``seed`` and ``inputs`` are the verification policy's (docs/verification.md):
     the source check and the backend run use every trial, each pass the first two."""
-    say = progress or (lambda msg: None)
+    say = reporter(progress)
     backend = resolve_backend(backend)
     t0 = time.perf_counter()
     source = load_kernel(kernel)
@@ -210,7 +211,7 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     from .passes import PASS_TRIALS, PassChain
     from .sim.runner import RunQueue
     from .verify import DEFAULT_TRIALS, make_draws
-    say = progress or (lambda msg: None)
+    say = reporter(progress)
     backend = resolve_backend(backend)
     timings = {}
     chip_profile = load_chip(chip)

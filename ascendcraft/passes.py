@@ -27,6 +27,7 @@ from .dsl.parser import parse
 from .dsl.printer import print_kernel
 from .errors import AscendcraftError, DSLError, SourceFile
 from .memo import Memo
+from .progress import reporter
 from .verify import compare, poison_buffer
 
 
@@ -188,7 +189,7 @@ class PassChain:
         # every shape set the kernel runs at besides the real one: the buffers must fit at each
         self.shape_envs = shape_envs(source, (shapes, *other_shapes))
         self.other_shapes = tuple(s for s in other_shapes if s is not None)
-        self.assist, self.say = assist, progress or (lambda msg: None)
+        self.assist, self.say = assist, reporter(progress)
         real_check, verification_check = source_checks or (check(source, bind(source, task.real)[0], chip), None)
         self.levels = [Level("source", source, print_kernel(source), real_check)]
         self.params = parameter_arrays(bind(source, shapes)[1], shapes)
@@ -209,7 +210,7 @@ class PassChain:
 
     def apply(self) -> None:
         """Every pass, statically, until one fails (kept in ``failure``, raised by :meth:`verify`)."""
-        from lowering_passes.base import PassContext, identifiers
+        from ascendcraft.lowering_passes.base import PassContext, identifiers
         source_names = frozenset(identifiers(self.levels[0].kernel))
         for p in self.passes:
             before = self.levels[-1]
@@ -313,7 +314,7 @@ class PassChain:
             try:
                 self.outputs[t][n] = self.runners[n].run(self.inputs[t])
             except DSLError as err:   # said of the writer's expressions, not the names the passes made
-                from lowering_passes.base import in_writer_terms
+                from ascendcraft.lowering_passes.base import in_writer_terms
                 in_writer_terms(err, self.levels[n].kernel)
                 raise PassError(self.levels[n].pass_name, "its output program is invalid",
                                 before=self.levels[n - 1].text, after=self.levels[n].text, ours=True,

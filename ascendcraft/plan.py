@@ -79,7 +79,7 @@ class BufferPlan:
 def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) -> BufferPlan:
     """Run the lowering passes statically on ``kernel`` (checked at real shapes as ``real``); the
     buffers must also fit at ``other_shapes``, the other shape sets the kernel is verified at."""
-    from lowering_passes.base import PassContext, identifiers
+    from ascendcraft.lowering_passes.base import PassContext, identifiers
 
     from .lower import default_passes
     from .passes import apply_pass, shape_envs
@@ -110,7 +110,7 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
 
 
 def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = ()) -> BufferPlan:
-    from lowering_passes.fit import placements
+    from ascendcraft.lowering_passes.fit import placements
     placed: dict[str, set[int]] = {}
     in_loop: set[str] = set()
     for s, out, loop in placements(k):

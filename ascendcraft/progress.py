@@ -5,12 +5,23 @@ tqdm on a terminal, plain ``... message`` lines when asked with ``--verbose`` el
 pipe), and nothing with ``--quiet`` or when stderr is captured. :meth:`Progress.close` ends it;
 the CLI calls it before anything goes to stdout or an error goes to stderr, so a bar never
 shares a line with a result.
+
+A library caller who passes no ``progress=`` callback gets the same stage messages on the
+``ascendcraft`` logger at INFO (:func:`reporter`), silent until it configures logging.
 """
 from __future__ import annotations
 
+import logging
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
+
+LOG = logging.getLogger("ascendcraft")
+
+
+def reporter(progress: Callable[[str], None] | None) -> Callable[[str], None]:
+    """Where a library function reports its stages: the caller's ``progress``, else the logger."""
+    return progress if progress is not None else LOG.info
 
 
 class Progress:

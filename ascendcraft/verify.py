@@ -66,6 +66,7 @@ from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, SENSITIVITY_FACTOR, TOLER
                       _as_float64, _fmt, _val, compare, float_slack, l2_norm, poison_buffer, to_numpy)
 from .errors import UserError
 from .memo import Memo, tensor_bytes
+from .progress import reporter
 from .task import TaskShapes
 from .tensorspec import TensorSpec, dtype_name
 
@@ -399,9 +400,9 @@ def make_draws(shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 
     key = (id(shapes), trials, seed, inputs)
     hit = _DRAWS.get(key)
     if hit is not None and hit[0] is shapes:
+        say = reporter(progress)
         for t in range(trials):
-            if progress is not None:
-                progress(f"drawing trial {t + 1}/{trials} inputs")
+            say(f"drawing trial {t + 1}/{trials} inputs")
         return list(hit[1])
     draws = _make_draws(shapes, trials, seed, inputs, progress)
     _DRAWS.put(key, (shapes, draws), tensor_bytes(*[(d.inputs, d.native, d.truth) for d in draws]))
@@ -425,11 +426,10 @@ def _make_draws(shapes: TaskShapes, trials: int, seed: int, inputs: str,
                       for o, e in zip(truth, earlier)]
         return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs, shapes)
 
-    op0, structures = None, []
+    op0, structures, say = None, [], reporter(progress)
     for t in range(trials):
         seed_t = seed + t
-        if progress is not None:
-            progress(f"drawing trial {t + 1}/{trials} inputs")
+        say(f"drawing trial {t + 1}/{trials} inputs")
         if t == 0 or inputs == "op":
             draw = evaluate(t, seed_t, "op", shapes.make_inputs(seed_t), [])
         else:
@@ -507,9 +507,9 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
     if draws is None:
         draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=progress)
     results: list[TrialResult] = []
+    say = reporter(progress)
     for t, draw in enumerate(draws):
-        if progress is not None:
-            progress(f"trial {t + 1}/{len(draws)} (seed {draw.seed}, {draw.label} inputs)")
+        say(f"trial {t + 1}/{len(draws)} (seed {draw.seed}, {draw.label} inputs)")
         out_specs = [TensorSpec.of(e, f"output {i} of Model.forward") for i, e in enumerate(draw.native)]
         outputs = [poison_buffer(s) for s in out_specs]
         run(draw.numpy_inputs, outputs)  # any exception propagates; AscendcraftError is rendered by the caller

@@ -94,3 +94,22 @@ def test_the_cli_ends_the_status_line_before_the_result(monkeypatch, tmp_path):
     assert len(shown) > 1 and shown[-1] is True and "PASS" in stdout.getvalue()   # a bar was up
     assert open_at_write and not any(open_at_write)     # the bar was gone whenever stdout was written
 
+
+
+def test_a_library_caller_without_a_callback_gets_the_stages_on_the_logger(caplog):
+    import logging
+
+    from ascendcraft.checking import check_kernel
+    with caplog.at_level(logging.INFO, logger="ascendcraft"):
+        result = check_kernel(KERNEL, str(TASK), trials=2)
+    assert result.report.passed
+    stages = [r.getMessage() for r in caplog.records if r.name == "ascendcraft"]
+    assert any(m.startswith("trial 1/") for m in stages), stages
+    assert all(r.levelno == logging.INFO for r in caplog.records if r.name == "ascendcraft")
+
+
+def test_the_logger_is_silent_until_configured(capsys):
+    import logging
+    assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger("ascendcraft").handlers)
+    progress_module.reporter(None)("a stage nobody asked to see")
+    assert capsys.readouterr().err == ""

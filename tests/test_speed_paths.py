@@ -29,7 +29,7 @@ from ascendcraft.sim import runner as R
 from ascendcraft.memo import clear_caches
 from ascendcraft.task import load_task
 from ascendcraft.verify import make_draws
-from lowering_passes.base import LoweringPass
+from ascendcraft.lowering_passes.base import LoweringPass
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "tests" / "data" / "policy"
@@ -175,7 +175,7 @@ class _Swap(LoweringPass):
 
 def _full_check(source, passes, task, shapes, chip, draws):
     """The pass manager as it was: every level run on every draw and compared with the level before."""
-    from lowering_passes.base import PassContext
+    from ascendcraft.lowering_passes.base import PassContext
     real = check(source, bind(source, task.real)[0], chip)
     params = parameter_arrays(bind(source, shapes)[1], shapes)
     inputs = [d.numpy_inputs for d in draws]

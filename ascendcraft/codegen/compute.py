@@ -343,7 +343,7 @@ class ComputeEmitter:
         to the source's static columns as the DSL clamps it, aligned to 32 bytes. So two slices of one
         static shape have one pitch (``a[:, 1:TC]`` of a tile clamped to C columns and ``b[:, 1:C]``),
         as two loads do (``_static_cols``): element-wise ops covering whole rows rely on it."""
-        from lowering_passes.bufferize import slice_extent
+        from ascendcraft.lowering_passes.bufferize import slice_extent
         ext = slice_extent(sub, None, consts) if isinstance(sub, A.Slice) else None
         if ext is None:
             return src.pitch

@@ -5,8 +5,8 @@ conventions are in kernel.py's docstring.
 """
 from __future__ import annotations
 
-from lowering_passes.bufferize import strided_region
-from lowering_passes.linearize import is_gemm
+from ascendcraft.lowering_passes.bufferize import strided_region
+from ascendcraft.lowering_passes.linearize import is_gemm
 
 from .. import dtypes as D
 from ..dsl import ast as A
@@ -169,7 +169,7 @@ class CopyEmitter:
         first inside the tensor, in-range count, unclamped length), as a padded load takes them. The
         static extent (what bufferize sized buffers by) is the dim when the length cannot be read
         from the slice's text; a step divides both lengths (rounding up)."""
-        from lowering_passes.bufferize import _difference
+        from ascendcraft.lowering_passes.bufferize import _difference
         shape = self._gm_shape(src)
         subs = A.whole_subscripts(src, len(shape))
         parts = []
@@ -268,7 +268,7 @@ class CopyEmitter:
     def _window(self, target: str, name: str, e: A.Call, op):
         """Pooling: a width pass (Gathers of every input row at stride sw, offset b, combined) into
         wwork, then for 2-D windows a row pass (Gathers of rows i*sh + a) into the output."""
-        from lowering_passes.bufferize import window_kwargs
+        from ascendcraft.lowering_passes.bufferize import window_kwargs
         src = self.tiles[name]
         kernel, stride = window_kwargs(e)
         fn = "Max" if op.name == "WindowMax" else "Add"
@@ -430,7 +430,7 @@ class CopyEmitter:
         lead = r[:len(r) - len(v)] if len(v) <= len(r) else ()
         tail = r[len(r) - len(v):] if len(v) <= len(r) else r
         if len(v) > len(r) or any(d > 1 for d in lead) or any(a == 1 and b > 1 for a, b in zip(v, tail)):
-            from lowering_passes.base import span_text
+            from ascendcraft.lowering_passes.base import span_text
 
             from ..dsl.printer import stmt_lines
             text = span_text(s.span, getattr(self.k, "source", None)) or stmt_lines(s)[0].strip()

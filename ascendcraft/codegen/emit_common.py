@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lowering_passes.base import is_phase_loop
+from ascendcraft.lowering_passes.base import is_phase_loop
 
 from .. import dtypes as D
 from ..dsl import ast as A

@@ -7,7 +7,7 @@ is i32 in the program (non-negative, below the UB size): its bits are the uint32
 """
 from __future__ import annotations
 
-from lowering_passes.indexing import arg_buffer_offsets
+from ascendcraft.lowering_passes.indexing import arg_buffer_offsets
 
 from .. import dtypes as D
 from .emit_common import cast_pitch

@@ -18,9 +18,9 @@ through the strided-copy work buffer (role ``xwork``) and packed with ``Gather``
 """
 from __future__ import annotations
 
-from lowering_passes.base import is_phase_loop
-from lowering_passes.bufferize import SCALAR_RESERVE, work_buffers
-from lowering_passes.linearize import is_gemm
+from ascendcraft.lowering_passes.base import is_phase_loop
+from ascendcraft.lowering_passes.bufferize import SCALAR_RESERVE, work_buffers
+from ascendcraft.lowering_passes.linearize import is_gemm
 
 from .. import dtypes as D
 from ..dsl import ast as A
@@ -64,7 +64,7 @@ def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> Ker
     try:
         return unmangle_spec(_Emitter(mangled, mchecked, op_name).spec())
     except DSLError as err:   # spans are origins in the writer's file (passes.with_origins): show its line
-        from lowering_passes.base import in_writer_terms
+        from ascendcraft.lowering_passes.base import in_writer_terms
         err.message, err.hint = unmangle_text(err.message), unmangle_text(err.hint)
         if err.args:
             err.args = (unmangle_text(err.args[0]), *err.args[1:])

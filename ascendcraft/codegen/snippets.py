@@ -93,7 +93,7 @@ __aicore__ inline int64_t AcFloatToInt(float x, double lo, double hi)   // NaN -
 
 # Transcendental scalar math runs on the vector unit over one 32-byte block (the scalar unit
 # has no exp/log); the V<->S ordering around GetValue comes from cce-auto-sync (ascendc_api.md 2.3).
-from lowering_passes.select import _ERF_A, _ERF_P  # noqa: E402  (one erf approximation for tiles and scalars)
+from ascendcraft.lowering_passes.select import _ERF_A, _ERF_P  # noqa: E402  (one erf approximation for tiles and scalars)
 
 HELPERS += "".join(f"constexpr float ERF_{n} = {v!r}f;\n" for n, v in
                     [("P", _ERF_P)] + [(f"A{i + 1}", a) for i, a in enumerate(_ERF_A)])

@@ -66,8 +66,8 @@ class LoweredFormsChecker:
 
     def _buffer_contents(self) -> dict:
         """buffer name -> (what it holds, in the writer's terms, the statement of its first tile or None)."""
-        from lowering_passes.bufferize import WORK_ROLES, work_role
-        from lowering_passes.fit import placements
+        from ascendcraft.lowering_passes.bufferize import WORK_ROLES, work_role
+        from ascendcraft.lowering_passes.fit import placements
         lines: dict[str, list] = {}
         for s, out, _ in placements(self.kernel):
             lines.setdefault(out, []).append(s)

@@ -419,7 +419,7 @@ def check(kernel: A.Kernel, binding: Binding, chip: Chip) -> CheckedKernel:
         return Checker(kernel, binding, chip).run()
     except DSLError as err:
         if kernel.source is not None:   # a lowered level: names a pass made, as the writer's expressions
-            from lowering_passes.base import in_writer_terms
+            from ascendcraft.lowering_passes.base import in_writer_terms
             in_writer_terms(err, kernel)
         raise err.located(kernel.source) from None
 

@@ -8,7 +8,7 @@ from lark import Tree, Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.indenter import DedentError, Indenter
 
-from dsl_grammar import grammar_text
+from ascendcraft.dsl_grammar import grammar_text
 
 from ..errors import DSLError, SourceFile, Span
 from . import ast as A

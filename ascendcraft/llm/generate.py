@@ -24,6 +24,7 @@ from .config import resolve
 from .prompt import Prompt, build_prompt
 from .sample import Sample, run_sample
 from .stages import Evaluator
+from ..progress import reporter
 
 if TYPE_CHECKING:
     from ..task import Task
@@ -125,7 +126,7 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
         temperature = default_temperature(samples)
     if not 0.0 <= temperature <= 2.0:
         raise UserError(f"temperature must be between 0 and 2, not {temperature:g}")
-    say = progress or (lambda msg: None)
+    say = reporter(progress)
 
     if client is None:
         client = LLMClient(resolve(model, api_base),

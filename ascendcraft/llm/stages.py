@@ -16,6 +16,7 @@ from ..errors import AscendcraftError, InterpreterError
 from .client import Reply
 from .extract import extract_dsl
 from .prompt import repair_prompt
+from ..progress import reporter
 
 STAGES = ("extract", "parse", "check", "verify", "lower", "backend")
 KERNEL_FILE = "kernel.dsl"   # the file name errors show the model
@@ -48,7 +49,7 @@ class Evaluator:
         self.task, self.chip, self.trials, self.seed = task, chip, trials, seed
         self.max_bytes, self.full_shapes, self.inputs = max_bytes, full_shapes, inputs
         self.after_verify = after_verify
-        self.say = progress or (lambda msg: None)
+        self.say = reporter(progress)
         self.stage = "extract"
 
     def __call__(self, reply: Reply) -> Evaluation:

@@ -114,7 +114,7 @@ def test_grammar_has_no_conflicts(caplog):
     from lark import Lark
 
     from ascendcraft.dsl.parser import TileIndenter
-    from dsl_grammar import grammar_text
+    from ascendcraft.dsl_grammar import grammar_text
     with caplog.at_level(logging.DEBUG, logger="lark"):
         Lark(grammar_text(), parser="lalr", postlex=TileIndenter(), debug=True)
     assert [r.getMessage() for r in caplog.records if "conflict" in r.getMessage().lower()] == []

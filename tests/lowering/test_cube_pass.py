@@ -11,7 +11,7 @@ from ascendcraft.dsl.parser import parse
 from ascendcraft.errors import DSLError
 from ascendcraft.passes import PassError, run_passes
 from ascendcraft.task import load_task
-from lowering_passes.cube import Cube, block_extent, choose_grid, choose_k_split
+from ascendcraft.lowering_passes.cube import Cube, block_extent, choose_grid, choose_k_split
 
 ROOT = Path(__file__).resolve().parents[2]
 MATMUL = ROOT / "examples" / "matmul" / "matmul"

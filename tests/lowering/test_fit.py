@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ascendcraft.checking import check_kernel
 from ascendcraft.dsl.parser import parse
-from lowering_passes.fit import tile_constants
+from ascendcraft.lowering_passes.fit import tile_constants
 
 from compiled import compile_verified
 

@@ -9,9 +9,9 @@ import pytest
 import ascendcraft
 from ascendcraft.dsl.parser import parse
 from ascendcraft.errors import AscendcraftError, SourceFile
-from lowering_passes.base import writer_terms
-from lowering_passes.base import PassContext
-from lowering_passes.linearize import Linearize
+from ascendcraft.lowering_passes.base import writer_terms
+from ascendcraft.lowering_passes.base import PassContext
+from ascendcraft.lowering_passes.linearize import Linearize
 
 _OP = """import torch
 import torch.nn as nn

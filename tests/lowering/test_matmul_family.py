@@ -9,7 +9,7 @@ from ascendcraft.chips import load_chip
 from ascendcraft.dsl.parser import parse
 from ascendcraft.passes import PassError, run_passes
 from ascendcraft.task import load_task
-from lowering_passes.cube import block_extent, choose_grid
+from ascendcraft.lowering_passes.cube import block_extent, choose_grid
 
 from compiled import compile_verified
 
@@ -86,7 +86,7 @@ _BMM_OP = _op("torch.bmm(A, B)", "torch.rand(Z, M, K), torch.rand(Z, K, N)", {"Z
 def _cube(tmp_path, text: str, op: str = _BMM_OP):
     (tmp_path / "op.py").write_text(op)
     task = load_task(tmp_path / "op.py")
-    from lowering_passes.cube import Cube
+    from ascendcraft.lowering_passes.cube import Cube
     return run_passes(parse(text.lstrip("\n"), "k.dsl"), [Cube()], task=task, shapes=task.shapes(),
                       chip=load_chip("910B2"), trials=1)
 

@@ -18,8 +18,8 @@ from ascendcraft.cli import main
 from ascendcraft.codegen.names import SUFFIX, cpp_name, dsl_name, op_arg_name, py_name, unmangle_text
 from ascendcraft.dsl.parser import keywords, parse
 from ascendcraft.fuzz.differential import FuzzCase, OpDesc, TensorDesc, run_case
-from lowering_passes.base import Names
-from lowering_passes.bufferize import WORK_ROLES, work_buffers
+from ascendcraft.lowering_passes.base import Names
+from ascendcraft.lowering_passes.bufferize import WORK_ROLES, work_buffers
 
 CPP_WORDS = ["half", "float", "int", "class", "new", "delete", "template", "AscendC", "pipe", "GetBlockIdx",
              "min", "max", "TILE", "V", "T", "off_", "r_", "c_", "e_", "workspace", "tiling", "tilingData",
@@ -242,7 +242,7 @@ def test_writer_names_spelled_like_pass_names_lower_and_match_the_op(tmp_path):
 def test_work_buffers_are_found_by_role_and_other_buffers_of_their_form_renamed():
     """A buffer the input declared under a work buffer's form (lowered forms in the source) is renamed
     by bufferize, declaration and out= uses alike, so each role has one buffer: the one bufferize made."""
-    from lowering_passes.bufferize import rename_buffers
+    from ascendcraft.lowering_passes.bufferize import rename_buffers
     k = parse("""
 kernel k(x: gm f32[R, C]) -> (y: gm f32[R, C]):
     buffer rwork: veccalc f32[64]

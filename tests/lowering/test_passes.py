@@ -16,8 +16,8 @@ from ascendcraft.dsl.printer import print_kernel
 from ascendcraft.lower import default_passes
 from ascendcraft.passes import PassError, run_passes
 from ascendcraft.task import load_task
-from lowering_passes.base import LoweringPass
-from lowering_passes.partition import Partition
+from ascendcraft.lowering_passes.base import LoweringPass
+from ascendcraft.lowering_passes.partition import Partition
 
 ROOT = Path(__file__).resolve().parents[2]
 SOFTMAX = ROOT / "examples" / "activation" / "softmax"
@@ -282,7 +282,7 @@ def test_an_inner_loops_first_tile_prefetched_an_outer_iteration_ahead_has_a_que
 
 
 def test_a_read_is_not_moved_past_a_copy_into_its_buffer():
-    from lowering_passes.prefetch import _sink_reads
+    from ascendcraft.lowering_passes.prefetch import _sink_reads
     body = parse("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"
                  "    for i in parallel(1):\n"
                  "        _v0 = load(x[0], out=q)\n"
@@ -376,7 +376,7 @@ def test_buffer_colouring_is_networkx_greedy_largest_first_without_the_quadratic
 
     import networkx as nx
 
-    from lowering_passes.colouring import colour_intervals
+    from ascendcraft.lowering_passes.colouring import colour_intervals
 
     def by_networkx(iv, dtype, apart):
         g = nx.Graph()
@@ -404,7 +404,7 @@ def test_buffer_colouring_is_networkx_greedy_largest_first_without_the_quadratic
 def test_notes_name_loops_by_line_and_by_the_writers_variable_only():
     """A pass's fresh loop variables (the collapsed loop of kh and kw, a partition's f0) mean
     nothing to the reader: a note gives the loop's line, and its variable where the writer chose it."""
-    from lowering_passes.base import PassContext, loop_name
+    from ascendcraft.lowering_passes.base import PassContext, loop_name
     from ascendcraft.dsl.parser import parse
     k = parse("kernel k(x: gm f32[N]) -> (y: gm f32[N]):\n"
               "    for i in parallel(N):\n"

@@ -19,7 +19,7 @@ from ascendcraft.dsl import ast as A
 from ascendcraft.errors import AscendcraftError
 from ascendcraft.lower import lower
 from ascendcraft.sim import build_kernel, run_kernel
-from lowering_passes.bufferize import _difference
+from ascendcraft.lowering_passes.bufferize import _difference
 
 DATA = Path(__file__).parent / "data" / "strided"
 

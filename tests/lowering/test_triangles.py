@@ -102,7 +102,7 @@ _CONSTS = {"M": 700, "K": 100, "N": 530}   # 6 x 3 tiles, tails on every axis
 def _cube(tmp_path, kernel: str, op: str):
     (tmp_path / "op.py").write_text(op)
     task = load_task(tmp_path / "op.py")
-    from lowering_passes.cube import Cube
+    from ascendcraft.lowering_passes.cube import Cube
     return run_passes(parse(kernel.lstrip("\n"), "k.dsl"), [Cube()], task=task, shapes=task.shapes(),
                       chip=_CHIP, trials=1)
 
