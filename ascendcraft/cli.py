@@ -12,15 +12,36 @@ from .errors import AscendcraftError
 from .distributions import DEFAULT_TRIALS, INPUT_POLICIES, INPUTS_HELP
 
 
+#: The shape of every ``--json`` document (README.md, "Machine-readable output"); raised when a
+#: key is removed or changes meaning, not when one is added.
+JSON_SCHEMA = 1
+
+
+class _UsageError(SystemExit):
+    """A command line argparse refuses (exit 2, its text already on stderr), with its message
+    kept for :func:`main`'s JSON document."""
+
+    def __init__(self, message: str):
+        super().__init__(2)
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):          # subcommand parsers are of this class too (add_subparsers)
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise _UsageError(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ascendcraft", description="PyTorch operators to verified AscendC kernels "
+    p = _Parser(prog="ascendcraft", description="PyTorch operators to verified AscendC kernels "
                                 "through a tile DSL.")
     p.add_argument("--version", action="version", version=f"ascendcraft {__version__}")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
     p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr even when it is not a terminal")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     # The same flags after the subcommand (SUPPRESS: an absent flag does not reset the global one).
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show Python tracebacks for errors")
     common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
@@ -43,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--max-bytes", type=int, default=64 << 20,
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
     c.add_argument("--full-shapes", action="store_true", help="always verify at the op's real shapes")
-    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.add_argument("--json", action="store_true", help="print the result as one JSON document (README.md, "
+                   "\"Machine-readable output\")")
 
     lo = sub.add_parser("lower", parents=[common], help="lower a checked DSL kernel to AscendC, compile it and run it on a backend",
                         description="Check a tile-DSL kernel against an op, run the lowering passes (each "
@@ -68,7 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     lo.add_argument("--model", help="an LLM (litellm model string, as for gen) the passes may ask to lower a "
                     "statement no rule covers; its answer is checked like any pass output (default: none)")
     lo.add_argument("--api-base", help="base URL of the model's server (OpenAI-compatible servers, vLLM, ...)")
-    lo.add_argument("--json", action="store_true", help="print report.json instead of the summary")
+    lo.add_argument("--json", action="store_true", help="print one JSON document, report.json as its result, "
+                    "instead of the summary")
 
     from .llm import command as gen_command   # no litellm import here: it is imported on first use
     gen_command.add_parser(sub, parents=[common])
@@ -83,6 +106,19 @@ def emit(args, text: str) -> None:
     """The one way a command prints its result on stdout: progress on stderr ends first."""
     args.progress.close()
     print(text, file=args.stdout)
+
+
+def json_document(command: str | None, status: str, exit_code: int, *, result=None, error=None) -> str:
+    """Every ``--json`` output, of every command and outcome: the same six keys. ``status`` is
+    passed, failed (ran; the kernel is wrong or not verifiable: exit 1), done (bench ran its
+    tasks), dry-run, or error (did not run: exit 2 or 3, ``error`` says why); ``result`` is the
+    command's own report (README.md, "Machine-readable output")."""
+    return json.dumps({"schema": JSON_SCHEMA, "command": command, "status": status, "exit_code": exit_code,
+                       "result": result, "error": error}, indent=2, default=str)
+
+
+def emit_json(args, status: str, exit_code: int, result) -> None:
+    emit(args, json_document(args.command, status, exit_code, result=result))
 
 
 def _preflight(args) -> None:
@@ -114,13 +150,14 @@ def _cmd_check(args) -> int:
     # what check accepts, lower lowers: a kernel the lowering refuses is not accepted, however
     # right it is in the interpreter (the plan names the statement and a rewrite)
     refused = getattr(result.plan, "refused", None) is not None
+    code = 0 if result.passed and not refused else 1
     if args.json:
-        emit(args, json.dumps({**result.to_json(), "lowerable": not refused}, indent=2))
+        emit_json(args, "passed" if code == 0 else "failed", code, {**result.to_json(), "lowerable": not refused})
     else:
         emit(args, result.summary() + ("\nNOT LOWERABLE  right in the interpreter, but `lower` refuses the statement "
                                        "above: rewrite it with the forms of docs/dsl.md, \"Writing kernels that "
                                        "lower to AscendC\"" if refused and result.passed else ""))
-    return 0 if result.passed and not refused else 1
+    return code
 
 
 def _cmd_lower(args) -> int:
@@ -157,8 +194,10 @@ def _cmd_lower(args) -> int:
             err.hint = (err.hint + "; " if err.hint else "") + f"the emitted kernel and every level are in {where}"
         raise
     write_output(result, out, force=args.force)
-    emit(args, json.dumps(result.to_json(), indent=2, default=str) if args.json
-         else result.summary() + "\n" + _wrote_line(result, out))
+    if args.json:
+        emit_json(args, "passed", 0, result.to_json())
+    else:
+        emit(args, result.summary() + "\n" + _wrote_line(result, out))
     return 0
 
 
@@ -175,7 +214,17 @@ def _wrote_line(result, out) -> str:
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except _UsageError as err:
+        options = argv[:argv.index("--")] if "--" in argv else argv
+        if "--json" in options:
+            command = next((a for a in options if a in ("check", "lower", "gen", "bench")), None)
+            print(json_document(command, "error", 2, error={"kind": "usage error", "message": err.message,
+                                                             "hint": f"see `ascendcraft {command or ''} --help`".replace("  ", " "),
+                                                             "location": None}))
+        return 2
     if args.command is None:
         _parser().print_help()
         return 2
@@ -207,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         args.progress.close()
         from .errors import render_interrupt
         print(render_interrupt(err), file=sys.stderr)
+        _json_error(args, "interrupted", render_interrupt(err), 130)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -282,10 +332,10 @@ def _location(err) -> dict | None:
 
 
 def _json_error(args, kind: str, message: str, code: int, *, hint: str | None = None, location=None) -> None:
-    """With --json, every failure is one JSON object on stdout too (the text stays on stderr)."""
+    """With --json, every failure is one JSON document on stdout too (the text stays on stderr)."""
     if getattr(args, "json", False):
-        print(json.dumps({"status": "error", "kind": kind, "message": message, "hint": hint,
-                          "location": location, "exit_code": code}, indent=2), file=args.stdout)
+        print(json_document(args.command, "error", code, error={"kind": kind, "message": message, "hint": hint,
+                                                                "location": location}), file=args.stdout)
 
 
 if __name__ == "__main__":

@@ -63,7 +63,9 @@ def test_missing_files_are_user_errors(capsys):
 
 def test_json_output(capsys):
     assert main(["check", kernel("softmax.dsl"), "--op", OP, "--json", "--trials", "2", "--seed", "7"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["schema"], doc["command"], doc["status"], doc["exit_code"], doc["error"]) == (1, "check", "passed", 0, None)
+    data = doc["result"]
     assert data["passed"] is True and data["chip"] == "910B2" and data["cores"] == 48
     assert data["real_shapes"]["dims"] == {"B": 6, "N": 70000}
     assert 0 < data["real_shapes"]["peak_bytes"]["ub"] <= data["real_shapes"]["capacity_bytes"]["ub"] == 196608
@@ -107,8 +109,9 @@ def test_json_errors_are_one_object_on_stdout(tmp_path, capsys):
     code = main(["check", str(tmp_path / "k.dsl"), "--op", str(tmp_path / "missing.py"), "--json"])
     out, err = capsys.readouterr()
     obj = json.loads(out)
-    assert code == 2 and obj["status"] == "error" and obj["exit_code"] == 2 and obj["kind"] == "syntax error"
-    assert obj["location"]["line"] == 2 and "syntax error" in err
+    assert code == 2 and obj["status"] == "error" and obj["exit_code"] == 2 and obj["result"] is None
+    assert obj["command"] == "check" and obj["error"]["kind"] == "syntax error"
+    assert obj["error"]["location"]["line"] == 2 and "syntax error" in err
 
 
 def test_a_failing_check_shows_the_worst_elements_in_text(tmp_path, capsys):
@@ -245,3 +248,21 @@ def test_a_cache_dir_that_cannot_be_written_is_a_user_error(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert code == 2 and f"ASCENDCRAFT_CACHE_DIR={cache}" in err and "internal error" not in err
     assert "folder you can write" in err and not out.exists()
+
+
+def test_a_usage_error_under_json_is_a_json_document_too(capsys):
+    """argparse's refusals (a flag out of range, a missing argument, an unknown flag) keep their
+    text on stderr and, with --json, give the same document as every other outcome."""
+    for argv, command, words in (
+            (["check", kernel("softmax.dsl"), "--op", OP, "--seed", "-5", "--json"], "check", "--seed"),
+            (["bench", "--json"], "bench", "required"),
+            (["lower", kernel("softmax.dsl"), "--op", OP, "--json", "--no-such-flag"], "lower", "--no-such-flag")):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        doc = json.loads(out)
+        assert set(doc) == {"schema", "command", "status", "exit_code", "result", "error"}
+        assert (doc["command"], doc["status"], doc["exit_code"], doc["result"]) == (command, "error", 2, None)
+        assert doc["error"]["kind"] == "usage error" and words in doc["error"]["message"]
+        assert "usage: ascendcraft" in err and words in err
+    assert main(["check", kernel("softmax.dsl"), "--op", OP, "--seed", "-5"]) == 2
+    assert capsys.readouterr().out == ""                   # without --json, stdout stays empty

@@ -93,8 +93,9 @@ def test_a_lowering_error_carries_the_writers_location_into_json(tmp_path, capsy
     code = main(["lower", str(tmp_path / "k.dsl"), "--op", str(tmp_path / "op.py"), "--out", str(tmp_path / "out"),
                  "--json"])
     out, err = capsys.readouterr()
-    got = json.loads(out)
-    assert code == 1 and got["kind"] == "lowering error" and "lowering error" not in got["message"]
+    doc = json.loads(out)
+    got = doc["error"]
+    assert code == 1 and doc["exit_code"] == 1 and doc["command"] == "lower" and got["kind"] == "lowering error" and "lowering error" not in got["message"]
     loc = got["location"]
     assert loc["file"].endswith("k.dsl") and (loc["line"], loc["column"]) == (3, 24)
     assert "k.dsl:3:24" in err and err.count("-->") == 1

@@ -53,7 +53,7 @@ def test_a_statement_the_lowering_refuses_is_named_by_check(tmp_path):
 def test_check_json_carries_the_plan(capsys):
     code = main(["check", str(SOFTMAX / "kernel.dsl"), "--op", str(SOFTMAX / "op.py"), "--trials", "1", "--json"])
     assert code == 0
-    plan = json.loads(capsys.readouterr().out)["plan"]
+    plan = json.loads(capsys.readouterr().out)["result"]["plan"]
     assert plan["refused"] is None and plan["buffers"] and plan["single_buffered_lines"] == []
 
 
@@ -66,5 +66,6 @@ def test_check_does_not_accept_what_lower_refuses(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "NOT LOWERABLE" in out and f"k.dsl:{_line_of(k, 'window_max(zeros')}:" in out
     assert main(args + ["--json"]) == 1
-    got = json.loads(capsys.readouterr().out)
-    assert got["lowerable"] is False and "window_max" in got["plan"]["refused"]
+    doc = json.loads(capsys.readouterr().out)
+    got = doc["result"]
+    assert doc["status"] == "failed" and doc["exit_code"] == 1 and got["lowerable"] is False and "window_max" in got["plan"]["refused"]

@@ -62,7 +62,7 @@ def test_prints_of_the_op_file_do_not_reach_stdout(tmp_path, capsys):
     argv = write(tmp_path, top='print("hello from the op file")', forward='print("forward!")')
     assert main(argv + ["--json"]) == 0
     out, err = capsys.readouterr()
-    assert json.loads(out)["passed"] is True               # stdout holds the JSON alone
+    assert json.loads(out)["result"]["passed"] is True     # stdout holds the JSON alone
     assert "hello from the op file" in err and "forward!" in err
 
 
@@ -87,7 +87,7 @@ def test_a_normal_run_keeps_its_exit_code_and_output_through_the_worker(tmp_path
     argv = write(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "ascendcraft", *argv, "--json"], capture_output=True, text=True,
                           timeout=120)
-    assert proc.returncode == 0 and json.loads(proc.stdout)["passed"] is True
+    assert proc.returncode == 0 and json.loads(proc.stdout)["result"]["passed"] is True
 
 
 @pytest.mark.parametrize("where", ["top", "inputs", "forward"])

@@ -1,8 +1,6 @@
 """The ``ascendcraft bench`` command line (docs/bench.md)."""
 from __future__ import annotations
 
-import json
-
 from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES
 
 
@@ -42,7 +40,7 @@ def add_parser(sub, parents=()) -> None:
     b.add_argument("--max-bytes", type=int, default=64 << 20,
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
     b.add_argument("--cache", choices=("on", "off", "replay"), help="LLM response cache (as gen)")
-    b.add_argument("--json", action="store_true", help="print the summary as JSON")
+    b.add_argument("--json", action="store_true", help="print one JSON document, the summary as its result")
 
 
 def run(args) -> int:
@@ -64,10 +62,10 @@ def run(args) -> int:
                            model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache)
     result = run_bench(args.tasks, kernels=args.kernels, out=args.out, options=options, jobs=args.jobs,
                        timeout=args.timeout, resume=args.resume, force=args.force, progress=args.progress)
-    from ..cli import emit
+    from ..cli import emit, emit_json
     if args.json:
-        emit(args, json.dumps({"status": "done", "out": str(result.out), "summary": result.summary,
-                               "files": {k: str(v) for k, v in result.files.items()}}, indent=2, default=str))
+        emit_json(args, "done", 0, {"out": str(result.out), "summary": result.summary,
+                                    "files": {k: str(v) for k, v in result.files.items()}})
     else:
         o = result.summary["overall"]
         files = ", ".join(p.name for p in result.files.values())

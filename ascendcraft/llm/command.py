@@ -4,7 +4,6 @@ Nothing here imports litellm: it is imported on the first model call (client.loa
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES, INPUTS_HELP
@@ -49,8 +48,8 @@ def add_parser(sub, parents=()) -> None:
                    "there goes back to the model too)")
     g.add_argument("--dry-run", action="store_true", help="print the prompt (system and task messages) that "
                    "would be sent, and stop: no model, no network, nothing written")
-    g.add_argument("--json", action="store_true", help="print report.json instead of the summary (with "
-                   "--dry-run: the messages as JSON)")
+    g.add_argument("--json", action="store_true", help="print one JSON document, report.json as its result, "
+                   "instead of the summary (with --dry-run: the messages)")
 
 
 def retry_printer(args):
@@ -106,9 +105,11 @@ def dry_run(args) -> int:
     temperature = args.temperature if args.temperature is not None else default_temperature(max(args.samples, 1))
     out_ = getattr(args, "stdout", None)
     if args.json:
-        print(json.dumps({"status": "dry-run", "op": task.name, "model": model, "temperature": temperature,
-                          "seed": args.seed, "examples": prompt.examples, "category": prompt.category,
-                          "warnings": prompt.warnings, "messages": prompt.messages}, indent=2), file=out_)
+        from ..cli import json_document
+        print(json_document("gen", "dry-run", 0, result={
+            "op": task.name, "model": model, "temperature": temperature, "seed": args.seed,
+            "examples": prompt.examples, "category": prompt.category, "warnings": prompt.warnings,
+            "messages": prompt.messages}), file=out_)
         return 0
     n = len(prompt.messages)
     for i, m in enumerate(prompt.messages, 1):
@@ -153,8 +154,10 @@ def run(args) -> int:
                       max_bytes=args.max_bytes, client=client, progress=say, debug=getattr(args, "debug", False),
                       after_verify=after_verify)
     written = save_generation(result, out, force=args.force)
+    code = 0 if result.verified else 1
     if args.json:
-        text = json.dumps(result.report, indent=2, default=str)
+        from ..cli import json_document
+        text = json_document("gen", "passed" if code == 0 else "failed", code, result=result.report)
     else:
         lines = [result.summary()]
         if result.verified:
@@ -168,4 +171,4 @@ def run(args) -> int:
         text = "\n".join(lines)
     progress.close()     # progress ends before the result goes to stdout
     print(text, file=getattr(args, "stdout", None))   # the CLI's stdout (sys.stdout is stderr while commands run)
-    return 0 if result.verified else 1
+    return code

@@ -244,8 +244,9 @@ def test_cli_bench(tmp_path, suite, capsys):
     code = main(["bench", str(ref / "activation" / "leaky_relu.py"), "--kernels", str(k), "--out", str(out),
                  "--backend", "sim", "--trials", "2", "--json"])
     assert code == 0
-    got = json.loads(capsys.readouterr().out)
-    assert got["status"] == "done" and got["summary"]["overall"]["correct_tasks"] == 1
+    doc = json.loads(capsys.readouterr().out)
+    got = doc["result"]
+    assert doc["status"] == "done" and got["summary"]["overall"]["correct_tasks"] == 1
     assert Path(got["files"]["md"]).is_file()
     assert main(["bench", str(ref), "--out", str(tmp_path / "x"), "--kernels", str(tmp_path / "none")]) == 2
     assert "no such folder" in capsys.readouterr().err

@@ -123,7 +123,9 @@ def test_gen_repairs_over_http_and_prints_json(server, tmp_path, capsys):
     out = tmp_path / "out"
     assert gen(server, out, "--json", "--verbose") == 0
     captured = capsys.readouterr()
-    report = json.loads(captured.out)
+    doc = json.loads(captured.out)
+    assert (doc["command"], doc["status"], doc["exit_code"]) == ("gen", "passed", 0)
+    report = doc["result"]
     for line in ("... sample 1/1, turn 1/4: asking openai/fake", "... sample 1/1, turn 1/4: failed at verify",
                  "... sample 1/1, turn 2/4: verified"):
         assert line in captured.err
@@ -159,7 +161,7 @@ def test_record_then_replay_without_the_server(server, tmp_path, capsys):
     assert len(cached) == 2
     server.close()    # nothing listens any more: a replay must not need it
     assert gen(server, tmp_path / "again", "--cache", "replay", "--json") == 0
-    assert json.loads(capsys.readouterr().out)["status"] == "verified"
+    assert json.loads(capsys.readouterr().out)["result"]["status"] == "verified"
     report = json.loads((tmp_path / "again" / "report.json").read_text())
     assert report["usage"]["calls"] == 0 and report["usage"]["cached_replies"] == 2
     assert (tmp_path / "again" / "kernel.dsl").read_text() == (tmp_path / "first" / "kernel.dsl").read_text()

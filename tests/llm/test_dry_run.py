@@ -25,8 +25,9 @@ def test_dry_run_prints_the_messages_gen_sends(scripted, capsys):
     capsys.readouterr()
     # ...is exactly what the dry run shows, with no model configured and nothing asked
     assert dry("--no-lower", "--json") == 0
-    shown = json.loads(capsys.readouterr().out)
-    assert shown["status"] == "dry-run" and shown["op"] == "leaky_relu" and shown["model"] is None
+    doc = json.loads(capsys.readouterr().out)
+    shown = doc["result"]
+    assert doc["status"] == "dry-run" and shown["op"] == "leaky_relu" and shown["model"] is None
     assert [(m["role"], m["content"]) for m in shown["messages"]] == [(m["role"], m["content"]) for m in sent]
     assert len(scripted.calls) == 1
 
@@ -49,7 +50,7 @@ def test_dry_run_names_the_configured_model_without_calling_it(capsys, monkeypat
         raise AssertionError("a dry run opened a connection")
     monkeypatch.setattr(socket.socket, "connect", no_connection)
     assert dry("--model", "openai/gpt-4o", "--api-base", "http://127.0.0.1:9/v1", "--json", "--seed", "3") == 0
-    shown = json.loads(capsys.readouterr().out)
+    shown = json.loads(capsys.readouterr().out)["result"]
     assert shown["model"] == "openai/gpt-4o" and shown["seed"] == 3 and len(shown["messages"]) == 2
 
 

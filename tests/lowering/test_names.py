@@ -455,7 +455,7 @@ def test_check_shows_the_checkers_warnings_in_text_and_json(tmp_path, capsys):
     assert re.fullmatch(r".*k\.dsl:4:24: warning: neg\(\.\.\.\) calls the op neg; the variable 'neg' .*", lines[0]), \
         lines[0]
     assert main(args + ["--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)["result"]
     (w,) = report["warnings"]
     assert w["location"]["line"] == 4 and w["location"]["column"] == 24
     assert w["location"]["file"].endswith("k.dsl") and "calls the op neg" in w["message"] and w["hint"]
