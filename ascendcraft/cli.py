@@ -279,7 +279,7 @@ def entry() -> int:
     if not hasattr(os, "fork") or os.environ.get("ASCENDCRAFT_NO_WORKER"):
         return main()
     import signal
-    from .processes import fork_worker
+    from .processes import adopt_orphans, end_descendants, fork_worker
 
     def worker(write_end: int) -> int:
         code = 3
@@ -294,30 +294,51 @@ def entry() -> int:
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
-            os.write(write_end, str(code).encode())
+            try:
+                os.write(write_end, f"exit {code}\n".encode())
+            except OSError:              # the command was killed: nobody reads it
+                pass
         return code
-    pid, read_end = fork_worker(worker)
+    adopt_orphans()          # a compiler's children, orphaned when the worker is killed, end with the command
+    # Ctrl-C, SIGTERM, SIGHUP and this process's death reach the worker as SIGINT, which it turns
+    # into a clean stop (its output folder as it was, "interrupted"); a SIGTERM the op file sends
+    # itself still ends only the worker, and is reported below
+    pid, read_end = fork_worker(worker, parent_death=signal.SIGINT, channel=True)
+    received: list[int] = []
 
-    def forward(signum, frame):                     # Ctrl-C, kill: the worker stops and reports it
+    def forward(signum, frame):
+        received.append(signum)
         try:
-            os.kill(pid, signum)
+            os.kill(pid, signal.SIGINT)
         except ProcessLookupError:
             pass
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, forward)
+    import threading
+    heard: list[bytes] = []          # read as it comes: a full pipe must never stop the worker
+    reader = threading.Thread(target=lambda: heard.extend(iter(lambda: os.read(read_end, 65536), b"")), daemon=True)
+    reader.start()
     while True:
         try:
             _, status = os.waitpid(pid, 0)
             break
         except InterruptedError:
             continue
-    with os.fdopen(read_end, "rb") as f:
-        reported = f.read().decode()
-    if reported:
-        return int(reported)
-    how = (f"was killed by signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
-           else f"ended with exit status {os.WEXITSTATUS(status)} before finishing")
-    print(f"error: the run {how}: code in the op file (or a library it calls) ended the process "
+    end_descendants()                # after them no process holds the pipe's other end
+    reader.join(timeout=10)
+    told = [line.partition(" ") for line in b"".join(heard).decode().splitlines()]
+    exits = [int(value) for kind, _, value in told if kind == "exit"]
+    if exits:        # stopped by a signal: 128 + its number, the shells' convention (130 for Ctrl-C)
+        return 128 + received[0] if exits[-1] == 130 and received else exits[-1]
+    from pathlib import Path
+    from .outdir import reap_leftovers
+    for kind, _, value in told:          # the output folders the worker was writing: remove its partial copies
+        if kind == "out":
+            reap_leftovers(Path(json.loads(value)))
+    how = (f"was killed by signal {signal.Signals(os.WTERMSIG(status)).name}: another process sent it, or"
+           if os.WIFSIGNALED(status)
+           else f"ended with exit status {os.WEXITSTATUS(status)} before finishing:")
+    print(f"error: the run {how} code in the op file (or a library it calls) ended the process "
           f"(os._exit(), a signal sent to itself, or running out of memory)\n"
           f"  = hint: an op file must only define Model, get_inputs() and get_init_inputs(); rerun with "
           f"ASCENDCRAFT_NO_WORKER=1 and --debug to see where", file=sys.stderr)

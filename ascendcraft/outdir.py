@@ -12,9 +12,12 @@
 * The swap is one step where Linux can (``renameat2(RENAME_EXCHANGE)``): the folder holds the
   complete old result or the complete new one at every moment, SIGKILL included. Ctrl-C during
   the swap waits for its end (the new result is then in place and the run completes). A run
-  killed in its write window leaves a ``.partial-<pid>`` or ``.old-<pid>`` sibling; the next
-  run on the same folder (or its ``.failed`` twin) removes it, and puts a previous result back
-  when, without the one-step swap, the kill fell between the two renames.
+  killed in its write window leaves a ``.partial-<pid>`` or ``.old-<pid>`` sibling. The command
+  removes it when only its worker was killed (the worker names its folders to it,
+  processes.tell_parent; SIGTERM, SIGHUP and a killed command stop the worker as Ctrl-C does);
+  when both die at once, the next run on the same folder (or its ``.failed`` twin) removes it,
+  and puts a previous result back when, without the one-step swap, the kill fell between the
+  two renames.
 * Two runs committing to one folder are serialised by a lock on the parent directory; the
   second finds the first's result and, without ``force``, stops with a clear error.
 * Filesystem errors (a path under a regular file, a read-only mount, /proc) are user errors
@@ -37,7 +40,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import Interrupted, UserError
-from .processes import pid_alive
+from .processes import pid_alive, tell_parent
 
 #: The file that marks a directory as made by ascendcraft and lists what the run wrote in it.
 MARKER = ".ascendcraft"
@@ -185,7 +188,7 @@ def check_writable(final: Path | str, *, force: bool) -> Path:
     ``force`` is off, it holds files ascendcraft did not make, or it cannot be written."""
     final = Path(final)
     target = final.resolve()
-    _recover(target)
+    reap_leftovers(target)
     try:
         if target.exists() or target.is_symlink():
             _may_replace(target, final, force)
@@ -202,7 +205,7 @@ def check_writable(final: Path | str, *, force: bool) -> Path:
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>partial|old|probe)-(?P<pid>\d+)-")
 
 
-def _recover(final: Path) -> None:
+def reap_leftovers(final: Path) -> None:
     """Remove what killed runs left beside ``final`` (and its ``.failed`` twin); put back a previous
     result a kill left in an ``.old-`` sibling with nothing in its place."""
     try:
@@ -245,7 +248,8 @@ def _umask() -> int:
 def _ctrl_c_waits() -> Iterator[None]:
     """Within the block a Ctrl-C does not stop the run: it is noted and dropped, so the swap
     always ends with one whole result in place. Only the main thread gets KeyboardInterrupt, and
-    only from a Python handler (a default or ignored SIGINT raises nothing here)."""
+    only from a Python handler (a default or ignored SIGINT raises nothing here). The command
+    turns SIGTERM and SIGHUP into a SIGINT to its worker (cli.entry), so they wait too."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread() or not callable(signal.getsignal(signal.SIGINT)):
@@ -297,6 +301,7 @@ def atomic_output_dir(final: Path | str, *, force: bool = False, kind: str = "re
     shown = Path(final)
     check_writable(shown, force=force)
     final = shown.resolve()
+    tell_parent("out", str(final))        # a killed worker's leftovers here are reaped by the command
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-{os.getpid()}-", dir=final.parent))
         os.chmod(staging, 0o777 & ~_umask())      # mkdtemp makes 0700; results are ordinary folders
@@ -353,7 +358,7 @@ def _commit(staging: Path, final: Path, shown: Path, force: bool) -> None:
 def _swap(staging: Path, final: Path) -> tuple[Path, Path]:
     """Put ``staging`` in the place of ``final``; return where the previous folder is now and the
     folder to remove with it. One step where the system can; else two renames (a kill between
-    them leaves an ``.old-`` folder that :func:`_recover` puts back)."""
+    them leaves an ``.old-`` folder that :func:`reap_leftovers` puts back)."""
     if _exchange(staging, final):
         return staging, staging
     holder = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))

@@ -17,20 +17,11 @@ from ..processes import die_with_parent
 from .build import cache_dir
 
 
-_LIBC = None
-
-
-def _libc():
-    global _LIBC
-    if _LIBC is None:
-        _LIBC = processes.libc()
-    return _LIBC
-
 
 def _preexec(memory_limit_mb: int):
     """Runs in the child between fork and exec: its own session and process group (a kernel's
     kill(0, ...) reaches only itself), death with the calling thread (PR_SET_PDEATHSIG), limits."""
-    libc = _libc()  # loaded before the fork: nothing is imported in the child
+    libc = processes.libc()  # loaded before the fork (and cached): nothing is imported in the child
     parent = os.getpid()
 
     def fn():
