@@ -179,10 +179,18 @@ def plot(records: list[dict], path: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     categories = sorted({p[2] for p in points})
-    colours = {c: plt.get_cmap("tab10")(i % 10) for i, c in enumerate(categories)}
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.32 * len(points) + 2), 4.2), dpi=110)
-    # bars grow from 1x: up is faster than eager, down is slower
-    ax.bar(range(len(points)), [p[0] - 1.0 for p in points], bottom=1.0, color=[colours[p[2]] for p in points])
+    # one look per category: 20 colours, then the same colours hatched (MultiKernelBench has 15)
+    looks = {c: (plt.get_cmap("tab20")(i % 20), ("", "//", "..", "xx")[i // 20 % 4]) for i, c in enumerate(categories)}
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.32 * len(points) + 3.5), 4.2), dpi=110)
+    xs = range(len(points))
+    # bars grow from 1x: up is faster than eager, down is slower; a dot marks each value, so a
+    # kernel as fast as eager (a bar of no height) is seen too
+    for c in categories:
+        mine = [(x, p[0]) for x, p in zip(xs, points) if p[2] == c]
+        ax.bar([x for x, _ in mine], [v - 1.0 for _, v in mine], bottom=1.0, color=looks[c][0], hatch=looks[c][1],
+               edgecolor="black", linewidth=0)
+    ax.scatter(list(xs), [p[0] for p in points], c=[looks[p[2]][0] for p in points], s=16, zorder=3,
+               edgecolors="black", linewidths=0.5)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
     low, high = min(p[0] for p in points), max(p[0] for p in points)
@@ -197,8 +205,11 @@ def plot(records: list[dict], path: Path) -> Path | None:
     ax.set_xticklabels([p[1].split("/", 1)[-1] for p in points], rotation=70, ha="right", fontsize=7)
     ax.set_ylabel("modeled speedup over eager (log)")
     ax.set_title(f"ascendcraft bench: the {len(points)} correct kernels of {len(records)} tasks, sorted")
-    ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[c]) for c in categories], labels=categories,
-              fontsize=7, loc="upper left")
+    # beside the plot, never over a bar
+    ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, facecolor=looks[c][0], hatch=looks[c][1], edgecolor="black",
+                                     linewidth=0) for c in categories],
+              labels=categories, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+              frameon=False)
     fig.tight_layout()
     tmp = path.with_name(f".{path.stem}.tmp.png")
     fig.savefig(tmp)

@@ -393,7 +393,16 @@ def _draw_pipes(ax, tl: Timeline, core: int, title: str | None) -> None:
         labels.append((y, f"{name}  {busy / span:.0%}" if span > 0 else name))
     ax.set_yticks([y for y, _ in labels], [t for _, t in labels], fontsize=9)
     ax.set_ylim(-0.6, len(rows) - 0.4)
-    ax.set_xlim(0, span * 1.01)
+    # The modeled body can outlast every core's pipes: all cores share HBM's bandwidth, and the
+    # time their bytes need at the chip's achievable rate is a floor (ascendcraft/sim/cost.py).
+    # The picture runs to the body's end and shades that part, so no modeled time goes unshown.
+    body = tl.body_us
+    stretched = body is not None and body > span * 1.02
+    if stretched:
+        ax.axvspan(span, body, facecolor="#d9d9d9", hatch="//", edgecolor="#aaaaaa", linewidth=0)
+        ax.text((span + body) / 2, (len(rows) - 1) / 2, "HBM-bound:\nall cores' bytes\nat the shared\nbandwidth",
+                ha="center", va="center", fontsize=7.5, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
+    ax.set_xlim(0, (body if stretched else span) * 1.01)
     ax.set_xlabel("time on the core (µs, after the launch overhead)", fontsize=9)
     ax.tick_params(axis="x", labelsize=8)
     ax.grid(axis="x", alpha=0.3)
@@ -405,6 +414,8 @@ def _draw_pipes(ax, tl: Timeline, core: int, title: str | None) -> None:
                      + (" (critical)" if core == tl.critical_core() else "")
                      + f": pipe occupancy, blocks {', '.join(str(b.block) for b in blocks)}")
     sub = f"{span:,.2f} µs on the core"
+    if stretched:
+        sub += f", {body:,.2f} µs for all cores' HBM traffic (shaded)"
     if tl.time_us is not None:
         sub += f"; kernel {tl.time_us:,.2f} µs modeled (launch {tl.launch_us:,.1f} µs)"
     if flags:

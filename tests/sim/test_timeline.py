@@ -183,3 +183,23 @@ def test_bad_trace_argument(add_art):
     from ascendcraft.errors import UserError
     with pytest.raises(UserError, match="trace="):
         _run_add(add_art, -3)
+
+
+def test_a_body_longer_than_the_cores_pipes_is_drawn_and_explained(add_art):
+    """When all cores' HBM traffic needs longer than the critical core's pipes (the model's floor),
+    the picture runs to the body's end and says why, so no modeled time goes unshown."""
+    pytest.importorskip("matplotlib")
+    import dataclasses
+
+    from matplotlib.figure import Figure
+
+    from ascendcraft.sim.timeline import _draw_pipes
+    tl = _run_add(add_art, True).timeline
+    core = tl.critical_core()
+    span = tl.core_end(core) / tl.freq_mhz
+    for body, stretched in ((span, False), (span * 1.6, True)):
+        ax = Figure().add_subplot(111)
+        _draw_pipes(ax, dataclasses.replace(tl, body_us=body, time_us=body + tl.launch_us), core, None)
+        title = ax.get_title(loc="left")
+        assert ax.get_xlim()[1] >= body and ("HBM traffic (shaded)" in title) is stretched
+        assert (ax.get_xlim()[1] < span * 1.2) is not stretched
