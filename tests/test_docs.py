@@ -2,7 +2,7 @@
 
 * Every repository path named in README.md and docs/*.md (in prose, backticks, links or code
   blocks: ``ascendcraft/...``, ``tests/...``, ``benchmarks/...``, ``examples/...``, ``docs/...``,
-  ``lowering_passes/...``, ``dsl_grammar/...``, ``.ci/...``) exists; ``<name>`` placeholders and
+  ``.ci/...``) exists; ``<name>`` placeholders and
   ``*`` match any name. Relative links resolve from the doc's folder, and a ``#anchor`` to a
   markdown file names one of its headings. Paths inside generated output folders
   (``kernels_out/<op>/``, ``ascendc/<op>.cpp``, ``passes/``, ``project/``) never start with those
@@ -22,7 +22,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-PREFIXES = ("ascendcraft/", "tests/", "benchmarks/", "examples/", "docs/", "lowering_passes/", "dsl_grammar/",
+PREFIXES = ("ascendcraft/", "tests/", "benchmarks/", "examples/", "docs/",
             ".ci/")
 
 # A paragraph (or table row) naming one of these is about that repository: its paths (asc-devkit's
@@ -99,7 +99,7 @@ def cited_paths():
 
 def test_the_scan_sees_the_citations():
     found = {c for _, _, c, _, _ in cited_paths()}
-    assert {"docs/simulator.md#timeline", "ascendcraft/sim/cost.py", "lowering_passes/assist.py"} <= found
+    assert {"docs/simulator.md#timeline", "ascendcraft/sim/cost.py", "ascendcraft/lowering_passes/assist.py"} <= found
     assert len(found) > 50
 
 

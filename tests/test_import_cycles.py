@@ -8,14 +8,11 @@ from pathlib import Path
 import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1]
-# repository folder -> the package it installs as (pyproject.toml's package-dir)
-PACKAGES = {"ascendcraft": "ascendcraft", "lowering_passes": "ascendcraft.lowering_passes",
-            "dsl_grammar": "ascendcraft.dsl_grammar"}
+PACKAGES = ("ascendcraft",)
 
 
 def _module(path: Path) -> str:
-    folder, *parts = path.relative_to(ROOT).with_suffix("").parts
-    parts = [PACKAGES[folder], *parts]
+    parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -43,7 +40,7 @@ def _imports(path: Path, module: str, known: set[str]) -> set[str]:
 
 
 def test_no_import_cycles():
-    files = {_module(p): p for folder in PACKAGES for p in (ROOT / folder).rglob("*.py")}
+    files = {_module(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
     graph = nx.DiGraph()
     for module, path in files.items():
         graph.add_node(module)

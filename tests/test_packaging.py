@@ -1,6 +1,5 @@
-"""What the wheel installs: one top-level package, ``ascendcraft``. The repository keeps its
-``dsl_grammar/`` and ``lowering_passes/`` folders, mapped inside the package by pyproject.toml, so
-site-packages gains no name another project may also use."""
+"""What the wheel installs: one top-level package, ``ascendcraft`` (the grammar and the lowering
+passes are its subpackages), so site-packages gains no name another project may also use."""
 from __future__ import annotations
 
 import sys
@@ -20,18 +19,18 @@ def test_every_installed_package_is_inside_ascendcraft():
     assert not outside, f"top-level packages in site-packages: {outside}"
 
 
-def test_every_source_folder_of_the_repository_is_installed():
-    """A top-level folder holding Python modules is a package the wheel carries (under its mapped name)."""
-    mapped = {folder: name for name, folder in SETUPTOOLS["package-dir"].items()}
-    folders = {p.parent.name for p in REPO.glob("*/__init__.py")}
+def test_every_package_of_the_source_tree_is_installed():
+    """A folder of Python modules is a package the wheel carries; none sits beside ``ascendcraft/``."""
     installed = set(SETUPTOOLS["packages"])
-    for folder in folders:
-        assert mapped.get(folder, folder) in installed, f"{folder}/ is not installed"
+    for init in (REPO / "ascendcraft").rglob("__init__.py"):
+        name = ".".join(init.parent.relative_to(REPO).parts)
+        assert name in installed, f"{name} is not installed"
+    assert not [p.parent.name for p in REPO.glob("*/__init__.py") if p.parent.name != "ascendcraft"]
 
 
-def test_the_mapped_packages_import_under_ascendcraft():
+def test_the_subpackages_import_under_ascendcraft():
     from ascendcraft.dsl_grammar import grammar_text
     from ascendcraft.lowering_passes import base
 
     assert "start" in grammar_text()
-    assert Path(base.__file__).parent == REPO / "lowering_passes"
+    assert Path(base.__file__).parent == REPO / "ascendcraft" / "lowering_passes"

@@ -1,4 +1,4 @@
-"""AscendC for the indexing API form (docs/dsl.md "Indexing"; lowering_passes/indexing.py).
+"""AscendC for the indexing API form (docs/dsl.md "Indexing"; ascendcraft/lowering_passes/indexing.py).
 
 ``Gather(src, offsets)``: ``AscendC::Gather(dst, src, offsets, srcBaseAddr, count)`` reads
 ``dst[i] = src[(srcBaseAddr + offsets[i]) / sizeof(T)]``, the offsets a uint32 tensor of byte
@@ -37,7 +37,7 @@ def emit_gather(em, target: str, e, ct: str, dtype: str, out: str, tile_cls):
 
 def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
     """``ArgMaxRows(t)`` / ``ArgMinRows(t)`` of a 2-D f32 tile: the i32 row index of each column's first
-    extreme. The output buffer (its parts: lowering_passes/indexing.ARG_LAYOUTS) holds, A = cols rounded up
+    extreme. The output buffer (its parts: ascendcraft/lowering_passes/indexing.ARG_LAYOUTS) holds, A = cols rounded up
     to 64, the indices, the running extreme, a copy of the current row (A each) and the mask. Per row:
     Compare(row <= best) (>= for argmin; false only where the row is strictly better, so the first of equal
     extremes keeps its index), Select of the row number where it is false, then Max (Min) into the running
@@ -79,7 +79,7 @@ def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
 def emit_argeachrow(em, target: str, e, op, ct: str, out: str, tile_cls):
     """``ArgMaxEachRow(t)`` / ``ArgMinEachRow(t)`` of a 2-D f32 tile: the i32 column index of each row's
     first extreme, a NaN winning (as torch.argmax/argmin). The output buffer (sized by
-    lowering_passes/indexing.ARG_LAYOUTS) holds the indices, then, A = cols rounded up to 64, a copy
+    ascendcraft/lowering_passes/indexing.ARG_LAYOUTS) holds the indices, then, A = cols rounded up to 64, a copy
     of the row (its tail past the columns set to the value that never wins), the selected indices and an
     index ramp (f32, exact below 2**24), the reduction's result and work area and the mask. Per row:
     Compare(row != row) marks NaNs, Select of the ramp there (else A) and ReduceMin give the first NaN;

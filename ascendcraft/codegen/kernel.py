@@ -5,7 +5,7 @@ The input is the program after ``pipeline``: every tile op is an API-level op wi
 statement becomes the AscendC calls it stands for; the op table (``ops.OPS[name].api``) gives
 the function name, so the interpreter and the emitter read one table.
 
-Layout conventions (shared with ``lowering_passes/bufferize.py``): a tile's rows are padded to
+Layout conventions (shared with ``ascendcraft/lowering_passes/bufferize.py``): a tile's rows are padded to
 32 bytes (``pitch``), tiles have rank 0, 1 or 2 on chip, and a compute op covers
 ``(rows - 1) * pitch + cols`` elements. GM copies use ``DataCopy`` when the region is
 contiguous and a multiple of 32 bytes, ``DataCopyPad`` otherwise (tails, unaligned rows; one

@@ -179,7 +179,7 @@ for _of, _fn, _ident in (("cumsum", np.cumsum, 0), ("cumprod", np.cumprod, 1)):
 #   rowvec ([R, C] with [C], either order), colvec ([R, C] with [R, 1] on the right),
 #   rowreduce ([R, C] -> [R] or, keepdims=True, [R, 1]).
 # Names, operand orders and dtype support: shared/research/ascendc_api.md section 3 (level-2 APIs).
-_HF = frozenset({"f16", "f32"})    # 910B's vector math: half and float, no bf16 (only Casts; lowering_passes/widen.py)
+_HF = frozenset({"f16", "f32"})    # 910B's vector math: half and float, no bf16 (only Casts; ascendcraft/lowering_passes/widen.py)
 _API = [
     ("Exp", "unary", "exp", _HF), ("Ln", "unary", "log", _HF), ("Abs", "unary", "abs", _HF),
     ("Sqrt", "unary", "sqrt", _HF), ("Rsqrt", "unary", "rsqrt", _HF), ("Reciprocal", "unary", "reciprocal", _HF),

@@ -36,7 +36,7 @@ _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @lru_cache(maxsize=None)
 def _keyword_terminals() -> dict[str, str]:
-    """Terminal name -> keyword, for every quoted word of the grammar (see dsl_grammar/tile.lark)."""
+    """Terminal name -> keyword, for every quoted word of the grammar (see ascendcraft/dsl_grammar/tile.lark)."""
     return {t.name: t.pattern.value for t in _parser().terminals
             if t.pattern.type == "str" and _NAME_RE.fullmatch(t.pattern.value)}
 

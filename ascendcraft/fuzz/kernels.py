@@ -85,9 +85,9 @@ FIXED_BUGS = {
                            "from a one-element Duplicate (simulator: uninitialised read in DataCopyPad)",
     "mean": "select had no rule for mean(...); now every reduction (sum/max/min/prod/mean) of all elements, "
             "and sum/max/min/mean along axis 1 / axis 0 of a 2-D tile, lowers; the mean divides by the run-time "
-            "element count (the sum of a tile of ones, so tails count right) (lowering_passes/select.py _reduce_all)",
+            "element count (the sum of a tile of ones, so tails count right) (ascendcraft/lowering_passes/select.py _reduce_all)",
     "colvec_left_sub_div": "[R, 1] - [R, C] and [R, 1] / [R, C] were not selected: now Muls(t, -1) + AddColVec and "
-                           "Reciprocal(t) + MulColVec (lowering_passes/select.py _broadcast)",
+                           "Reciprocal(t) + MulColVec (ascendcraft/lowering_passes/select.py _broadcast)",
     "sub_negative_literal": "t - -1.5 became Adds(t, -(-1.5)), emitted as '--1.5f' (C++ decrement); scalar negation "
                             "is now emitted as (-(x)) (codegen/kernel.py scalar)",
     "scalar_functions": "relu/tanh/sigmoid/erf/floor/ceil/clamp/where/comparisons/cast(round=) of 0-d tiles "
@@ -95,13 +95,13 @@ FIXED_BUGS = {
                         "(codegen/kernel.py scalar, _HELPERS, _SCALAR_METHODS)",
     "scalar_pow2": "x ** 2 of a 0-d tile was exp(2 ln x): NaN for x < 0; ScalarPow now takes integral exponents by "
                    "repeated squaring (and tile x ** n for integer literals n by Mul chains) (codegen/kernel.py, "
-                   "lowering_passes/select.py _integer_power)",
+                   "ascendcraft/lowering_passes/select.py _integer_power)",
     "floor_ceil": "floor/ceil selected Cast(t, f32, round=\"floor\"), which the interpreter rejected: the checker "
                   "does not type API Cast's round= literal; the interpreter now reads an untyped string literal "
                   "(ascendcraft/dsl/interpreter.py _const_kw)",
     "where_scalar_branch_tail": "where(c, 2.0, t) on a tile with a tail: the scalar branch was a Duplicate of the "
                                 "static shape; now Select(CompareScalar(t, nan, eq), t, 2.0), a tile of t's run-time "
-                                "shape (lowering_passes/select.py _where)",
+                                "shape (ascendcraft/lowering_passes/select.py _where)",
     "scratch_const_dim": "a scratch sized by a const (f32[R, NB], const NB = cdiv(C, T)): the host workspace "
                          "expression named NB; consts are now expanded into plain C++ over tiling fields "
                          "(codegen/kernel.py _workspace_expr/_host_int; codegen/tiling.py evaluates ?:)",
@@ -115,12 +115,12 @@ FIXED_BUGS = {
     "mask_logic_broadcast": "& | of bool masks of different shapes ([R, C] & [R, 1] from GM, a comparison | a [C] "
                             "row): select made an And of a [16, 128] and a [16, 1] mask, a program the checker "
                             "rejects; now the masks' 0/1 values combine by the arithmetic broadcast rules "
-                            "(lowering_passes/select_where.py _logic_broadcast)",
+                            "(ascendcraft/lowering_passes/select_where.py _logic_broadcast)",
     "mask_pitch": "a comparison's bits read at another width than it was compared at (an f32 comparison stored as "
                   "bytes through f16, or & with a GM mask compared as f16): bit (r, c) sits at r * pitch + c of "
                   "the compared values, so rows other than the first were read from the wrong place (simulator: "
                   "uninit-read of the Select mask, or wrong elements); masks now carry their width and are laid "
-                  "out again where read at another (lowering_passes/select_where.py _bits)",
+                  "out again where read at another (ascendcraft/lowering_passes/select_where.py _bits)",
 }
 
 #: Forms the lowering gets wrong today (finds), by key. ``avoid_known=True`` keeps them out.

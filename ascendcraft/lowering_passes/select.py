@@ -338,7 +338,7 @@ class _Selector(WhereRules):
         if op in ("tril", "triu") and tiles[0] and isinstance(e, A.Call):
             d = e.kwarg("diagonal")
             return [call(op.capitalize(), args[0], d if d is not None else A.Int(0))]
-        if op in indexing.OPS and isinstance(e, A.Call):   # gather: lowering_passes/indexing.py
+        if op in indexing.OPS and isinstance(e, A.Call):   # gather: ascendcraft/lowering_passes/indexing.py
             return indexing.select(self, op, args, e, P, NoRule)
         raise NoRule(f"`{_dsl_text(e)}` ({op} of {', '.join(self._describe(a) for a in args)})")
 

@@ -15,7 +15,7 @@ class NoRule(Exception):
 
 
 # Placeholders for earlier steps' results, replaced by _subst with the names select gives them.
-# "$" is not an identifier character (dsl_grammar/tile.lark, NAME), so no name in a kernel is one.
+# "$" is not an identifier character (ascendcraft/dsl_grammar/tile.lark, NAME), so no name in a kernel is one.
 _PLACEHOLDER = "$"
 P = A.Name(_PLACEHOLDER + "prev")
 
