@@ -304,10 +304,8 @@ def entry() -> int:
     # into a clean stop (its output folder as it was, "interrupted"); a SIGTERM the op file sends
     # itself still ends only the worker, and is reported below
     pid, read_end = fork_worker(worker, parent_death=signal.SIGINT, channel=True)
-    received: list[int] = []
 
     def forward(signum, frame):
-        received.append(signum)
         try:
             os.kill(pid, signal.SIGINT)
         except ProcessLookupError:
@@ -328,8 +326,8 @@ def entry() -> int:
     reader.join(timeout=10)
     told = [line.partition(" ") for line in b"".join(heard).decode().splitlines()]
     exits = [int(value) for kind, _, value in told if kind == "exit"]
-    if exits:        # stopped by a signal: 128 + its number, the shells' convention (130 for Ctrl-C)
-        return 128 + received[0] if exits[-1] == 130 and received else exits[-1]
+    if exits:        # a stop by SIGTERM or SIGHUP is an interruption too: 130, as --json's exit_code says
+        return exits[-1]
     from pathlib import Path
     from .outdir import reap_leftovers
     for kind, _, value in told:          # the output folders the worker was writing: remove its partial copies
