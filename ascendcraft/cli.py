@@ -221,9 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         options = argv[:argv.index("--")] if "--" in argv else argv
         if "--json" in options:
             command = next((a for a in options if a in ("check", "lower", "gen", "bench")), None)
-            print(json_document(command, "error", 2, error={"kind": "usage error", "message": err.message,
-                                                             "hint": f"see `ascendcraft {command or ''} --help`".replace("  ", " "),
-                                                             "location": None}))
+            print(_error_document(command, "usage error", err.message, 2,
+                                  hint=f"see `{' '.join(filter(None, ('ascendcraft', command)))} --help`"))
         return 2
     if args.command is None:
         _parser().print_help()
@@ -312,18 +311,20 @@ def entry() -> int:
             pass
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, forward)
-    import threading
-    heard: list[bytes] = []          # read as it comes: a full pipe must never stop the worker
-    reader = threading.Thread(target=lambda: heard.extend(iter(lambda: os.read(read_end, 65536), b"")), daemon=True)
-    reader.start()
+    # The pipe is read as it fills (a full pipe must never stop the worker), on this thread: a
+    # second thread would make this process's death reach the worker twice (Linux sends the
+    # death signal again when the child, handed to that thread, is reparented once more).
+    import select
+    heard: list[bytes] = []
+    os.set_blocking(read_end, False)
     while True:
-        try:
-            _, status = os.waitpid(pid, 0)
+        select.select([read_end], [], [], 0.2)
+        ended = _read_available(read_end, heard)
+        done, status = os.waitpid(pid, 0 if ended else os.WNOHANG)    # at the pipe's end: wait for the exit
+        if done:
             break
-        except InterruptedError:
-            continue
     end_descendants()                # after them no process holds the pipe's other end
-    reader.join(timeout=10)
+    _read_available(read_end, heard)
     told = [line.partition(" ") for line in b"".join(heard).decode().splitlines()]
     exits = [int(value) for kind, _, value in told if kind == "exit"]
     if exits:        # a stop by SIGTERM or SIGHUP is an interruption too: 130, as --json's exit_code says
@@ -343,6 +344,18 @@ def entry() -> int:
     return 2
 
 
+def _read_available(fd: int, into: list[bytes]) -> bool:
+    """What a non-blocking pipe holds now; True at its end (no writer is left)."""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            return True
+        into.append(chunk)
+
+
 def _location(err) -> dict | None:
     span, source = getattr(err, "span", None), getattr(err, "source", None)
     if span is None:
@@ -350,11 +363,16 @@ def _location(err) -> dict | None:
     return {"file": source.name if source is not None else None, "line": span.line, "column": span.column}
 
 
+def _error_document(command: str | None, kind: str, message: str, code: int, *, hint: str | None = None,
+                    location=None) -> str:
+    return json_document(command, "error", code, error={"kind": kind, "message": message, "hint": hint,
+                                                        "location": location})
+
+
 def _json_error(args, kind: str, message: str, code: int, *, hint: str | None = None, location=None) -> None:
     """With --json, every failure is one JSON document on stdout too (the text stays on stderr)."""
     if getattr(args, "json", False):
-        print(json_document(args.command, "error", code, error={"kind": kind, "message": message, "hint": hint,
-                                                                "location": location}), file=args.stdout)
+        print(_error_document(args.command, kind, message, code, hint=hint, location=location), file=args.stdout)
 
 
 if __name__ == "__main__":

@@ -112,8 +112,9 @@ def fork_worker(body, *, parent_death: int = signal.SIGKILL, channel: bool = Fal
 
     The worker leads its own process group, so killing the group ends everything it started
     (compilers, simulator runs) and a kernel's ``kill(0, ...)`` stays inside it. It gets
-    ``parent_death`` when this process dies (SIGKILL; SIGTERM lets the command's worker clean up
-    as after Ctrl-C), and ends its own descendants before it exits, so no process outlives it.
+    ``parent_death`` when this process dies (SIGKILL; the command's worker gets SIGINT, so it
+    cleans up as after Ctrl-C), and ends its own descendants before it exits, so no process
+    outlives it.
     """
     import sys
     sys.stdout.flush()
@@ -134,7 +135,8 @@ def fork_worker(body, *, parent_death: int = signal.SIGKILL, channel: bool = Fal
                 _CHANNEL.update(fd=write_end, pid=os.getpid())
             code = body(write_end)
         finally:
-            try:
+            try:     # the work is over: a late Ctrl-C must not stop the ending of what it started
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
                 end_descendants()
             finally:
                 os._exit(code)

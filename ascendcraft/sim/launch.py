@@ -17,7 +17,6 @@ from ..processes import die_with_parent
 from .build import cache_dir
 
 
-
 def _preexec(memory_limit_mb: int):
     """Runs in the child between fork and exec: its own session and process group (a kernel's
     kill(0, ...) reaches only itself), death with the calling thread (PR_SET_PDEATHSIG), limits."""
