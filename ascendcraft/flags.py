@@ -45,6 +45,7 @@ RANGES: dict = {
     "max_bytes": Range(int, 1, 1 << 40, "bytes"),
     "samples": Range(int, 1, 100),
     "turns": Range(int, 1, 50),
+    "optimize": Range(int, 0, 50),
     "temperature": Range(float, 0.0, 2.0),
     "jobs": Range(int, 1, 1024),
     ("gen", "timeout"): Range(float, 1, 86_400, "seconds"),        # one model reply

@@ -79,6 +79,8 @@ class Lowered:
     floor_us: float | None = None       # launch + the larger of the HBM floor (bytes the op must move /
                                         # bandwidth) and, for cube kernels, the cube floor
     floor_kind: str = "HBM"             # which of the two floors is the larger
+    op_bytes: int | None = None         # GM bytes the op must move: every input read once, every output
+                                        # written once (the HBM floor's numerator)
     timings: dict = field(default_factory=dict)
     artifact: object = None             # the built simulator kernel (sim backend)
     project_note: str | None = None     # why the CANN project files were not written, if they were not
@@ -551,6 +553,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
         gm_params, specs, _, _ = _real_gm(result)
         # bytes in GM (a bf16 value is 2, though the GM convention holds it in a float32 array)
         moved = sum(int(np.prod(specs[n].shape)) * ITEMSIZE[specs[n].dtype] for n in gm_params)
+        result.op_bytes = moved
         hbm_us = moved / (chip.hbm_gbps * 1e3)
         cube_us = _cube_floor_us(result.run.final, res.cost, chip)
         result.floor_kind = "cube" if cube_us > hbm_us else "HBM"

@@ -62,6 +62,9 @@ def run_bench(tasks: list[str], *, kernels: str | Path | None = None, out: str |
                         "(a model writes them)", hint="e.g. ascendcraft bench examples --kernels examples")
     if kernels is not None and options.model:
         raise UserError("--kernels and --model are exclusive: bench either given kernels or a model's")
+    if kernels is not None and options.optimize:
+        raise UserError("--optimize asks a model for faster kernels, and --kernels gives no model",
+                        hint="use --model M with --optimize N, or drop --optimize")
     if jobs is not None and jobs < 1:
         raise UserError("--jobs must be at least 1")
     if not timeout > 0:

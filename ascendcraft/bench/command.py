@@ -21,6 +21,9 @@ def add_parser(sub, parents=()) -> None:
     b.add_argument("--samples", type=int, default=1, help="samples per task with --model (the k of pass@k; default 1); "
                    "all run, no early stop")
     b.add_argument("--turns", type=int, default=4, help="replies per sample with --model (default 4)")
+    b.add_argument("--optimize", type=int, default=0, metavar="N",
+                   help="with --model: after a kernel verifies, up to N more replies asking for a faster one, as "
+                   "gen --optimize (default 0)")
     b.add_argument("--temperature", type=float, help="sampling temperature (default as gen)")
     b.add_argument("--jobs", "-j", type=int, help="tasks at once, each in its own worker process (default: the "
                    "number of cores)")
@@ -59,6 +62,7 @@ def run(args) -> int:
                                     "or DIR/<category>/<task>/kernel.dsl), offline") from None
     options = BenchOptions(chip=args.chip, backend=resolve_backend(args.backend), trials=args.trials, seed=args.seed,
                            inputs=args.inputs, max_bytes=args.max_bytes, samples=args.samples, turns=args.turns,
+                           optimize=args.optimize,
                            model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache)
     result = run_bench(args.tasks, kernels=args.kernels, out=args.out, options=options, jobs=args.jobs,
                        timeout=args.timeout, resume=args.resume, force=args.force, progress=args.progress)

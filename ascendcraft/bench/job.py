@@ -25,6 +25,7 @@ class BenchOptions:
     max_bytes: int = 64 << 20
     samples: int = 1               # model mode: samples per task (the k of pass@k)
     turns: int = 4                 # model mode: replies per sample
+    optimize: int = 0              # model mode: replies asking for a faster kernel after one verifies
     model: str | None = None       # None: --kernels mode
     api_base: str | None = None
     temperature: float | None = None
@@ -179,12 +180,16 @@ def _model_samples(record: dict, loaded, options: BenchOptions, folder: Path, se
     result = generate(loaded, samples=options.samples, turns=options.turns, temperature=options.temperature,
                       best=True, chip=options.chip, backend=options.backend, trials=options.trials,
                       seed=options.seed, inputs=options.inputs, max_bytes=options.max_bytes, client=client,
-                      progress=say, after_verify=_lowering(options, say, client.ask))
+                      progress=say, after_verify=_lowering(options, say, client.ask), optimize=options.optimize)
     for s in result.samples:
         sample = {"sample": s.index, "turns": len(s.turns), "ended_at": "correct" if s.verified else (s.died_at or "parse"),
                   **s.totals()}
         if s.verified:
             sample.update(_timing(s.evaluation.after))
+            times = [t.time_us for t in s.turns if t.time_us is not None]
+            if any(t.optimizing for t in s.turns):   # what the optimisation turns gained over the first kernel
+                sample.update(best_turn=s.best_turn, first_verified_us=times[0] if times else None,
+                              optimization_turns=sum(t.optimizing for t in s.turns))
         elif s.turns:
             sample["error"] = s.turns[-1].error
         if s.internal_error:

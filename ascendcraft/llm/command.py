@@ -23,6 +23,10 @@ def add_parser(sub, parents=()) -> None:
                    "(default: $ASCENDCRAFT_API_BASE or the config file)")
     g.add_argument("--samples", type=int, default=1, help="independent samples (k of pass@k; default 1)")
     g.add_argument("--turns", type=int, default=4, help="replies per sample, the first one included (default 4)")
+    g.add_argument("--optimize", type=int, default=0, metavar="N",
+                   help="after a kernel verifies, up to N more replies in which the model sees its kernel's "
+                   "modeled speed (time against eager and the floor, pipes, time by line, waits) and writes a "
+                   "faster one; the fastest verified kernel is kept (default 0; needs the lowering)")
     g.add_argument("--temperature", type=float, help="sampling temperature (default 0.2 for one sample, 0.8 for "
                    "several)")
     g.add_argument("--best", action="store_true", help="run every sample and keep the verified kernel with the "
@@ -132,6 +136,10 @@ def run(args) -> int:
     from .config import resolve
     from .generate import generate
 
+    if args.optimize and args.no_lower:
+        from ..errors import UserError
+        raise UserError("--optimize needs the modeled time of the lowered kernel, and --no-lower skips the lowering",
+                        hint="drop one of the two flags")
     config = resolve(args.model, args.api_base, timeout=args.timeout)   # no model: one message, exit 2
     out = Path(args.out) if args.out else default_out(args.op)
     check_writable(out, force=args.force)   # before any model call: never replace a result silently
@@ -152,7 +160,7 @@ def run(args) -> int:
                       best=args.best, chip=args.chip, backend=args.backend, trials=args.trials, seed=args.seed,
                       inputs=args.inputs,
                       max_bytes=args.max_bytes, client=client, progress=say, debug=getattr(args, "debug", False),
-                      after_verify=after_verify)
+                      after_verify=after_verify, optimize=args.optimize)
     written = save_generation(result, out, force=args.force)
     code = 0 if result.verified else 1
     if args.json:

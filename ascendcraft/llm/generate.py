@@ -106,7 +106,8 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
              after_verify: Callable | None = None, score: Callable | None = None,
              cache: str | ResponseCache | None = None, client: LLMClient | None = None,
              examples_dir: Path | str | None = None, n_examples: int = 2,
-             progress: Callable[[str], None] | None = None, debug: bool = False) -> GenerationResult:
+             progress: Callable[[str], None] | None = None, debug: bool = False,
+             optimize: int = 0) -> GenerationResult:
     """Generate a verified tile-DSL kernel for ``op`` (a task file path, its module, or a loaded Task).
 
     ``samples`` independent conversations of at most ``turns`` replies each; sample ``i``
@@ -114,7 +115,10 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
     ``best`` runs them all and keeps the verified one with the lowest ``score(check, after)``
     (default: the modeled time of ``after``; with no score, the first verified one).
     ``after_verify(check_result)`` runs the stages after interpretation (lowering, backend)
-    and raises an AscendcraftError on failure. Provider problems raise
+    and raises an AscendcraftError on failure. ``optimize``: after a sample verifies, up to that
+    many more replies in which the model is shown its kernel's modeled speed
+    (:mod:`ascendcraft.speed`) and asked for a faster kernel; the sample keeps its fastest
+    verified kernel (needs ``after_verify``, which models the time). Provider problems raise
     :class:`~ascendcraft.llm.client.LLMError`; a sample that never verifies does not raise:
     ``result.verified`` is False and ``result.report`` says where each sample died.
     """
@@ -122,6 +126,11 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
     for name, value in (("samples", samples), ("turns", turns), ("trials", trials)):
         if not isinstance(value, int) or value < 1:
             raise UserError(f"{name} must be a positive integer, not {value!r}")
+    if not isinstance(optimize, int) or optimize < 0:
+        raise UserError(f"optimize must be a non-negative integer, not {optimize!r}")
+    if optimize and after_verify is None:
+        raise UserError("optimising needs the modeled time of the lowered kernel, and this run does not lower",
+                        hint="drop --no-lower (or pass after_verify), or drop --optimize")
     if temperature is None:
         temperature = default_temperature(samples)
     if not 0.0 <= temperature <= 2.0:
@@ -138,17 +147,20 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
                                 examples_dir=examples_dir, n_examples=n_examples, lowering=after_verify is not None)
     for note in prompt.warnings:
         say("warning: " + note)
-    if best and score is None:
+    if (best or optimize) and score is None:
         score = modeled_time
     evaluate = Evaluator(task, chip=chip, trials=trials, seed=seed, max_bytes=max_bytes, full_shapes=full_shapes,
                          inputs=inputs, after_verify=after_verify, progress=None)
+
+    speed = _speed_of(task, chip) if optimize else None
 
     done: list[Sample] = []
     stopped = None
     for i in range(1, samples + 1):
         try:
             s = run_sample(client, prompt.messages, evaluate, index=i, of=samples, turns=turns,
-                           temperature=temperature, seed=seed + i - 1, say=say, debug=debug)
+                           temperature=temperature, seed=seed + i - 1, say=say, debug=debug,
+                           optimize=optimize, speed=speed)
         except LLMError as err:
             if not any(d.verified for d in done):
                 raise
@@ -168,11 +180,30 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
                               chosen.evaluation.after if chosen else None, report={}, samples=done)
     result.report = build_report(result, task=task, client=client, prompt=prompt, chosen=chosen,
                                  settings={"samples": samples, "turns": turns, "temperature": temperature,
-                                           "best": best, "chip": chip, "backend": backend, "trials": trials, "inputs": inputs,
+                                           "best": best, "optimize": optimize, "chip": chip, "backend": backend, "trials": trials, "inputs": inputs,
                                            "seed": seed, "max_bytes": max_bytes, "full_shapes": full_shapes,
                                            "cache": client.cache.mode, "cache_dir": str(client.cache.directory)},
                                  wall_s=time.perf_counter() - started, stopped=stopped)
     return result
+
+
+def _speed_of(task, chip: str) -> Callable:
+    """``speed(evaluation)`` for the optimisation turns: (modeled µs, the facts as text), or
+    (None, why there is no modeled time). Modeled eager is estimated once, for every turn."""
+    from ..errors import AscendcraftError
+    from ..eager import estimate_eager
+    from ..speed import speed_facts
+    try:
+        eager_us = estimate_eager(task, chip).time_us
+    except AscendcraftError:      # the comparison is missing, the rest of the facts stand
+        eager_us = None
+
+    def speed(evaluation):
+        facts = speed_facts(evaluation.after, eager_us) if evaluation.after is not None else None
+        if facts is None:
+            return None, getattr(evaluation.after, "cost_note", None) or "the kernel was not lowered"
+        return facts.time_us, facts.text()
+    return speed
 
 
 def _choose(done: list[Sample]) -> Sample | None:

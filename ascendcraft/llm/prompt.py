@@ -256,3 +256,11 @@ def repair_prompt(stage: str, error: str, *, mismatch: bool = False, shapes: str
     """The one message sent back after a failed turn."""
     return render("repair.j2", stage=stage, error=error.strip(), mismatch=mismatch, shapes=shapes,
                   truncated=truncated, ours=ours, where=STAGE_WORDS.get(stage, f"at the {stage} step"))
+
+
+def optimize_prompt(facts: str, *, faster: bool, first: bool, best_turn: int, best_us: float,
+                    previous_us: float | None, history: list[tuple[int, float, bool]]) -> str:
+    """The message after a verified kernel when more speed is asked for (``--optimize``): its
+    modeled speed as facts, how it compares with the kernels before it, and the request."""
+    return render("optimize.j2", facts=facts.strip(), faster=faster, first=first, best_turn=best_turn,
+                  best_us=best_us, previous_us=previous_us, history=history)

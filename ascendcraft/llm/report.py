@@ -20,7 +20,7 @@ def build_report(result, *, task, client, prompt, chosen, settings: dict, wall_s
                "examples": prompt.examples},
         "model": client.config.to_json(),
         "settings": settings,
-        "chosen": None if chosen is None else {"sample": chosen.index, "turn": len(chosen.turns),
+        "chosen": None if chosen is None else {"sample": chosen.index, "turn": chosen.best_turn,
                                                "score": chosen.score},
         "samples_run": len(samples),
         "samples_verified": sum(s.verified for s in samples),
@@ -47,8 +47,13 @@ def summary_text(r: dict) -> str:
              f"{r['wall_s']:.1f} s")
     if r["status"] == "verified":
         c = r["chosen"]
+        chosen = next(x for x in r["samples"] if x["sample"] == c["sample"])
+        asked = sum(t["optimizing"] for t in chosen["trajectory"])
+        turn = (f"turn {c['turn']}, the fastest of its verified kernels after {asked} optimisation turn(s)"
+                f"{f' ({c_score:,.1f} us modeled)' if (c_score := c['score']) is not None else ''}" if asked
+                else f"turn {c['turn']} of {r['settings']['turns']}")
         lines = [f"VERIFIED  {r['op']['name']} with {r['model']['model']}: sample {c['sample']} of "
-                 f"{r['samples_run']} run, turn {c['turn']} of {r['settings']['turns']}", "  " + usage]
+                 f"{r['samples_run']} run, {turn}", "  " + usage]
         v = r["verification"]
         if v is not None:
             lines.append(f"  checked on {v['chip']} ({v['cores']} cores), "
@@ -76,7 +81,8 @@ def report_markdown(r: dict) -> str:
              f"- model: `{r['model']['model']}`" + (f" at {r['model']['api_base']}" if r["model"]["api_base"] else "")
              + f" (from {r['model']['source']})",
              f"- settings: {s['samples']} sample(s) x {s['turns']} turn(s), temperature {s['temperature']:g}, "
-             f"{'best of all' if s['best'] else 'first verified'}, chip {s['chip']}, backend {s['backend']}, "
+             f"{'best of all' if s['best'] else 'first verified'}"
+             + (f", up to {s['optimize']} optimisation turn(s)" if s.get("optimize") else "") + f", chip {s['chip']}, backend {s['backend']}, "
              f"seed {s['seed']}, cache {s['cache']}",
              f"- replies: {r['attempts']} ({u['calls']} calls, {u['retries']} retries, {u['cached_replies']} "
              f"from cache); tokens {u['tokens_in']:,} in / {u['tokens_out']:,} out; cost {_money(u['cost_usd'])}"
@@ -95,6 +101,15 @@ def report_markdown(r: dict) -> str:
         lines.append(f"| {x['sample']} | {result} | {x['turns']} | {' → '.join(x['stages'])} | "
                      f"{x['tokens_in']:,} / {x['tokens_out']:,} | {_money(x['cost_usd'])} | {x['wall_s']:.1f} s |")
     lines.append("")
+    for x in r["samples"]:
+        if any(t["optimizing"] for t in x["trajectory"]):
+            lines += [f"### Sample {x['sample']}: optimisation", "", "| turn | result | modeled time |", "|---|---|---|"]
+            for t in x["trajectory"]:
+                result = ("verified" + (" (kept: the fastest)" if t["turn"] == x["best_turn"] else "")
+                          if t["stage"] == "verified" else f"failed at {t['stage']}")
+                us = f"{t['time_us']:,.1f} µs" if t["time_us"] is not None else ""
+                lines.append(f"| {t['turn']} | {result} | {us} |")
+            lines.append("")
     for x in r["samples"]:
         failed = [h for h in x["history"] if not h["ok"]]
         if not failed:

@@ -39,3 +39,15 @@ UNLOWERABLE = "```dsl\n" + KERNEL.replace(
     "        store(y[r:r + RB, c:c + TW], where(t >= 0.0, t, t * negative_slope))",
     "        u = where(t >= 0.0, t, t * negative_slope)\n"
     "        store(y[r:r + RB, c:c + TW], u + sum(window_max(zeros((8,), f32), kernel=(3,), padding=1)))") + "```\n"
+
+# the same op, one block walking the rows in 64-wide pieces: verifies, but slower than KERNEL
+SLOW_KERNEL = """\
+kernel leaky_relu(x: gm f32[B, N], negative_slope: f32 = 0.01) -> (y: gm f32[B, N]):
+    const T = 64
+    for i in parallel(1):
+        for r in range(B):
+            for c in range(0, N, T):
+                t = load(x[r:r + 1, c:c + T])
+                store(y[r:r + 1, c:c + T], where(t >= 0.0, t, t * negative_slope))
+"""
+SLOW = f"A first kernel.\n\n```dsl\n{SLOW_KERNEL}```\n"
