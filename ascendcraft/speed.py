@@ -37,6 +37,15 @@ class Wait:
 
 
 @dataclass(frozen=True)
+class Phase:
+    index: int                  # 1-based: the code before the first SyncAll is phase 1
+    start_us: float             # from the block's start
+    length_us: float            # until its SyncAll is reached (the wait for the other cores excluded)
+    lines: tuple                # (first, last) line of the writer's kernel among its instructions, or ()
+    busiest: tuple              # (line, pipe, µs) of its busiest line and pipe, or ()
+
+
+@dataclass(frozen=True)
 class SpeedFacts:
     chip: str
     time_us: float
@@ -57,6 +66,9 @@ class SpeedFacts:
     lines: tuple = ()           # LineTime, busiest first
     waits: tuple = ()           # Wait, longest first
     traced_share: float = 1.0   # the share of the slowest core's instructions the trace kept
+    phases: int = 1             # parallel phases (SyncAll + 1) of the slowest core's first block
+    barrier_us: float = 0.0     # its waits at SyncAll for the other cores, in all
+    long_phases: tuple = ()     # Phase, longest first
 
     @property
     def efficiency(self) -> float | None:
@@ -73,6 +85,9 @@ class SpeedFacts:
                 "gm_bytes": self.gm_bytes, "op_bytes": self.op_bytes, "pipe_busy_us": dict(self.pipe_busy_us),
                 "slowest_core": self.core,
                 "lines": [{"line": x.line, "busy_us": dict(x.busy_us)} for x in self.lines],
+                "phases": self.phases, "barrier_us": self.barrier_us,
+                "longest_phases": [{"phase": p.index, "start_us": p.start_us, "length_us": p.length_us,
+                                    "lines": list(p.lines), "busiest": list(p.busiest)} for p in self.long_phases],
                 "waits": [{"pipe": w.pipe, "start_us": w.start_us, "length_us": w.length_us, "after_line": w.after,
                            "before_line": w.before, "meanwhile_us": dict(w.meanwhile)} for w in self.waits]}
 
@@ -111,6 +126,9 @@ class SpeedFacts:
         if self.core_end_us is not None and self.core_end_us < self.body_us * 0.95:
             out.append(f"- the slowest core's last instruction ends at {_us(self.core_end_us)}: the rest of the "
                        "body is the wait for HBM bandwidth, which all cores share")
+        if self.phases > 1:
+            out.append(f"- {self.phases} parallel phases (SyncAll barriers) in the slowest core's first block; "
+                       f"its waits at the barriers for the other cores take {_us(self.barrier_us)} in all")
         if self.lines:
             out += ["", "Where the slowest core's pipe time goes, by line of your kernel:"]
             for x in self.lines:
@@ -125,6 +143,13 @@ class SpeedFacts:
                 near += f", before line {w.before}" if w.before else ", at the end"
                 during = ", ".join(f"{p} {_us(t)}" for p, t in w.meanwhile) or "no pipe"
                 out.append(f"- {_us(w.length_us)} at {_us(w.start_us)} ({near}); busy meanwhile: {during}")
+        if self.long_phases:
+            out += ["", "Longest phases of that block (from its start to its next SyncAll):"]
+            for ph in self.long_phases:
+                lines = f"lines {ph.lines[0]}-{ph.lines[1]}" if ph.lines and ph.lines[0] != ph.lines[1] else \
+                    f"line {ph.lines[0]}" if ph.lines else "no kernel line"
+                busiest = f"; busiest line {ph.busiest[0]}: {ph.busiest[1]} {_us(ph.busiest[2])}" if ph.busiest else ""
+                out.append(f"- phase {ph.index} at {_us(ph.start_us)}: {_us(ph.length_us)}, {lines}{busiest}")
         return "\n".join(out)
 
 
@@ -179,7 +204,39 @@ def _from_timeline(tl, line_map: dict, line_text, busiest: str | None) -> dict:
     share = kept / (kept + sum(b.dropped for b in blocks)) if kept else 1.0
     return {"core": core, "blocks": tuple(b.block for b in blocks),
             "core_end_us": float(end.max()) if len(end) else None, "idle_us": _idle(start, end), "lines": times,
-            "waits": _waits(start, end, names, line, busiest), "traced_share": share}
+            "waits": _waits(start, end, names, line, busiest), "traced_share": share,
+            **(_phases(blocks[0], freq, line_map, own) if blocks else {})}
+
+
+def _phases(block, freq: float, line_map: dict, own: set) -> dict:
+    """The parallel phases of one block: its instructions between SyncAll barriers."""
+    from .sim.cost import PIPES as ORDER
+    from .sim.timeline import TR_BARRIER, TR_INSTR
+    r = block.records
+    barriers = r[r["kind"] == TR_BARRIER]
+    if not len(barriers):
+        return {}
+    b_start, b_end = np.sort(barriers["start"]) / freq, np.sort(barriers["end"]) / freq
+    ins = r[r["kind"] == TR_INSTR]
+    start, end = ins["start"] / freq, ins["end"] / freq
+    which = np.searchsorted(b_end, start, side="right")     # phase k (0-based) starts after barrier k-1 ends
+    opened = np.concatenate([[0.0], b_end])
+    closed = np.concatenate([b_start, [float(end.max()) if len(end) else b_end[-1]]])
+    lines = np.array([line_map.get(int(ln), 0) if int(f) in own else 0 for f, ln in zip(ins["file"], ins["line"])],
+                     dtype=int)
+    found = []
+    for k in np.argsort(-(closed - opened), kind="stable")[:TOP_WAITS]:
+        mine = which == k
+        own_lines = lines[mine & (lines > 0)]
+        busiest: dict[tuple[int, str], float] = {}
+        for ln, p, t in zip(lines[mine].tolist(), ins["pipe"][mine].tolist(), (end - start)[mine].tolist()):
+            if ln:
+                busiest[(ln, ORDER[p])] = busiest.get((ln, ORDER[p]), 0.0) + t
+        top = max(busiest.items(), key=lambda kv: kv[1]) if busiest else None
+        found.append(Phase(int(k) + 1, float(opened[k]), float(closed[k] - opened[k]),
+                           (int(own_lines.min()), int(own_lines.max())) if len(own_lines) else (),
+                           (top[0][0], top[0][1], top[1]) if top else ()))
+    return {"phases": len(b_end) + 1, "barrier_us": float((b_end - b_start).sum()), "long_phases": tuple(found)}
 
 
 def _idle(start, end) -> float:

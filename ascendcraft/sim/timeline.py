@@ -21,8 +21,8 @@ import numpy as np
 
 from .cost import PIPES
 
-#: Record kinds (core.h: TR_INSTR, TR_SET, TR_WAIT).
-TR_INSTR, TR_SET, TR_WAIT = 0, 1, 2
+#: Record kinds (core.h: TR_INSTR, TR_SET, TR_WAIT, TR_BARRIER: a SyncAll's wait for the other cores).
+TR_INSTR, TR_SET, TR_WAIT, TR_BARRIER = 0, 1, 2, 3
 #: One record of trace.bin (harness.h: TraceOutRec). Times are cycles from the block's start.
 TRACE_DTYPE = np.dtype({"names": ["start", "end", "api", "file", "line", "pipe", "kind"],
                         "formats": ["<f8", "<f8", "<i4", "<i4", "<i4", "u1", "u1"],
@@ -267,6 +267,9 @@ def _block_events(events, tl, b, r, pid, freq, launch, src_lines, kernel_file, l
         ts = round(base + s / freq, 4)
         if k == TR_INSTR:
             events.append({"ph": "X", "name": args["call"], "cat": PIPES[p] if p < len(PIPES) else str(p),
+                           "pid": pid, "tid": p + 1, "ts": ts, "dur": round((e - s) / freq, 4), "args": args})
+        elif k == TR_BARRIER:
+            events.append({"ph": "X", "name": "SyncAll: waits for the other cores", "cat": "barrier",
                            "pid": pid, "tid": p + 1, "ts": ts, "dur": round((e - s) / freq, 4), "args": args})
         else:
             call = args["call"]

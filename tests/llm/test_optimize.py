@@ -99,3 +99,20 @@ def test_bench_records_what_the_optimisation_gained(scripted, tmp_path):
     (sample,) = record["samples"]
     assert sample["ended_at"] == "correct" and sample["best_turn"] == 2 and sample["optimization_turns"] == 1
     assert sample["first_verified_us"] > sample["kernel_us"] == record["kernel_us"]
+
+
+def test_phases_are_the_instructions_between_barriers():
+    from ascendcraft.sim.cost import PIPES
+    from ascendcraft.sim.timeline import TR_BARRIER, TR_INSTR, TRACE_DTYPE, BlockTrace
+    from ascendcraft.speed import _phases
+    rows = [(0, 4, 3, TR_INSTR, "MTE2"), (4, 6, 4, TR_INSTR, "V"), (6, 9, 0, TR_BARRIER, "S"),   # phase 1, then wait
+            (9, 19, 7, TR_INSTR, "V"), (12, 14, 8, TR_INSTR, "MTE3")]                           # phase 2
+    r = np.zeros(len(rows), dtype=TRACE_DTYPE)
+    for i, (s, e, ln, kind, pipe) in enumerate(rows):
+        r[i]["start"], r[i]["end"], r[i]["line"], r[i]["kind"], r[i]["pipe"] = s, e, ln, kind, PIPES.index(pipe)
+    found = _phases(BlockTrace(0, r), 1.0, {3: 30, 4: 40, 7: 70, 8: 80}, {0})
+    assert found["phases"] == 2 and found["barrier_us"] == 3.0
+    second, first = found["long_phases"]
+    assert (second.index, second.start_us, second.length_us, second.lines, second.busiest) == (2, 9.0, 10.0, (70, 80),
+                                                                                              (70, "V", 10.0))
+    assert (first.index, first.length_us, first.lines, first.busiest) == (1, 6.0, (30, 40), (30, "MTE2", 4.0))

@@ -9,8 +9,8 @@ import pytest
 from ascendcraft.chips import load_chip
 from ascendcraft.sim import build_kernel, gm, run_kernel
 from ascendcraft.sim.cost import PIPES
-from ascendcraft.sim.timeline import (KERNEL_PID, TR_INSTR, TR_SET, TR_WAIT, Roofline, Timeline, chrome_trace,
-                                      draw_timeline, roofline_from_cost, write_chrome_trace)
+from ascendcraft.sim.timeline import (KERNEL_PID, TR_BARRIER, TR_INSTR, TR_SET, TR_WAIT, Roofline, Timeline,
+                                      chrome_trace, draw_timeline, roofline_from_cost, write_chrome_trace)
 
 from sim_helpers import kernel_source
 
@@ -144,15 +144,22 @@ def test_sync_all_threads_and_flags_are_traced(rng):
     tl = res.timeline
     assert sorted(b.block for b in tl.blocks) == list(range(blocks))
     b0 = tl.block(0).records
-    assert set(b0["kind"].tolist()) == {TR_INSTR, TR_SET, TR_WAIT}
-    flags = b0[b0["kind"] != TR_INSTR]
+    assert set(b0["kind"].tolist()) == {TR_INSTR, TR_SET, TR_WAIT, TR_BARRIER}
+    # each block's SyncAll: one barrier record on S, from its arrival to the release, the same for all
+    barriers = [b.records[b.records["kind"] == TR_BARRIER] for b in tl.blocks]
+    assert all(len(r) == 1 and r["pipe"][0] == PIPES.index("S") and r["start"][0] <= r["end"][0] for r in barriers)
+    assert len({float(r["end"][0]) for r in barriers}) == 1
+    assert max(float(r["start"][0]) for r in barriers) == pytest.approx(float(barriers[0]["end"][0]))
+    flags = b0[(b0["kind"] == TR_SET) | (b0["kind"] == TR_WAIT)]
     assert (flags["start"] == flags["end"]).all()
     # the kernel's flags: MTE2_V and V_MTE3 pairs, named with their event
     assert {tl.name(a) for a in flags["api"]} == {"SetFlag<MTE2_V>", "WaitFlag<MTE2_V>", "SetFlag<V_MTE3>",
                                                  "WaitFlag<V_MTE3>"}
     doc = chrome_trace(tl)
     inst = [e for e in doc["traceEvents"] if e["ph"] == "i"]
-    assert len(inst) == sum(int((b.records["kind"] != TR_INSTR).sum()) for b in tl.blocks)
+    assert len(inst) == sum(int(np.isin(b.records["kind"], (TR_SET, TR_WAIT)).sum()) for b in tl.blocks)
+    waits = [e for e in doc["traceEvents"] if e.get("cat") == "barrier"]
+    assert len(waits) == blocks and all(e["ph"] == "X" and e["tid"] == PIPES.index("S") + 1 for e in waits)
     assert all(e["s"] == "t" and e["name"].split("<")[0] in ("SetFlag", "WaitFlag") and e["args"]["line"] for e in inst)
     # block 0 adds the partials after the barrier: it ends last
     assert tl.critical_core() == 0

@@ -426,10 +426,11 @@ struct AccessLog {
     }
 };
 
-// One timeline record: an instruction on a pipe (kind TR_INSTR, [start, end)), or an event
-// (TR_SET / TR_WAIT at `start`, with the event's name in `api`). Kept only when
+// One timeline record: an instruction on a pipe (kind TR_INSTR, [start, end)), an event
+// (TR_SET / TR_WAIT at `start`, with the event's name in `api`), or a SyncAll's wait for the
+// other cores (TR_BARRIER, [arrival, release) on the S pipe). Kept only when
 // cfg.trace_limit > 0, for the timeline export (docs/simulator.md, "Timeline").
-enum : uint8_t { TR_INSTR = 0, TR_SET, TR_WAIT };
+enum : uint8_t { TR_INSTR = 0, TR_SET, TR_WAIT, TR_BARRIER };
 struct TraceRec {
     double start, end;
     const char* api;

@@ -740,6 +740,7 @@ template <bool isAIVOnly = true> inline void SyncAll(ASC_LOC_PARAM) {
         throw asc_sim::Abort{};
     }
     // every core resumes when the last one arrives, each pipe ordered after all of its own
+    asc_sim::trace_record(static_cast<int>(asc_sim::Pipe::S), now, b.release_time, asc_sim::TR_BARRIER);
     asc_sim::release_all_pipes(b.release_time);
 }
 
