@@ -12,7 +12,11 @@ vendor kernel at its own roofline would take:
   ``scaled_dot_product_attention``, ...):
   ``max(MACs / whole-chip cube rate, bytes / achievable HBM rate) + launch``;
 * every other op (elementwise, reductions, copies, factories, random): ``bytes / achievable
-  HBM rate + launch``.
+  HBM rate + launch``;
+* an op whose outputs each need a statistic of a unit too large to keep on chip (training-mode
+  batch norm, group norm, layer norm, softmax and log-softmax over long rows, sort) is charged
+  the second pass over its input it must make (``ascendcraft/eager_passes.py``), with the
+  reason in ``EagerOp.passes``.
 
 ``bytes`` are the distinct bytes of the op's tensor inputs read plus its outputs written
 (a broadcast operand counts once, a Python number not at all). The chip profile supplies
@@ -47,6 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .chips import DEFAULT_CHIP, Chip, load_chip
+from .eager_passes import Multipass, extra_pass, multipass_of
 from .errors import UserError
 
 if TYPE_CHECKING:  # torch is imported inside the functions: CLI paths import this module
@@ -85,10 +90,11 @@ class EagerOp:
     macs: int       # multiply-accumulates; 0 unless matmul-like
     time_us: float  # roofline time + one launch; 0 for a view
     kind: str       # "view" (no kernel) | "memory" | "cube"
+    passes: str | None = None   # why it is charged more than one pass over its input (eager_passes.py)
 
     def to_json(self) -> dict:
         return {"name": self.name, "kind": self.kind, "bytes": self.bytes, "macs": self.macs,
-                "time_us": self.time_us}
+                "time_us": self.time_us, "passes": self.passes}
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,7 @@ class _Call:
     cube_dtype: str | None   # DSL dtype name of the cube operand (cube ops only)
     read_from: frozenset = frozenset()   # storages of the tensors it reads
     written: tuple = ()                  # (storage, bytes) of each distinct tensor it writes
+    multipass: Multipass | None = None   # an op that may need more than one pass over its input
 
 
 # --------------------------------------------------------------------------- public API
@@ -170,7 +177,8 @@ def _charge(calls: list[_Call], chip: Chip) -> EagerEstimate:
         body = c.bytes / hbm_bytes_per_us
         if c.kind == "cube":
             body = max(body, c.macs / _cube_macs_per_us(chip, c.cube_dtype))
-        ops.append(EagerOp(c.name, c.bytes, c.macs, body + chip.launch_overhead_us, c.kind))
+        extra, extra_us, why = extra_pass(c.multipass, chip) if c.multipass is not None else (0, 0.0, None)
+        ops.append(EagerOp(c.name, c.bytes + extra, c.macs, body + extra_us + chip.launch_overhead_us, c.kind, why))
     return EagerEstimate(ops=tuple(ops), time_us=sum(op.time_us for op in ops),
                          launches=sum(op.kind != "view" for op in ops), bytes=sum(op.bytes for op in ops),
                          macs=sum(op.macs for op in ops), chip=chip.name)
@@ -402,9 +410,9 @@ def _call_of(func, args: tuple, kwargs: dict, out) -> _Call:
     writes = outs if func._schema.returns else mutated   # ops returning nothing mutate their arguments
     nbytes = _distinct_bytes(reads) + _distinct_bytes(writes)
     flow = {"read_from": frozenset(_storage(t) for t in reads), "written": _written(writes)}
-    if base not in _CUBE_OPERAND:
-        return _Call(name, "memory", nbytes, 0, None, **flow)
     bound = {a.name: v for a, v in pairs}
+    if base not in _CUBE_OPERAND:
+        return _Call(name, "memory", nbytes, 0, None, **flow, multipass=multipass_of(base, bound))
     operand = bound.get(_CUBE_OPERAND[base])
     dtype = TORCH_DTYPES.get(operand.dtype) if isinstance(operand, torch.Tensor) else None
     return _Call(name, "cube", nbytes, _macs(base, bound, outs), dtype, **flow)

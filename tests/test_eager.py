@@ -173,3 +173,48 @@ def test_outputs_nothing_reads_are_not_charged(tmp_path, forward):
     y = x // 4 if "pool" in forward else x // 64
     (op,) = [o for o in est.ops if o.kind != "view"]
     assert op.bytes == x + y
+
+
+# Ops whose outputs need a statistic of a whole unit (ascendcraft/eager_passes.py): a second pass
+# over the input when one unit does not fit in all vector cores' UBs, from L2 when it fits there.
+RESIDENT = CHIP.aiv_cores * CHIP.ub_bytes
+L2_READ = CHIP.aiv_cores * min(CHIP.cost.l2_bpc.value, CHIP.mte2_bytes_per_cycle) * CHIP.freq_mhz
+L2_WRITE = CHIP.aiv_cores * min(CHIP.cost.l2_bpc.value, CHIP.mte3_bytes_per_cycle) * CHIP.freq_mhz
+F32 = 4
+
+
+@pytest.mark.parametrize("forward, shape, op, unit_values, source", [
+    ("torch.nn.functional.batch_norm(x, None, None, training=True)", (4, 2, 1024, 1024),
+     "native_batch_norm", 4 * 1024 * 1024, "L2"),                              # a channel: N x H x W
+    ("torch.nn.functional.group_norm(x, 1)", (2, 4, 1024, 1024), "native_group_norm", 4 * 1024 * 1024, "L2"),
+    ("torch.nn.functional.layer_norm(x, (4 * 1024 * 1024,))", (2, 4 * 1024 * 1024), "native_layer_norm",
+     4 * 1024 * 1024, "L2"),
+    ("torch.softmax(x, 1)", (2, 64 * 1024 * 1024), "_softmax", 64 * 1024 * 1024, "HBM"),   # 256 MB rows > L2
+    ("torch.log_softmax(x, 0)", (4 * 1024 * 1024, 2), "_log_softmax", 4 * 1024 * 1024, "L2"),
+    ("torch.sort(x, 1)[0]", (1, 4 * 1024 * 1024), "sort", 4 * 1024 * 1024, "L2"),
+])
+def test_a_unit_larger_than_the_chip_is_charged_a_second_pass(tmp_path, forward, shape, op, unit_values, source):
+    est = load_and_estimate(op_file(tmp_path, forward, f"torch.randn{shape}"))
+    (charged,) = [o for o in est.ops if o.passes]
+    assert charged.name.startswith(f"aten.{op}.")
+    assert unit_values * F32 > RESIDENT
+    data = F32 * shape[0] * shape[1] * (shape[2] * shape[3] if len(shape) == 4 else 1)
+    sort = op == "sort"
+    extra = data * (2 if sort else 1)                # sort writes its runs and reads them back
+    read, write = (L2_READ, L2_WRITE) if source == "L2" else (HBM, HBM)
+    assert charged.time_us == pytest.approx((charged.bytes - extra) / HBM + LAUNCH + data / read
+                                            + (data / write if sort else 0.0))
+    assert f"{unit_values:,} values" in charged.passes and f"from {source}" in charged.passes
+
+
+@pytest.mark.parametrize("forward, shape", [
+    ("torch.nn.functional.batch_norm(x, torch.zeros(2), torch.ones(2), training=False)", (4, 2, 1024, 1024)),
+    ("torch.nn.functional.group_norm(x, 4)", (2, 4, 1024, 512)),      # a group of 2 MB: resident on the chip
+    ("torch.softmax(x, 1)", (4096, 393216)),                          # rows of 1.5 MB: the same
+    ("torch.sort(x, 0)[0]", (4096, 64)),
+    ("torch.sum(x, 1)", (2, 64 * 1024 * 1024)),                       # the output is the statistic itself
+])
+def test_a_unit_that_fits_on_the_chip_is_one_pass(tmp_path, forward, shape):
+    est = load_and_estimate(op_file(tmp_path, forward, f"torch.randn{shape}"))
+    assert not any(o.passes for o in est.ops)
+    assert est.time_us == pytest.approx(est.bytes / HBM + est.launches * LAUNCH)
