@@ -122,7 +122,7 @@ class SpeedFacts:
                 if self.gm_latency_us else ""
             out.append(f"- for {_us(self.idle_us)} of the slowest core's {_us(self.core_end_us)} no pipe is busy "
                        f"({self.idle_us / self.core_end_us:.0%}): it waits for data in flight{latency}, or for "
-                       "other cores at a barrier; loads issued a tile ahead of their use overlap that wait")
+                       "other cores at a barrier; fewer, larger copies pay that wait less often")
         if self.core_end_us is not None and self.core_end_us < self.body_us * 0.95:
             out.append(f"- the slowest core's last instruction ends at {_us(self.core_end_us)}: the rest of the "
                        "body is the wait for HBM bandwidth, which all cores share")

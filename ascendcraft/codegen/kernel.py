@@ -19,7 +19,8 @@ through the strided-copy work buffer (role ``xwork``) and packed with ``Gather``
 from __future__ import annotations
 
 from ascendcraft.lowering_passes.base import is_phase_loop
-from ascendcraft.lowering_passes.bufferize import SCALAR_RESERVE, work_buffers
+from ascendcraft.dsl.check_lowered import SCALAR_RESERVE
+from ascendcraft.lowering_passes.bufferize import work_buffers
 from ascendcraft.lowering_passes.linearize import is_gemm
 
 from .. import dtypes as D

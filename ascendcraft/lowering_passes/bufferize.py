@@ -54,7 +54,6 @@ from .colouring import colour_intervals
 
 BLOCK = 32        # UB rows start on 32-byte blocks
 REPEAT = 256      # one vector repeat
-SCALAR_RESERVE = 256   # UB bytes the emitter keeps for scalar exp/log/sqrt on the vector unit
 STRIDED_CHUNK = 256    # most elements one strided GM copy moves per DataCopyPad (one 32-byte block each)
 
 

@@ -42,10 +42,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.check_lowered import SCALAR_RESERVE
 from ascendcraft.errors import DSLError
 
 from .base import LoweringPass
-from .bufferize import SCALAR_RESERVE, Bufferize
+from .bufferize import Bufferize
 from .pipeline import Pipeline, const_values, slot_bytes
 
 MAX_ALIGN = 64      # elements: 256 bytes of f32, one vector repeat

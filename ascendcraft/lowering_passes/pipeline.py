@@ -34,10 +34,11 @@ from dataclasses import dataclass, replace
 
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.check_lowered import SCALAR_RESERVE
 from ascendcraft.dsl.symbols import evaluate
 
 from .base import LoweringPass, Names
-from .bufferize import SCALAR_RESERVE, aligned_elems, region_extents, tile_value, with_out, work_buffers
+from .bufferize import aligned_elems, region_extents, tile_value, with_out, work_buffers
 
 
 @dataclass(frozen=True)

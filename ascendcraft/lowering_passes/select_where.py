@@ -72,6 +72,8 @@ class WhereRules:
         """``a & b`` / ``a | b`` of masks of different shapes (``[R, C] & [R, 1]``, a row, an outer
         pair): their 0/1 values as f32 tiles, multiplied (``&``) or maximised (``|``) with the
         arithmetic broadcast rules, then ``!= 0``: a bit mask of the result's shape."""
+        if not any(isinstance(a, A.Name) and a.id in self.bit_masks for a in args):
+            return self._bytes_broadcast(op, args, shapes)
         st = _Steps()
         values = []
         for a in args:
@@ -85,6 +87,19 @@ class WhereRules:
         st.mask_like = (len(st) - 1, "f32")     # the 0/1 values: a float tile of the result's shape
         st.mask_lanes = 4
         st.add(call("CompareScalar", _step(len(st) - 1), lit(0.0), mode=A.Str("ne")))
+        return st
+
+    def _bytes_broadcast(self, op, args, shapes) -> list:
+        """``a & b`` / ``a | b`` of bool tiles that hold bytes (loaded from GM, or made by this rule) of
+        different shapes: their 0/1 values as f16 (exact), multiplied (``&``) or maximised (``|``) with
+        the arithmetic broadcast rules, and cast back to bytes: a bool tile of the result's shape. No
+        compare and no select, and work buffers of 2 bytes an element, not the f32 path's 4."""
+        st = _Steps()
+        values = [st.add(call("Cast", a, A.Name("f16"))) for a in args]
+        base, operands = len(st), (A.Name("$lhs"), A.Name("$rhs"))
+        for c in self._broadcast({"and": "mul", "or": "maximum"}[op], *operands, *shapes):
+            st.append(_rebased(c, base, dict(zip((o.id for o in operands), values))))
+        st.add(call("Cast", _step(len(st) - 1), A.Name("bool")))
         return st
 
     def _bits(self, st: "_Steps", mask, invert: bool = False, lanes: int = 2):
