@@ -99,8 +99,8 @@ class SpeedFacts:
                f"{self.bound}-bound"]
         if self.eager_us:
             s = self.speedup
-            out.append(f"- modeled eager PyTorch: {_us(self.eager_us)}; your kernel is {s:.2f}x eager "
-                       f"({'faster' if s >= 1 else 'slower'})")
+            verdict = "faster" if s >= 1.005 else "slower" if s < 0.995 else "level with it"
+            out.append(f"- modeled eager PyTorch: {_us(self.eager_us)}; your kernel is {s:.2f}x eager ({verdict})")
         if self.floor_us:
             what = ("the kernel's multiply-adds at the cube's peak rate on every cube core"
                     if self.floor_kind == "cube" else "every input read once and every output written once at "

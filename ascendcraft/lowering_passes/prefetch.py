@@ -45,9 +45,10 @@ Also, in every block, the read of a loaded one-value tile (``x = GetValue(v)``, 
 written, and the scalar unit waits for it only when it needs the value (a class index or a
 picked logit then overlaps the row's work instead of stalling it).
 
-Which loops: every innermost loop, and a loop whose own body reads a reduction (its inner
-loop's first tile can then move one outer iteration ahead, below); each must count up and run
-at least twice at every shape set.
+Which loops, counting up: a loop whose own body reads a reduction (its inner loop's first tile
+can then move one outer iteration ahead, below), and every other innermost loop that runs at
+least twice at every shape set the kernel is checked at (one that runs once at some shape set
+would be typed there with its next region empty, which a store of the tile cannot take).
 
 Establishes: in those loops, the next tile's copy-in is issued before the current tile's
 compute; one-value reads wait at their first use.
@@ -118,8 +119,8 @@ class _Prefetcher:
 
     def _loop(self, loop: A.For) -> list:
         innermost = not any(isinstance(s, (A.For, A.ParallelFor)) for s in loop.body)
-        if not (innermost or _has_scalar_reduction(loop.body)) or not _counts_up(self.ctx, loop) \
-                or not self._has_a_next_iteration(loop):
+        if not _counts_up(self.ctx, loop) or not (_has_scalar_reduction(loop.body) or
+                                                  innermost and self._has_a_next_iteration(loop)):
             return [loop]
         assigned = {n.target for b in loop.body for n in A.walk(b) if isinstance(n, A.Assign)}
         scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
@@ -252,8 +253,8 @@ class _Prefetcher:
 
     def _has_a_next_iteration(self, loop: A.For) -> bool:
         """Whether the loop runs at least twice at every shape set, so there is a next tile to load
-        ahead (a loop that runs once gains nothing, and its next region, empty at every iteration,
-        would type the tile it loads as empty). Bounds that name other loops' variables count as yes."""
+        ahead (where a loop runs once, its next region is empty at every iteration and would type
+        the tile as empty). Bounds that name other loops' variables count as yes."""
         from ascendcraft.dsl.symbols import evaluate
         for values in self.values:
             try:
