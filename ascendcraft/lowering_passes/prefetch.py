@@ -1,12 +1,10 @@
 """Prefetch: issue the copy-in of the next tile before computing the current one.
 
-The scalar unit issues every copy, and it waits for the vector unit once per tile in almost
-every loop: before a store's copy-out (the tile it stores must be computed), or before reading a
-reduction (``ReduceSum`` then ``GetValue``; ``SumEachRow``: a ``GetValue`` per row). A load written
-after that wait cannot start before it, so copy-in and compute take turns instead of
-overlapping, and each tile pays the copy's latency in full (a bool ``a & b`` streamed in 16 KiB
-tiles: 153 µs, 39 % of the slowest core's time with no pipe busy; loaded ahead, 113 µs). Loading
-one iteration ahead keeps MTE2 busy through the wait (the second queue slot holds the next tile).
+A loop that reduces each tile to a scalar (``ReduceSum`` then ``GetValue``), or each row of a
+tile (``SumEachRow``: a ``GetValue`` per row), makes the scalar unit wait for the vector unit
+once per tile; a load written after that wait cannot start before it, so copy-in and compute
+take turns instead of overlapping. Loading one iteration
+ahead keeps MTE2 busy through the wait (the second queue slot holds the next tile).
 
 Before::
 
@@ -45,13 +43,8 @@ Also, in every block, the read of a loaded one-value tile (``x = GetValue(v)``, 
 written, and the scalar unit waits for it only when it needs the value (a class index or a
 picked logit then overlaps the row's work instead of stalling it).
 
-Which loops, counting up: a loop whose own body reads a reduction (its inner loop's first tile
-can then move one outer iteration ahead, below), and every other innermost loop that runs at
-least twice at every shape set the kernel is checked at (one that runs once at some shape set
-would be typed there with its next region empty, which a store of the tile cannot take).
-
-Establishes: in those loops, the next tile's copy-in is issued before the current tile's
-compute; one-value reads wait at their first use.
+Establishes: in loops with a scalar reduction, the next tile's copy-in is issued before the
+current tile's compute; one-value reads wait at their first use.
 """
 from __future__ import annotations
 
@@ -91,7 +84,6 @@ class _Prefetcher:
         from .pipeline import const_values, slot_bytes
         # a slot's bytes and the UB left, at the shape set where the buffers take the most
         budgets = [const_values(kernel, env, ctx.checked.cores) for env in ctx.envs()]
-        self.values = budgets      # dims, attributes and top-level consts at each shape set
         worst = max(budgets, key=lambda v: sum(slot_bytes(b.type, v) * b.depth for b in self.decls.values()))
         self.slot_bytes = {n: max(slot_bytes(b.type, v) for v in budgets) for n, b in self.decls.items()}
         self.ub_free = ctx.chip.capacity("ub") - SCALAR_RESERVE - sum(
@@ -118,9 +110,7 @@ class _Prefetcher:
         return _sink_reads(out)
 
     def _loop(self, loop: A.For) -> list:
-        innermost = not any(isinstance(s, (A.For, A.ParallelFor)) for s in loop.body)
-        if not _counts_up(self.ctx, loop) or not (_has_scalar_reduction(loop.body) or
-                                                  innermost and self._has_a_next_iteration(loop)):
+        if not _has_scalar_reduction(loop.body) or not _counts_up(self.ctx, loop):
             return [loop]
         assigned = {n.target for b in loop.body for n in A.walk(b) if isinstance(n, A.Assign)}
         scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
@@ -250,20 +240,6 @@ class _Prefetcher:
                                                                  if n.id in renamed else n)))
         moved = map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
         return stmts, self._clamp_indices(moved, set(renamed.values()))
-
-    def _has_a_next_iteration(self, loop: A.For) -> bool:
-        """Whether the loop runs at least twice at every shape set, so there is a next tile to load
-        ahead (where a loop runs once, its next region is empty at every iteration and would type
-        the tile as empty). Bounds that name other loops' variables count as yes."""
-        from ascendcraft.dsl.symbols import evaluate
-        for values in self.values:
-            try:
-                start, stop, step = (evaluate(e, values) for e in (loop.start, loop.stop, loop.step))
-            except (KeyError, TypeError):
-                return True
-            if step <= 0 or -(-(stop - start) // step) < 2:
-                return False
-        return True
 
     def _empty_past_end(self, stmts: list, src, stop):
         """The next iteration's region made empty when there is no next iteration: its first slice
