@@ -170,6 +170,10 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
         if s.verified and score is not None:
             s.score = score(s.evaluation.check, s.evaluation.after)
         done.append(s)
+        if s.stopped_early is not None:
+            stopped = s.stopped_early
+            say(f"stopping early: {s.stopped_early}")
+            break
         if s.verified and not best:
             break
 

@@ -8,7 +8,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .client import LLMClient, Reply
+from .client import LLMClient, LLMError, Reply
 from .prompt import optimize_prompt
 from .stages import Evaluation, StageFailure
 
@@ -45,6 +45,7 @@ class Sample:
     score: float | None = None
     wall_s: float = 0.0
     internal_error: str | None = None    # a bug of ours met on the way (the sample stops)
+    stopped_early: str | None = None     # the provider failed during optimisation turns (the kernel is kept)
     unverifiable: str | None = None      # the task cannot verify any kernel (the sample stops at once)
 
     @property
@@ -92,7 +93,8 @@ def run_sample(client: LLMClient, prompt: list[dict], evaluate, *, index: int, o
                optimize: int = 0, speed: Callable | None = None) -> Sample:
     """Ask until a reply verifies or ``turns`` replies failed; then, for ``optimize`` more replies,
     ask for a faster kernel. ``speed(evaluation)`` gives a verified kernel's (modeled time,
-    facts as text), or (None, why not). Provider errors (LLMError) propagate."""
+    facts as text), or (None, why not). Provider errors (LLMError) propagate, except during
+    optimisation turns: the sample then ends with its kernel and ``stopped_early`` says why."""
     start = time.perf_counter()
     sample = Sample(index, seed, temperature)
     sample.transcript = [dict(m, turn=0 if m["role"] == "system" else 1) for m in prompt]
@@ -118,7 +120,13 @@ def run_sample(client: LLMClient, prompt: list[dict], evaluate, *, index: int, o
                 label = f"{where}, turn {turn + 1}/{turns}"
             turn += 1
             say(f"{label}: asking {client.config.model}")
-            reply = client.complete(messages, temperature=temperature, seed=seed)
+            try:
+                reply = client.complete(messages, temperature=temperature, seed=seed)
+            except LLMError as err:
+                if not sample.verified:
+                    raise
+                sample.stopped_early = err.message   # a provider failure never costs the verified kernel
+                break
             sample.transcript.append({"role": "assistant", "content": reply.text, "turn": turn, **reply.to_json()})
             asked_faster = sample.verified
             try:

@@ -116,3 +116,16 @@ def test_phases_are_the_instructions_between_barriers():
     assert (second.index, second.start_us, second.length_us, second.lines, second.busiest) == (2, 9.0, 10.0, (70, 80),
                                                                                               (70, "V", 10.0))
     assert (first.index, first.length_us, first.lines, first.busiest) == (1, 6.0, (30, 40), (30, "MTE2", 4.0))
+
+
+def test_a_provider_failure_during_optimisation_keeps_the_verified_kernel(scripted, fake_sleep):
+    from ascendcraft.llm.client import LLMClient, load_litellm
+    from ascendcraft.llm.config import ModelConfig
+    from ascendcraft.lower import lower_checked
+    litellm = load_litellm()
+    auth = litellm.AuthenticationError(message="key revoked", llm_provider="scripted", model="m")
+    scripted.script(R.GOOD, auth)
+    g = generate(R.LEAKY_OP, client=LLMClient(ModelConfig("scripted/m"), sleep=fake_sleep), trials=1, optimize=2,
+                 after_verify=lambda checked: lower_checked(checked, backend="sim", trials=1))
+    assert g.verified and g.dsl == R.KERNEL and "key revoked" in g.report["stopped_early"]
+    assert g.report["samples"][0]["stages"] == ["verified"]
