@@ -186,8 +186,7 @@ def _from_timeline(tl, line_map: dict, line_text, busiest: str | None) -> dict:
         starts.append((r["start"] + b.offset) / freq)
         ends.append((r["end"] + b.offset) / freq)
         pipes.append(r["pipe"].astype(int))
-        lines.append(np.array([line_map.get(int(ln), 0) if int(f) in own else 0
-                               for f, ln in zip(r["file"], r["line"])], dtype=int))
+        lines.append(_dsl_lines(r, line_map, own))
     start, end = np.concatenate(starts), np.concatenate(ends)
     pipe, line = np.concatenate(pipes), np.concatenate(lines)
     from .sim.cost import PIPES as ORDER
@@ -208,6 +207,12 @@ def _from_timeline(tl, line_map: dict, line_text, busiest: str | None) -> dict:
             **(_phases(blocks[0], freq, line_map, own) if blocks else {})}
 
 
+def _dsl_lines(records, line_map: dict, own: set) -> np.ndarray:
+    """The writer's kernel line of each trace record (0: none; ``own``: the ids of the kernel's file)."""
+    return np.array([line_map.get(int(ln), 0) if int(f) in own else 0
+                     for f, ln in zip(records["file"], records["line"])], dtype=int)
+
+
 def _phases(block, freq: float, line_map: dict, own: set) -> dict:
     """The parallel phases of one block: its instructions between SyncAll barriers."""
     from .sim.cost import PIPES as ORDER
@@ -222,8 +227,7 @@ def _phases(block, freq: float, line_map: dict, own: set) -> dict:
     which = np.searchsorted(b_end, start, side="right")     # phase k (0-based) starts after barrier k-1 ends
     opened = np.concatenate([[0.0], b_end])
     closed = np.concatenate([b_start, [float(end.max()) if len(end) else b_end[-1]]])
-    lines = np.array([line_map.get(int(ln), 0) if int(f) in own else 0 for f, ln in zip(ins["file"], ins["line"])],
-                     dtype=int)
+    lines = _dsl_lines(ins, line_map, own)
     found = []
     for k in np.argsort(-(closed - opened), kind="stable")[:TOP_WAITS]:
         mine = which == k

@@ -186,8 +186,8 @@ def _model_samples(record: dict, loaded, options: BenchOptions, folder: Path, se
                   **s.totals()}
         if s.verified:
             sample.update(_timing(s.evaluation.after))
-            times = [t.time_us for t in s.turns if t.time_us is not None]
             if any(t.optimizing for t in s.turns):   # what the optimisation turns gained over the first kernel
+                times = [t.time_us for t in s.turns if t.time_us is not None]
                 sample.update(best_turn=s.best_turn, first_verified_us=times[0] if times else None,
                               optimization_turns=sum(t.optimizing for t in s.turns))
         elif s.turns:

@@ -81,9 +81,7 @@ class WhereRules:
                 values.append(self._mask_values(st, a.id, a, "a broadcast & or | of a mask that is not a comparison"))
             else:
                 values.append(self._float_like(st, a, "bool"))
-        base, operands = len(st), (A.Name("$lhs"), A.Name("$rhs"))
-        for c in self._broadcast({"and": "mul", "or": "maximum"}[op], *operands, *shapes):
-            st.append(_rebased(c, base, dict(zip((o.id for o in operands), values))))
+        self._combined(st, op, values, shapes)
         st.mask_like = (len(st) - 1, "f32")     # the 0/1 values: a float tile of the result's shape
         st.mask_lanes = 4
         st.add(call("CompareScalar", _step(len(st) - 1), lit(0.0), mode=A.Str("ne")))
@@ -95,12 +93,16 @@ class WhereRules:
         the arithmetic broadcast rules, and cast back to bytes: a bool tile of the result's shape. No
         compare and no select, and work buffers of 2 bytes an element, not the f32 path's 4."""
         st = _Steps()
-        values = [st.add(call("Cast", a, A.Name("f16"))) for a in args]
+        self._combined(st, op, [st.add(call("Cast", a, A.Name("f16"))) for a in args], shapes)
+        st.add(call("Cast", _step(len(st) - 1), A.Name("bool")))
+        return st
+
+    def _combined(self, st: "_Steps", op: str, values: list, shapes) -> None:
+        """Onto ``st``: the 0/1 ``values`` of two masks multiplied (``&``) or maximised (``|``) with the
+        arithmetic broadcast rules for ``shapes``."""
         base, operands = len(st), (A.Name("$lhs"), A.Name("$rhs"))
         for c in self._broadcast({"and": "mul", "or": "maximum"}[op], *operands, *shapes):
             st.append(_rebased(c, base, dict(zip((o.id for o in operands), values))))
-        st.add(call("Cast", _step(len(st) - 1), A.Name("bool")))
-        return st
 
     def _bits(self, st: "_Steps", mask, invert: bool = False, lanes: int = 2):
         """A bool tile as a bit mask (one bit per element, what Compare writes and Select reads) for
