@@ -7,13 +7,17 @@ the default written in the kernel). Outputs map to the forward's results in orde
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .dsl import ast as A
 from .dsl.checker import Binding
+from .dsl.generics import instantiate
+from .dtypes import NUMPY
 from .errors import DSLError
+from .tensorspec import TensorSpec
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,11 @@ class Plan:
     forward_inputs: tuple[str, ...]     # kernel input names fed by forward args, in order (tensors only)
     parameters: tuple[str, ...]         # kernel input names fed by model parameters
     outputs: tuple[str, ...]
+    #: GM parameters whose shape in the kernel differs from the op's (a ``*B`` dim flattens leading
+    #: axes; an absent optional input takes its declared shape): name -> the kernel's shape
+    shapes: dict = field(default_factory=dict)
+    #: optional inputs the op left out (None): (name, the value that fills them, DSL dtype)
+    fills: tuple[tuple[str, float, str], ...] = ()
 
 
 def _is_tensor_spec(spec) -> bool:
@@ -33,29 +42,43 @@ def _fmt(spec) -> str:
     return f"{spec.dtype}[{', '.join(map(str, spec.shape))}]"
 
 
-def _bind_dims(param: A.Param, spec, dims: dict, origin: str):
+def _bind_dims(param: A.Param, spec, dims: dict, origin: str, stars: tuple[str, ...]) -> tuple[int, ...]:
+    """Bind ``param``'s dims to the op's ``spec``; returns the shape the kernel sees (leading axes
+    flattened into a ``*B`` dim)."""
     t = param.type
     if spec.dtype != t.dtype:
         raise DSLError(f"{param.name} is declared {t.dtype} but the op's {origin} is {_fmt(spec)}", param.span,
                        kind="binding error", hint=f"declare {param.name}: gm {spec.dtype}[...]")
-    if len(t.shape) != len(spec.shape):
+    shape = tuple(int(n) for n in spec.shape)
+    if t.shape and t.shape[0] in stars:
+        rest = len(t.shape) - 1
+        if len(shape) < rest:
+            raise DSLError(f"{param.name} is declared with {rest} axes after *{t.shape[0]} but the op's {origin} is "
+                           f"{_fmt(spec)}", param.span, kind="binding error")
+        shape = (math.prod(shape[:len(shape) - rest]),) + shape[len(shape) - rest:]
+    if len(t.shape) != len(shape):
         raise DSLError(f"{param.name} is declared with rank {len(t.shape)} but the op's {origin} is {_fmt(spec)}",
-                       param.span, kind="binding error")
-    for d, n in zip(t.shape, spec.shape):
+                       param.span, kind="binding error",
+                       hint=f"a first axis *B takes any number of leading axes: {param.name}: gm {t.dtype}[*B, ...]")
+    for d, n in zip(t.shape, shape):
         if isinstance(d, int):
             if d != n:
                 raise DSLError(f"{param.name} fixes an extent of {d} but the op's {origin} is {_fmt(spec)}",
                                param.span, kind="binding error", hint="use a symbolic dim name instead")
         elif d in dims and dims[d] != n:
-            raise DSLError(f"dim {d} is {dims[d]} elsewhere but {n} in {param.name} ({origin} {_fmt(spec)})",
+            what = "the product of the leading axes " if d in stars and d == t.shape[0] else ""
+            raise DSLError(f"dim {d} is {dims[d]} elsewhere but {what}{n} in {param.name} ({origin} {_fmt(spec)})",
                            param.span, kind="binding error", hint="use different dim names for different extents")
         else:
-            dims[d] = int(n)
+            dims[d] = n
+    return shape
 
 
 def _literal(e: A.Expr):
     if isinstance(e, (A.Int, A.Float)):
         return e.value
+    if isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, (A.Int, A.Float)):
+        return -e.operand.value
     if isinstance(e, A.Name) and e.id in ("True", "False"):
         return e.id == "True"
     if isinstance(e, A.Name) and e.id == "inf":
@@ -63,9 +86,85 @@ def _literal(e: A.Expr):
     raise DSLError("a default value must be a number or True/False", e.span, kind="binding error")
 
 
-def bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
-    """Bind ``kernel`` to one concrete shape set of an op (an ``ascendcraft.task.TaskShapes``)."""
+def _kind(value) -> str:
+    if value is None:
+        return "None (an optional tensor left out)"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    return f"the list {list(value)!r}"
+
+
+def _forward_params(kernel: A.Kernel, shapes) -> list[A.Param | None]:
+    """The kernel input each forward argument binds to (None: to none).
+
+    In order, unless the kernel names an input like each tensor argument of ``Model.forward``:
+    then by name, and forward arguments no input is named like are left out."""
+    specs, names = list(shapes.input_specs), list(shapes.input_names)
+    declared = {p.name: p for p in kernel.inputs}
+    tensors = {n for n, s in zip(names, specs) if _is_tensor_spec(s)}
+    if tensors and tensors <= declared.keys():
+        return [declared.get(n) for n in names]
+    for i, spec in enumerate(specs):
+        if spec is None or isinstance(spec, (str, tuple)):
+            raise DSLError(f"forward argument {i} ({names[i]}) is {_kind(spec)}, which binds only by name",
+                           kernel.span, kind="binding error",
+                           hint=f"name the kernel's tensor inputs like Model.forward's parameters "
+                                f"({', '.join(names)}): they then bind by name and {names[i]} may be left out")
+    if len(kernel.inputs) < len(specs):
+        raise DSLError(f"the op's forward takes {len(specs)} input(s) but kernel {kernel.name} declares "
+                       f"{len(kernel.inputs)}", kernel.span, kind="binding error",
+                       hint="declare one kernel input per forward argument, in the same order")
+    return list(kernel.inputs[:len(specs)])
+
+
+def instance(kernel: A.Kernel, shapes) -> A.Kernel:
+    """``kernel`` instantiated for the dtypes of the op's tensors at ``shapes`` (a generic kernel's
+    type variables take the dtypes of the tensors declared with them); ``kernel`` itself when it
+    has no type variables."""
+    if not kernel.type_params:
+        return kernel
     try:
+        return instantiate(kernel, _type_arguments(kernel, shapes))
+    except DSLError as err:
+        raise err.located(kernel.source) from None
+
+
+def _type_arguments(kernel: A.Kernel, shapes) -> dict[str, str]:
+    tvars = {t.name: t for t in kernel.type_params}
+    pairs = [(p, spec, f"input {i}") for i, (p, spec) in enumerate(zip(_forward_params(kernel, shapes),
+                                                                        shapes.input_specs))
+             if p is not None and _is_tensor_spec(spec)]
+    pairs += [(p, shapes.parameters[p.name], f"parameter {p.name}") for p in kernel.inputs
+              if isinstance(p.type, A.TensorType) and p.name in shapes.parameters]
+    pairs += [(p, spec, f"output {i}") for i, (p, spec) in enumerate(zip(kernel.outputs, shapes.output_specs))]
+    found: dict[str, tuple[str, A.Param]] = {}
+    for p, spec, origin in pairs:
+        t = tvars.get(p.type.dtype)
+        if t is None:
+            continue
+        if spec.dtype not in t.choices:
+            raise DSLError(f"{p.name} is declared {t.name}, one of {', '.join(t.choices)}, but the op's {origin} is "
+                           f"{_fmt(spec)}", p.span, kind="binding error",
+                           hint=f"add {spec.dtype} to {t.name}'s dtypes: [{t.name}: ({', '.join(t.choices + (spec.dtype,))})]")
+        if t.name in found and found[t.name][0] != spec.dtype:
+            raise DSLError(f"{t.name} is {found[t.name][0]} for {found[t.name][1].name} but {spec.dtype} for {p.name} "
+                           f"(the op's {origin} is {_fmt(spec)})", p.span, kind="binding error",
+                           hint="declare a second type variable for tensors of another dtype")
+        found.setdefault(t.name, (spec.dtype, p))
+    for name, t in tvars.items():
+        if name not in found:
+            raise DSLError(f"type variable {name} types none of the op's tensors, so nothing decides its dtype",
+                           t.span, kind="binding error", hint=f"declare a tensor parameter as {name}[...]")
+    return {name: dtype for name, (dtype, _) in found.items()}
+
+
+def bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
+    """Bind ``kernel`` (an instance: see :func:`instance`) to one concrete shape set of an op
+    (an ``ascendcraft.task.TaskShapes``)."""
+    try:
+        if kernel.type_params:
+            raise DSLError(f"kernel {kernel.name} is generic: bind one of its instances", kernel.span,
+                           kind="internal error")
         return _bind(kernel, shapes)
     except DSLError as err:
         raise err.located(kernel.source) from None
@@ -74,26 +173,44 @@ def bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
 def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
     dims: dict[str, int] = {}
     attrs: dict[str, object] = {}
-    specs = list(shapes.input_specs)
-    if len(kernel.inputs) < len(specs):
-        raise DSLError(f"the op's forward takes {len(specs)} input(s) but kernel {kernel.name} declares "
-                       f"{len(kernel.inputs)}", kernel.span, kind="binding error",
-                       hint="declare one kernel input per forward argument, in the same order")
-    forward, params = [], []
-    for i, p in enumerate(kernel.inputs):
-        if i < len(specs):
-            spec = specs[i]
-            if _is_tensor_spec(spec):
-                if not isinstance(p.type, A.TensorType):
-                    raise DSLError(f"forward argument {i} is a tensor {_fmt(spec)} but {p.name} is a scalar",
-                                   p.span, kind="binding error")
-                _bind_dims(p, spec, dims, f"input {i}")
-                forward.append(p.name)
-            else:
-                if not isinstance(p.type, A.ScalarType):
-                    raise DSLError(f"forward argument {i} is the scalar {spec!r} but {p.name} is a tensor",
-                                   p.span, kind="binding error")
-                attrs[p.name] = spec
+    kernel_shapes: dict[str, tuple[int, ...]] = {}
+    stars = kernel.star_dims
+
+    def tensor(p: A.Param, spec, origin: str) -> None:
+        shape = _bind_dims(p, spec, dims, origin, stars)
+        if shape != tuple(spec.shape):
+            kernel_shapes[p.name] = shape
+
+    forward, params, absent = [], [], []
+    taken = set()
+    for i, (p, spec) in enumerate(zip(_forward_params(kernel, shapes), shapes.input_specs)):
+        if p is None:
+            continue
+        taken.add(p.name)
+        if spec is None:
+            if not isinstance(p.type, A.TensorType) or p.default is None:
+                raise DSLError(f"forward argument {i} ({p.name}) is left out (None) at these shapes, and {p.name} has "
+                               f"no default", p.span, kind="binding error",
+                               hint=f"give it the value an absent {p.name} stands for: {p.name}: gm "
+                                    f"{getattr(p.type, 'dtype', 'f32')}[...] = 0.0 (or 1.0 for a scale)")
+            absent.append(p)
+        elif isinstance(spec, (str, tuple)):
+            raise DSLError(f"{p.name} takes forward argument {i}, {_kind(spec)}: the DSL has no string or list "
+                           f"attributes", p.span, kind="binding error",
+                           hint=f"leave {p.name} out of the kernel's inputs: extents come from the tensors' shapes")
+        elif _is_tensor_spec(spec):
+            if not isinstance(p.type, A.TensorType):
+                raise DSLError(f"forward argument {i} is a tensor {_fmt(spec)} but {p.name} is a scalar",
+                               p.span, kind="binding error")
+            tensor(p, spec, f"input {i}")
+            forward.append(p.name)
+        else:
+            if not isinstance(p.type, A.ScalarType):
+                raise DSLError(f"forward argument {i} is the scalar {spec!r} but {p.name} is a tensor",
+                               p.span, kind="binding error")
+            attrs[p.name] = spec
+    for p in kernel.inputs:
+        if p.name in taken:
             continue
         if isinstance(p.type, A.TensorType):
             spec = shapes.parameters.get(p.name)
@@ -101,7 +218,7 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
                 known = ", ".join(sorted(shapes.parameters)) or "none"
                 raise DSLError(f"kernel input {p.name} is not a forward argument nor a model parameter",
                                p.span, kind="binding error", hint=f"model parameters: {known}")
-            _bind_dims(p, spec, dims, f"parameter {p.name}")
+            tensor(p, spec, f"parameter {p.name}")
             params.append(p.name)
         elif p.name in shapes.attributes:
             attrs[p.name] = shapes.attributes[p.name]
@@ -119,7 +236,17 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
     for i, (p, spec) in enumerate(zip(kernel.outputs, outs)):
         if not isinstance(p.type, A.TensorType):
             raise DSLError("outputs are GM tensors", p.span, kind="binding error")
-        _bind_dims(p, spec, dims, f"output {i}")
+        tensor(p, spec, f"output {i}")
+    fills = []
+    for p in absent:
+        shape = []
+        for d in p.type.shape:
+            if not isinstance(d, int) and d not in dims:
+                raise DSLError(f"{p.name} is left out at these shapes and its dim {d} is bound by no other tensor",
+                               p.span, kind="binding error", hint="declare it with dims other tensors bind")
+            shape.append(d if isinstance(d, int) else dims[d])
+        kernel_shapes[p.name] = tuple(shape)
+        fills.append((p.name, float(_literal(p.default)), p.type.dtype))
     for name, value in attrs.items():
         p = kernel.param(name)
         if isinstance(value, (bool, np.bool_)) and p.type.dtype != "bool":
@@ -133,7 +260,8 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
                 raise DSLError(f"attribute {name} is {value!r}, not an integer", p.span, kind="binding error",
                                hint=f"declare it as {name}: f32")
             attrs[name] = int(value)
-    return Binding(dims, attrs), Plan(tuple(forward), tuple(params), tuple(p.name for p in kernel.outputs))
+    return Binding(dims, attrs), Plan(tuple(forward), tuple(params), tuple(p.name for p in kernel.outputs),
+                                      kernel_shapes, tuple(fills))
 
 
 def parameter_arrays(plan: Plan, shapes) -> dict[str, np.ndarray]:
@@ -146,7 +274,8 @@ def parameter_arrays(plan: Plan, shapes) -> dict[str, np.ndarray]:
 
 
 def gm_arrays(plan: Plan, inputs: list, outputs: list, parameters: dict) -> dict[str, np.ndarray]:
-    """The GM arrays of one run, by kernel parameter name."""
+    """The GM arrays of one run, by kernel parameter name, in the kernel's shapes (views of the
+    op's arrays: what the kernel writes lands in ``outputs``)."""
     gm: dict[str, np.ndarray] = {}
     tensors = [x for x in inputs if isinstance(x, np.ndarray)]
     for name, arr in zip(plan.forward_inputs, tensors):
@@ -155,4 +284,19 @@ def gm_arrays(plan: Plan, inputs: list, outputs: list, parameters: dict) -> dict
         gm[name] = parameters[name]
     for name, arr in zip(plan.outputs, outputs):
         gm[name] = arr
+    for name, shape in plan.shapes.items():
+        if name in gm:
+            gm[name] = gm[name].reshape(shape)    # contiguous: a view
+    for name, value, dtype in plan.fills:
+        gm[name] = np.full(plan.shapes[name], value, dtype=NUMPY[dtype] if dtype != "bf16" else np.float32)
     return gm
+
+
+def gm_specs(plan: Plan, shapes) -> dict[str, TensorSpec]:
+    """The GM parameters' specs at ``shapes``, by kernel parameter name, in the kernel's shapes."""
+    specs = dict(zip(plan.forward_inputs, [s for s in shapes.input_specs if _is_tensor_spec(s)]))
+    specs.update({name: shapes.parameters[name] for name in plan.parameters})
+    specs.update(zip(plan.outputs, shapes.output_specs or ()))
+    for name, value, dtype in plan.fills:
+        specs[name] = TensorSpec(plan.shapes[name], dtype)
+    return {name: TensorSpec(plan.shapes.get(name, tuple(s.shape)), s.dtype) for name, s in specs.items()}

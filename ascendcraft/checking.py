@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .binding import Plan, bind, gm_arrays, parameter_arrays
+from .binding import Plan, bind, gm_arrays, instance, parameter_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .dsl import ast as A
 from .dsl.bounds import check_gm_bounds
@@ -17,6 +17,7 @@ from .dsl.interpreter import Interpreter
 from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
 from .progress import reporter
+from .tensorspec import fmt_bytes
 
 
 @dataclass
@@ -33,6 +34,8 @@ class CheckResult:
     extents: tuple = ()                          # ... at each shape set keeping one constant real (OtherShapes)
     extents_skipped: tuple = ()                  # (constant, why) whose real extent does not fit the budget
     residues_skipped: str = ""                   # why no set has every constant's real residue ("" if one did)
+    groups: tuple = ()                           # a group task's other groups, verified (OtherShapes)
+    groups_skipped: tuple = ()                   # (group index, why) of the groups not verified
     plan: object = None                          # ascendcraft.plan.BufferPlan (check_kernel(plan=True))
     outputs: list = field(default_factory=list, repr=False)   # the interpreter's outputs on the first
                                                 # KEPT_OUTPUTS draws: the lowering's level 0 on them
@@ -40,7 +43,13 @@ class CheckResult:
     @property
     def other_sets(self) -> list:
         """The shape sets verified beside the main one (OtherShapes): the second, then the real extents."""
-        return ([self.second] if self.second is not None else []) + list(self.extents)
+        return ([self.second] if self.second is not None else []) + list(self.extents) + list(self.groups)
+
+    @property
+    def lowered_sets(self) -> list:
+        """The other shape sets the lowering runs at: those where the kernel has the instance it has
+        at the real shapes (a generic kernel is lowered once per dtype; the same kernel otherwise)."""
+        return [o for o in self.other_sets if o.checked.kernel is self.real.kernel]
 
     @property
     def reports(self) -> list:
@@ -54,7 +63,8 @@ class CheckResult:
     def skipped_lines(self) -> list[str]:
         """One line per real extent, and the residue set, not verified (and why)."""
         return [f"real extent of {name} not verified: {why}" for name, why in self.extents_skipped] + \
-            ([f"residues of the real shapes not verified: {self.residues_skipped}"] if self.residues_skipped else [])
+            ([f"residues of the real shapes not verified: {self.residues_skipped}"] if self.residues_skipped else []) + \
+            [f"group {i} not verified: {why}" for i, why in self.groups_skipped]
 
     def to_json(self) -> dict:
         return {
@@ -72,6 +82,10 @@ class CheckResult:
             "real_extent_verifications": [o.extent_json(o.report) for o in self.extents],
             "real_extents_not_verified": [{"constant": n, "why": why} for n, why in self.extents_skipped],
             "residues_not_verified": self.residues_skipped or None,
+            "groups": [{"group": self.shapes.index, "inputs": self.shapes.shapes_text(), "passed": self.report.passed}]
+            + [{"group": o.shapes.index, "inputs": o.shapes.shapes_text(), "passed": o.report.passed,
+                "verification": o.report.to_json()} for o in self.groups] if self.groups or self.groups_skipped else None,
+            "groups_not_verified": [{"group": i, "why": why} for i, why in self.groups_skipped],
             "warnings": [{"message": w.message, "hint": w.hint, "location": _location(w, self.kernel),
                           "text": _warning_line(w, self.kernel)} for w in self.real.warnings],
             "plan": self.plan.to_json() if self.plan is not None else None,
@@ -81,19 +95,38 @@ class CheckResult:
         chip = self.real.chip
         peaks = [f"{sp.upper()} {self.real.peak[sp][0]:,} / {chip.capacity(sp):,}"
                  for sp in ("ub", "l1", "l0c") if sp == "ub" or self.real.peak[sp][0]]
-        head = (f"{'PASS' if self.passed else 'FAIL'}  kernel {self.kernel.name} vs {Path(self.task.path).name} "
+        head = (f"{'PASS' if self.passed else 'FAIL'}  kernel {self.kernel.name} vs "
+                f"{self.task.folder.name if getattr(self.task, 'folder', None) else Path(self.task.path).name} "
                 f"on {chip.name} ({self.real.cores} cores); on-chip peak at real shapes: {', '.join(peaks)} bytes")
         text = head + "\n" + self.report.summary()
         if self.second is not None:
             text += "\nsecond shapes:\n" + self.second.report.summary()
         for o in self.extents:
             text += f"\n{o.title()}:\n" + o.report.summary()
+        if self.groups or self.groups_skipped:
+            text += "\n" + self._groups_summary()
         for line in self.skipped_lines():
             text += "\n" + line
         for w in self.real.warnings:       # legal but suspicious (the checker's warnings): one line each
             text += "\n" + _warning_line(w, self.kernel)
         if self.plan is not None:
             text += "\n" + self.plan.summary()
+        return text
+
+
+    def _groups_summary(self) -> str:
+        """One line for the groups that passed, with their dtypes and ranks; the failing group's report."""
+        done = [o for o in self.groups if o.report.passed]
+        sets = [self.shapes] + [o.shapes for o in done]
+        dtypes = sorted({s.dtype for g in sets for s in g.input_specs if hasattr(s, "dtype")})
+        ranks = sorted({len(s.shape) for g in sets for s in g.input_specs if hasattr(s, "shape")})
+        empty = sum(1 for g in sets if any(hasattr(s, "shape") and 0 in s.shape for s in g.input_specs))
+        total = len(self.groups) + 1 + len(self.groups_skipped)
+        text = (f"groups: {len(sets)} of {total} verified (the main shapes are {self.shapes.title()}); dtypes "
+                f"{', '.join(dtypes)}; ranks {', '.join(map(str, ranks))}" + (f"; {empty} with an empty tensor" if empty else ""))
+        for o in self.groups:
+            if not o.report.passed:
+                text += f"\n{o.shapes.describe()}:\n" + o.report.summary()
         return text
 
 
@@ -145,6 +178,8 @@ def shape_set_title(shapes, label: str, modulus: int = 1) -> str:
     have their real values' residues modulo ``modulus``."""
     if not label:
         return "second shapes"
+    if hasattr(shapes, "title"):        # a group of a group task
+        return shapes.title()
     if modulus > 1:
         names = label.split(", ")
         held = ", ".join(f"{n}={shapes.overrides[n]} as {shapes.original[n]}" for n in names)
@@ -253,8 +288,9 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
     from .verify import DEFAULT_TRIALS
 
     chip_profile = load_chip(chip)
-    real_binding, real_plan = bind(k, task.real)
-    real = check(k, real_binding, chip_profile)
+    k_real = instance(k, task.real)
+    real_binding, real_plan = bind(k_real, task.real)
+    real = check(k_real, real_binding, chip_profile)
     # every GM index inside its tensor at the real dims (and at the index inputs' real values), before any run
     check_gm_bounds(real, _real_index_values(task, real_plan))
     shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
@@ -269,11 +305,34 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
     if result.passed and other_shapes and shapes.reduced:
         result.extents, result.extents_skipped, result.residues_skipped = _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes,
                                                                  inputs, say, min(len(draws), SECOND_TRIALS))
+    if result.passed and task.groups:
+        result.groups, result.groups_skipped = _verify_groups(k, task, shapes, chip_profile, seed, max_bytes,
+                                                              full_shapes, inputs, say, min(len(draws), SECOND_TRIALS))
     if plan:
         from .plan import buffer_plan
         say("planning the lowering's buffers at real shapes")
-        result.plan = buffer_plan(k, task, real, (shapes, *(o.shapes for o in result.other_sets)))
+        result.plan = buffer_plan(real.kernel, task, real, (shapes, *(o.shapes for o in result.lowered_sets)))
     return result
+
+
+def _verify_groups(k, task, main, chip_profile, seed, max_bytes, full_shapes, inputs, say, trials):
+    """Verify at each group of a group task besides ``main`` (those within ``max_bytes`` unless
+    ``full_shapes``), until one fails: (OtherShapes per group, (index, why) per group not verified)."""
+    done, skipped = [], [(i, why) for i, why in task.groups_unsupported]
+    for g in task.groups:
+        if g is main:
+            continue
+        if done and not done[-1].report.passed:
+            skipped.append((g.index, f"not reached: {done[-1].shapes.title()} failed"))
+        elif not full_shapes and g.nbytes > max_bytes:
+            skipped.append((g.index, f"its {fmt_bytes(g.nbytes)} exceed --max-bytes {fmt_bytes(max_bytes)} "
+                                     f"(raise it or pass --full-shapes)"))
+        else:
+            say(f"verifying at {g.title()} ({g.shapes_text()})")
+            done.append(_verify_other(k, g, chip_profile, seed, inputs, say, trials, (g.title(), 1),
+                                      g.describe(), "one kernel serves every group: a type variable for the "
+                                      "dtypes (kernel k[T: (f16, bf16, f32)]), a *B dim for any rank"))
+    return tuple(done), tuple(sorted(skipped))
 
 
 def _real_index_values(task, plan: Plan) -> dict:
@@ -381,8 +440,10 @@ def _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say, real=None,
     """Bind and check ``k`` at ``shapes`` (reusing ``real`` = (binding, checked) when the binding is
     the same) and verify it with the interpreter: (checked, draws, report)."""
     from .verify import make_draws, verify
+    k = instance(k, shapes)
     binding, plan = bind(k, shapes)
-    checked = real[1] if real is not None and binding == real[0] else check(k, binding, chip_profile)
+    checked = (real[1] if real is not None and binding == real[0] and k is real[1].kernel
+               else check(k, binding, chip_profile))
     draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=say)
     report = verify(interpreter_runner(checked, plan, parameter_arrays(plan, shapes), keep, KEPT_OUTPUTS), shapes,
                     draws=draws, progress=say)

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .binding import bind, gm_arrays, parameter_arrays
+from .binding import bind, gm_arrays, gm_specs, parameter_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
@@ -127,7 +127,13 @@ class Lowered:
             "backend_verification": self.verification.to_json() if self.verification is not None else None,
             "backend_second_shapes_verification": next((r.to_json() for o, r in self.other_verifications
                                                         if not o.label), None),
-            "backend_real_extent_verifications": [o.extent_json(r) for o, r in self.other_verifications if o.label],
+            "backend_real_extent_verifications": [o.extent_json(r) for o, r in self.other_verifications
+                                                  if o.label and not _is_group(o)],
+            "backend_group_verifications": [{"group": o.shapes.index, "inputs": o.shapes.shapes_text(),
+                                             "verification": r.to_json()} for o, r in self.other_verifications
+                                            if _is_group(o)],
+            "groups_not_lowered": [{"group": o.shapes.index, "inputs": o.shapes.shapes_text()}
+                                   for o in self.check.groups if o not in self.check.lowered_sets],
             "modeled_note": self.cost_note,
             "modeled": None if c is None else {
                 "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
@@ -146,9 +152,21 @@ class Lowered:
                  f"compiled and verified on {self.backend} ({self.chip})"]
         if self.verification is not None:
             lines.append("  " + self.verification.summary().splitlines()[-1])
+        groups = [(o, r) for o, r in self.other_verifications if _is_group(o)]
         for o, r in self.other_verifications:
-            lines.append(f"  {o.title()}: " + r.summary().splitlines()[-1])
+            if not _is_group(o) or not r.passed:
+                lines.append(f"  {o.title()}: " + r.summary().splitlines()[-1])
+        if groups:
+            passed = sum(r.passed for _, r in groups)
+            lines.append(f"  other groups: {passed} of {len(groups)} PASS on {self.backend} "
+                         f"({', '.join(str(o.shapes.index) for o, _ in groups)})")
         lines += ["  " + line for line in self.check.skipped_lines()]
+        other = [o for o in self.check.groups if o not in self.check.lowered_sets]
+        if other:
+            kinds = sorted({_dtypes_text(o.shapes) for o in other})
+            lines.append(f"  {len(other)} groups verified by the interpreter, not lowered: the kernel is lowered once, "
+                         f"for the dtypes of the real shapes ({_dtypes_text(self.check.task.real)}), not for "
+                         f"{'; '.join(kinds)}")
         if self.sandbox_line is not None:
             lines.append("  " + self.sandbox_line)
         if self.cost_note is not None:
@@ -158,6 +176,14 @@ class Lowered:
             lines.append(f"  modeled at real shapes: {self.cost.time_us:,.1f} us, {self.cost.bound}-bound; "
                          f"{self.floor_kind} floor {self.floor_us:,.1f} us" + (f" (efficiency {eff:.0%})" if eff else ""))
         return "\n".join(lines)
+
+
+def _is_group(o) -> bool:
+    return hasattr(o.shapes, "index")
+
+
+def _dtypes_text(shapes) -> str:
+    return ", ".join(sorted({s.dtype for s in shapes.input_specs if hasattr(s, "dtype")}))
 
 
 def resolve_backend(backend: str) -> str:
@@ -225,11 +251,11 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     with RunQueue() as queue:
         early = None
         try:
-            chain = PassChain(checked.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
+            chain = PassChain(checked.real.kernel, default_passes(), task=checked.task, shapes=checked.shapes,
                               chip=chip_profile, assist=assist, progress=say, draws=checked.draws[:PASS_TRIALS],
                               source_checks=(checked.real, checked.checked),
                               source_outputs=checked.outputs[:PASS_TRIALS],
-                              other_shapes=tuple(o.shapes for o in checked.other_sets))
+                              other_shapes=tuple(o.shapes for o in checked.lowered_sets))
             chain.apply()
             # Not beside a kernel with matmuls: the interpreter's BLAS threads then wait for a core
             # the kernel processes hold (a lowering took 3 s instead of 0.5)
@@ -263,7 +289,7 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
                 from .backends import npu
                 say("building with CANN")
                 result.verification = npu.verify_on_npu(result, draws=checked.draws)
-                for other in checked.other_sets:
+                for other in checked.lowered_sets:
                     result.other_verifications.append(
                         (other, npu.verify_on_npu(result, draws=other.draws, shapes=other.shapes)))
         except AscendcraftError as err:
@@ -325,7 +351,7 @@ def _start_on_sim(chain, checked: CheckResult, backend: str, chip, model_time: b
         result = early.result
         result.artifact = early.artifact
         for name, shapes, draws in (("main", checked.shapes, checked.draws),
-                                    *((None, o.shapes, o.draws) for o in checked.other_sets)):
+                                    *((None, o.shapes, o.draws) for o in checked.lowered_sets)):
             try:
                 runner = sim_runner(result, shapes, queue=queue, draws=draws)
             except Exception as err:   # noqa: BLE001 - raised where these runs begin
@@ -415,11 +441,7 @@ def _real_gm(result: Lowered):
     final, real = result.run.final.kernel, result.check.task.real
     gm_params = _gm_parameters(result)
     real_binding, real_plan = bind(final, real)
-    specs = dict(zip(real_plan.forward_inputs, [s for s in real.input_specs if hasattr(s, "shape")]))
-    for key, spec_ in real.parameters.items():
-        specs[key.replace(".", "_")] = spec_
-    specs.update(zip(real_plan.outputs, real.output_specs or ()))
-    return gm_params, specs, real_binding, real_plan
+    return gm_params, gm_specs(real_plan, real), real_binding, real_plan
 
 
 def real_shape_run(result: Lowered, *, trace: int | bool = False):
@@ -479,7 +501,7 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
         result.timings["build"] = early.build_s
     result.artifact = art
     shapes = result.check.shapes
-    others = result.check.other_sets
+    others = result.check.lowered_sets
     t0 = time.perf_counter()
     # The simulator runs below are independent of each other: they are queued at once and go a
     # few at a time (one per CPU; started before the passes were verified, when lower_checked

@@ -193,16 +193,17 @@ class AllocationGuard(TorchDispatchMode):
         return func(*args, **kwargs)
 
 
-class IntegersOnly(TorchDispatchMode):
-    """Runs integer and bool work for real and everything else on the meta device: a factory whose
-    result (found by replaying it on meta) is an integer or bool tensor of at most ``cap`` bytes is
-    made on the CPU, any other is made on meta, and an op on a meta operand runs on meta (its CPU
-    operands moved there). So ``get_inputs()`` at the real size draws its index tensors as the op
-    does, without allocating its float tensors."""
+class SomeReal(TorchDispatchMode):
+    """Runs some factory calls for real and everything else on the meta device: a factory whose
+    result (found by replaying it on meta) :meth:`keep` accepts is made on the CPU, any other on
+    meta, and an op on a meta operand runs on meta (its CPU operands moved there)."""
 
-    def __init__(self, cap: int):
+    def __init__(self, cap: int, total_cap: int | None = None):
         super().__init__()
-        self.cap = cap
+        self.cap, self.total_cap, self.total = cap, total_cap, 0
+
+    def keep(self, probe: torch.Tensor) -> bool:
+        return probe.numel() * probe.element_size() <= self.cap
 
     def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
         from torch.utils._pytree import tree_leaves, tree_map_only
@@ -218,9 +219,21 @@ class IntegersOnly(TorchDispatchMode):
         if tensors or not any(a.name == "device" for a in func._schema.arguments):
             return func(*args, **kwargs)
         probe = func(*args, **{**kwargs, "device": meta})
-        small = isinstance(probe, torch.Tensor) and not probe.dtype.is_floating_point and \
-            not probe.dtype.is_complex and probe.numel() * probe.element_size() <= self.cap
-        return func(*args, **{**kwargs, "device": torch.device("cpu")}) if small else probe
+        real = isinstance(probe, torch.Tensor) and self.keep(probe)
+        if real and self.total_cap is not None:
+            self.total += probe.numel() * probe.element_size()
+            if self.total > self.total_cap:
+                raise TooBig(f"makes more than {fmt_bytes(self.total_cap)} of tensors")
+        return func(*args, **{**kwargs, "device": torch.device("cpu")}) if real else probe
+
+
+class IntegersOnly(SomeReal):
+    """Integer and bool tensors of at most ``cap`` bytes for real, the rest on meta: so
+    ``get_inputs()`` at the real size draws its index tensors as the op does, without allocating
+    its float tensors."""
+
+    def keep(self, probe: torch.Tensor) -> bool:
+        return not probe.dtype.is_floating_point and not probe.dtype.is_complex and super().keep(probe)
 
 
 def integer_inputs(mod: "OpModule", filename: str, cap: int, seed: int = 0) -> dict[int, "torch.Tensor"]:
@@ -358,21 +371,30 @@ def flatten_outputs(out, filename: str) -> list[torch.Tensor]:
                     hint="return tensors (wrap a Python number with torch.tensor(...))")
 
 
-def specs_of_inputs(inputs, filename: str) -> tuple:
+def specs_of_inputs(inputs, filename: str, source: str = "get_inputs()") -> tuple:
+    """The specs of forward arguments ``inputs`` that ``source`` returned (``group 3 of
+    get_input_groups()``)."""
     if not isinstance(inputs, (list, tuple)):
-        raise UserError(f"get_inputs() in {filename} returned {type(inputs).__name__}, not a list",
+        raise UserError(f"{source} in {filename} returned {type(inputs).__name__}, not a list",
                         hint=TASK_HELP)
     if not inputs:
-        raise UserError(f"get_inputs() in {filename} returned an empty list", hint=TASK_HELP)
+        raise UserError(f"{source} in {filename} returned an empty list", hint=TASK_HELP)
     specs = []
     for i, x in enumerate(inputs):
         if isinstance(x, torch.Tensor):
-            specs.append(TensorSpec.of(x, f"input {i} of get_inputs()"))
-        elif isinstance(x, (bool, int, float)):
-            specs.append(x)
+            specs.append(TensorSpec.of(x, f"input {i} of {source}"))
+        elif x is None or isinstance(x, (bool, int, float, str)):
+            specs.append(x)        # None: an optional tensor left out
+        elif isinstance(x, (list, tuple)) and all(isinstance(v, (bool, int, float)) for v in x):
+            specs.append(tuple(x))
+        elif isinstance(x, torch.dtype):
+            specs.append(str(x))     # an attribute naming a dtype: as a string, it binds only by name
+        elif isinstance(x, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in x):
+            raise UserError(f"input {i} of {source} in {filename} is a list of {len(x)} tensors, which a kernel "
+                            f"cannot take: the DSL has no tensor lists")
         else:
-            raise UserError(f"input {i} of get_inputs() in {filename} is a {type(x).__name__}; "
-                            "inputs must be tensors or Python numbers")
+            raise UserError(f"input {i} of {source} in {filename} is a {type(x).__name__}; "
+                            "inputs must be tensors, Python numbers, strings, lists of numbers or None")
     return tuple(specs)
 
 
@@ -501,14 +523,11 @@ def check_interface(mod: OpModule, path: Path) -> None:
         raise UserError(f"`Model` in {path} is not a subclass of torch.nn.Module", hint=TASK_HELP)
     if "forward" not in {n for c in model.__mro__ if c is not torch.nn.Module for n in vars(c)}:
         raise UserError(f"class Model in {path} defines no forward() method", hint=TASK_HELP)
-    if not callable(ns.get("get_inputs")):
-        hint = TASK_HELP
-        if callable(ns.get("get_input_groups")):
-            hint = "NPUKernelBench-style get_input_groups() is not supported; add get_inputs()"
-        raise UserError(f"{path} defines no get_inputs() function", hint=hint)
+    if not callable(ns.get("get_inputs")) and not callable(ns.get("get_input_groups")):
+        raise UserError(f"{path} defines no get_inputs() function (nor get_input_groups())", hint=TASK_HELP)
     if "get_init_inputs" in ns and not callable(ns["get_init_inputs"]):
         raise UserError(f"get_init_inputs in {path} is not a function", hint=TASK_HELP)
-    if "get_init_inputs" not in ns:
+    if "get_init_inputs" not in ns and not callable(ns.get("group_init_inputs")):
         sig = inspect.signature(model.__init__)
         required = [p.name for p in list(sig.parameters.values())[1:]
                     if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

@@ -12,7 +12,8 @@ from .errors import UserError
 from .tensorspec import fmt_bytes
 
 if TYPE_CHECKING:
-    from .task import Task, TaskShapes
+    from .shapes import TaskShapes
+    from .task import Task
 
 #: A leading dim that must shrink is kept above this when possible: the 910B2 has 48 vector cores,
 #: so e.g. 53 rows split unevenly over them.
@@ -92,7 +93,7 @@ def reduce_constants(task: "Task", max_bytes: int, pinned: Mapping[str, int] | N
     """The constants to change (name -> value) so that the task's tensors fit ``max_bytes`` (and
     the forward does at most ``max_macs`` multiply-accumulates, when given and countable);
     ``pinned`` constants are held at the values given (the others shrink further instead)."""
-    from .task import FULL_SIZE_BUDGET
+    from .shapes import FULL_SIZE_BUDGET
     knobs = task.shape_constants()
     real_bytes = task._cache[()].nbytes
     if not knobs:

@@ -67,7 +67,7 @@ from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, SENSITIVITY_FACTOR, TOLER
 from .errors import UserError
 from .memo import Memo, tensor_bytes
 from .progress import reporter
-from .task import TaskShapes
+from .shapes import TaskShapes
 from .tensorspec import TensorSpec, dtype_name
 
 Runner = Callable[[list, list], None]
@@ -254,7 +254,7 @@ def _references(shapes: TaskShapes, inputs: list, nonfinite_unjudged: bool = Fal
     """(native outputs, judged outputs, what judges): float outputs against float64 where the op runs so.
 
     With ``nonfinite_unjudged`` (a specials draw) the judged outputs are also non-finite wherever
-    torch's plain kernels (:func:`~ascendcraft.task.plain_kernels_only`) give NaN or inf: there
+    torch's plain kernels (:func:`~ascendcraft.shapes.plain_kernels_only`) give NaN or inf: there
     PyTorch's result depends on the kernel it picks, so those elements are not judged either."""
     native = shapes.reference([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
     wide, why = shapes.reference64([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
@@ -282,6 +282,8 @@ def _degenerate(out: torch.Tensor, earlier: list[tuple[int, torch.Tensor]], nonf
     ``nonfinite_unjudged`` (a specials draw) its NaN and infinite elements are not judged, so they
     do not count."""
     a = _as_float64(out)
+    if a.size == 0:
+        return ""      # an empty output (a dim of 0) is all there: no draw can show more
     if nonfinite_unjudged and not np.isfinite(a).all():
         judged = a[np.isfinite(a)]
         if judged.size == 0:

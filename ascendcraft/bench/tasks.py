@@ -1,8 +1,10 @@
 """Which tasks a bench run covers, and which kernel each one gets with ``--kernels``.
 
 A TASK argument is an op file, or a directory searched for op files in MultiKernelBench's
-layout (``reference/<category>/<op>.py``) or in this repository's (``<category>/<op>/op.py``).
-The category is the folder that holds the op (its folder's folder for ``op.py``).
+layout (``reference/<category>/<op>.py``) or in this repository's (``<category>/<op>/op.py``),
+or for NPUKernelBench's task folders (``tasks/<level>/<family>/<Op>/validation/module.py``).
+The category is the folder that holds the op (its folder's folder for ``op.py``; the level for a
+task folder).
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
+from ..npukernelbench import MODULE, is_task_folder, level_of
 
 
 @dataclass(frozen=True)
@@ -26,12 +29,19 @@ class BenchTask:
 
 
 def _identity(op: Path) -> tuple[str, str]:
+    if is_task_folder(op):                 # NPUKernelBench: tasks/<level>/<family>/<Op>/
+        return level_of(op), op.name
     if op.name == "op.py":
         return op.parent.parent.name or "uncategorised", op.parent.name
     return op.parent.name or "uncategorised", op.stem
 
 
 def _op_files(directory: Path) -> list[Path]:
+    if is_task_folder(directory):
+        return [directory]
+    folders = sorted(m.parent.parent for m in directory.rglob(MODULE))
+    if folders:
+        return folders
     bundled = sorted(directory.rglob("op.py"))
     if bundled:
         return bundled

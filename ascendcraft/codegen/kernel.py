@@ -112,9 +112,10 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
 
     # ------------------------------------------------------------ output
     def spec(self) -> KernelSpec:
-        inputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), p.name in self._parameters())
-                       for p in self.k.inputs if isinstance(p.type, A.TensorType))
-        outputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape)) for p in self.k.outputs)
+        inputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), p.name in self._parameters(),
+                                 self._star(p)) for p in self.k.inputs if isinstance(p.type, A.TensorType))
+        outputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), star=self._star(p))
+                        for p in self.k.outputs)
         attrs = tuple(AttrArg(p.name, p.type.dtype, literal_value(p.default)) for p in self.k.inputs
                       if isinstance(p.type, A.ScalarType))
         dims = []
@@ -133,6 +134,10 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         """(line of the kernel source, DSL line) for each line of Process() the emitter wrote for a
         statement of the writer's kernel (spans are origins: passes.with_origins)."""
         return tuple((self.first_line - 1 + i, o) for i, o in enumerate(self.origins) if o is not None)
+
+    def _star(self, p: A.Param) -> bool:
+        """Whether ``p``'s first axis is a star dim: binding flattens its leading axes into it."""
+        return bool(p.type.shape) and p.type.shape[0] in self.k.star_dims
 
     def _parameters(self) -> set:
         return set(getattr(self.ck, "parameters", ()) or ())

@@ -181,8 +181,9 @@ def mangle_kernel(kernel: A.Kernel, checked):
     name and source (spans point into the same text)."""
     r = _Renamer()
     new = replace(kernel, inputs=tuple(r.param(p) for p in kernel.inputs),
-                  outputs=tuple(r.param(p) for p in kernel.outputs), body=r.block(kernel.body))
-    new = A.Kernel(new.name, new.inputs, new.outputs, new.body, new.span, kernel.source)
+                  outputs=tuple(r.param(p) for p in kernel.outputs), body=r.block(kernel.body),
+                  star_dims=tuple(cpp_name(d) for d in kernel.star_dims))
+    new = replace(new, source=kernel.source)
     ck = copy.copy(checked)
     types = checked.expr_types
     ck.expr_types = {id(n): types[id(o)] for o, n in r.pairs if id(o) in types}

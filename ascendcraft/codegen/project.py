@@ -26,6 +26,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..errors import UserError
 from ..dtypes import FLOATS, ITEMSIZE
+from .host_shapes import (GertShape, helpers_called, infer_star_output, reads_star, star_source, tiling_shape,
+                          torch_check, torch_extent, torch_star_sizes)
 from .names import cpp_name, op_arg_name, py_name
 from .spec import GE_DTYPES, KernelSpec, TensorArg
 from .tiling import FIELD_SIZES, host_workspace_expr, ordered_fields, render_tiling_header
@@ -107,6 +109,11 @@ class _DimOrigin:
     index: int       # position among the inputs
     axis: int
 
+    @property
+    def star(self) -> bool:
+        """Whether the dim is read as the product of the tensor's leading axes."""
+        return reads_star(self.tensor, self.axis)
+
 
 def _check_names(spec: KernelSpec):
     """The spec's names can be spelled in the project: identifiers (any of them, C++ and Python
@@ -126,11 +133,12 @@ def _check_names(spec: KernelSpec):
 
 
 def _dim_origins(spec: KernelSpec) -> dict[str, _DimOrigin]:
-    """Each symbolic dim's first occurrence among the inputs: where the host reads it."""
+    """Each symbolic dim's first occurrence among the inputs: where the host reads it. A star dim
+    is read where it is a star if it is anywhere: star outputs take their leading axes from there."""
     origins: dict[str, _DimOrigin] = {}
     for i, t in enumerate(spec.inputs):
         for axis, d in enumerate(t.shape):
-            if isinstance(d, str) and d not in origins:
+            if isinstance(d, str) and (d not in origins or reads_star(t, axis) and not origins[d].star):
                 origins[d] = _DimOrigin(t, i, axis)
     for t in spec.outputs:
         for d in t.shape:
@@ -139,6 +147,10 @@ def _dim_origins(spec: KernelSpec) -> dict[str, _DimOrigin]:
                                 f"output's shape before the kernel runs",
                                 hint="give the kernel an input (or a fixed extent) that carries it")
     return origins
+
+
+def _tensor(spec: KernelSpec, name: str) -> TensorArg:
+    return next(t for t in spec.inputs + spec.outputs if t.name == name)
 
 
 def _tensor_index(spec: KernelSpec, name: str) -> tuple[str, int]:
@@ -236,33 +248,44 @@ def msopgen_json(spec: KernelSpec) -> list[dict]:
 
 
 def _tiling_func_lines(spec: KernelSpec) -> list[str]:
-    """TilingFunc: one ``tiling.set_<field>(...)`` per field, read from the tiling context."""
+    """TilingFunc: one ``tiling.set_<field>(...)`` per field, read from the tiling context, after
+    the locals holding the star tensors' shapes."""
+    reads: dict[str, list[str]] = {}
     lines = []
     for f in ordered_fields(spec):
         if f.source[0] == "dim":
-            role, i = _tensor_index(spec, f.source[1])
+            t, (role, i) = _tensor(spec, f.source[1]), _tensor_index(spec, f.source[1])
             getter = "GetInputShape" if role == "input" else "GetOutputShape"
-            value = f"context->{getter}({i})->GetStorageShape().GetDim({f.source[2]})"
+            value = tiling_shape(t, f"context->{getter}({i})->GetStorageShape()", reads).extent(t, f.source[2])
         else:
             a = spec.attrs[_attr_index(spec, f.source[1])]
             kind = _attr_kind(a.dtype)
             value = f"*context->GetAttrs()->GetAttrPointer<{_ATTR_CPP[kind]}>({_attr_index(spec, a.name)})"
         lines.append(f"tiling.set_{f.name}(static_cast<{f.ctype}>({value}));")
-    return lines
+    return [line for read in reads.values() for line in read] + lines
 
 
 def _infer_shape_lines(spec: KernelSpec) -> list[str]:
+    """Each output's shape from the inputs' shapes; a star output's rank follows its star input's."""
     origins = _dim_origins(spec)
     used = sorted({origins[d].index for t in spec.outputs for d in t.shape if isinstance(d, str)})
+
     def shape(t):
-        return f"{cpp_name(t.name)}Shape"
-    lines = [f"const gert::Shape* {shape(spec.inputs[i])} = context->GetInputShape({i});" for i in used]
+        return GertShape(f"{cpp_name(t.name)}Shape", pointer=True)
+    lines = [f"const gert::Shape* {shape(spec.inputs[i]).expr} = context->GetInputShape({i});" for i in used]
+    for i in used:
+        lines += shape(spec.inputs[i]).rank_check(spec.inputs[i], "GRAPH_FAILED")
     for j, t in enumerate(spec.outputs):
-        lines.append(f"gert::Shape* {shape(t)} = context->GetOutputShape({j});")
-        lines.append(f"{shape(t)}->SetDimNum({len(t.shape)});")
-        for axis, d in enumerate(t.shape):
-            value = str(d) if isinstance(d, int) else f"{shape(origins[d].tensor)}->GetDim({origins[d].axis})"
-            lines.append(f"{shape(t)}->SetDim({axis}, {value});")
+        out = shape(t)
+        lines.append(f"gert::Shape* {out.expr} = context->GetOutputShape({j});")
+        values = [str(d) if isinstance(d, int) else shape(origins[d].tensor).extent(origins[d].tensor, origins[d].axis)
+                  for d in t.shape]
+        source = star_source(origins, t)
+        if source is not None:
+            lines += infer_star_output(out, t, shape(source), source, values[1:])
+        else:
+            lines.append(out.call(f"SetDimNum({len(t.shape)});"))
+            lines += [out.call(f"SetDim({axis}, {value});") for axis, value in enumerate(values)]
     return lines
 
 
@@ -290,9 +313,10 @@ def _workspace_cpp(spec: KernelSpec, accessor: str) -> str:
 
 def render_op_host(spec: KernelSpec) -> str:
     names = ProjectNames.of(spec)
+    tiling_lines, infer_shape_lines = _tiling_func_lines(spec), _infer_shape_lines(spec)
     return render_template(
-        "op_host.cpp.j2", spec=spec, names=names, tiling_lines=_tiling_func_lines(spec),
-        infer_shape_lines=_infer_shape_lines(spec),
+        "op_host.cpp.j2", spec=spec, names=names, tiling_lines=tiling_lines, infer_shape_lines=infer_shape_lines,
+        helpers=helpers_called(tiling_lines + infer_shape_lines),
         dtype_lines=[f"context->SetOutputDataType({j}, {GE_DTYPES[t.dtype]});" for j, t in enumerate(spec.outputs)],
         inputs=[(op_arg_name(t.name), GE_DTYPES[t.dtype]) for t in spec.inputs],
         outputs=[(op_arg_name(t.name), GE_DTYPES[t.dtype]) for t in spec.outputs],
@@ -352,8 +376,7 @@ def _host_field_lines(spec: KernelSpec, attr_variable) -> list[str]:
     lines = []
     for f in ordered_fields(spec):
         if f.source[0] == "dim":
-            t = next(t for t in spec.inputs + spec.outputs if t.name == f.source[1])
-            value = _dim_literal(t.shape[f.source[2]])
+            value = _dim_literal(_tensor(spec, f.source[1]).shape[f.source[2]])
         else:
             value = attr_variable(f.source[1])
         lines.append(f"tiling.{f.name} = static_cast<{f.ctype}>({value});")
@@ -385,8 +408,9 @@ def render_launcher(spec: KernelSpec) -> str:
 
 # ----------------------------------------------------------------------------- bindings
 
-def _binding_parts(spec: KernelSpec) -> dict:
-    """Argument list, checks, dims and output allocation shared by both torch bindings."""
+def _binding_parts(spec: KernelSpec, reads: list[str]) -> dict:
+    """Argument list, checks, dims and output allocation shared by both torch bindings; ``reads``
+    are the binding's other lines that read the dims (the direct launch's tiling fields)."""
     if not spec.inputs:
         raise UserError(f"kernel {spec.op_name} has no input tensor; the binding needs one to find the device")
     origins = _dim_origins(spec)
@@ -398,45 +422,55 @@ def _binding_parts(spec: KernelSpec) -> dict:
         params.append(f"{_ATTR_BINDING[kind]} {c(a.name)}")
         default = "" if a.default is None else f" = {_cpp_number(a.default, kind)}"
         pyargs.append(f'py::arg("{py_name(a.name)}"){default}')
-    checks = [f'CheckTensor({c(t.name)}, "{t.name}", {ATEN_DTYPES[t.dtype]}, {len(t.shape)});' for t in spec.inputs]
-    dims = [f"const int64_t {_dim_literal(d)} = {c(o.tensor.name)}.size({o.axis});" for d, o in origins.items()]
+    checks = [torch_check(t, ATEN_DTYPES[t.dtype]) for t in spec.inputs]
+    compared = []
     for t in spec.inputs:
         for axis, d in enumerate(t.shape):
             expected = _dim_literal(d)
             if isinstance(d, int) or origins[d].tensor.name != t.name or origins[d].axis != axis:
-                dims.append(f'TORCH_CHECK({c(t.name)}.size({axis}) == {expected}, "{t.name}.size({axis}) must be ", '
-                            f'{expected}, ", got ", {c(t.name)}.size({axis}));')
+                value, label = torch_extent(t, axis)
+                compared.append(f'TORCH_CHECK({value} == {expected}, "{label} must be ", {expected}, '
+                                f'", got ", {value});')
     first = c(spec.inputs[0].name)
     outputs = []
     for t in spec.outputs:
-        shape = ", ".join(_dim_literal(d) for d in t.shape)
+        shape = "{" + ", ".join(_dim_literal(d) for d in t.shape) + "}"
+        source = star_source(origins, t)
+        if source is not None:
+            shape = torch_star_sizes(source, [_dim_literal(d) for d in t.shape[1:]])
         options = f"{first}.options().dtype({ATEN_DTYPES[t.dtype]})"
-        outputs.append(f"at::Tensor {c(t.name)} = at::empty({{{shape}}}, {options});")
+        outputs.append(f"at::Tensor {c(t.name)} = at::empty({shape}, {options});")
+    # a star dim only where a line reads it: star outputs are allocated without it
+    used = " ".join(compared + outputs + reads)
+    dims = [f"const int64_t {_dim_literal(d)} = {torch_extent(o.tensor, o.axis)[0]};" for d, o in origins.items()
+            if not o.star or re.search(rf"\b{_dim_literal(d)}\b", used)] + compared
     if len(spec.outputs) == 1:
         ret_type, ret = "at::Tensor", c(spec.outputs[0].name)
     else:
         ret_type, ret = "std::vector<at::Tensor>", "{" + ", ".join(c(t.name) for t in spec.outputs) + "}"
     contiguous = [f"const at::Tensor {c(t.name)}Contiguous = {c(t.name)}.contiguous();" for t in spec.inputs]
     return {"params": ", ".join(params), "pyargs": ", ".join(pyargs), "checks": checks, "dims": dims,
-            "contiguous": contiguous, "outputs": outputs, "ret_type": ret_type, "ret": ret, "device_tensor": first}
+            "contiguous": contiguous, "outputs": outputs, "ret_type": ret_type, "ret": ret, "device_tensor": first,
+            "helpers": helpers_called(checks + dims + outputs)}
 
 
 def render_binding(spec: KernelSpec, *, mode: str = "aclrtlaunch") -> str:
     """The torch_npu binding: checks inputs, allocates outputs, fills tiling, launches on the current stream."""
     names = ProjectNames.of(spec)
-    parts = _binding_parts(spec)
+    field_lines = _host_field_lines(spec, cpp_name)
+    parts = _binding_parts(spec, field_lines)
     gm = [f"{cpp_name(t.name)}Contiguous.data_ptr()" for t in spec.inputs] + \
         [f"{cpp_name(t.name)}.data_ptr()" for t in spec.outputs]
     include, launch = _launch_call(spec, mode, gm + ["workspaceDevice.data_ptr()", "tilingDevice.data_ptr()"])
     return render_template("binding.cpp.j2", names=names, spec=spec, launch_include=include, launch=launch,
-                           field_lines=_host_field_lines(spec, cpp_name), workspace=_workspace_cpp(spec, "tiling.{}"),
+                           field_lines=field_lines, workspace=_workspace_cpp(spec, "tiling.{}"),
                            core_num=_core_num(spec), **parts)
 
 
 def render_aclnn_binding(spec: KernelSpec) -> str:
     """MultiKernelBench ``python_bind_src``: the msopgen-built operator through its aclnn API."""
     names = ProjectNames.of(spec)
-    parts = _binding_parts(spec)
+    parts = _binding_parts(spec, [])
     # aclnn argument order: inputs, attributes, outputs (MKB prompts/ascendc_new_model_layer_norm.py).
     args = [f"{cpp_name(t.name)}Contiguous" for t in spec.inputs] + [cpp_name(a.name) for a in spec.attrs] + \
         [cpp_name(t.name) for t in spec.outputs]
@@ -530,7 +564,7 @@ def project_files(spec: KernelSpec) -> dict[str, str]:
                "dims": _dim_symbols(spec), "attrs": [a.name for a in spec.attrs],
                "inputs": [t.name for t in spec.inputs], "outputs": [t.name for t in spec.outputs],
                "tensors": [{"name": t.name, "role": role, "dtype": t.dtype, "numpy": _NUMPY_NAMES[t.dtype],
-                            "shape": "[" + ", ".join(map(str, t.shape)) + "]"}
+                            "shape": "[" + ("*" if t.star else "") + ", ".join(map(str, t.shape)) + "]"}
                            for role, group in (("input", spec.inputs), ("output", spec.outputs)) for t in group]}
     return {
         f"{op}.json": json.dumps(msopgen_json(spec), indent=4) + "\n",

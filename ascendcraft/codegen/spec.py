@@ -20,12 +20,21 @@ TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "i8": "i
 
 @dataclass(frozen=True)
 class TensorArg:
-    """A GM tensor of the kernel. ``shape`` holds dim names (bound from the op) or ints."""
+    """A GM tensor of the kernel. ``shape`` holds dim names (bound from the op) or ints.
+
+    A ``star`` tensor's first axis is a star dim (``x: gm f32[*B, N]``): the op's tensor has any
+    number of leading axes (B is their product) before the ``len(shape) - 1`` declared ones."""
 
     name: str
     dtype: str                      # DSL dtype
     shape: tuple[str | int, ...]
     is_parameter: bool = False      # a model parameter (state_dict entry), not a forward() argument
+    star: bool = False
+
+    @property
+    def trailing(self) -> int:
+        """How many axes of the op's tensor the declaration names after a star dim."""
+        return len(self.shape) - 1
 
 
 @dataclass(frozen=True)

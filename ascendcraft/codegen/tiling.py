@@ -25,7 +25,7 @@ import math
 import re
 
 from ..errors import UserError
-from .spec import KernelSpec, TilingField
+from .spec import KernelSpec, TensorArg, TilingField
 
 # Field types TILING_DATA_FIELD_DEF accepts (TilingData结构定义.md), with their sizes.
 FIELD_SIZES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
@@ -72,10 +72,7 @@ def tiling_values(spec: KernelSpec, shapes: dict[str, tuple[int, ...]],
             if shape is None:
                 raise UserError(f"tiling field {f.name} needs the shape of tensor {tensor}, which was not given",
                                 hint="pass shapes for: " + ", ".join(sorted(tensors)))
-            declared = tensors[tensor].shape if tensor in tensors else None
-            if declared is not None and len(declared) != len(shape):
-                raise UserError(f"tensor {tensor} is declared with rank {len(declared)} but has shape {tuple(shape)}")
-            value = shape[axis]
+            value = _extent(tensors[tensor], tuple(shape), axis) if tensor in tensors else shape[axis]
         elif kind == "attr":
             name = f.source[1]
             value = attrs.get(name, defaults.get(name))
@@ -85,6 +82,20 @@ def tiling_values(spec: KernelSpec, shapes: dict[str, tuple[int, ...]],
             raise UserError(f"tiling field {f.name} has an unknown source {f.source!r}")
         values[f.name] = float(value) if f.ctype == "float" else int(value)
     return values
+
+
+def _extent(t: TensorArg, shape: tuple[int, ...], axis: int) -> int:
+    """Declared axis ``axis`` of ``t`` in the tensor of ``shape``, as TilingFunc reads it: a star
+    tensor takes any rank (the kernel's flattened shape or the op's), its star dim the product of
+    the leading axes and its other axes counted from the end."""
+    if not t.star:
+        if len(t.shape) != len(shape):
+            raise UserError(f"tensor {t.name} is declared with rank {len(t.shape)} but has shape {shape}")
+        return shape[axis]
+    if len(shape) < t.trailing:
+        raise UserError(f"tensor {t.name} is declared with {t.trailing} axes after *{t.shape[0]} but has shape {shape}")
+    lead = len(shape) - t.trailing
+    return math.prod(shape[:lead]) if axis == 0 else shape[lead + axis - 1]
 
 
 def host_workspace_expr(spec: KernelSpec) -> str:

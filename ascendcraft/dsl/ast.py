@@ -271,6 +271,16 @@ class Param:
 
 
 @dataclass(frozen=True)
+class TypeParam:
+    """A type variable of a generic kernel, ``T: (f16, bf16, f32)``: the dtypes it may stand for. A
+    kernel is instantiated once per dtype the op uses (``ascendcraft.dsl.generics``)."""
+
+    name: str
+    choices: tuple[str, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
 class Kernel:
     name: str
     inputs: tuple[Param, ...]
@@ -278,6 +288,11 @@ class Kernel:
     body: tuple[Stmt, ...]
     span: Span | None = _span()
     source: SourceFile | None = field(default=None, compare=False, repr=False)
+    #: ``kernel k[T: (f16, f32)](...)``: empty once instantiated
+    type_params: tuple[TypeParam, ...] = ()
+    #: dims written ``*B`` as the first axis of a parameter: B binds the product of the leading
+    #: axes the other dims leave (1 for none), so one kernel serves every rank
+    star_dims: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param | None:
         for p in self.inputs + self.outputs:

@@ -128,8 +128,9 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             return TScalar(t.dtype, value)
         if t.space != "gm":
             raise check_error(f"kernel parameters live in gm, not {t.space}", t)
-        if p.default is not None:
-            raise check_error("only scalar attributes can have defaults", p.default)
+        if p.default is not None and role == "output":
+            raise check_error("an output has no default", p.default,
+                              hint="a default on a tensor input is the value that fills it when the op leaves it out")
         return TGM(p.name, t.dtype, self._dims(t, p), role)
 
     # ------------------------------------------------------------ statements

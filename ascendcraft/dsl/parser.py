@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from lark import Tree, Lark, Token, Transformer, v_args
@@ -12,6 +13,7 @@ from ascendcraft.dsl_grammar import grammar_text
 
 from ..errors import DSLError, SourceFile, Span
 from . import ast as A
+from .generics import validate as validate_generics
 
 
 class TileIndenter(Indenter):
@@ -59,11 +61,46 @@ def _tok_span(tok: Token) -> Span:
 _STATEMENT_CALLS = {"store": False, "atomic_add": True}
 
 
+class _Star(str):
+    """A ``*B`` dim while the kernel's parameters are built: only a parameter's first axis may be one."""
+
+
+def _no_star(ty: A.TensorType, what: str) -> None:
+    star = next((d for d in ty.shape if isinstance(d, _Star)), None)
+    if star is not None:
+        raise DSLError(f"{what} has a fixed rank: *{star} belongs to a kernel parameter's first axis", ty.span,
+                       kind="syntax error", hint=f"write {star}: the dim a parameter's *{star} binds")
+
+
 @v_args(inline=True, meta=True)
 class _ToIR(Transformer):
     # ---- kernel and types
-    def kernel(self, m, name, inputs, outputs, body):
-        return A.Kernel(str(name), tuple(inputs or ()), tuple(outputs), body, _span(m))
+    def kernel(self, m, name, type_params, inputs, outputs, body):
+        inputs, outputs = tuple(inputs or ()), tuple(outputs)
+        stars: list[str] = []
+        params = []
+        for p in inputs + outputs:
+            t = p.type
+            if isinstance(t, A.TensorType) and any(isinstance(d, _Star) for d in t.shape):
+                if any(isinstance(d, _Star) for d in t.shape[1:]):
+                    raise DSLError(f"*{next(d for d in t.shape[1:] if isinstance(d, _Star))} must be the first axis "
+                                   f"of {p.name}: it stands for the leading axes", t.span, kind="syntax error",
+                                   hint="write x: gm T[*B, N]: B binds the product of every axis before N")
+                if t.shape[0] not in stars:
+                    stars.append(str(t.shape[0]))
+                p = replace(p, type=replace(t, shape=(str(t.shape[0]),) + t.shape[1:]))
+            params.append(p)
+        kernel = A.Kernel(str(name), tuple(params[:len(inputs)]), tuple(params[len(inputs):]), body, _span(m),
+                          type_params=tuple(type_params or ()), star_dims=tuple(stars))
+        validate_generics(kernel)
+        return kernel
+
+    @v_args(inline=False, meta=False)
+    def type_params(self, items):
+        return tuple(items)
+
+    def type_param(self, m, name, *choices):
+        return A.TypeParam(str(name), tuple(str(c) for c in choices), _span(m))
 
     @v_args(inline=False, meta=False)
     def params(self, items):
@@ -87,6 +124,9 @@ class _ToIR(Transformer):
 
     def dim_name(self, m, tok):
         return str(tok)
+
+    def star_dim(self, m, tok):
+        return _Star(str(tok))
 
     # keywords whose text the IR keeps: dtypes, True/False/inf/nan/CORES, and kernel= (window ops)
     def dtype(self, m, tok):
@@ -115,6 +155,7 @@ class _ToIR(Transformer):
     def scratch_stmt(self, m, name, ty):
         if not isinstance(ty, A.TensorType):
             raise DSLError("a scratch buffer needs a tensor type such as f32[N]", ty.span, kind="syntax error")
+        _no_star(ty, "a scratch tensor")
         return A.Scratch(str(name), ty, _span(m))
 
     def buffer_stmt(self, m, name, ty, depth):
@@ -122,6 +163,7 @@ class _ToIR(Transformer):
             raise DSLError("a buffer needs a position and a tensor type, such as vecin f32[8192]",
                            getattr(ty, "span", None) or _span(m), kind="syntax error",
                            expected=A.BUFFER_POSITIONS)
+        _no_star(ty, "a buffer")
         return A.Buffer(str(name), ty, int(depth) if depth is not None else 1, _span(m))
 
     def pass_stmt(self, m):
@@ -422,7 +464,7 @@ def parse(text: str, filename: str = "<kernel>") -> A.Kernel:
         raise
     except DSLError as err:
         raise err.located(source) from None
-    return A.Kernel(kernel.name, kernel.inputs, kernel.outputs, kernel.body, kernel.span, source)
+    return replace(kernel, source=source)
 
 
 def parse_file(path) -> A.Kernel:

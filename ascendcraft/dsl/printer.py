@@ -90,8 +90,11 @@ def type_text(t: A.Type) -> str:
     return f"{t.space} {t.dtype}[{', '.join(str(d) for d in t.shape)}]"
 
 
-def _param(p: A.Param) -> str:
-    text = f"{p.name}: {type_text(p.type)}"
+def _param(p: A.Param, stars: tuple[str, ...] = ()) -> str:
+    t = p.type
+    if isinstance(t, A.TensorType) and t.shape and t.shape[0] in stars:
+        t = A.TensorType(t.dtype, (f"*{t.shape[0]}",) + t.shape[1:], t.space)
+    text = f"{p.name}: {type_text(t)}"
     return text if p.default is None else f"{text} = {expr(p.default)}"
 
 
@@ -135,9 +138,11 @@ def stmt_lines(s, depth: int = 0) -> list[str]:
 
 
 def print_kernel(k: A.Kernel) -> str:
-    ins = ", ".join(_param(p) for p in k.inputs)
-    outs = ", ".join(_param(p) for p in k.outputs)
-    lines = [f"kernel {k.name}({ins}) -> ({outs}):"]
+    ins = ", ".join(_param(p, k.star_dims) for p in k.inputs)
+    outs = ", ".join(_param(p, k.star_dims) for p in k.outputs)
+    generic = ", ".join(f"{t.name}: ({', '.join(t.choices)}{',' if len(t.choices) == 1 else ''})"
+                        for t in k.type_params)
+    lines = [f"kernel {k.name}{f'[{generic}]' if generic else ''}({ins}) -> ({outs}):"]
     for s in k.body:
         lines += stmt_lines(s, 1)
     return "\n".join(lines) + "\n"

@@ -154,6 +154,10 @@ def _similarity(task, example: Example) -> float:
     return 2 * len(_tokens(task.name) & _tokens(example.name)) + len(a & b) / max(len(a | b), 1)
 
 
+#: The category of the bundled group-task examples (generic kernels: examples/npukernelbench/).
+GROUP_EXAMPLES = "npukernelbench"
+
+
 def choose_examples(task, examples: tuple[Example, ...], limit: int = 2) -> tuple[list[Example], str | None]:
     """Up to ``limit`` examples for ``task`` and the category used.
 
@@ -172,6 +176,8 @@ def choose_examples(task, examples: tuple[Example, ...], limit: int = 2) -> tupl
         return sorted((e for e in usable if e.category == cat), key=lambda e: (-_similarity(task, e), e.name))
 
     chosen: list[Example] = []
+    if getattr(task, "groups", None):       # a group task: first a kernel that serves groups
+        chosen += ranked(GROUP_EXAMPLES)[:1]
     order = [category, *RELATED.get(category, ())] if category else []
     for cat in order:
         chosen += [e for e in ranked(cat) if e not in chosen]
@@ -205,6 +211,7 @@ def _init_params(source: str) -> set[str]:
 
 
 def op_facts(task, shapes, category: str | None = None) -> dict:
+    from ..groups import group_lines
     real = task.real
     init = ", ".join(repr(a) for a in real.init_args)
     ctor = _init_params(task.source)
@@ -217,7 +224,8 @@ def op_facts(task, shapes, category: str | None = None) -> dict:
     return {"name": task.name, "category": category,
             "source": task.source, "inputs": [(n, str(s)) for n, s in zip(real.input_names, real.input_specs)],
             "parameters": [(n, str(s)) for n, s in real.parameters.items()], "outputs": _real_outputs(task),
-            "init_args": init, "attributes": attrs, "constants": consts, "verification": verification}
+            "init_args": init, "attributes": attrs, "constants": consts, "verification": verification,
+            "groups": group_lines(task) if task.groups else None, "description": task.description}
 
 
 @dataclass

@@ -38,7 +38,7 @@ class Partition(LoweringPass):
         body = tuple(self._phase(s, names) if isinstance(s, A.ParallelFor) else
                      replace(s, body=tuple(self._phase(p, names) for p in s.body)) if is_phase_loop(s) else s
                      for s in kernel.body)
-        return A.Kernel(kernel.name, kernel.inputs, kernel.outputs, body, kernel.span, kernel.source)
+        return replace(kernel, body=body)
 
     def _phase(self, s: A.ParallelFor, names: Names) -> A.ParallelFor:
         if len(s.vars) == 1 and isinstance(s.extents[0], A.Name) and s.extents[0].id == "CORES":

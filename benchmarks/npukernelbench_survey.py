@@ -1,0 +1,90 @@
+"""NPUKernelBench tasks: which load, and how the bundled group-task examples fare.
+
+    python3 benchmarks/npukernelbench_survey.py --mkb PATH/TO/MultiKernelBench/reference
+    python3 benchmarks/npukernelbench_survey.py --examples
+
+``--mkb`` loads every task of ``npukernelbench_level0`` ... ``level4`` under a MultiKernelBench
+checkout's ``reference/`` (not part of this repository) and prints one row per task: its groups,
+the groups set aside (a dtype Ascend kernels do not take, a reference that does not run on the
+CPU), or why the task does not load. ``--examples`` checks and lowers every kernel under
+``examples/npukernelbench/`` and prints, per example, its groups, the check's verdict over them,
+the dtype the lowering built, the groups that build passed on the simulator, and the modeled time
+at the largest group. Results are recorded in docs/bench.md ("NPUKernelBench").
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def survey(reference: Path) -> int:
+    from ascendcraft.errors import AscendcraftError
+    from ascendcraft.task import load_task
+
+    print("| task | groups | set aside | load |")
+    print("|---|---|---|---|")
+    loaded = total = 0
+    for level in range(5):
+        folder = reference / f"npukernelbench_level{level}"
+        for op in sorted(folder.glob("*.py"), key=lambda p: int(p.stem.split("_")[0])):
+            total += 1
+            try:
+                task = load_task(op)
+            except AscendcraftError as err:
+                first = str(err).splitlines()[0].replace("|", "/")
+                print(f"| level{level}/{op.stem} | | | not loaded: {first[:160]} |", flush=True)
+                continue
+            loaded += 1
+            aside = task.groups_unsupported
+            why = f" (first: {aside[0][1][:100]})" if aside else ""
+            print(f"| level{level}/{op.stem} | {len(task.groups)} | {len(aside)}{why} | loaded |", flush=True)
+    print(f"\n{loaded} of {total} tasks load")
+    return 0
+
+
+def examples() -> int:
+    from ascendcraft.checking import check_kernel
+    from ascendcraft.lower import lower_checked
+
+    print("| example | groups | check | lowered for | backend groups | modeled µs | wall s |")
+    print("|---|---|---|---|---|---|---|")
+    for d in sorted((ROOT / "examples" / "npukernelbench").iterdir()):
+        t0 = time.perf_counter()
+        checked = check_kernel(d / "kernel.dsl", d / "op.py")
+        verified = len(checked.groups) + 1
+        total = verified + len(checked.groups_skipped)
+        if not checked.passed:
+            print(f"| {d.name} | {total} | FAIL | | | | |")
+            continue
+        r = lower_checked(checked)
+        ran = 1 + sum(1 for o, rep in r.other_verifications if rep.passed)
+        dtypes = ", ".join(sorted({s.dtype for s in checked.task.real.input_specs if hasattr(s, "dtype")}))
+        print(f"| {d.name} | {total} | PASS ({verified} verified) | {dtypes} | {ran} | {r.cost.time_us:,.1f} "
+              f"| {time.perf_counter() - t0:.0f} |", flush=True)
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mkb", type=Path, help="a MultiKernelBench checkout's reference/ folder")
+    ap.add_argument("--examples", action="store_true", help="check and lower examples/npukernelbench/")
+    args = ap.parse_args()
+    if args.mkb is None and not args.examples:
+        ap.error("give --mkb PATH, --examples or both")
+    if args.mkb is not None:
+        if not (args.mkb / "npukernelbench_level0").is_dir():
+            print(f"{args.mkb} has no npukernelbench_level0/: pass MultiKernelBench's reference/ folder",
+                  file=sys.stderr)
+            return 2
+        survey(args.mkb)
+    if args.examples:
+        examples()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
