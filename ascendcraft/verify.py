@@ -262,12 +262,21 @@ def _references(shapes: TaskShapes, inputs: list, nonfinite_unjudged: bool = Fal
         wide, why = None, "its float64 run returns other shapes"
     if wide is None:
         return native, native, f"float32 reference (no float64 run: {why})"
-    truth = [w if n.is_floating_point() and w.is_floating_point() else n for w, n in zip(wide, native)]
+    truth = [_overflowed(w, n) if n.is_floating_point() and w.is_floating_point() else n
+             for w, n in zip(wide, native)]
     if nonfinite_unjudged:
         plain, _ = shapes.reference64([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs],
                                       plain_kernels=True)
         truth = [_nonfinite_of_either(t, p) for t, p in zip(truth, plain or [None] * len(truth))]
     return native, truth, "float64"
+
+
+def _overflowed(wide: torch.Tensor, native: torch.Tensor) -> torch.Tensor:
+    """The float64 reference ``wide`` with the values beyond ``native``'s dtype's range as ±inf: what
+    rounding them to the output's dtype gives, so what every correct kernel stores there (a bf16
+    ELU whose exp reaches 1e42 is -inf in bf16, and in PyTorch's own bf16 result)."""
+    rounded = wide.to(native.dtype)
+    return torch.where(torch.isinf(rounded) & torch.isfinite(wide), rounded.to(wide.dtype), wide)
 
 
 def _nonfinite_of_either(truth: torch.Tensor, other: torch.Tensor | None) -> torch.Tensor:

@@ -262,3 +262,17 @@ def test_bench_finds_task_folders_by_level(tmp_path):
     folder = npukernelbench_folder(tmp_path)
     tasks = find_tasks([str(tmp_path)])
     assert [(t.op, t.id) for t in tasks] == [(folder, "level1/ScaleAdd")]
+
+
+def test_a_reference_beyond_the_output_dtype_is_judged_as_the_infinity_rounding_gives(tmp_path):
+    # exp(100 x) passes f16's 65504 for x > 0.11: the float64 reference is finite there, the f16 result
+    # every correct kernel stores (and torch's own) is inf
+    op = group_task(tmp_path, "torch.exp(x * 100)", [[("t", "f16", [64, 33])], [("t", "bf16", [5, 7])]])
+    kernel = """\
+kernel e[T: (f16, bf16)](x: gm T[*S]) -> (y: gm T[*S]):
+    const TS = 4096
+    for b in parallel(cdiv(S, TS)):
+        store(y[b * TS:b * TS + TS], cast(exp(cast(load(x[b * TS:b * TS + TS]), f32) * 100.0), T))
+"""
+    result = check_kernel(kernel, op, trials=2)
+    assert result.passed, result.summary()

@@ -21,6 +21,38 @@ def test_signature():
     assert k.body == (A.Pass(),)
 
 
+def test_generic_signature_type_variables_and_star_dims():
+    from ascendcraft.dsl.generics import instantiate
+    from ascendcraft.dsl.printer import print_kernel
+
+    text = ("kernel k[T: (f16, bf16, f32), I: (i32, i64)](x: gm T[*B, N], i: gm I[*B], w: gm T[N] = 1.0) "
+            "-> (y: gm T[*B, N]):\n    t = cast(load(x[0, :]), T)\n")
+    k = parse(text)
+    assert k.type_params == (A.TypeParam("T", ("f16", "bf16", "f32")), A.TypeParam("I", ("i32", "i64")))
+    assert k.star_dims == ("B",)
+    assert k.inputs[0].type == A.TensorType("T", ("B", "N"))      # the star is the kernel's, not the type's
+    assert k.inputs[2].default == A.Float(1.0)
+    assert parse(print_kernel(k)) == k
+    inst = instantiate(k, {"T": "bf16", "I": "i64"})
+    assert inst.type_params == () and inst.star_dims == ("B",)
+    assert inst.inputs[1].type.dtype == "i64" and inst.body[0].value.args[1] == A.Name("bf16")
+    assert instantiate(k, {"T": "bf16", "I": "i64"}) is inst     # one instance per kernel and dtypes
+
+
+@pytest.mark.parametrize("text, message", [
+    ("kernel k[T: (f16, f64)](x: T[N]) -> (y: T[N]):\n    pass\n", "'f64' is not a dtype"),
+    ("kernel k[T: (f16,), T: (f32,)](x: T[N]) -> (y: T[N]):\n    pass\n", "declared twice"),
+    ("kernel k[T: (f16, f16)](x: T[N]) -> (y: T[N]):\n    pass\n", "lists a dtype twice"),
+    ("kernel k[T: (f16,)](x: T[N]) -> (y: T[N]):\n    T = 1\n", "it cannot also name a value"),
+    ("kernel k[T: (f16,)](x: T[T]) -> (y: T[N]):\n    pass\n", "not a dim"),
+    ("kernel k(x: f32[N, *B]) -> (y: f32[N]):\n    pass\n", "*B must be the first axis of x"),
+    ("kernel k(x: f32[*B]) -> (y: f32[*B]):\n    scratch s: f32[*B]\n", "a scratch tensor has a fixed rank"),
+])
+def test_generic_signature_errors(text, message):
+    with pytest.raises(DSLError, match=message.replace("*", r"\*").replace("(", r"\(")):
+        parse(text)
+
+
 def test_loops_loads_stores():
     got = body("    for i, c in parallel(N, 4):\n"
                "        for j in range(0, N, T):\n"
