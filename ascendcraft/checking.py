@@ -17,6 +17,7 @@ from .dsl.interpreter import Interpreter
 from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
 from .progress import reporter
+from .errors import UserError
 from .tensorspec import fmt_bytes
 
 
@@ -192,7 +193,6 @@ def load_kernel(kernel) -> A.Kernel:
     if isinstance(kernel, A.Kernel):
         return kernel
     if not isinstance(kernel, (str, Path)):
-        from .errors import UserError
         raise UserError(f"a kernel is a path to a .dsl file, DSL text or a parsed Kernel, not "
                         f"{type(kernel).__name__}", hint="ascendcraft.compile('kernel.dsl', 'op.py')")
     if isinstance(kernel, Path) or "\n" not in str(kernel):  # kernel text always spans several lines
@@ -288,9 +288,14 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
     from .verify import DEFAULT_TRIALS
 
     chip_profile = load_chip(chip)
-    k_real = instance(k, task.real)
-    real_binding, real_plan = bind(k_real, task.real)
-    real = check(k_real, real_binding, chip_profile)
+    try:
+        k_real = instance(k, task.real)
+        real_binding, real_plan = bind(k_real, task.real)
+        real = check(k_real, real_binding, chip_profile)
+    except UserError as err:
+        if task.groups:          # the real shapes are one of the groups: say which
+            err.message = f"at {task.real.describe()}: {err.message}"
+        raise
     # every GM index inside its tensor at the real dims (and at the index inputs' real values), before any run
     check_gm_bounds(real, _real_index_values(task, real_plan))
     shapes = task.shapes(max_bytes=max_bytes, full=full_shapes)
@@ -421,7 +426,6 @@ def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, 
 def _verify_other(k, shapes, chip_profile, seed, inputs, say, trials, label: tuple[str, int], where: str,
                   hint: str) -> OtherShapes:
     """Verify at the other shape set ``shapes``; an error there says ``where`` it happened."""
-    from .errors import UserError
     try:
         checked, draws, report = _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say)
     except UserError as err:

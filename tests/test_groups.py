@@ -117,6 +117,10 @@ def test_a_dtype_outside_the_type_variable_is_a_located_error_at_its_group(tmp_p
         check_kernel(GENERIC_SCALE.replace("(f16, bf16, f32)", "(f16, f32)"), op, trials=1)
     assert "group 1 of 2" in e.value.message and "x is declared T, one of f16, f32" in e.value.message
     assert "add bf16 to T's dtypes" in e.value.hint
+    # the same at the largest group, where the static check runs
+    op = group_task(tmp_path, "x * 2 + 1", [[("t", "f32", [4])], [("t", "bf16", [64])]], name="op2")
+    with pytest.raises(DSLError, match=r"at group 1 of 2 \[256 B\]: inputs x: bf16\[64\].*x is declared T"):
+        check_kernel(GENERIC_SCALE.replace("(f16, bf16, f32)", "(f16, f32)"), op, trials=1)
 
 
 LAYER_NORM = """\
