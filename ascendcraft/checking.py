@@ -52,6 +52,23 @@ class CheckResult:
         at the real shapes (a generic kernel is lowered once per dtype; the same kernel otherwise)."""
         return [o for o in self.other_sets if o.checked.kernel is self.real.kernel]
 
+    def instance_checks(self) -> list["CheckResult"]:
+        """For a generic kernel on a group task, one check result per instance other than the real
+        shapes' (the groups of other dtypes): its largest verified group as its real and main
+        shapes, the others as its group sets. ``lower`` lowers each, so every verified group runs
+        on the backend."""
+        by_instance: dict[int, list] = {}
+        for o in self.groups:
+            if o.checked.kernel is not self.real.kernel and o.report.passed:
+                by_instance.setdefault(id(o.checked.kernel), []).append(o)
+        subs = []
+        for sets in by_instance.values():
+            main = max(sets, key=lambda o: (o.shapes.nbytes, -o.shapes.index))
+            subs.append(CheckResult(self.kernel, InstanceTask(self.task, main.shapes), main.checked, main.checked,
+                                    main.shapes, main.report, main.draws,
+                                    groups=tuple(o for o in sets if o is not main)))
+        return subs
+
     @property
     def reports(self) -> list:
         """Every verification report: the main shapes', then the other shape sets'."""
@@ -129,6 +146,17 @@ class CheckResult:
             if not o.report.passed:
                 text += f"\n{o.shapes.describe()}:\n" + o.report.summary()
         return text
+
+
+class InstanceTask:
+    """A group task seen from one instance of a generic kernel: its ``real`` shapes are that
+    instance's largest group (the static checks and the modeled time of its lowering)."""
+
+    def __init__(self, task, real):
+        self._task, self.real = task, real
+
+    def __getattr__(self, name):
+        return getattr(self._task, name)
 
 
 def _location(w, kernel: A.Kernel) -> dict | None:

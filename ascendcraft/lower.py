@@ -90,6 +90,14 @@ class Lowered:
     timeline_files: dict = field(default_factory=dict)   # what write_timeline wrote ({"json": ..., "png": ...})
     timeline_note: str | None = None    # why there is no timeline picture, if there is none
     timeline_json_cores: tuple | None = None   # (cores in timeline.json, cores traced)
+    instances: list = field(default_factory=list)   # a generic kernel's other instances (Lowered), one per
+                                        # dtype of a group task's groups besides the real shapes'
+
+    def groups_not_lowered(self) -> list:
+        """The group sets the interpreter verified that no lowered instance ran at."""
+        ran = {id(o.shapes) for r in [self, *self.instances] for o in r.check.lowered_sets}
+        ran |= {id(r.check.shapes) for r in self.instances}
+        return [o for o in self.check.groups if id(o.shapes) not in ran]
 
     @property
     def sandboxed(self) -> bool | None:
@@ -133,7 +141,13 @@ class Lowered:
                                              "verification": r.to_json()} for o, r in self.other_verifications
                                             if _is_group(o)],
             "groups_not_lowered": [{"group": o.shapes.index, "inputs": o.shapes.shapes_text()}
-                                   for o in self.check.groups if o not in self.check.lowered_sets],
+                                   for o in self.groups_not_lowered()],
+            "instances": [{"dtypes": _dtypes_text(r.check.shapes), "group": r.check.shapes.index,
+                           "backend_verification": r.verification.to_json() if r.verification else None,
+                           "backend_group_verifications": [{"group": o.shapes.index, "verification": v.to_json()}
+                                                           for o, v in r.other_verifications],
+                           "modeled_time_us": r.cost.time_us if r.cost is not None else None}
+                          for r in self.instances],
             "modeled_note": self.cost_note,
             "modeled": None if c is None else {
                 "shapes": "real", "time_us": c.time_us, "body_us": c.body_us, "launch_us": c.launch_us,
@@ -161,12 +175,16 @@ class Lowered:
             lines.append(f"  other groups: {passed} of {len(groups)} PASS on {self.backend} "
                          f"({', '.join(str(o.shapes.index) for o, _ in groups)})")
         lines += ["  " + line for line in self.check.skipped_lines()]
-        other = [o for o in self.check.groups if o not in self.check.lowered_sets]
+        for r in self.instances:
+            ran = [r.check.shapes.index] + [o.shapes.index for o, v in r.other_verifications if v.passed]
+            time_us = f"; modeled {r.cost.time_us:,.1f} us at {r.check.shapes.title()}" if r.cost is not None else ""
+            lines.append(f"  {_dtypes_text(r.check.shapes)} instance: lowered, compiled and verified on "
+                         f"{r.backend} at groups {', '.join(map(str, sorted(ran)))}{time_us}")
+        other = self.groups_not_lowered()
         if other:
             kinds = sorted({_dtypes_text(o.shapes) for o in other})
-            lines.append(f"  {len(other)} groups verified by the interpreter, not lowered: the kernel is lowered once, "
-                         f"for the dtypes of the real shapes ({_dtypes_text(self.check.task.real)}), not for "
-                         f"{'; '.join(kinds)}")
+            lines.append(f"  {len(other)} groups verified by the interpreter only ({'; '.join(kinds)}): their "
+                         f"instance was not lowered (a group that failed, or one not reached)")
         if self.sandbox_line is not None:
             lines.append("  " + self.sandbox_line)
         if self.cost_note is not None:
@@ -235,7 +253,26 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     each verified reply). Errors carry ``stage``: ``lower`` for the passes, ``backend`` for the
     build and run of the AscendC kernel. The check's draws (its trials' inputs and references)
     are reused: the first :data:`~ascendcraft.passes.PASS_TRIALS` for each pass, all of them on
-    the backend; ``trials`` and ``seed`` only matter for a check result without draws."""
+    the backend; ``trials`` and ``seed`` only matter for a check result without draws.
+
+    A generic kernel on a group task is lowered once per instance (per dtype the groups have):
+    the real shapes' first, the others into ``Lowered.instances``."""
+    say = reporter(progress)
+    result = _lower_one(checked, chip=chip, backend=backend, trials=trials, seed=seed, model_time=model_time,
+                        assist=assist, progress=progress)
+    for sub in checked.instance_checks():
+        dtypes = _dtypes_text(sub.shapes)
+        say(f"lowering the kernel's {dtypes} instance")
+        try:
+            result.instances.append(_lower_one(sub, chip=chip, backend=backend, trials=trials, seed=seed,
+                                               model_time=model_time, assist=assist, progress=progress))
+        except AscendcraftError as err:
+            err.message = f"the kernel's {dtypes} instance (at {sub.shapes.title()}): {err.message}"
+            raise
+    return result
+
+
+def _lower_one(checked: CheckResult, *, chip, backend, trials, seed, model_time, assist, progress) -> Lowered:
     from .passes import PASS_TRIALS, PassChain
     from .sim.runner import RunQueue
     from .verify import DEFAULT_TRIALS, make_draws

@@ -35,6 +35,11 @@ def write_lowered(result: Lowered, d: Path) -> None:
     src.mkdir(exist_ok=True)
     (src / f"{result.spec.op_name}.cpp").write_text(result.spec.kernel_source)
     (src / f"{result.spec.op_name}_tiling.h").write_text(result.tiling_header)
+    for r in result.instances:        # a generic kernel's other dtypes: ascendc/<dtypes>/
+        sub = src / "_".join(sorted({s.dtype for s in r.check.shapes.input_specs if hasattr(s, "dtype")}))
+        sub.mkdir(exist_ok=True)
+        (sub / f"{r.spec.op_name}.cpp").write_text(r.spec.kernel_source)
+        (sub / f"{r.spec.op_name}_tiling.h").write_text(r.tiling_header)
     from .codegen.project import write_project
     try:
         write_project(result.spec, d / "project")
@@ -135,6 +140,9 @@ def report_markdown(r: Lowered) -> str:
         lines += [f"{what}: " + other.shapes.describe(), "", "```", report.summary(), "```", ""]
     for line in r.check.skipped_lines():
         lines += [line[0].upper() + line[1:], ""]
+    for line in r.summary().splitlines():
+        if " instance: lowered" in line or "verified by the interpreter only" in line:
+            lines += [line.strip()[0].upper() + line.strip()[1:], ""]
     if c is not None:
         eff = r.efficiency
         floor = ("the cube floor: the kernel's multiply-adds at the operand dtype's peak rate on every cube core"
@@ -201,7 +209,8 @@ REPORT_FILES = (
     ("report.json", "everything here as data: checks, trials, pass decisions, modeled time"),
     ("kernel.dsl", "the kernel as checked"),
     ("passes/NN_<pass>.dsl", "the program after each lowering pass, each checked by the interpreter"),
-    ("ascendc/<op>.cpp, ascendc/<op>_tiling.h", "the AscendC kernel and its tiling header"),
+    ("ascendc/<op>.cpp, ascendc/<op>_tiling.h", "the AscendC kernel and its tiling header (a generic kernel's "
+                                                 "other dtypes in ascendc/<dtypes>/)"),
     ("project/", "CANN custom-op and direct-call projects, torch_npu binding, MultiKernelBench exports "
                  "(docs/backends.md)"),
     ("timeline.json", "the simulated pipe timeline at the real shapes as a Chrome trace (open in "

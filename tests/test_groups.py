@@ -163,7 +163,7 @@ def test_a_left_out_input_without_a_default_says_how_to_give_one(tmp_path):
     assert "w: gm f32[...] = 0.0" in e.value.hint
 
 
-def test_lower_runs_one_build_at_every_group_of_the_real_dtype(tmp_path):
+def test_lower_runs_one_build_per_dtype_at_every_group_of_it(tmp_path):
     groups = [[("t", "f32", [3000])], [("t", "f32", [])], [("t", "f32", [2, 0, 3])], [("t", "f16", [5, 7])],
               [("t", "f32", [3, 1, 17])]]
     from ascendcraft.lower import lower
@@ -171,8 +171,13 @@ def test_lower_runs_one_build_at_every_group_of_the_real_dtype(tmp_path):
     assert result.verification.passed
     ran = sorted(o.shapes.index for o, r in result.other_verifications if r.passed)
     assert ran == [1, 2, 4]                           # every f32 group, from one build
-    assert "1 groups verified by the interpreter, not lowered" in result.summary()
-    assert result.to_json()["groups_not_lowered"] == [{"group": 3, "inputs": "x: f16[5, 7]"}]
+    # the f16 group: the kernel's f16 instance, lowered and run on its own
+    (f16,) = result.instances
+    assert f16.check.shapes.index == 3 and f16.verification.passed and f16.spec.kernel_source != \
+        result.spec.kernel_source
+    assert "f16 instance: lowered, compiled and verified on sim at groups 3" in result.summary()
+    assert result.to_json()["groups_not_lowered"] == []
+    assert result.to_json()["instances"][0]["dtypes"] == "f16"
 
 
 def npukernelbench_folder(tmp_path):
@@ -280,3 +285,14 @@ kernel e[T: (f16, bf16)](x: gm T[*S]) -> (y: gm T[*S]):
 """
     result = check_kernel(kernel, op, trials=2)
     assert result.passed, result.summary()
+
+
+def test_rows_of_an_empty_group_lower_without_reading_before_the_tensor(tmp_path):
+    # a row loop that reads a reduction is prefetched one row ahead; with B = 0 its first row would
+    # be row -1 (the prefetch clamps to B - 1): such a load stays in the loop
+    groups = [[("t", "f32", [4, 3, 64]), [64], None, None], [("t", "f32", [0, 64]), [64], None, None]]
+    op = group_task(tmp_path, "torch.nn.functional.layer_norm(x, normalized_shape, weight, bias)", groups,
+                    signature="x, normalized_shape, weight=None, bias=None")
+    from ascendcraft.lower import lower
+    result = lower(LAYER_NORM, op, trials=2)
+    assert [(o.shapes.index, r.passed) for o, r in result.other_verifications] == [(1, True)]

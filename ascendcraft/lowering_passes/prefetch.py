@@ -282,6 +282,16 @@ class _Prefetcher:
                      for x, d in zip(src.subscripts, dims))
         return replace(src, subscripts=subs + tuple(src.subscripts[len(subs):]))
 
+    def _empty_axis(self, src) -> bool:
+        """Whether an axis ``src`` indexes with an integer is empty at some shape set (a group task's
+        empty tensor): the prefetch before the loop would index it at ``dim - 1 = -1`` even when the
+        loop runs no time, so such a load stays where it is."""
+        if not isinstance(src, A.Index):
+            return False
+        dims = self.ctx.tensor(src.base.id).dims
+        axes = [d for sub, d in zip(src.subscripts, dims) if not isinstance(sub, A.Slice)]
+        return any((d if isinstance(d, int) else env.get(d)) == 0 for d in axes for env in self.ctx.envs())
+
     def _vecin_slots(self) -> int:
         return sum(self.depth.get(n, b.depth) for n, b in self.decls.items() if b.type.space == "vecin") + \
             sum(b.depth for b in self.new_queues)
@@ -320,6 +330,8 @@ class _Prefetcher:
                 if name in names:
                     names |= _names(scalars[name])
             return names
+        if self._empty_axis(src):
+            return False
         names = closure(src)
         # an index read from a tile (x[b, idx[b - b0]]): one iteration ahead, that element may not exist
         reads_tile = any(isinstance(n, A.Index) for x in [src, *(scalars[n] for n in names if n in scalars)]
