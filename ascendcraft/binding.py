@@ -7,7 +7,6 @@ the default written in the kernel). Outputs map to the forward's results in orde
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,7 +54,7 @@ def _bind_dims(param: A.Param, spec, dims: dict, origin: str, stars: tuple[str, 
         if len(shape) < rest:
             raise DSLError(f"{param.name} is declared with {rest} axes after *{t.shape[0]} but the op's {origin} is "
                            f"{_fmt(spec)}", param.span, kind="binding error")
-        shape = (math.prod(shape[:len(shape) - rest]),) + shape[len(shape) - rest:]
+        shape = A.star_view(shape, rest)
     if len(t.shape) != len(shape):
         raise DSLError(f"{param.name} is declared with rank {len(t.shape)} but the op's {origin} is {_fmt(spec)}",
                        param.span, kind="binding error",

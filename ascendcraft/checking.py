@@ -18,6 +18,7 @@ from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
 from .progress import reporter
 from .errors import UserError
+from .groups import input_dtypes, is_group, largest
 from .tensorspec import fmt_bytes
 
 
@@ -63,7 +64,7 @@ class CheckResult:
                 by_instance.setdefault(id(o.checked.kernel), []).append(o)
         subs = []
         for sets in by_instance.values():
-            main = max(sets, key=lambda o: (o.shapes.nbytes, -o.shapes.index))
+            main = largest(sets, lambda o: o.shapes)
             subs.append(CheckResult(self.kernel, InstanceTask(self.task, main.shapes), main.checked, main.checked,
                                     main.shapes, main.report, main.draws,
                                     groups=tuple(o for o in sets if o is not main)))
@@ -100,9 +101,10 @@ class CheckResult:
             "real_extent_verifications": [o.extent_json(o.report) for o in self.extents],
             "real_extents_not_verified": [{"constant": n, "why": why} for n, why in self.extents_skipped],
             "residues_not_verified": self.residues_skipped or None,
-            "groups": [{"group": self.shapes.index, "inputs": self.shapes.shapes_text(), "passed": self.report.passed}]
-            + [{"group": o.shapes.index, "inputs": o.shapes.shapes_text(), "passed": o.report.passed,
-                "verification": o.report.to_json()} for o in self.groups] if self.groups or self.groups_skipped else None,
+            "groups": ([{"group": self.shapes.index, "inputs": self.shapes.shapes_text(), "passed": self.report.passed}]
+                       + [{"group": o.shapes.index, "inputs": o.shapes.shapes_text(), "passed": o.report.passed,
+                           "verification": o.report.to_json()} for o in self.groups]
+                       if self.groups or self.groups_skipped else None),
             "groups_not_verified": [{"group": i, "why": why} for i, why in self.groups_skipped],
             "warnings": [{"message": w.message, "hint": w.hint, "location": _location(w, self.kernel),
                           "text": _warning_line(w, self.kernel)} for w in self.real.warnings],
@@ -131,12 +133,11 @@ class CheckResult:
             text += "\n" + self.plan.summary()
         return text
 
-
     def _groups_summary(self) -> str:
         """One line for the groups that passed, with their dtypes and ranks; the failing group's report."""
         done = [o for o in self.groups if o.report.passed]
         sets = [self.shapes] + [o.shapes for o in done]
-        dtypes = sorted({s.dtype for g in sets for s in g.input_specs if hasattr(s, "dtype")})
+        dtypes = sorted({d for g in sets for d in input_dtypes(g)})
         ranks = sorted({len(s.shape) for g in sets for s in g.input_specs if hasattr(s, "shape")})
         empty = sum(1 for g in sets if any(hasattr(s, "shape") and 0 in s.shape for s in g.input_specs))
         total = len(self.groups) + 1 + len(self.groups_skipped)
@@ -207,7 +208,7 @@ def shape_set_title(shapes, label: str, modulus: int = 1) -> str:
     have their real values' residues modulo ``modulus``."""
     if not label:
         return "second shapes"
-    if hasattr(shapes, "title"):        # a group of a group task
+    if is_group(shapes):
         return shapes.title()
     if modulus > 1:
         names = label.split(", ")

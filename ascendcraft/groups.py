@@ -119,9 +119,24 @@ class GroupShapes(TaskShapes):
         return {**super().to_json(), "group": self.index}
 
 
-def dtypes(shapes: TaskShapes) -> tuple:
+def dtype_signature(shapes: TaskShapes) -> tuple:
     """The dtypes of a shape set's tensors, in order (a generic kernel has one instance per value)."""
     return tuple(getattr(s, "dtype", None) for s in (*shapes.input_specs, *shapes.output_specs))
+
+
+def input_dtypes(shapes: TaskShapes) -> list[str]:
+    """The dtypes of a shape set's tensor inputs, each once, sorted: how reports name an instance."""
+    return sorted({s.dtype for s in shapes.input_specs if isinstance(s, TensorSpec)})
+
+
+def is_group(shapes) -> bool:
+    return isinstance(shapes, GroupShapes)
+
+
+def largest(items, shapes_of=lambda x: x):
+    """The item whose group is the largest (the first of equal ones): the group that stands for a
+    set of groups, as the real shapes stand for a task."""
+    return max(items, key=lambda x: (shapes_of(x).nbytes, -shapes_of(x).index))
 
 
 def load_groups(task, base: OpModule) -> tuple[list[GroupShapes], list[tuple[int, str]]]:
@@ -174,8 +189,6 @@ def group_evaluations(mod: OpModule, groups: InputGroups, filename: str) -> tupl
     return usable, unsupported
 
 
-
-
 def group_lines(task, limit: int = 16) -> dict:
     """What a prompt says about a group task's groups: how many, the dtypes (with how many groups
     each), each input's ranks, the groups with an empty tensor, up to ``limit`` groups' arguments
@@ -183,7 +196,7 @@ def group_lines(task, limit: int = 16) -> dict:
     groups = task.groups
     counts: dict[str, int] = {}
     for g in groups:
-        key = ", ".join(sorted({s.dtype for s in g.input_specs if isinstance(s, TensorSpec)}))
+        key = ", ".join(input_dtypes(g))
         counts[key] = counts.get(key, 0) + 1
     ranks = []
     for k, name in enumerate(groups[0].input_names):

@@ -17,6 +17,7 @@ from .binding import bind, gm_arrays, gm_specs, parameter_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
+from .groups import input_dtypes, is_group
 from .errors import AscendcraftError, UserError
 from .sim.build import SimBuildError
 from .passes import LoweringRun
@@ -92,6 +93,22 @@ class Lowered:
     timeline_json_cores: tuple | None = None   # (cores in timeline.json, cores traced)
     instances: list = field(default_factory=list)   # a generic kernel's other instances (Lowered), one per
                                         # dtype of a group task's groups besides the real shapes'
+
+    def instance_lines(self) -> list[str]:
+        """One line per other instance of a generic kernel (where it ran, its modeled time), and one for
+        the groups no instance ran at: for the summary and report.md."""
+        lines = []
+        for r in self.instances:
+            ran = [r.check.shapes.index] + [o.shapes.index for o, v in r.other_verifications if v.passed]
+            time_us = f"; modeled {r.cost.time_us:,.1f} us at {r.check.shapes.title()}" if r.cost is not None else ""
+            lines.append(f"{_dtypes_text(r.check.shapes)} instance: lowered, compiled and verified on "
+                         f"{r.backend} at groups {', '.join(map(str, sorted(ran)))}{time_us}")
+        other = self.groups_not_lowered()
+        if other:
+            kinds = sorted({_dtypes_text(o.shapes) for o in other})
+            lines.append(f"{len(other)} groups verified by the interpreter only ({'; '.join(kinds)}): their "
+                         f"instance was not lowered (a group that failed, or one not reached)")
+        return lines
 
     def groups_not_lowered(self) -> list:
         """The group sets the interpreter verified that no lowered instance ran at."""
@@ -175,16 +192,7 @@ class Lowered:
             lines.append(f"  other groups: {passed} of {len(groups)} PASS on {self.backend} "
                          f"({', '.join(str(o.shapes.index) for o, _ in groups)})")
         lines += ["  " + line for line in self.check.skipped_lines()]
-        for r in self.instances:
-            ran = [r.check.shapes.index] + [o.shapes.index for o, v in r.other_verifications if v.passed]
-            time_us = f"; modeled {r.cost.time_us:,.1f} us at {r.check.shapes.title()}" if r.cost is not None else ""
-            lines.append(f"  {_dtypes_text(r.check.shapes)} instance: lowered, compiled and verified on "
-                         f"{r.backend} at groups {', '.join(map(str, sorted(ran)))}{time_us}")
-        other = self.groups_not_lowered()
-        if other:
-            kinds = sorted({_dtypes_text(o.shapes) for o in other})
-            lines.append(f"  {len(other)} groups verified by the interpreter only ({'; '.join(kinds)}): their "
-                         f"instance was not lowered (a group that failed, or one not reached)")
+        lines += ["  " + line for line in self.instance_lines()]
         if self.sandbox_line is not None:
             lines.append("  " + self.sandbox_line)
         if self.cost_note is not None:
@@ -197,11 +205,11 @@ class Lowered:
 
 
 def _is_group(o) -> bool:
-    return hasattr(o.shapes, "index")
+    return is_group(o.shapes)
 
 
 def _dtypes_text(shapes) -> str:
-    return ", ".join(sorted({s.dtype for s in shapes.input_specs if hasattr(s, "dtype")}))
+    return ", ".join(input_dtypes(shapes))
 
 
 def resolve_backend(backend: str) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .chips import load_chip
 from .errors import AscendcraftError, UserError
+from .groups import input_dtypes
 from .lower import Lowered
 from .passes import LoweringRun, PassError
 
@@ -36,7 +37,7 @@ def write_lowered(result: Lowered, d: Path) -> None:
     (src / f"{result.spec.op_name}.cpp").write_text(result.spec.kernel_source)
     (src / f"{result.spec.op_name}_tiling.h").write_text(result.tiling_header)
     for r in result.instances:        # a generic kernel's other dtypes: ascendc/<dtypes>/
-        sub = src / "_".join(sorted({s.dtype for s in r.check.shapes.input_specs if hasattr(s, "dtype")}))
+        sub = src / "_".join(input_dtypes(r.check.shapes))
         sub.mkdir(exist_ok=True)
         (sub / f"{r.spec.op_name}.cpp").write_text(r.spec.kernel_source)
         (sub / f"{r.spec.op_name}_tiling.h").write_text(r.tiling_header)
@@ -140,9 +141,8 @@ def report_markdown(r: Lowered) -> str:
         lines += [f"{what}: " + other.shapes.describe(), "", "```", report.summary(), "```", ""]
     for line in r.check.skipped_lines():
         lines += [line[0].upper() + line[1:], ""]
-    for line in r.summary().splitlines():
-        if " instance: lowered" in line or "verified by the interpreter only" in line:
-            lines += [line.strip()[0].upper() + line.strip()[1:], ""]
+    for line in r.instance_lines():
+        lines += [line[0].upper() + line[1:], ""]
     if c is not None:
         eff = r.efficiency
         floor = ("the cube floor: the kernel's multiply-adds at the operand dtype's peak rate on every cube core"

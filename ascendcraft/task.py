@@ -26,7 +26,7 @@ import torch
 from .errors import UserError
 from .inputs import check_file
 from .memo import Memo, caching
-from .groups import dtypes, has_groups, load_groups
+from .groups import dtype_signature, has_groups, largest, load_groups
 from .npukernelbench import (CASES, DESCRIPTION, MODULE, PREPARE, device_stubs, folder_namespace, is_task_folder,
                              level_of)
 from .reduction import reduce_constants, residue_values, variant_values
@@ -87,7 +87,7 @@ class Task:
     def _load_groups(self, base: OpModule) -> None:
         self.groups, self.groups_unsupported = load_groups(self, base)
         # The largest group stands for the task's real shapes (the modeled time, the static check).
-        self.real = max(self.groups, key=lambda g: (g.nbytes, -g.index))
+        self.real = largest(self.groups)
         self._cache[()] = self.real._ev
         self._caps[()] = ALLOCATION_CAP
 
@@ -218,9 +218,9 @@ class Task:
             raise UserError(f"--max-bytes must be positive, not {max_bytes}")
         if self.groups:
             # a group with the real group's dtypes: a generic kernel has one instance at both
-            same = [g for g in self.groups if dtypes(g) == dtypes(self.real)]
+            same = [g for g in self.groups if dtype_signature(g) == dtype_signature(self.real)]
             fitting = [g for g in same if full or g.nbytes <= max_bytes]
-            return max(fitting, key=lambda g: (g.nbytes, -g.index)) if fitting else \
+            return largest(fitting) if fitting else \
                 min(same, key=lambda g: (g.nbytes, g.index))
         real_ev = self._cache[()]
         if full or (real_ev.valid and real_ev.nbytes <= max_bytes):

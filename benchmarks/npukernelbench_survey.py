@@ -48,6 +48,7 @@ def survey(reference: Path) -> int:
 
 def examples() -> int:
     from ascendcraft.checking import check_kernel
+    from ascendcraft.groups import input_dtypes
     from ascendcraft.lower import lower_checked
 
     print("| example | groups | check | built for | groups passed on the simulator | modeled µs | wall s |")
@@ -63,8 +64,7 @@ def examples() -> int:
         r = lower_checked(checked)
         builds = [r, *r.instances]              # one per dtype of the groups
         ran = sum(1 + sum(1 for _, rep in b.other_verifications if rep.passed) for b in builds)
-        dtypes = "; ".join(", ".join(sorted({s.dtype for s in b.check.shapes.input_specs if hasattr(s, "dtype")}))
-                           for b in builds)
+        dtypes = "; ".join(", ".join(input_dtypes(b.check.shapes)) for b in builds)
         print(f"| {d.name} | {total} | PASS ({verified} verified) | {dtypes} | {ran} | {r.cost.time_us:,.1f} "
               f"| {time.perf_counter() - t0:.0f} |", flush=True)
     return 0

@@ -24,6 +24,7 @@ import ast
 import math
 import re
 
+from ..dsl.ast import star_view
 from ..errors import UserError
 from .spec import KernelSpec, TensorArg, TilingField
 
@@ -94,8 +95,7 @@ def _extent(t: TensorArg, shape: tuple[int, ...], axis: int) -> int:
         return shape[axis]
     if len(shape) < t.trailing:
         raise UserError(f"tensor {t.name} is declared with {t.trailing} axes after *{t.shape[0]} but has shape {shape}")
-    lead = len(shape) - t.trailing
-    return math.prod(shape[:lead]) if axis == 0 else shape[lead + axis - 1]
+    return star_view(shape, t.trailing)[axis]
 
 
 def host_workspace_expr(spec: KernelSpec) -> str:

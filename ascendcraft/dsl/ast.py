@@ -5,6 +5,7 @@ lower-level programs the lowering passes produce.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -299,6 +300,13 @@ class Kernel:
             if p.name == name:
                 return p
         return None
+
+
+def star_view(shape: tuple[int, ...], trailing: int) -> tuple[int, ...]:
+    """``shape`` as a parameter whose first axis is a star dim sees it: the product of the leading
+    axes (1 for none), then the ``trailing`` last axes (``shape`` has at least that many)."""
+    lead = len(shape) - trailing
+    return (math.prod(shape[:lead]),) + tuple(shape[lead:])
 
 
 def whole_subscripts(region, rank: int) -> list:
