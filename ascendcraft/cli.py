@@ -138,7 +138,7 @@ def _preflight(args) -> None:
     if builds and args.backend != "npu":
         from .lower import resolve_backend
         if resolve_backend(args.backend) == "sim":
-            from .sim.build import cache_dir
+            from .sim.cache import cache_dir
             cache_dir()
 
 

@@ -3,12 +3,12 @@ hash, the seccomp sandbox probed once, and foreign host code (``<<<...>>>`` laun
 ``main``) rewritten so a hand-written kernel file builds too."""
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -20,6 +20,9 @@ from typing import Any
 
 from ..chips import DEFAULT_CHIP, load_chip
 from ..errors import UserError
+from .cache import cache_dir
+from .launch import popen_limited
+from .includes import HINT as INCLUDE_HINT, first_escape
 from .signature import Param, parse_signature, registered_tiling_struct, strip_comments
 
 PKG_DIR = Path(__file__).resolve().parent
@@ -56,30 +59,6 @@ class KernelArtifact:
 
 
 # ----------------------------------------------------------------------------- build
-_WRITABLE: set[Path] = set()
-
-
-def cache_dir() -> Path:
-    """The build cache, ``$ASCENDCRAFT_CACHE_DIR/sim`` (default ``~/.cache/ascendcraft/sim``),
-    made and (once per process) found writable: a file on the path or a read-only place is a
-    user error naming the variable, before any build."""
-    root = os.environ.get("ASCENDCRAFT_CACHE_DIR")
-    base = Path(root) / "sim" if root else Path.home() / ".cache" / "ascendcraft" / "sim"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-        if base not in _WRITABLE:
-            os.rmdir(tempfile.mkdtemp(prefix=".probe.", dir=base))
-            _WRITABLE.add(base)
-    except OSError as err:
-        why = ("a part of the path is a file, not a folder" if err.errno in (errno.ENOTDIR, errno.EEXIST)
-               else err.strerror or str(err))
-        where = f"ASCENDCRAFT_CACHE_DIR={root}" if root else "the default; ASCENDCRAFT_CACHE_DIR is not set"
-        raise UserError(f"cannot use the simulator's build cache {base} ({where}): {why}",
-                        hint="set ASCENDCRAFT_CACHE_DIR to a folder you can write (built kernels are kept there)"
-                        ) from None
-    return base
-
-
 def _library_digest() -> str:
     h = hashlib.sha256()
     for p in sorted(INCLUDE_DIR.rglob("*")) + [HARNESS, HARNESS_MAIN, HARNESS_SHARED, HARNESS_CHECKS]:
@@ -272,8 +251,8 @@ def _harness_object(cxxflags: tuple[str, ...]) -> Path:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        proc = subprocess.run(["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{PKG_DIR}", "-c", str(HARNESS_MAIN),
-                               "-o", str(tmp)], capture_output=True, text=True)
+        proc = run_compiler(["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{PKG_DIR}", "-c", str(HARNESS_MAIN),
+                             "-o", str(tmp)], cache_dir(), "the simulator's harness")
         if proc.returncode != 0:
             raise SimBuildError("the simulator's harness does not compile (this is a bug of ascendcraft):\n"
                                 + _trim_compiler_output(proc.stderr))
@@ -281,6 +260,52 @@ def _harness_object(cxxflags: tuple[str, ...]) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return obj
+
+
+#: g++ runs with these limits (one build peaks near 200 MB and takes seconds): a source that makes
+#: the compiler read a device or expand without end stops here, not at the machine's limits
+BUILD_TIMEOUT_S = 600
+BUILD_MEMORY_BYTES = 4 << 30
+BUILD_FILE_BYTES = 1 << 30
+
+
+def run_compiler(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess:
+    """Run the compiler under the build limits; past them, a :class:`SimBuildError` that says
+    which limit ``what`` (the kernel, the harness) met."""
+    compiler = shutil.which(cmd[0])
+    if compiler is None:
+        raise SimBuildError(f"cannot build {what}: {cmd[0]} is not installed",
+                            hint="install g++ (Debian/Ubuntu: apt-get install g++)")
+    proc = popen_limited([compiler, *cmd[1:]], cwd=cwd, memory_bytes=BUILD_MEMORY_BYTES, file_bytes=BUILD_FILE_BYTES,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=BUILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise SimBuildError(f"building {what} took longer than {BUILD_TIMEOUT_S} s; the compiler was stopped",
+                            hint="a kernel builds in seconds: look for templates or macros that expand without "
+                                 "end") from None
+    except BaseException:
+        _kill_group(proc)
+        raise
+    if proc.returncode != 0 and ("out of memory" in err or "std::bad_alloc" in err or
+                                 proc.returncode == -signal.SIGKILL):
+        raise SimBuildError(f"building {what} needed more than the compiler's {BUILD_MEMORY_BYTES >> 30} GiB of "
+                            f"memory; it was stopped:\n" + _trim_compiler_output(err),
+                            hint="a kernel builds in about 200 MB: look for huge constant tables or an include "
+                                 "that reads a large file")
+    if proc.returncode == -signal.SIGXFSZ or "File too large" in err:
+        raise SimBuildError(f"building {what} wrote a file larger than {BUILD_FILE_BYTES >> 30} GiB; it was stopped",
+                            hint="look for huge constant tables in the kernel")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)       # g++, cc1plus, as and ld: the build's own session
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
 
 
 def has_host_main(source: str) -> bool:
@@ -330,6 +355,12 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         return KernelArtifact(kernel_name, exe, key, params, chip, lenient, tiling_struct, meta["warnings"],
                               build_seconds=meta.get("build_seconds", 0.0), cached=True, sandboxed=sandboxed)
 
+    sources = {"kernel.cpp": source, **(extra_sources or {})}
+    if tiling_header is not None:
+        sources["asc_sim_tiling_header.h"] = tiling_header
+    escape = first_escape(sources)
+    if escape:
+        raise SimBuildError(escape, hint=INCLUDE_HINT)
     tmp = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=cache_dir()))
     try:
         # foreign direct-launch sources: the host side is compiled (never run); see docs/simulator.md
@@ -363,7 +394,7 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         harness = _harness_object(cxxflags)
         cmd = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", str(harness), "-o", "kernel.bin", *link]
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        proc = run_compiler(cmd, tmp, f"kernel {kernel_name}")
         elapsed = time.perf_counter() - t0
         if proc.returncode != 0:
             raise SimBuildError(f"kernel {kernel_name} does not compile against the AscendC simulator headers:\n"

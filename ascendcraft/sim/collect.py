@@ -15,8 +15,15 @@ from .result import Diagnostic, SimResult
 
 
 def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, values, chip_obj, block_dim,
-            cost_only) -> SimResult:
-    """The result of a run that ended (``rc``: its exit status; ``timed_out``: killed past its limit)."""
+            cost_only, token: str) -> SimResult:
+    """The result of a run that ended (``rc``: its exit status; ``timed_out``: killed past its limit).
+
+    The verdict is derived here, not taken from the kernel's process: the lines that make a run
+    good (a block's cost ``K``, the end ``E``) count only with the run's ``token``, which the kernel
+    cannot read (the job file is closed and opening files is forbidden before the kernel runs); a
+    line of those kinds without it means the kernel wrote into its report, and the run fails. Only
+    the first ``S`` (sandbox) line counts: the harness writes it before the kernel runs. A run is
+    ok only with every output file whole."""
     diags: list[Diagnostic] = []
     crash = None
     cores: list[CoreCost] = []
@@ -25,10 +32,19 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
     violation = exit_call = None
     finished = False
     sandboxed, sandbox_note = False, ""
+    forged = None
+    seen_sandbox = False
+    namespaces = ""
     text = report.read_text(errors="replace") if report.exists() else ""
     for line in text.splitlines():
         f = line.split("\t")
-        if f[0] == "S" and len(f) >= 2:
+        if f[0] in ("K", "E") and (f[-1] != token or (f[0] == "K" and len(f) != 17) or (f[0] == "E" and len(f) != 3)):
+            forged = forged or line
+            continue
+        if f[0] == "N" and len(f) >= 2 and not seen_sandbox:
+            namespaces = "\t".join(f[1:])
+        elif f[0] == "S" and len(f) >= 2 and not seen_sandbox:
+            seen_sandbox = True
             sandboxed = f[1] == "1"
             sandbox_note = "" if sandboxed else "\t".join(f[2:])
         elif f[0] == "V" and len(f) >= 6:
@@ -48,7 +64,7 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
         elif f[0] == "C" and len(f) >= 6 and violation is None:
             where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
             crash = f"{f[1]} in block {f[2]}{where}"
-        elif f[0] == "K" and len(f) >= 16:
+        elif f[0] == "K":
             busy = {p: float(x) for p, x in zip(PIPES, f[3:11])}
             cores.append(CoreCost(int(f[1]), float(f[2]), busy, int(f[11]), int(f[12]), int(f[13]), int(f[14]),
                                   int(f[15])))
@@ -56,6 +72,10 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
             layout.append({"name": f[1], "type": f[2], "offset": int(f[3]), "size": int(f[4])})
         elif f[0] == "X":
             harness_error = "\t".join(f[1:])
+    if forged is not None:
+        crash = (f"the kernel wrote into the simulator's report (a line the harness did not write: {forged[:80]!r}); "
+                 f"a kernel must compute its outputs, not write its own result, so this run is not trusted")
+        finished = False
     if crash is None and exit_call:
         crash = exit_call
     if timed_out and crash is None:
@@ -66,8 +86,7 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
             violation = violation or "unknown"
             crash = ("sandbox violation: the kernel made a forbidden system call while it blocked all signals, so the "
                      "call is not named (glibc's system(), popen() and posix_spawn() block them before they start a "
-                     "process); it was killed by SIGSYS: kernels may not start processes, open files for writing, "
-                     "change files, signal other processes or use the network")
+                     f"process); it was killed by SIGSYS: kernels may not start processes ({_ALLOWED})")
         elif rc < 0:
             crash = f"killed by signal {-rc} ({signal.Signals(-rc).name})"
         elif harness_error:
@@ -84,6 +103,7 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
         crash = ("the kernel received " + crash + "; the simulator never sends SIGTERM, so the kernel sent it to "
                  "itself (raise, kill) or another process did")
     outputs: list[Any] = []
+    missing = []
     if not cost_only:
         for spec, v in zip(out_specs, values):
             if spec is None:
@@ -96,6 +116,10 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
                 outputs.append(from_bf16_bits(arr) if is_bf16 else (arr.view(np.bool_) if v.dtype == np.bool_ else arr))
             else:
                 outputs.append(None)
+                missing.append(art.params[spec[0]].name)
+    if finished and crash is None and missing:
+        crash = (f"the output file of {', '.join(missing)} is not what the harness writes (the kernel wrote into "
+                 f"it, or it could not be written whole); its outputs are not trusted")
     cost = aggregate(sorted(cores, key=lambda c: c.block), chip_obj, block_dim) if cores else None
     ok = rc == 0 and finished and crash is None and not any(d.severity == "error" for d in diags)
     if not sandboxed:
@@ -104,7 +128,8 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
         elif not sandbox_note:
             sandbox_note = "the run ended before the harness installed the sandbox (the kernel did not run)"
     return SimResult(ok=ok, outputs=outputs, diagnostics=diags, cost=cost, crash=crash, returncode=rc, log=log,
-                     tiling_layout=layout, sandboxed=sandboxed, sandbox_note=sandbox_note, violation=violation)
+                     tiling_layout=layout, sandboxed=sandboxed, sandbox_note=sandbox_note, violation=violation,
+                     namespaces=namespaces)
 
 
 _VIOLATION_KINDS = (
@@ -113,24 +138,40 @@ _VIOLATION_KINDS = (
     (("socket", "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendto", "sendmsg", "sendmmsg",
       "recvfrom", "recvmsg", "recvmmsg", "setsockopt", "getsockopt", "shutdown", "getsockname", "getpeername"),
      "kernels may not use the network"),
-    (("open", "openat", "openat2", "creat", "open_by_handle_at", "name_to_handle_at"),
-     "kernels may not open files for writing or create files (reading is allowed)"),
+    (("open", "openat", "openat2", "creat", "open_by_handle_at", "name_to_handle_at", "stat", "lstat", "newfstatat",
+      "statx", "access", "faccessat", "faccessat2", "readlink", "readlinkat", "getdents64", "chdir", "fchdir"),
+     "kernels may not open or look up files, for reading either: a kernel reads its GM arguments and writes its GM "
+     "outputs, and the harness has opened everything else it needs"),
     (("unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat",
       "symlink", "symlinkat", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
       "truncate", "ftruncate", "fallocate", "utime", "utimes", "utimensat", "futimesat", "mknod", "mknodat",
       "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"),
-     "kernels may not change files or directories (delete, rename, create, chmod, chown, truncate; reading is "
-     "allowed)"),
+     "kernels may not change files or directories (delete, rename, create, chmod, chown, truncate)"),
+    (("fcntl", "dup", "dup2", "dup3", "lseek", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
+      "ioctl", "mmap", "sendfile", "splice", "tee", "copy_file_range", "flock", "fsync", "fdatasync"),
+     "kernels may not change, duplicate, seek, map or lock the descriptors the harness holds (its report and "
+     "output files): printing with printf/std::cout is allowed, nothing else on them"),
     (("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal",
-      "pidfd_getfd", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "setpgid", "setsid"),
-     "kernels may signal only their own process (raise(), kill(getpid(), ...)), not other processes or "
-     "process groups, and may not trace them"),
+      "pidfd_getfd", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "setpgid", "setsid", "setpriority",
+      "getpriority", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr", "ioprio_set",
+      "ioprio_get", "prlimit64", "setrlimit", "prctl", "rt_sigaction"),
+     "kernels may signal only their own process (raise(), abort()) and may not act on other processes, change "
+     "priorities, CPU affinity or limits, or catch SIGSYS"),
+    (("shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop", "semctl",
+      "semtimedop", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+      "memfd_create", "memfd_secret", "pipe", "pipe2", "eventfd", "eventfd2", "signalfd", "signalfd4",
+      "timerfd_create", "inotify_init", "inotify_init1", "epoll_create", "epoll_create1", "userfaultfd"),
+     "kernels may not make shared memory, message queues, pipes or other descriptors: GM arguments and "
+     "new/malloc are the memory a kernel has"),
 )
+
+#: what every violation message ends with: what a kernel may do, so the fix needs no documentation
+_ALLOWED = ("kernel code may compute, allocate memory, start threads, read the clock, print and return; every "
+            "other system call is refused")
 
 
 def _violation_reason(name: str) -> str:
     for names, why in _VIOLATION_KINDS:
         if name in names:
-            return why
-    return ("kernels may not start processes, open files for writing, change files or the system, signal other "
-            "processes or use the network")
+            return f"{why} ({_ALLOWED})"
+    return _ALLOWED

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..errors import UserError
 from ..processes import pid_alive
-from .build import KernelArtifact, cache_dir
+from .build import KernelArtifact
+from .cache import cache_dir
 
 #: ``dtypes`` values (and parameter element types) that mark a GM argument as bf16
 BF16_NAMES = ("bfloat16", "bf16", "bfloat16_t")

@@ -61,6 +61,8 @@ class SimResult:
     sandbox_note: str = ""
     #: the forbidden system call the kernel made (``"execve"``, ...), or None
     violation: str | None = None
+    #: the namespaces of its own the kernel ran in (``"user ipc"``; ``"ipc (why not user)"``, ``"none (why)"``)
+    namespaces: str = ""
     #: with ``run_kernel(trace=...)``: the per-block pipe timeline (:class:`ascendcraft.sim.timeline.Timeline`)
     timeline: Any = None
 

@@ -10,6 +10,7 @@ back (``sim/collect.py``) into a :class:`~ascendcraft.sim.result.SimResult` (``s
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -138,6 +139,8 @@ def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None,
             job.append(f"cfg trace_limit {trace_limit}")
         report = run_dir / "report.tsv"
         job.append(f"report {report}")
+        token = secrets.token_hex(16)
+        job.append(f"token {token}")
         job.append(f"timeout {max(1, int(timeout_s + 0.999))}")
         out_specs: list[tuple[int, Path, np.dtype, tuple, bool] | None] = []
         for i, (p, v) in enumerate(zip(params, values)):
@@ -184,18 +187,51 @@ def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None,
                 out_specs.append((i, fout, raw.dtype, v.shape, is_bf16))
         for k, val in (tiling or {}).items():
             job += tiling_lines(k, val)
+        file_limit = _file_limit(values, block_dim, trace_limit)
         (run_dir / "job.txt").write_text("\n".join(job) + "\n")
         try:
             # the log goes to a file, not a pipe: a run may go on while the caller does other work
             with open(run_dir / "log.txt", "wb") as log:
-                proc = popen_kernel(art.exe, run_dir / "job.txt", run_dir, log, memory_limit_mb)
+                proc = popen_kernel(art.exe, run_dir / "job.txt", run_dir, log, memory_limit_mb, file_limit)
         except OSError as e:
             raise UserError(f"cannot run the simulator executable: {e}") from e
         return KernelRun(proc, time.monotonic() + WALL_FACTOR * timeout_s + 5, run_dir,
-                         (art, report, out_specs, values, chip_obj, block_dim, cost_only), trace_limit)
+                         (art, report, out_specs, values, chip_obj, block_dim, cost_only, token), trace_limit,
+                         file_limit)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
+
+
+#: what a run may write into any one file (RLIMIT_FSIZE) beyond its largest GM argument and its
+#: trace: the log of what the kernel prints, and the report
+FILE_SLACK = 64 << 20
+#: how much of the kernel's printed output a result keeps (``res.log``)
+LOG_LIMIT = 1 << 20
+
+
+def _file_limit(values: list, block_dim: int, trace_limit: int) -> int:
+    """The largest file a run may write: an output file holds one GM argument, the trace 32 bytes
+    per record and block; beyond that a kernel's printing is cut (the harness ignores SIGXFSZ)."""
+    largest = max((v.nbytes for v in values if isinstance(v, (np.ndarray, GmSpec))), default=0)
+    return FILE_SLACK + max(largest, 32 * trace_limit * block_dim)
+
+
+def _read_log(path: Path, file_limit: int) -> str:
+    """The first :data:`LOG_LIMIT` bytes of what the kernel printed, saying what was cut."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(LOG_LIMIT)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return ""
+    text = head.decode(errors="replace")
+    if size > len(head):
+        text += (f"\n[{size - len(head):,} more bytes of the kernel's output are not shown: a result keeps the first "
+                 f"{LOG_LIMIT >> 20} MiB]")
+    if size >= file_limit:
+        text += f"\n[the kernel printed more than {file_limit:,} bytes: the rest was dropped]"
+    return text
 
 
 #: ``timeout_s`` limits a run's CPU time (the harness's RLIMIT_CPU, so a verdict does not depend on
@@ -207,9 +243,9 @@ WALL_FACTOR = 4
 class KernelRun:
     """A kernel process :func:`start_kernel` started: ``wait()`` for its result, or ``kill()`` it."""
 
-    def __init__(self, proc, deadline: float, run_dir: Path, collect_args: tuple, trace_limit: int):
+    def __init__(self, proc, deadline: float, run_dir: Path, collect_args: tuple, trace_limit: int, file_limit: int):
         self.proc, self.deadline, self.run_dir = proc, deadline, run_dir
-        self._collect_args, self._trace_limit = collect_args, trace_limit
+        self._collect_args, self._trace_limit, self._file_limit = collect_args, trace_limit, file_limit
         self._result: SimResult | None = None
 
     def wait(self) -> SimResult:
@@ -225,14 +261,10 @@ class KernelRun:
                 timed_out = True
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
-            try:
-                out = (self.run_dir / "log.txt").read_bytes()
-            except OSError:
-                out = b""
-            art, report, out_specs, values, chip_obj, block_dim, cost_only = self._collect_args
-            log = out.decode(errors="replace") if out else ""
+            log = _read_log(self.run_dir / "log.txt", self._file_limit)
+            art, report, out_specs, values, chip_obj, block_dim, cost_only, token = self._collect_args
             res = collect(art, report, self.proc.returncode, log, timed_out, out_specs, values, chip_obj, block_dim,
-                          cost_only)
+                          cost_only, token)
             if self._trace_limit:
                 from .timeline import read_trace
                 res.timeline = read_trace(self.run_dir, res.cost, chip_obj, self._trace_limit)

@@ -1,7 +1,9 @@
 """The sandbox around simulated kernels (docs/simulator.md, "Sandbox"): a kernel written by an
-LLM may try to write or delete files, start processes, use the network, end the process
-before it returns or signal its process group. Each attempt is stopped and reported with
-the reason; a normal kernel still runs; a killed caller leaves no job folder behind."""
+LLM may try to write, delete or read files, start processes, use the network, end the process
+before it returns, signal its process group, act on other processes, make shared memory,
+print without end, read the environment or forge its own result. Each attempt is stopped and
+reported with the reason; a normal kernel still runs; a killed caller leaves no job folder
+behind."""
 from __future__ import annotations
 
 import os
@@ -16,20 +18,39 @@ import numpy as np
 import pytest
 
 from ascendcraft.sim import build_kernel, run_kernel
+from ascendcraft.sim.runner import gm
 from ascendcraft.sim.build import sandbox_support
 from ascendcraft.sim.job import JOB_PREFIX, run_root
 
 from sim_helpers import kernel_source, poisoned
 
 N = 64
-NORMAL, WRITE_FILE, UNLINK, SYSTEM, FORK, CONNECT, EXIT, UNDERSCORE_EXIT, QUICK_EXIT, KILL_GROUP, RAISE, EXEC = range(12)
+(NORMAL, WRITE_FILE, UNLINK, SYSTEM, FORK, CONNECT, EXIT, UNDERSCORE_EXIT, QUICK_EXIT, KILL_GROUP, RAISE, EXEC,
+ FCNTL_KILL, RENICE, AFFINITY, PROC_MEM, SHM, MSG_QUEUE, MEMFD, PRINT_FOREVER, READ_FILE, ENVIRONMENT,
+ REPORT_APPEND_OFF, FORGE_END, FORGE_COST, MAP_REPORT, TRUNCATE_REPORT) = range(27)
 
 
 @pytest.fixture(scope="module")
-def art():
-    a = build_kernel(kernel_source("sandbox_escape.cpp"), "escape")
+def target(tmp_path_factory) -> Path:
+    """The file the escape kernel writes, deletes or reads (its path is compiled in: a kernel has
+    no environment)."""
+    return tmp_path_factory.mktemp("sandbox") / "target.txt"
+
+
+@pytest.fixture(scope="module")
+def art(target):
+    a = build_kernel(f'#define SANDBOX_FILE "{target}"\n' + kernel_source("sandbox_escape.cpp"), "escape")
     assert a.warnings == [], a.warnings
     return a
+
+
+@pytest.fixture
+def victim():
+    """Another process of the same user, the target of the kernels that act on other processes."""
+    proc = subprocess.Popen(["sleep", "60"])
+    yield proc
+    proc.kill()
+    proc.wait()
 
 
 @pytest.fixture
@@ -38,9 +59,9 @@ def sandboxed(art):
     assert ok and art.sandboxed, f"libseccomp is not available, kernels run without a sandbox: {why}"
 
 
-def _run(art, mode, port=0, **kw):
+def _run(art, mode, arg=0, **kw):
     x = np.arange(N, dtype=np.float32)
-    return x, run_kernel(art, [x, poisoned(N, np.float32), N, mode, port], block_dim=1, timeout_s=10, **kw)
+    return x, run_kernel(art, [x, poisoned(N, np.float32), N, mode, arg], block_dim=1, timeout_s=10, **kw)
 
 
 def test_normal_kernel_runs_sandboxed_and_matches_numpy(art, sandboxed):
@@ -60,15 +81,23 @@ def test_threaded_kernel_still_runs_sandboxed(rng, sandboxed):
     np.testing.assert_allclose(res.outputs[1][0], x.astype(np.float64).sum(), rtol=1e-5, atol=1e-4)
 
 
+def _violation(res, calls, words):
+    assert not res.ok and res.outputs[1] is None
+    assert res.crash.startswith("sandbox violation: the kernel made a forbidden system call"), res.crash
+    assert words in res.crash, res.crash
+    assert res.violation in calls and f"({res.violation})" in res.crash, res.crash
+    assert "GlobalTensor::SetValue at kernel.cpp:" in res.crash
+    assert "time limit" not in res.crash
+
+
 @pytest.mark.parametrize("mode,calls,words", [
-    (WRITE_FILE, {"openat", "open"}, "open files for writing"),
+    (WRITE_FILE, {"openat", "open"}, "may not open or look up files"),
     (SYSTEM, None, "start processes"),
     (FORK, {"clone", "fork"}, "start processes"),
     (EXEC, {"execve"}, "start processes"),
 ])
-def test_file_and_process_escapes_are_stopped(art, sandboxed, tmp_path, monkeypatch, mode, calls, words):
-    target = tmp_path / "escaped.txt"
-    monkeypatch.setenv("ASC_SANDBOX_FILE", str(target))
+def test_file_and_process_escapes_are_stopped(art, sandboxed, target, mode, calls, words):
+    target.unlink(missing_ok=True)
     _, res = _run(art, mode)
     assert not target.exists(), "the kernel wrote a file outside its job folder"
     assert not res.ok and res.outputs[1] is None
@@ -80,10 +109,8 @@ def test_file_and_process_escapes_are_stopped(art, sandboxed, tmp_path, monkeypa
     assert "time limit" not in res.crash
 
 
-def test_deleting_a_file_is_stopped(art, sandboxed, tmp_path, monkeypatch):
-    target = tmp_path / "keep.txt"
+def test_deleting_a_file_is_stopped(art, sandboxed, target):
     target.write_text("mine")
-    monkeypatch.setenv("ASC_SANDBOX_FILE", str(target))
     _, res = _run(art, UNLINK)
     assert target.read_text() == "mine"
     assert res.violation == "unlink" and "change files" in res.crash, res.crash
@@ -94,7 +121,7 @@ def test_network_is_stopped(art, sandboxed):
         srv.bind(("127.0.0.1", 0))
         srv.listen(1)
         srv.settimeout(0.2)
-        _, res = _run(art, CONNECT, port=srv.getsockname()[1])
+        _, res = _run(art, CONNECT, arg=srv.getsockname()[1])
         try:
             conn, _ = srv.accept()
             conn.close()
@@ -129,6 +156,85 @@ def test_a_kernel_that_signals_itself_is_reported_as_the_signal(art):
     _, res = _run(art, RAISE)
     assert not res.ok and res.violation is None
     assert "SIGTERM" in res.crash and "time limit" not in res.crash, res.crash
+
+
+@pytest.mark.parametrize("mode,calls", [(FCNTL_KILL, {"fcntl"}), (RENICE, {"setpriority"}),
+                                        (AFFINITY, {"sched_setaffinity"}), (PROC_MEM, {"openat", "open"})])
+def test_other_processes_are_out_of_reach(art, sandboxed, victim, mode, calls):
+    """fcntl(F_SETOWN) + F_SETSIG(SIGKILL) + O_ASYNC used to kill any process of the user (the
+    caller too) on the next write; renice, CPU affinity and /proc/<pid>/mem reached them as well."""
+    nice, cpus = os.getpriority(os.PRIO_PROCESS, victim.pid), os.sched_getaffinity(victim.pid)
+    _, res = _run(art, mode, arg=victim.pid)
+    _violation(res, calls, "")
+    time.sleep(0.05)
+    assert victim.poll() is None, "the kernel killed another process"
+    assert os.getpriority(os.PRIO_PROCESS, victim.pid) == nice
+    assert os.sched_getaffinity(victim.pid) == cpus
+
+
+def _ipc_objects() -> int:
+    return sum(len(Path(f"/proc/sysvipc/{kind}").read_text().splitlines()) for kind in ("shm", "msg"))
+
+
+@pytest.mark.parametrize("mode,calls", [(SHM, {"shmget"}), (MSG_QUEUE, {"msgget"}), (MEMFD, {"memfd_create"})])
+def test_no_shared_memory_queues_or_memfd(art, sandboxed, mode, calls):
+    """Segments and queues outlived the run; a memfd held memory past the run's limit."""
+    before = _ipc_objects()
+    _, res = _run(art, mode)
+    _violation(res, calls, "may not make shared memory")
+    assert _ipc_objects() == before
+
+
+def test_reading_a_file_is_stopped(art, sandboxed, target):
+    target.write_text("secret")
+    _, res = _run(art, READ_FILE)
+    _violation(res, {"openat", "open"}, "may not open or look up files, for reading either")
+
+
+def test_the_kernel_sees_no_environment(art, sandboxed, monkeypatch):
+    monkeypatch.setenv("ASC_SANDBOX_SECRET", "token")
+    x, res = _run(art, ENVIRONMENT)
+    assert res.ok, res.report()
+    assert res.outputs[1][0] == 0, "the kernel read the caller's environment"
+    np.testing.assert_array_equal(res.outputs[1][1:], 2 * x[1:])
+
+
+def test_the_kernel_runs_in_namespaces_of_its_own_or_says_why_not(art, sandboxed):
+    _, res = _run(art, NORMAL)
+    assert res.namespaces in ("user ipc", "user ipc (without an id map)") or \
+        res.namespaces.startswith(("ipc (no user namespace: ", "none (no user namespace: ")), res.namespaces
+
+
+def test_printing_without_end_is_cut(art, sandboxed):
+    """256 MiB of printing used to reach the caller whole (res.log held it all)."""
+    from ascendcraft.sim.runner import LOG_LIMIT
+    x, res = _run(art, PRINT_FOREVER)
+    assert res.ok, res.crash
+    np.testing.assert_array_equal(res.outputs[1], 2 * x)
+    assert len(res.log) < LOG_LIMIT + 1000
+    assert "more bytes of the kernel's output are not shown" in res.log
+    assert "the rest was dropped" in res.log.splitlines()[-1]
+
+
+@pytest.mark.parametrize("mode,calls,words", [
+    (REPORT_APPEND_OFF, {"fcntl"}, "may not change, duplicate, seek, map or lock the descriptors"),
+    (MAP_REPORT, {"mmap"}, "may not change, duplicate, seek, map or lock the descriptors"),
+    (TRUNCATE_REPORT, {"ftruncate"}, "may not change files"),
+])
+def test_the_report_cannot_be_rewritten(art, sandboxed, mode, calls, words):
+    """Clearing append mode on the report let a kernel overwrite its error lines: ok=True."""
+    _, res = _run(art, mode)
+    _violation(res, calls, words)
+
+
+@pytest.mark.parametrize("mode,cost_only", [(FORGE_END, False), (FORGE_COST, False), (FORGE_COST, True)])
+def test_lines_written_into_the_report_are_not_believed(art, sandboxed, mode, cost_only):
+    """A kernel that writes an end line and leaves, or a cost line of its own, fails."""
+    args = ([gm((N,), np.float32), gm((N,), np.float32)] if cost_only
+            else [np.arange(N, dtype=np.float32), poisoned(N, np.float32)])
+    res = run_kernel(art, args + [N, mode, 0], block_dim=1, timeout_s=10, cost_only=cost_only)
+    assert not res.ok
+    assert "the kernel wrote into the simulator's report" in res.crash, res.crash
 
 
 CALLER = """
