@@ -7,8 +7,9 @@ Python API (the CLI is a thin layer over it)::
     b.summary["overall"]["fast_1"], b.files["md"]
 
 The output folder holds ``results.jsonl`` (one record per finished task, appended as each
-finishes, which ``resume`` reads back), ``bench.json``/``bench.md``/``bench.csv``/``bench.png``
-(rewritten whole at the end) and ``tasks/<category>/<op>/`` (each task's own report).
+finishes, which ``resume`` reads back: a task's last record counts, and a task whose record is
+an outside fault, bench/faults.py, runs again), ``bench.json``/``bench.md``/``bench.csv``/
+``bench.png`` (rewritten whole at the end) and ``tasks/<category>/<op>/`` (each task's own report).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UserError
+from .faults import DISK_FULL, disk_full, is_outside
 from .job import BenchOptions, run_task
 from .metrics import summarise
 from .tasks import BenchTask, find_tasks, with_kernels
@@ -88,12 +90,9 @@ def run_bench(tasks: list[str], *, kernels: str | Path | None = None, out: str |
 
     def finished(record: dict) -> None:
         nonlocal passing
+        _append(out / RESULTS, record)
         done[record["task"]] = record
-        with open(out / RESULTS, "a") as f:     # one line per task, as it finishes: what resume reads
-            f.write(json.dumps(record, default=str) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        passing += bool(record.get("correct"))
+        passing += bool(record.get("correct")) and not is_outside(record)
         if counter is not None:
             counter.advance(_line(record), passing=passing)
 
@@ -108,12 +107,45 @@ def run_bench(tasks: list[str], *, kernels: str | Path | None = None, out: str |
             counter.close()
     records = [done[t.id] for t in found if t.id in done]
     summary = summarise(records, k=options.samples)
-    from .report import write_reports
-    files = write_reports(out, records, summary, settings)
+    files = _write_reports(out, records, summary, settings)
     return BenchResult(out, records, summary, files, settings, ran=len(todo), wall_s=time.perf_counter() - started)
 
 
+def _append(results: Path, record: dict) -> None:
+    """Add ``record`` to results.jsonl (what resume reads), on disk before the next task's. On a
+    full disk the file is cut back to its last whole line and the record becomes an outside fault
+    (its task runs again on resume)."""
+    line = memoryview((json.dumps(record, default=str) + "\n").encode())
+    fd = os.open(results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        end = os.fstat(fd).st_size
+        try:
+            while line:
+                line = line[os.write(fd, line):]
+            os.fsync(fd)
+        except OSError as err:
+            if disk_full(err) is None:
+                raise
+            os.ftruncate(fd, end)
+            reason = f"{DISK_FULL}: cannot add the task's record to {results}: {err.strerror}"
+            record["outside"] = record.get("outside") or reason
+    finally:
+        os.close(fd)
+
+
+def _write_reports(out: Path, records: list[dict], summary: dict, settings: dict) -> dict:
+    from .report import write_reports
+    try:
+        return write_reports(out, records, summary, settings)
+    except OSError as err:
+        raise UserError(f"cannot write the bench table in {out}: {err.strerror or err}",
+                        hint="free some space (or fix the folder), then rerun with --resume: results.jsonl "
+                             "holds every task that finished") from None
+
+
 def _line(record: dict) -> str:
+    if record.get("outside"):
+        return f"{record['task']}: not run: {record['outside']} (--resume runs it again)"
     if record.get("correct"):
         s = record.get("speedup")
         what = "correct" + (f", {s:.2f}× eager (modeled)" if s else "")
@@ -166,7 +198,8 @@ def _prepare(out: Path, settings: dict, *, resume: bool, force: bool) -> dict[st
                 record = json.loads(line)
             except ValueError:        # a line cut short when a run was killed: that task runs again
                 continue
-            done[record["task"]] = record
+            done[record["task"]] = record      # a task's last record counts
+        done = {task: r for task, r in done.items() if not is_outside(r)}   # those run again
     (out / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n")
     return done
 

@@ -50,7 +50,7 @@ def run(args) -> int:
     from ..lower import resolve_backend
     from . import run_bench
     from .job import BenchOptions
-    from .report import sandbox_sentence, summary_table
+    from .report import not_run_sentence, sandbox_sentence, summary_table
     model = args.model
     if args.kernels is None:
         from ..llm.config import NoModelConfigured, resolve
@@ -74,8 +74,10 @@ def run(args) -> int:
         o = result.summary["overall"]
         files = ", ".join(p.name for p in result.files.values())
         sandbox = result.settings.get("sandbox")
+        not_run = not_run_sentence(o)
         emit(args, f"{o['correct_tasks']} of {o['tasks']} tasks correct ({result.ran} run now, "
-                   f"{o['tasks'] - result.ran} from results.jsonl; {result.wall_s:.0f} s)\n"
+                   f"{o['tasks'] - result.ran} from results.jsonl; {result.wall_s:.0f} s)"
+                   + (f"; {not_run}" if not_run else "") + "\n"
                    + (f"{sandbox_sentence(sandbox)}\n" if sandbox else "") + "\n"
                    f"{summary_table(result.summary)}\n\n  wrote {result.out}/ ({files}, tasks/)")
     return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import AscendcraftError
+from .faults import disk_full
 from .tasks import BenchTask
 
 
@@ -52,7 +53,8 @@ def run_task(task: BenchTask, options: BenchOptions, folder: Path, send: Callabl
         else:
             _kernel_sample(record, task, loaded, options, folder, send)
     except AscendcraftError as err:        # the provider, or the output folder: the task stops here
-        return _finish(record, started, status="error", error=_error(err, record.get("stage", "run")))
+        return _finish(record, started, status="error", error=_error(err, record.get("stage", "run")),
+                       outside=disk_full(err))
     best = [s for s in record["samples"] if s["ended_at"] == "correct"]
     if best:
         chosen = min(best, key=lambda s: (s.get("kernel_us") is None, s.get("kernel_us") or 0.0))
@@ -63,11 +65,14 @@ def run_task(task: BenchTask, options: BenchOptions, folder: Path, send: Callabl
     return _finish(record, started)
 
 
-def _finish(record: dict, started: float, *, status: str = "done", error: dict | None = None) -> dict:
+def _finish(record: dict, started: float, *, status: str = "done", error: dict | None = None,
+            outside: str | None = None) -> dict:
     record.pop("stage", None)       # where the task was, for its error only
     record["status"] = status
     if error is not None:
         record["error"] = error
+    if outside:                     # not the task's failure: counted as not run, run again by --resume
+        record["outside"] = outside
     record["wall_s"] = round(time.perf_counter() - started, 3)
     return record
 
@@ -155,6 +160,8 @@ def _kernel_sample(record: dict, task: BenchTask, loaded, options: BenchOptions,
         _write_failure(folder, record, text, fail.stage, fail.error)
         return
     except Exception as err:  # noqa: BLE001 - a bug of ours: the sample stops, the task is recorded
+        if disk_full(err):     # no bug: the task stops, recorded as not run (an outside fault)
+            raise
         stage = evaluate.stage if evaluate.stage in ("parse", "check", "verify", "lower") else "lower"
         error = f"internal error: {type(err).__name__}: {err}"
         record["samples"].append({"ended_at": stage, "error": error, "stopped_by_us": True, "internal_error": error})

@@ -11,11 +11,17 @@ Definitions (docs/bench.md explains each against MultiKernelBench's own metrics)
 * A sample stopped by a bug of ascendcraft (an internal error, or a failure it recognises as its
   own: ``stopped_by_us``) is no evidence about the kernel: the stage rates leave it out and count
   it apart (``stopped_by_us``); it is not correct, so pass@k and fast_p count it as unsolved.
+* A task that did not run for an outside reason (a full disk, a worker killed from outside:
+  bench/faults.py) is no evidence either, but it is one of the tasks: it counts as ``not_run``,
+  its ``k`` samples in the stage rates' denominators having passed nothing, and unsolved in
+  pass@k and fast_p; so the table and the headline ("2 of 5 correct; 3 not run") agree.
 """
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+
+from .faults import is_outside, kinds
 
 #: The stages a sample passes, in order; a sample that fails none ends at ``correct``.
 STAGES = ("parse", "check", "verify", "lower", "compile", "correct")
@@ -53,32 +59,35 @@ def summarise(records: list[dict], k: int) -> dict:
 
 def _summary(records: list[dict], k: int) -> dict:
     tasks = len(records)
-    samples = [s for r in records for s in r.get("samples", [])]
-    n_samples = len(samples)
+    ran = [r for r in records if not is_outside(r)]
+    not_run = tasks - len(ran)
+    samples = [s for r in ran for s in r.get("samples", [])]
     judged = [s for s in samples if not s.get("stopped_by_us")]
+    counted = len(judged) + k * not_run          # a task not run: k samples that passed no stage
     rates = {}
     for stage in STAGES:
         passed = sum(stage in stages_passed(s["ended_at"]) for s in judged)
-        rates[stage] = {"passed": passed, "rate": passed / len(judged) if judged else None}
+        rates[stage] = {"passed": passed, "rate": passed / counted if counted else None}
     ks = sorted({1, k})
     passes = {}
     for kk in ks:
         per_task = [pass_at_k(len(r["samples"]), _correct(r), kk) if len(r.get("samples", [])) >= kk else 0.0
-                    for r in records]
+                    for r in ran]
         passes[f"pass@{kk}"] = sum(per_task) / tasks if tasks else None
-    speedups = [r["speedup"] for r in records if r.get("correct") and r.get("speedup")]
-    fast = {f"fast_{p:g}": (sum(1 for r in records if r.get("correct") and (r.get("speedup") or 0) >= p) / tasks
+    speedups = [r["speedup"] for r in ran if r.get("correct") and r.get("speedup")]
+    fast = {f"fast_{p:g}": (sum(1 for r in ran if r.get("correct") and (r.get("speedup") or 0) >= p) / tasks
                             if tasks else None) for p in FAST_P}
     usage = [r.get("usage") or {} for r in records]
     costs = [u.get("cost_usd") for u in usage if u]
-    return {"tasks": tasks, "samples": n_samples,
-            "finished": sum(r["status"] == "done" for r in records),
-            "timed_out": sum(r["status"] == "timeout" for r in records),
-            "crashed": sum(r["status"] == "crashed" for r in records),
-            "errors": sum(r["status"] == "error" for r in records),
-            "correct_tasks": sum(bool(r.get("correct")) for r in records),
-            "stopped_by_us": n_samples - len(judged),
-            "unverifiable_tasks": sum(any(s.get("unverifiable") for s in r.get("samples", [])) for r in records),
+    return {"tasks": tasks, "samples": len(samples) + k * not_run,
+            "finished": sum(r["status"] == "done" for r in ran),
+            "timed_out": sum(r["status"] == "timeout" for r in ran),
+            "crashed": sum(r["status"] == "crashed" for r in ran),
+            "errors": sum(r["status"] == "error" for r in ran),
+            "not_run": not_run, "outside": kinds(records),
+            "correct_tasks": sum(bool(r.get("correct")) for r in ran),
+            "stopped_by_us": len(samples) - len(judged),
+            "unverifiable_tasks": sum(any(s.get("unverifiable") for s in r.get("samples", [])) for r in ran),
             "stages": rates, **passes, **fast,
             "geomean_speedup": (math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None),
             "tokens_in": sum(u.get("tokens_in") or 0 for u in usage),

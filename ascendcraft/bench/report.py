@@ -6,6 +6,8 @@ import io
 import json
 from pathlib import Path
 
+from . import faults
+from .faults import is_outside
 from .metrics import FAST_P, STAGES
 
 CSV_FIELDS = ("task", "category", "status", "samples", "correct_samples", "ended_at", "stopped_by_us", "correct",
@@ -34,8 +36,12 @@ def write_reports(out: Path, records: list[dict], summary: dict, settings: dict)
 
 def _replace(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    try:
+        tmp.write_text(text)
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)      # a full disk leaves no half file behind
+        raise
 
 
 def _row(r: dict) -> dict:
@@ -80,15 +86,26 @@ def summary_table(summary: dict) -> str:
     groups = list(summary["categories"].items()) + [("**overall**", summary["overall"])]
     passes = [k for k in summary["overall"] if k.startswith("pass@")]
     head = (["category", "tasks"] + list(STAGES[:-1]) + ["correct"] + passes
-            + [f"fast_{p:g}" for p in FAST_P] + ["geomean speedup", "stopped by ascendcraft"])
+            + [f"fast_{p:g}" for p in FAST_P] + ["geomean speedup", "stopped by ascendcraft", "not run (outside)"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, s in groups:
         cells = [name, str(s["tasks"])] + [_pct(s["stages"][st]["rate"]) for st in STAGES]
         cells += [_pct(s[p]) for p in passes] + [_pct(s[f"fast_{p:g}"]) for p in FAST_P]
         cells.append("—" if s["geomean_speedup"] is None else f"{s['geomean_speedup']:.2f}×")
         cells.append(str(s.get("stopped_by_us", 0)))
+        cells.append(str(s.get("not_run", 0)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def not_run_sentence(overall: dict) -> str | None:
+    """What the headline adds when tasks did not run for outside reasons (None when all ran)."""
+    n = overall.get("not_run", 0)
+    if not n:
+        return None
+    kinds = overall.get("outside") or {}
+    why = next(iter(kinds)) if len(kinds) == 1 else ", ".join(f"{c} {k}" for k, c in sorted(kinds.items()))
+    return f"{n} not run for outside reasons ({why}): rerun with --resume"
 
 
 def sandbox_sentence(state: str) -> str:
@@ -104,10 +121,14 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
     o = summary["overall"]
     mode = (f"kernels from `{settings['kernels']}`" if settings.get("kernels")
             else f"model `{settings.get('model')}`, {settings['samples']} sample(s) of at most {settings['turns']} turns")
-    lines = [f"# ascendcraft bench: {o['tasks']} tasks, {o['correct_tasks']} correct", "",
+    not_run = not_run_sentence(o)
+    lines = [f"# ascendcraft bench: {o['tasks']} tasks, {o['correct_tasks']} correct"
+             + (f"; {not_run}" if not_run else ""), "",
              f"{mode}; backend {settings['backend']}, chip {settings['chip']}, {settings['trials']} verification "
              f"trials, inputs {settings['inputs']}. Stage rates count samples, leaving out those a bug of "
-             "ascendcraft stopped (counted apart, last column); pass@k, fast_p and the speedup count tasks. "
+             "ascendcraft stopped (counted apart); pass@k, fast_p and the speedup count tasks. Tasks not run for "
+             "an outside reason (a full disk, a worker killed from outside) count in every rate as passing "
+             "nothing. "
              "Speedups are modeled: the kernel's simulated time against the modeled eager baseline "
              "(vendor kernels at roofline, a lower bound on eager time; docs/bench.md).", "",
              summary_table(summary), ""]
@@ -128,7 +149,12 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
         lines.append(f"| {r['task']} | {result} | {_num(row['eager_us'])} | {_num(row['kernel_us'])} | "
                      f"{'—' if row['speedup'] is None else format(row['speedup'], '.2f') + '×'} | "
                      f"{_pct(row['efficiency'])} | {_folder_link(r['task'], reports)} |")
-    failed = [r for r in records if not r.get("correct")]
+    outside = sorted((r for r in records if is_outside(r)), key=lambda r: r["task"])
+    if outside:
+        lines += ["", "## Not run: outside faults", "",
+                  "Not the kernel's failures, nor the op file's: `--resume` runs these tasks again.", ""]
+        lines += [f"- **{r['task']}**: {r['outside']}" for r in outside]
+    failed = [r for r in records if not r.get("correct") and not is_outside(r)]
     ours = [r for r in failed if _stopped_by_us(r)]
     if ours:
         lines += ["", "## Stopped by a bug of ascendcraft", "",
@@ -160,6 +186,8 @@ def _stopped_by_us(r: dict) -> bool:
 def _result(r: dict, row: dict) -> str:
     """A failed task's result in words: what stopped it and where."""
     samples = r.get("samples", [])
+    if is_outside(r):
+        return f"not run: {faults.kind(r)} (outside fault)"
     if r["status"] != "done":
         return f"{r['status']} ({ENDED.get(row['ended_at'], row['ended_at'])})"
     if samples and samples[-1].get("unverifiable"):
@@ -212,7 +240,12 @@ def plot(records: list[dict], path: Path) -> Path | None:
               frameon=False)
     fig.tight_layout()
     tmp = path.with_name(f".{path.stem}.tmp.png")
-    fig.savefig(tmp)
-    plt.close(fig)
-    tmp.replace(path)
+    try:
+        fig.savefig(tmp)
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        plt.close(fig)
     return path
