@@ -9,6 +9,8 @@
   the error names the file (:func:`foreign`).
 * A failed run never replaces a good result: its files go to ``<out>.failed`` (see
   :func:`failure_dir`).
+* An empty folder that holds the current folder (``--out .``) is filled in place: putting a new
+  folder in its place would leave the user's shell in a removed folder.
 * The swap is one step where Linux can (``renameat2(RENAME_EXCHANGE)``): the folder holds the
   complete old result or the complete new one at every moment, SIGKILL included. Ctrl-C during
   the swap waits for its end (the new result is then in place and the run completes). A run
@@ -339,6 +341,9 @@ def _commit(staging: Path, final: Path, shown: Path, force: bool) -> None:
             os.rename(staging, final)
             return
         _may_replace(final, shown, force, now=True)
+        if _is_empty_dir(final) and _holds_cwd(final):
+            _fill(staging, final)
+            return
         previous, holder = _swap(staging, final)
         try:                                # checked again out of the way: nothing can be added to it now
             found = foreign(previous)
@@ -353,6 +358,33 @@ def _commit(staging: Path, final: Path, shown: Path, force: bool) -> None:
                                 hint="move your files back from there")
             raise _not_ours(shown, found, now=True)
         shutil.rmtree(holder, ignore_errors=True)
+
+
+def _is_empty_dir(path: Path) -> bool:
+    try:
+        return path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+    except OSError:
+        return False
+
+
+def _holds_cwd(folder: Path) -> bool:
+    """Whether the current folder is ``folder`` or inside it (``--out .``)."""
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        return False
+    return cwd == folder or folder in cwd.parents
+
+
+def _fill(staging: Path, final: Path) -> None:
+    """Move the new result into the empty folder ``final`` entry by entry, keeping the folder
+    itself: putting a new folder in its place would leave a shell whose current folder it is in
+    a removed one. The marker goes first, so a kill midway leaves a folder that is still
+    ascendcraft's (``--force`` replaces it); nothing of the user's was there to lose."""
+    entries = sorted(staging.iterdir(), key=lambda p: p.name != MARKER)
+    for entry in entries:
+        os.rename(entry, final / entry.name)
+    staging.rmdir()
 
 
 def _swap(staging: Path, final: Path) -> tuple[Path, Path]:

@@ -13,7 +13,7 @@ import pytest
 
 from ascendcraft.cli import main
 from ascendcraft.errors import UserError
-from ascendcraft.outdir import MARKER, atomic_output_dir, check_writable
+from ascendcraft.outdir import MARKER, atomic_output_dir, check_writable, ours
 
 EX = Path(__file__).parents[1] / "examples"
 LEAKY = EX / "activation" / "leaky_relu"
@@ -41,6 +41,20 @@ def test_out_dot_with_force_is_refused_and_leaves_nothing(tmp_path, monkeypatch,
     assert code == 2 and "did not make" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     assert not [p for p in tmp_path.parent.iterdir() if p.name.startswith(f".{tmp_path.name}.")]
+
+
+def test_out_dot_in_an_empty_folder_fills_that_folder_in_place(tmp_path, monkeypatch):
+    """The folder the user is in stays the same folder: it used to be replaced by a new one,
+    leaving their shell in a removed folder."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    inode = os.stat(".").st_ino
+    assert main(lower_args(".")) == 0
+    assert os.stat(".").st_ino == inode and Path(".").resolve() == work.resolve()
+    assert (work / "report.json").exists() and (work / MARKER).exists()
+    assert ours(work)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def test_results_carry_the_marker_and_ordinary_permissions(tmp_path):
