@@ -150,8 +150,7 @@ def _took_signal(w: _Worker, got: dict) -> tuple[str, str, str | None]:
         whom = next((k["whom"] for k in reversed(w.kills) if k["signal"] == name), "its parent process")
         return ("crashed", _sent(name, whom, w.stage), None)
     sender = f"process {got['pid']}" + (f" ({got['name']})" if got.get("name") else "")
-    reason = faults.killed(name, f"from {sender}" if got.get("pid") else "from the system")
-    return ("crashed", f"the worker was {reason} at stage {w.stage}; --resume runs the task again", reason)
+    return _outside(w, faults.killed(name, f"from {sender}" if got.get("pid") else "from the system"))
 
 
 def _killed(w: _Worker, name: str) -> tuple[str, str, str | None]:
@@ -163,7 +162,11 @@ def _killed(w: _Worker, name: str) -> tuple[str, str, str | None]:
     own = next((k for k in reversed(w.kills) if k["signal"] == name), None)
     if own is not None:
         return ("crashed", _sent(name, own["whom"], w.stage), None)
-    reason = faults.killed(name, "that bench did not send (the OOM killer, or another process)")
+    return _outside(w, faults.killed(name, "that bench did not send (the OOM killer, or another process)"))
+
+
+def _outside(w: _Worker, reason: str) -> tuple[str, str, str]:
+    """The verdict on a worker killed from outside: not the task's failure, run again by --resume."""
     return ("crashed", f"the worker was {reason} at stage {w.stage}; --resume runs the task again", reason)
 
 

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from . import faults
-from .faults import is_outside
 from .metrics import FAST_P, STAGES
 
 CSV_FIELDS = ("task", "category", "status", "samples", "correct_samples", "ended_at", "stopped_by_us", "correct",
@@ -35,12 +34,18 @@ def write_reports(out: Path, records: list[dict], summary: dict, settings: dict)
 
 
 def _replace(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
+    _write_whole(path, f".{path.name}.tmp", lambda tmp: tmp.write_text(text))
+
+
+def _write_whole(path: Path, tmp_name: str, write) -> None:
+    """``write(tmp)`` into a sibling named ``tmp_name``, then put it in ``path``'s place: the file is
+    whole or as it was, and a full disk leaves no half file behind."""
+    tmp = path.with_name(tmp_name)
     try:
-        tmp.write_text(text)
+        write(tmp)
         tmp.replace(path)
     except OSError:
-        tmp.unlink(missing_ok=True)      # a full disk leaves no half file behind
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -149,12 +154,12 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
         lines.append(f"| {r['task']} | {result} | {_num(row['eager_us'])} | {_num(row['kernel_us'])} | "
                      f"{'—' if row['speedup'] is None else format(row['speedup'], '.2f') + '×'} | "
                      f"{_pct(row['efficiency'])} | {_folder_link(r['task'], reports)} |")
-    outside = sorted((r for r in records if is_outside(r)), key=lambda r: r["task"])
+    outside = sorted((r for r in records if faults.is_outside(r)), key=lambda r: r["task"])
     if outside:
         lines += ["", "## Not run: outside faults", "",
                   "Not the kernel's failures, nor the op file's: `--resume` runs these tasks again.", ""]
         lines += [f"- **{r['task']}**: {r['outside']}" for r in outside]
-    failed = [r for r in records if not r.get("correct") and not is_outside(r)]
+    failed = [r for r in records if not r.get("correct") and not faults.is_outside(r)]
     ours = [r for r in failed if _stopped_by_us(r)]
     if ours:
         lines += ["", "## Stopped by a bug of ascendcraft", "",
@@ -186,7 +191,7 @@ def _stopped_by_us(r: dict) -> bool:
 def _result(r: dict, row: dict) -> str:
     """A failed task's result in words: what stopped it and where."""
     samples = r.get("samples", [])
-    if is_outside(r):
+    if faults.is_outside(r):
         return f"not run: {faults.kind(r)} (outside fault)"
     if r["status"] != "done":
         return f"{r['status']} ({ENDED.get(row['ended_at'], row['ended_at'])})"
@@ -239,13 +244,8 @@ def plot(records: list[dict], path: Path) -> Path | None:
               labels=categories, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
               frameon=False)
     fig.tight_layout()
-    tmp = path.with_name(f".{path.stem}.tmp.png")
     try:
-        fig.savefig(tmp)
-        tmp.replace(path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise
+        _write_whole(path, f".{path.stem}.tmp.png", fig.savefig)
     finally:
         plt.close(fig)
     return path

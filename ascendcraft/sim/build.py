@@ -21,7 +21,7 @@ from typing import Any
 from ..chips import DEFAULT_CHIP, load_chip
 from ..errors import UserError
 from .cache import cache_dir
-from .launch import popen_limited
+from .launch import kill_session, popen_limited
 from .includes import HINT as INCLUDE_HINT, first_escape
 from .signature import Param, parse_signature, registered_tiling_struct, strip_comments
 
@@ -281,12 +281,12 @@ def run_compiler(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedPr
     try:
         out, err = proc.communicate(timeout=BUILD_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_session(proc)
         raise SimBuildError(f"building {what} took longer than {BUILD_TIMEOUT_S} s; the compiler was stopped",
                             hint="a kernel builds in seconds: look for templates or macros that expand without "
                                  "end") from None
     except BaseException:
-        _kill_group(proc)
+        kill_session(proc)
         raise
     if proc.returncode != 0 and ("out of memory" in err or "std::bad_alloc" in err or
                                  proc.returncode == -signal.SIGKILL):
@@ -298,14 +298,6 @@ def run_compiler(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedPr
         raise SimBuildError(f"building {what} wrote a file larger than {BUILD_FILE_BYTES >> 30} GiB; it was stopped",
                             hint="look for huge constant tables in the kernel")
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)       # g++, cc1plus, as and ld: the build's own session
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
 
 
 def has_host_main(source: str) -> bool:

@@ -7,6 +7,7 @@ import hashlib
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -152,6 +153,16 @@ def popen_kernel(exe: Path, job: Path, run_dir: Path, log, memory_limit_mb: int,
     """Start the kernel process with its limits; what it prints goes to ``log``."""
     return popen_limited([exe, job], cwd=run_dir, memory_bytes=int(memory_limit_mb) << 20, file_bytes=file_limit,
                          isolate=True, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+
+
+def kill_session(proc: subprocess.Popen) -> None:
+    """Kill a process :func:`popen_limited` started and everything in its session (g++ with cc1plus,
+    as and ld; a kernel with its block threads), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
 
 
 def _hard(which: int) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -29,7 +28,7 @@ from .collect import collect
 from .cost import chip_config
 from .job import (BF16_NAMES, JOB_PREFIX, output_params, reap_dead_jobs, run_root, tiling_lines, to_bf16_bits,
                   trace_limit_for)
-from .launch import popen_kernel
+from .launch import kill_session, popen_kernel
 from .result import SimResult
 
 
@@ -259,8 +258,7 @@ class KernelRun:
                 self.proc.wait(timeout=max(0.0, self.deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 timed_out = True
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+                kill_session(self.proc)
             log = _read_log(self.run_dir / "log.txt", self._file_limit)
             art, report, out_specs, values, chip_obj, block_dim, cost_only, token = self._collect_args
             res = collect(art, report, self.proc.returncode, log, timed_out, out_specs, values, chip_obj, block_dim,
@@ -276,11 +274,7 @@ class KernelRun:
     def kill(self) -> None:
         """Stop the run if it is still going (its result is not wanted) and remove its job directory."""
         if self._result is None and self.proc.returncode is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)   # its own session (see launch.py)
-            except (ProcessLookupError, PermissionError):
-                pass
-            self.proc.wait()
+            kill_session(self.proc)
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
