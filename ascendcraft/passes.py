@@ -13,6 +13,7 @@ for inspection.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Callable
 
@@ -98,30 +99,49 @@ def with_origins(node, inherited=None):
     from), else of the previous one, else of its parent."""
     if not is_dataclass(node):
         return node
-    names = {f.name for f in fields(node)}
-    own = getattr(node, "span", None) if "span" in names else None
+    has_span, parts = _origin_fields(type(node))
+    own = getattr(node, "span", None) if has_span else None
     made_of = None
-    if own is None and "span" in names:   # what it is made of: its direct parts' origins
-        made_of = next((getattr(getattr(node, n), "span", None) for n in sorted(names - {"span", "source"})
+    if own is None and has_span:   # what it is made of: its direct parts' origins
+        made_of = next((getattr(getattr(node, n), "span", None) for n in parts
                         if getattr(getattr(node, n), "span", None) is not None), None)
     here = own or made_of or inherited
     changes = {}
-    for name in names - {"span", "source"}:
+    for name in parts:
         value = getattr(node, name)
         if isinstance(value, tuple) and any(is_dataclass(v) for v in value):
-            spans = [getattr(v, "span", None) for v in value]
-            new = tuple(with_origins(v, next((sp for sp in spans[i:] if sp), None)
-                                     or next((sp for sp in reversed(spans[:i]) if sp), None) or here)
-                        for i, v in enumerate(value))
+            new = tuple(with_origins(v, near or here) for v, near in zip(value, _nearest_spans(value)))
             if any(a is not b for a, b in zip(new, value)):
                 changes[name] = new
         elif is_dataclass(value):
             new = with_origins(value, here)
             if new is not value:
                 changes[name] = new
-    if "span" in names and own is None and here is not None:
+    if has_span and own is None and here is not None:
         changes["span"] = here
     return replace(node, **changes) if changes else node
+
+
+def _nearest_spans(items) -> list:
+    """Per item, the span of the first item from it onwards that has one, else of the last before
+    it that has one, else None (in one pass each way: a block can hold thousands of statements)."""
+    spans = [getattr(v, "span", None) for v in items]
+    after, found = [None] * len(spans), None
+    for i in range(len(spans) - 1, -1, -1):
+        found = spans[i] or found
+        after[i] = found
+    before, found = [None] * len(spans), None
+    for i, sp in enumerate(spans):
+        before[i] = found
+        found = sp or found
+    return [a or b for a, b in zip(after, before)]
+
+
+@functools.cache
+def _origin_fields(cls) -> tuple[bool, tuple[str, ...]]:
+    """(whether IR class ``cls`` has a span, its other fields but ``source`` in name order)."""
+    names = {f.name for f in fields(cls)}
+    return "span" in names, tuple(sorted(names - {"span", "source"}))
 
 
 #: Trials each pass is checked on (the verification policy's first draws: the op's own and a

@@ -5,6 +5,7 @@ lower-level programs the lowering passes produce.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Union
@@ -321,17 +322,70 @@ MEMORY_SPACES = ("gm", "ub", "l1", "l0c")
 BUFFER_POSITIONS = ("vecin", "vecout", "veccalc")   # AscendC TPosition of a UB buffer
 
 
+_KERNEL_NODES: dict[int, tuple] = {}   # id(kernel) -> (kernel, its nodes): the last few kernels walked
+
+
 def walk(node):
-    """Yield ``node`` and every IR node below it, depth first, in source order."""
+    """``node`` and every IR node below it, depth first, in source order.
+
+    A whole kernel's nodes are listed once and kept for the last few kernels: the checker, the
+    footprint, the symbol table and the passes each walk the same (immutable) kernel, which
+    dominated checking a long one."""
+    if not isinstance(node, Kernel):
+        return _walk(node)
+    found = _KERNEL_NODES.get(id(node))
+    if found is None or found[0] is not node:
+        if len(_KERNEL_NODES) >= 4:
+            del _KERNEL_NODES[next(iter(_KERNEL_NODES))]
+        found = _KERNEL_NODES[id(node)] = (node, tuple(_walk(node)))
+    return iter(found[1])
+
+
+@functools.cache
+def child_fields(cls) -> tuple[str, ...]:
+    """The fields of IR class ``cls`` that may hold nodes or names: all but ``span`` and ``source``."""
+    return tuple(n for n in getattr(cls, "__dataclass_fields__", {}) if n not in ("span", "source"))
+
+
+def _walk(node):
     yield node
-    for name in getattr(node, "__dataclass_fields__", {}):
-        if name in ("span", "source"):
-            continue
+    for name in child_fields(type(node)):
         value = getattr(node, name)
         items = value if isinstance(value, tuple) else (value,)
         for item in items:
             if hasattr(item, "__dataclass_fields__"):
-                yield from walk(item)
+                yield from _walk(item)
+
+
+def statements(body):
+    """Every statement of ``body`` and of the loops in it, in source order (expressions not entered)."""
+    for s in body:
+        yield s
+        if isinstance(s, (For, ParallelFor)):
+            yield from statements(s.body)
+
+
+def names_in(node) -> set[str]:
+    """The ids of every ``Name`` in ``node`` (None: none)."""
+    found: set[str] = set()
+    if node is not None:
+        _collect_names(node, found)
+    return found
+
+
+def _collect_names(node, found: set) -> None:
+    # a recursive function, not walk(): names are sought once per statement per check
+    if type(node) is Name:
+        found.add(node.id)
+        return
+    for name in child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, tuple):
+            for item in value:
+                if hasattr(item, "__dataclass_fields__"):
+                    _collect_names(item, found)
+        elif hasattr(value, "__dataclass_fields__"):
+            _collect_names(value, found)
 
 
 def map_names(e, fn):

@@ -297,7 +297,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         # A scalar the body reassigns is not a constant inside the loop: dropping its value first
         # makes the first pass stable in the usual case, so nested loops stay linear in depth
         # (re-checking every level twice would double the time with each level).
-        for n in {a.target for a in A.walk(s) if isinstance(a, A.Assign)}:
+        for n in {a.target for a in A.statements(s.body) if isinstance(a, A.Assign)}:
             t = self.env.get(n)
             if isinstance(t, TScalar) and t.value is not None:
                 self.env[n] = TScalar(t.dtype)

@@ -14,10 +14,7 @@ from .types import TTile
 SPACES = ("ub", "l1", "l0c")
 
 
-def names_used(node) -> set[str]:
-    if node is None:
-        return set()
-    return {n.id for n in A.walk(node) if isinstance(n, A.Name)}
+names_used = A.names_in
 
 
 def _defs(s) -> set[str]:
@@ -49,6 +46,23 @@ def _uses(s) -> set[str]:
     return set()
 
 
+# id(statement) -> (statement, names it reads, names it defines). A statement is immutable and the
+# lowering passes keep the ones they do not change, so each level's check finds most of its
+# statements here; the statement is held so that its id cannot be reused while it is a key.
+_SETS: dict[int, tuple] = {}
+_SETS_LIMIT = 200_000
+
+
+def _uses_defs(s) -> tuple[frozenset, frozenset]:
+    """(names statement ``s`` (not a loop) reads, names it defines)."""
+    found = _SETS.get(id(s))
+    if found is None or found[0] is not s:
+        if len(_SETS) >= _SETS_LIMIT:
+            _SETS.clear()
+        found = _SETS[id(s)] = (s, frozenset(_uses(s)), frozenset(_defs(s)))
+    return found[1], found[2]
+
+
 def _is_cube_accumulate(e, types) -> bool:
     """``acc + matmul(a, b)`` (either order) on l0c tiles."""
     if not (isinstance(e, A.Binary) and e.op == "+"):
@@ -78,6 +92,9 @@ class _Analysis:
                 if isinstance(t, TTile):
                     d = self.var_bytes[t.space]
                     d[node.target] = max(d.get(node.target, 0), t.nbytes)
+        # the spaces any tile of the kernel lives in: a vector kernel has nothing to measure in L1 or L0C
+        self.spaces = tuple(sp for sp in SPACES if any(isinstance(t, TTile) and t.space == sp
+                                                        for t in self.types.values()))
         self.peak = {sp: (0, None, ()) for sp in SPACES}
         self.over = {sp: [] for sp in SPACES}   # statements over capacity, reported first in source order
 
@@ -102,8 +119,9 @@ class _Analysis:
             # Conservative: what is live after the loop is live before it (the loop may run zero times).
             live_in = (live_out | carried | head) - loop_vars
         else:
-            live_in = (live_out - _defs(s)) | _uses(s)
-            self._measure(s, live_in, live_out)
+            uses, defs = _uses_defs(s)
+            live_in = (live_out - defs) | uses
+            self._measure(s, live_in, live_out, defs)
         self.dead_after[id(s)] = frozenset((live_in | _defs(s)) - live_out)
         return live_in
 
@@ -111,16 +129,18 @@ class _Analysis:
         """(gen, kill) of a statement sequence: live-in = gen | (live-out - kill)."""
         key = id(stmts)
         if key not in self._summaries:
-            gen, kill = frozenset(), frozenset()
+            gen, kill = set(), set()   # updated in place: a copy per statement was quadratic in the block
             for st in reversed(stmts):
                 if isinstance(st, (A.For, A.ParallelFor)):
                     g_body, _ = self._summary(st.body)
                     head, loop_vars = _loop_head(st)
-                    g, k = frozenset((g_body | head) - loop_vars), frozenset(loop_vars)
+                    g, k = (g_body | head) - loop_vars, loop_vars
                 else:
-                    g, k = frozenset(_uses(st)), frozenset(_defs(st))
-                gen, kill = g | (gen - k), k | kill
-            self._summaries[key] = (gen, kill)
+                    g, k = _uses_defs(st)
+                gen -= k
+                gen |= g
+                kill |= k
+            self._summaries[key] = (frozenset(gen), frozenset(kill))
         return self._summaries[key]
 
     # ---- footprint
@@ -158,12 +178,12 @@ class _Analysis:
             held += self._result(child, space)
         return max(peak, held + self._result(e, space))
 
-    def _measure(self, s, live_in, live_out):
+    def _measure(self, s, live_in, live_out, defs):
         exprs = [s.value] if isinstance(s, (A.Assign, A.Const)) else [s.dst, s.value] if isinstance(s, A.Store) \
             else []
-        for space in SPACES:
-            held = {v: self.var_bytes[space][v] for v in (live_in | live_out) - _defs(s)
-                    if v in self.var_bytes[space]}
+        for space in self.spaces:
+            sized = self.var_bytes[space]
+            held = {v: sized[v] for v in (live_in | live_out) - defs if v in sized}
             temps, total = 0, 0
             for e in exprs:
                 total = max(total, temps + self.temp_peak(e, space))

@@ -141,16 +141,15 @@ def identifiers(kernel: A.Kernel) -> set[str]:
     """Every identifier-shaped string in the kernel's IR: each string field of each node, and each
     string in a tuple field (a ParallelFor's variables, a type's dims). Generic on purpose: a name
     in a field added later is still seen (more taken names only make fresh names longer)."""
-    found: set[str] = set()
+    strings: set[str] = set()
     for n in A.walk(kernel):
-        for f in getattr(n, "__dataclass_fields__", {}):
-            if f in ("span", "source"):
-                continue
+        for f in A.child_fields(type(n)):
             v = getattr(n, f)
-            for item in (v if isinstance(v, tuple) else (v,)):
-                if isinstance(item, str) and _IDENT.fullmatch(item):
-                    found.add(item)
-    return found
+            if isinstance(v, str):
+                strings.add(v)
+            elif isinstance(v, tuple):
+                strings.update(item for item in v if isinstance(item, str))
+    return {s for s in strings if _IDENT.fullmatch(s)}
 
 
 def name(n: str) -> A.Name:

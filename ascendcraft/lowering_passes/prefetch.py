@@ -131,7 +131,7 @@ class _Prefetcher:
                 self.prefetched.add(pre)
                 first = self._region_at(s.value.src, scalars, loop.var, loop.start)
                 nxt = self._region_at(s.value.src, scalars, loop.var, binary("+", A.Name(loop.var), loop.step))
-                if not (_names(loop.stop) & assigned):
+                if not (A.names_in(loop.stop) & assigned):
                     nxt = self._empty_past_end(*nxt, loop.stop)
                 load = s.value
                 if s.target in self.prefetched and self._own_queue(s.value.out):
@@ -228,10 +228,10 @@ class _Prefetcher:
         renamed = {var: self.names.fresh(f"_{var}")}
         self.made.add(renamed[var])
         stmts = [A.Assign(renamed[var], value)]
-        needed = _names(src)
+        needed = A.names_in(src)
         for name in reversed(list(scalars)):          # close over the scalars the region uses
             if name in needed:
-                needed |= _names(scalars[name])
+                needed |= A.names_in(scalars[name])
         for name, definition in scalars.items():
             if name in needed:
                 renamed[name] = self.names.fresh(f"_{name}")
@@ -277,7 +277,7 @@ class _Prefetcher:
         if not isinstance(src, A.Index):
             return src
         dims = self.ctx.tensor(src.base.id).dims
-        subs = tuple(x if isinstance(x, A.Slice) or not (_names(x) & moved) else
+        subs = tuple(x if isinstance(x, A.Slice) or not (A.names_in(x) & moved) else
                      call("minimum", x, binary("-", dim_expr(d), A.Int(1)))
                      for x, d in zip(src.subscripts, dims))
         return replace(src, subscripts=subs + tuple(src.subscripts[len(subs):]))
@@ -325,10 +325,10 @@ class _Prefetcher:
                                                 or self._third_slot(s.value.out)):
             return False
         def closure(e) -> set:
-            names = _names(e)
+            names = A.names_in(e)
             for name in reversed(list(scalars)):
                 if name in names:
-                    names |= _names(scalars[name])
+                    names |= A.names_in(scalars[name])
             return names
         if self._empty_axis(src):
             return False
@@ -426,5 +426,4 @@ def _is_int_scalar(ctx, e) -> bool:
     return isinstance(t, TScalar) and t.is_int
 
 
-def _names(e) -> set:
-    return {n.id for n in A.walk(e) if isinstance(n, A.Name)}
+

@@ -387,7 +387,7 @@ class _Unstacker:
             for x in operands:
                 on_stack = isinstance(x, A.Name) and x.id in uses
                 if (on_stack and self._rank(x) != rank) or (not on_stack and self._rank(x) >= rank) or \
-                        (not on_stack and _reads_expr(x) & uses):
+                        (not on_stack and A.names_in(x) & uses):
                     raise _Abandon("combines it with a tile that broadcasts along its leading axis or has its rank "
                                    "without being computed beside it")
             return
@@ -396,7 +396,7 @@ class _Unstacker:
                      "windows over the trailing axes, tril/triu and stores of the whole tile act on one leading "
                      "index alone")
         if not isinstance(e, A.Call) or e.func not in OPS or not e.args or \
-                not (isinstance(e.args[0], A.Name) and e.args[0].id in uses) or any(_reads_expr(x) & uses for x in e.args[1:]):
+                not (isinstance(e.args[0], A.Name) and e.args[0].id in uses) or any(A.names_in(x) & uses for x in e.args[1:]):
             raise _Abandon(f"applies {what} to it ({per_index})")
         kind, rank_in = OPS[e.func].kind, self._rank(e.args[0])
         if kind in _ALONG_AXIS_KINDS:
@@ -417,7 +417,7 @@ class _Unstacker:
         v = s.value
         subs, _axis, _ty = self._subscripts(s.dst)
         axes = sum(isinstance(x, A.Slice) for x in subs)
-        if _reads_expr(s.dst) & uses:
+        if A.names_in(s.dst) & uses:
             raise _Abandon("addresses GM with a value computed from it")
         if not uses and self._rank(v) < axes:
             return                          # a value that broadcasts over the whole region
@@ -476,13 +476,12 @@ def _axis(e: A.Call) -> int | None:
     return OPS[e.func].kwargs.get("axis") if axis is None else int_literal(axis)
 
 
-def _reads_expr(e) -> set[str]:
-    return {n.id for n in A.walk(e) if isinstance(n, A.Name)}
+
 
 
 def _reads(s) -> set[str]:
     if isinstance(s, A.Assign):
-        return _reads_expr(s.value)
+        return A.names_in(s.value)
     return {n.id for n in A.walk(s) if isinstance(n, A.Name)} | {n.name for n in A.walk(s) if isinstance(n, A.Free)}
 
 

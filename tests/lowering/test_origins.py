@@ -72,3 +72,16 @@ def test_a_simulator_report_names_the_dsl_line_of_each_kernel_line():
     source_line = (d / "kernel.dsl").read_text().splitlines()[dsl_line - 1].strip()
     assert re.search(rf"kernel\.cpp:{cpp_line}: \[\S*kernel\.dsl:{dsl_line}: ", out) and source_line in out
     assert _with_dsl_lines("kernel.cpp:1: error: x", spec, k.lowered) == "kernel.cpp:1: error: x"
+
+
+def test_a_made_statement_takes_the_next_origin_else_the_previous_one():
+    from ascendcraft.dsl import ast as A
+    from ascendcraft.errors import Span
+    from ascendcraft.passes import with_origins
+    a, b = Span(3, 1, 3, 9), Span(7, 1, 7, 9)
+
+    def stmt(target, span=None):
+        return A.Assign(target, A.Int(0), span=span)
+    made = with_origins(A.ParallelFor(("i",), (A.Int(4),), (
+        stmt("m0"), stmt("w", a), stmt("m1"), stmt("m2"), stmt("v", b), stmt("m3")), span=a))
+    assert [s.span.line for s in made.body] == [3, 3, 7, 7, 7, 7]
