@@ -138,7 +138,8 @@ def _np_dtype(dtype: str):
 
 def compile(kernel: str | Path | Kernel, op: str | Path, *, chip: str = DEFAULT_CHIP, backend: str = "sim",
             trials: int | None = None, seed: int = 0, max_bytes: int = 64 << 20, model_time: bool = False,
-            inputs: str = "adversarial", progress: Callable[[str], None] | None = None) -> CompiledKernel:
+            inputs: str = "adversarial", precision: str = "ours",
+            progress: Callable[[str], None] | None = None) -> CompiledKernel:
     """Check, lower, build and verify a tile-DSL kernel for an op; return the compiled kernel.
 
     The same stages as ``ascendcraft lower`` (docs/lowering.md): the kernel is checked against
@@ -169,6 +170,9 @@ def compile(kernel: str | Path | Kernel, op: str | Path, *, chip: str = DEFAULT_
             near-one, offset, row-scaled and IEEE-special draws) or ``"op"`` (every trial from
             ``get_inputs()``); see
             docs/verification.md.
+        precision: ``"ours"`` (the float64-based policy) or ``"task"`` (the benchmark's own
+            acceptance check: NPUKernelBench's ``custom_check_precision`` or ``check_precision``,
+            MultiKernelBench's ``allclose``); see docs/verification.md.
         progress: called with one short message per stage (``"compiling on the simulator"``,
             ...), e.g. ``print``; ``None`` for silence.
 
@@ -178,7 +182,8 @@ def compile(kernel: str | Path | Kernel, op: str | Path, *, chip: str = DEFAULT_
     """
     from .lower import lower
     return CompiledKernel(lower(kernel, op, chip=chip, backend=backend, trials=trials, seed=seed,
-                                max_bytes=max_bytes, model_time=model_time, inputs=inputs, progress=progress))
+                                max_bytes=max_bytes, model_time=model_time, inputs=inputs, precision=precision,
+                                progress=progress))
 
 
 def generate(op, *, model: str | None = None, api_base: str | None = None, lower: bool = True,

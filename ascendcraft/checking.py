@@ -17,6 +17,7 @@ from .dsl.interpreter import Interpreter
 from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
 from .progress import reporter
+from .acceptance import check_precision_name
 from .errors import UserError
 from .groups import input_dtypes, is_group, largest
 from .tensorspec import fmt_bytes
@@ -264,7 +265,7 @@ def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict, kee
 def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: str = DEFAULT_CHIP,
                  max_bytes: int = 64 << 20, full_shapes: bool = False, inputs: str = "adversarial",
                  other_shapes: bool = True, progress: Callable[[str], None] | None = None,
-                 plan: bool = False) -> CheckResult:
+                 plan: bool = False, precision: str = "ours") -> CheckResult:
     """Parse, bind, check (at real and verification shapes) and verify a kernel against an op.
 
     ``trials`` (default :data:`~ascendcraft.verify.DEFAULT_TRIALS`) and ``inputs`` (the input
@@ -272,6 +273,8 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     ``other_shapes`` also verifies at the other shape sets: a second one derived from the seed
     (``Task.variant``) and, when the verification shapes are reduced, one per size constant kept at
     its real value (``Task.real_extents``).
+    ``precision`` is whose acceptance decides: ``ours`` or the benchmark's (``task``,
+    :mod:`ascendcraft.acceptance`).
     ``plan`` also runs the lowering passes statically at the real shapes and keeps the buffer
     plan ``lower`` would use (``ascendcraft.plan``), or the lowering's refusal, located.
     ``progress``, if given, receives a short line at each stage (the CLI prints them to stderr).
@@ -279,13 +282,14 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     from .task import load_task
 
     say = reporter(progress)
+    check_precision_name(precision)
     k = load_kernel(kernel)
     say(f"loading op {op if not hasattr(op, 'real') else op.path}")
     task = op if hasattr(op, "real") else load_task(op)
     # A check is a pure function of the kernel (an immutable AST; one object per text and name, see
     # load_kernel), the task (one object per op file path and text, see task.load_task) and the
     # options. The entry holds both objects, so their ids are not reused while it lives.
-    key = (id(k), id(task), chip, trials, seed, max_bytes, full_shapes, inputs, other_shapes, plan)
+    key = (id(k), id(task), chip, trials, seed, max_bytes, full_shapes, inputs, other_shapes, plan, precision)
     hit = _CHECKS.get(key)
     if hit is not None:
         result, said = hit[2], hit[3]
@@ -297,7 +301,8 @@ def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: 
     def record(msg: str) -> None:
         said.append(msg)
         say(msg)
-    result = _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, other_shapes, record, plan)
+    policy = (inputs, precision)
+    result = _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, policy, other_shapes, record, plan)
     _CHECKS.put(key, (k, task, result, said), _held_bytes(result))
     return copy.copy(result)
 
@@ -313,7 +318,7 @@ def _held_bytes(result: CheckResult) -> int:
 _CHECKS = Memo(entries=8, max_bytes=1 << 30)
 
 
-def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, other_shapes, say, plan):
+def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, policy, other_shapes, say, plan):
     from .verify import DEFAULT_TRIALS
 
     chip_profile = load_chip(chip)
@@ -331,17 +336,17 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
     say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
     outputs: list = []
     checked, draws, report = _interpret_at(k, shapes, chip_profile, DEFAULT_TRIALS if trials is None else trials,
-                                           seed, inputs, say, real=(real_binding, real), keep=outputs)
+                                           seed, policy, say, real=(real_binding, real), keep=outputs)
     result = CheckResult(k, task, real, checked, shapes, report, draws, outputs=outputs)
     if report.passed and other_shapes:
-        result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say,
+        result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, policy, say,
                                        min(len(draws), SECOND_TRIALS))
     if result.passed and other_shapes and shapes.reduced:
         result.extents, result.extents_skipped, result.residues_skipped = _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes,
-                                                                 inputs, say, min(len(draws), SECOND_TRIALS))
+                                                                 policy, say, min(len(draws), SECOND_TRIALS))
     if result.passed and task.groups:
         result.groups, result.groups_skipped = _verify_groups(k, task, shapes, chip_profile, seed, max_bytes,
-                                                              full_shapes, inputs, say, min(len(draws), SECOND_TRIALS))
+                                                              full_shapes, policy, say, min(len(draws), SECOND_TRIALS))
     if plan:
         from .plan import buffer_plan
         say("planning the lowering's buffers at real shapes")
@@ -349,7 +354,7 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, inputs, o
     return result
 
 
-def _verify_groups(k, task, main, chip_profile, seed, max_bytes, full_shapes, inputs, say, trials):
+def _verify_groups(k, task, main, chip_profile, seed, max_bytes, full_shapes, policy, say, trials):
     """Verify at each group of a group task besides ``main`` (those within ``max_bytes`` unless
     ``full_shapes``), until one fails: (OtherShapes per group, (index, why) per group not verified)."""
     done, skipped = [], [(i, why) for i, why in task.groups_unsupported]
@@ -363,7 +368,7 @@ def _verify_groups(k, task, main, chip_profile, seed, max_bytes, full_shapes, in
                                      f"(raise it or pass --full-shapes)"))
         else:
             say(f"verifying at {g.title()} ({g.shapes_text()})")
-            done.append(_verify_other(k, g, chip_profile, seed, inputs, say, trials, (g.title(), 1),
+            done.append(_verify_other(k, g, chip_profile, seed, policy, say, trials, (g.title(), 1),
                                       g.describe(), "one kernel serves every group: a type variable for the "
                                       "dtypes (kernel k[T: (f16, bf16, f32)]), a *B dim for any rank"))
     return tuple(done), tuple(sorted(skipped))
@@ -387,7 +392,7 @@ SECOND_TRIALS = 2
 EXTENT_SHARE = 4
 
 
-def _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes, inputs, say, trials
+def _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes, policy, say, trials
                     ) -> tuple[tuple, tuple, str]:
     """Verify at each shape set of ``task.real_extents`` (a set with its residue may stand in for a
     real extent that does not fit) and at ``task.residue_set``: (OtherShapes per set, (constant,
@@ -403,7 +408,7 @@ def _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes, inputs
             continue
         title = shape_set_title(e.shapes, e.name, e.modulus)
         say(f"verifying at the {title} ({e.shapes.shapes_text()})")
-        other = _verify_other(k, e.shapes, chip_profile, seed, inputs, say, trials, (e.name, e.modulus),
+        other = _verify_other(k, e.shapes, chip_profile, seed, policy, say, trials, (e.name, e.modulus),
                               f"the {title} (the other size constants shrunk: {e.shapes.shapes_text()})",
                               "the kernel must hold at the op's real size of every axis: a tile counted twice when "
                               "the extent is a multiple of it, an index or count kept in a type too narrow for it")
@@ -418,7 +423,7 @@ def _verify_extents(k, task, shapes, real, chip_profile, seed, max_bytes, inputs
                           if (residues.original[n] - residues.overrides[n]) % modulus == 0)
         title = shape_set_title(residues, names, modulus)
         say(f"verifying at the {title}")
-        done.append(_verify_other(k, residues, chip_profile, seed, inputs, say, trials, (names, modulus),
+        done.append(_verify_other(k, residues, chip_profile, seed, policy, say, trials, (names, modulus),
                                   f"the {title}",
                                   "the kernel must hold where every axis has the real size's tail and split over "
                                   "the cores: a tile counted twice when an extent is a multiple of it"))
@@ -440,23 +445,23 @@ def tile_modulus(real: CheckedKernel) -> int:
     return math.lcm(*steps)
 
 
-def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, inputs, say, trials) -> OtherShapes | None:
+def _verify_second(k, task, shapes, chip_profile, seed, max_bytes, policy, say, trials) -> OtherShapes | None:
     second = task.variant(shapes, seed, max_bytes)
     if second is None:
         return None
     say("verifying on second shapes " + second.shapes_text())
-    return _verify_other(k, second, chip_profile, seed, inputs, say, trials, ("", 1),
+    return _verify_other(k, second, chip_profile, seed, policy, say, trials, ("", 1),
                          f"the second verification shapes ({second.shapes_text()}; {task.path.name}'s size "
                          f"constants moved so that a kernel keyed on one shape shows it)",
                          "write extents as dim names from the signature, not as numbers: the kernel must hold for "
                          "every size the op's constants can take")
 
 
-def _verify_other(k, shapes, chip_profile, seed, inputs, say, trials, label: tuple[str, int], where: str,
+def _verify_other(k, shapes, chip_profile, seed, policy, say, trials, label: tuple[str, int], where: str,
                   hint: str) -> OtherShapes:
     """Verify at the other shape set ``shapes``; an error there says ``where`` it happened."""
     try:
-        checked, draws, report = _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say)
+        checked, draws, report = _interpret_at(k, shapes, chip_profile, trials, seed, policy, say)
     except UserError as err:
         err.message = f"at {where}: {err.message}"
         err.hint = hint + (f"; {err.hint}" if err.hint else "")
@@ -469,15 +474,17 @@ def _verify_other(k, shapes, chip_profile, seed, inputs, say, trials, label: tup
 KEPT_OUTPUTS = 2
 
 
-def _interpret_at(k, shapes, chip_profile, trials, seed, inputs, say, real=None, keep=None):
+def _interpret_at(k, shapes, chip_profile, trials, seed, policy, say, real=None, keep=None):
     """Bind and check ``k`` at ``shapes`` (reusing ``real`` = (binding, checked) when the binding is
-    the same) and verify it with the interpreter: (checked, draws, report)."""
+    the same) and verify it with the interpreter under ``policy`` (the input policy and the
+    precision, as check_kernel takes them): (checked, draws, report)."""
     from .verify import make_draws, verify
+    inputs, precision = policy
     k = instance(k, shapes)
     binding, plan = bind(k, shapes)
     checked = (real[1] if real is not None and binding == real[0] and k is real[1].kernel
                else check(k, binding, chip_profile))
     draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=say)
     report = verify(interpreter_runner(checked, plan, parameter_arrays(plan, shapes), keep, KEPT_OUTPUTS), shapes,
-                    draws=draws, progress=say)
+                    draws=draws, progress=say, precision=precision)
     return checked, draws, report

@@ -9,6 +9,7 @@ import sys
 
 from . import __version__
 from .errors import AscendcraftError
+from .acceptance import PRECISION_HELP, PRECISIONS
 from .distributions import DEFAULT_TRIALS, INPUT_POLICIES, INPUTS_HELP
 
 
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                    help=f"verification trials (default {DEFAULT_TRIALS})")
     c.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help=INPUTS_HELP)
+    c.add_argument("--precision", choices=PRECISIONS, default="ours", help=PRECISION_HELP)
     c.add_argument("--seed", type=int, default=0, help="seed of the first trial (trial t uses seed+t)")
     c.add_argument("--chip", default="910B2", help="chip profile for capacity checks and core count "
                    "(910B1 910B2 910B3 910B4 310P3)")
@@ -83,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
                     help=f"verification trials of the source and the backend run (default {DEFAULT_TRIALS}; each "
                     "pass is checked on the first two)")
     lo.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help=INPUTS_HELP)
+    lo.add_argument("--precision", choices=PRECISIONS, default="ours", help=PRECISION_HELP)
     lo.add_argument("--seed", type=int, default=0, help="seed of the first trial")
     lo.add_argument("--max-bytes", type=int, default=64 << 20,
                     help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
@@ -146,7 +149,7 @@ def _cmd_check(args) -> int:
     from .checking import check_kernel
     result = check_kernel(args.kernel, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
                           max_bytes=args.max_bytes, full_shapes=args.full_shapes, inputs=args.inputs,
-                          progress=args.progress.callback, plan=True)
+                          progress=args.progress.callback, plan=True, precision=args.precision)
     # what check accepts, lower lowers: a kernel the lowering refuses is not accepted, however
     # right it is in the interpreter (the plan names the statement and a rewrite)
     refused = getattr(result.plan, "refused", None) is not None
@@ -178,7 +181,7 @@ def _cmd_lower(args) -> int:
         result = lower(args.kernel, args.op, chip=args.chip, backend=args.backend, trials=args.trials,
                        seed=args.seed, max_bytes=args.max_bytes, model_time=not args.no_model,
                        inputs=args.inputs, assist=client.ask if client else None,
-                       progress=args.progress.callback)
+                       progress=args.progress.callback, precision=args.precision)
         if client is not None:
             result.llm = {"model": client.config.model, **client.usage.to_json()}
     except PassError as err:

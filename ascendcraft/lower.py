@@ -231,17 +231,20 @@ def resolve_backend(backend: str) -> str:
 
 def lower(kernel, op, *, chip: str = DEFAULT_CHIP, backend: str = "auto", trials: int | None = None,
           seed: int = 0, max_bytes: int = 64 << 20, model_time: bool = True, inputs: str = "adversarial",
-          assist: Callable[[str], str] | None = None, progress: Callable[[str], None] | None = None) -> Lowered:
+          assist: Callable[[str], str] | None = None, progress: Callable[[str], None] | None = None,
+          precision: str = "ours") -> Lowered:
     """Check, lower, emit, build and verify ``kernel`` for ``op``. Raises on any failure.
 
     ``trials``, ``seed`` and ``inputs`` are the verification policy's (docs/verification.md):
-    the source check and the backend run use every trial, each pass the first two."""
+    the source check and the backend run use every trial, each pass the first two. ``precision``
+    is whose acceptance judges the source and the backend run (``ours`` or ``task``,
+    :mod:`ascendcraft.acceptance`); the passes are compared with the source as always."""
     say = reporter(progress)
     backend = resolve_backend(backend)
     t0 = time.perf_counter()
     source = load_kernel(kernel)
     checked = check_kernel(source, op, trials=trials, seed=seed, chip=chip, max_bytes=max_bytes, inputs=inputs,
-                           progress=say)
+                           progress=say, precision=precision)
     if not checked.passed:
         what = "cannot be verified" if checked.report.verdict == "NOT VERIFIABLE" else "does not match the op"
         raise KernelMismatch(f"kernel {source.name} {what} before lowering:\n"
@@ -571,7 +574,8 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
                 raise early.main
             main, extra, cost = early.main, early.others, early.cost
             queue = main.queue
-        report = verify(main, shapes, draws=result.check.draws, progress=say)
+        # the backend is judged as the source was (the check's precision: ours or the task's)
+        report = verify(main, shapes, draws=result.check.draws, progress=say, precision=result.check.report.precision)
         result.verification = report
         if not report.passed:
             raise GeneratedKernelFailed(f"the generated AscendC kernel does not match the op on the simulator:\n"
@@ -582,7 +586,8 @@ def _run_on_sim(result: Lowered, chip, model_time, say, early: _Early | None = N
             try:
                 if isinstance(runner, Exception):
                     raise runner
-                report = verify(runner, other.shapes, draws=other.draws, progress=say)
+                report = verify(runner, other.shapes, draws=other.draws, progress=say,
+                                precision=other.report.precision)
             except AscendcraftError as err:   # say which shapes: the real ones passed
                 err.message = f"at {where}: {err.message}"
                 raise

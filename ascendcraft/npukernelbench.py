@@ -91,11 +91,19 @@ def _stub(name: str, **attrs) -> types.ModuleType:
 @contextlib.contextmanager
 def device_stubs():
     """``torch_npu`` (with ``contrib.transfer_to_npu``) and ``kernel_gen_ops`` as empty modules while
-    a task's files run, unless the real ones are installed: the reference runs on the CPU."""
+    a task's files run, unless the real ones are installed: the reference runs on the CPU. And
+    NPUKernelBench's ``framework.utils``, whose ``check_precision`` many tasks' precision rules call
+    (ours, :func:`ascendcraft.acceptance.check_precision`)."""
+    from .acceptance import check_precision
     transfer = _stub("torch_npu.contrib.transfer_to_npu")
     contrib = _stub("torch_npu.contrib", transfer_to_npu=transfer)
+    utils = types.ModuleType("framework.utils")
+    utils.check_precision = check_precision
+    framework = types.ModuleType("framework")
+    framework.utils = utils
     stubs = {"torch_npu": _stub("torch_npu", contrib=contrib), "torch_npu.contrib": contrib,
-             "torch_npu.contrib.transfer_to_npu": transfer, "kernel_gen_ops": _stub("kernel_gen_ops")}
+             "torch_npu.contrib.transfer_to_npu": transfer, "kernel_gen_ops": _stub("kernel_gen_ops"),
+             "framework": framework, "framework.utils": utils}
     added = [n for n in stubs if n not in sys.modules]
     for n in added:
         sys.modules[n] = stubs[n]
@@ -141,5 +149,6 @@ def group_namespace(folder: Path, module_ns: dict, prepare_ns: dict, cases: list
         return list(get_init(dict(cases[i]), device=None)) if callable(get_init) else []
     ns = {k: v for k, v in module_ns.items() if k not in ("get_inputs", "get_init_inputs")}
     ns.update(get_input_groups=get_input_groups, group_init_inputs=group_init_inputs,
+              group_rows=lambda: [dict(row) for row in cases],    # each group's row: the task's rule reads it
               custom_check_precision=prepare_ns.get("custom_check_precision"))
     return ns

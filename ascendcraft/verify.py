@@ -61,6 +61,7 @@ import numpy as np
 import torch
 
 from . import distributions as D
+from .acceptance import TaskRule, as_tensors, rule_for
 # the comparison's names, re-exported: callers import them from the policy module
 from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, SENSITIVITY_FACTOR, TOLERANCES, OutputResult,  # noqa: F401
                       _as_float64, _fmt, _val, compare, float_slack, l2_norm, poison_buffer, to_numpy)
@@ -88,10 +89,13 @@ class TrialResult:
     distribution: str = "op"    # the draw used: Draw.label
     reference: str = "float64"  # what the kernel was judged against (Draw.reference)
     notes: list[str] = field(default_factory=list)   # draws tried and refused before this one
+    judged_by: str = ""         # the benchmark's rule that decided ``passed`` ("" = ours did)
+    ours: bool | None = None    # under a benchmark's rule: our policy's verdict, for comparison
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "passed": self.passed, "problem": self.problem,
                 "distribution": self.distribution, "reference": self.reference, "notes": self.notes,
+                "judged_by": self.judged_by or "ours", "ours": self.passed if self.ours is None else self.ours,
                 "outputs": [o.to_json() for o in self.outputs]}
 
 
@@ -103,6 +107,7 @@ class VerifyReport:
     shapes_text: str        # TaskShapes.describe()
     unverifiable: str = ""  # why the trials are no evidence for some output ("" = they are)
     inputs: str = "adversarial"
+    precision: str = "ours"  # whose acceptance decided (ascendcraft.acceptance)
 
     @property
     def verdict(self) -> str:
@@ -124,7 +129,9 @@ class VerifyReport:
             ref_errs = [o.ref_error for o in errs if o.ref_error is not None]
             if ref_errs and max(ref_errs) >= REF_ERROR_SHOWN:
                 line += f"  (reference f32 error {max(ref_errs):.1e})"
-            if t.reference != "float64":
+            if t.judged_by:
+                line += f"  [judged by {t.judged_by} against the op's own result; ours: {'PASS' if t.ours else 'FAIL'}]"
+            elif t.reference != "float64":
                 line += f"  [judged against {t.reference}]"
             if not t.passed:
                 line += f"  -- {_trial_problem(t)}"
@@ -167,7 +174,8 @@ class VerifyReport:
 
     def to_json(self) -> dict:
         return {"passed": self.passed, "verdict": self.verdict, "unverifiable": self.unverifiable,
-                "inputs": self.inputs, "trials": [t.to_json() for t in self.trials], "shapes": self.shapes,
+                "inputs": self.inputs, "precision": self.precision, "trials": [t.to_json() for t in self.trials],
+                "shapes": self.shapes,
                 "tolerances": {d: {"atol": a, "rtol": r, "rel_l2": REL_L2_BOUND[d]} for d, (a, r) in TOLERANCES.items()}}
 
 
@@ -506,15 +514,17 @@ def _derived_draw(t: int, seed_t: int, shapes: TaskShapes, op0: Draw, structures
 
 def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
            inputs: str = "adversarial", draws: list[Draw] | None = None,
-           progress: Callable[[str], None] | None = None) -> VerifyReport:
+           progress: Callable[[str], None] | None = None, precision: str = "ours") -> VerifyReport:
     """Run ``run(inputs, outputs)`` on every trial's inputs and judge it against torch.
 
     ``inputs`` are NumPy arrays (GM convention) or Python scalars in forward-argument
     order; ``outputs`` are poisoned NumPy buffers that ``run`` fills in place. ``draws``
     (from :func:`make_draws` on the same shapes) saves drawing and evaluating the references
     again. Errors raised by ``run`` propagate unchanged (AscendcraftError is rendered by the
-    caller).
+    caller). ``precision="task"`` accepts a trial by the benchmark's own check
+    (:mod:`ascendcraft.acceptance`); ours is still computed and reported beside it.
     """
+    rule = rule_for(shapes, precision)
     if draws is None:
         draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=progress)
     results: list[TrialResult] = []
@@ -542,11 +552,25 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
             res.ref_error = draw.ref_error(i)
             res.degenerate = draw.degenerate[i]
             per.append(res)
-        results.append(TrialResult(draw.seed, all(o.passed for o in per), per, distribution=draw.label,
-                                   reference=draw.reference, notes=list(draw.notes)))
+        trial = TrialResult(draw.seed, all(o.passed for o in per), per, distribution=draw.label,
+                            reference=draw.reference, notes=list(draw.notes))
+        if rule is not None:
+            _judge_by(rule, trial, draw, outputs)
+        results.append(trial)
     unverifiable = _unverifiable(draws)
     passed = all(r.passed for r in results) and not unverifiable
-    return VerifyReport(passed, results, shapes.to_json(), shapes.describe(), unverifiable, draws[0].policy)
+    return VerifyReport(passed, results, shapes.to_json(), shapes.describe(), unverifiable, draws[0].policy, precision)
+
+
+def _judge_by(rule: TaskRule, trial: TrialResult, draw: Draw, outputs: list) -> None:
+    """Accept or refuse ``trial`` by ``rule`` (ours stays in ``trial.ours``); an element the kernel
+    never wrote fails under every rule."""
+    trial.ours, trial.judged_by = trial.passed, rule.name
+    unwritten = sum(o.n_unwritten for o in trial.outputs)
+    why = (f"{unwritten} output elements were never written" if unwritten
+           else rule.judge(list(draw.native), as_tensors(outputs, list(draw.native))))
+    trial.passed = not why
+    trial.problem = f"{rule.name}: {why}" if why else ""
 
 
 def _unverifiable(draws: list[Draw]) -> str:

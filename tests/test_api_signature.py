@@ -13,7 +13,7 @@ from ascendcraft import api
 # What ascendcraft.compile accepted when it was ``compile(kernel, op, **options)`` forwarding to
 # api.compile, with the defaults it had: the explicit signature must keep them all.
 EXPECTED = {"chip": "910B2", "backend": "sim", "trials": None, "seed": 0, "max_bytes": 64 << 20,
-            "model_time": False, "inputs": "adversarial", "progress": None}
+            "model_time": False, "inputs": "adversarial", "precision": "ours", "progress": None}
 
 
 def test_ascendcraft_compile_is_the_api_function():

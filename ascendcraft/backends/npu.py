@@ -241,4 +241,4 @@ def verify_on_npu(lowered, *, draws=None, shapes=None, trials: int | None = None
     if draws is None:
         from ..verify import DEFAULT_TRIALS, make_draws
         draws = make_draws(shapes, trials=trials or DEFAULT_TRIALS, seed=seed)
-    return verify(run, shapes, draws=draws)
+    return verify(run, shapes, draws=draws, precision=lowered.check.report.precision)

@@ -186,7 +186,7 @@ def _prepare(out: Path, settings: dict, *, resume: bool, force: bool) -> dict[st
         raise UserError(f"cannot write the bench folder {out}: {err.strerror}") from None
     done: dict[str, dict] = {}
     if resume and results.exists():
-        before = _read_json(out / SETTINGS)
+        before = {"precision": "ours", **_read_json(out / SETTINGS)}   # a run from before --precision: ours
         changed = sorted(k for k in set(before) | set(settings)
                          if k not in _RESUMABLE + ("tasks",) and before.get(k) != settings.get(k))
         if changed:

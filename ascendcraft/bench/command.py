@@ -1,6 +1,7 @@
 """The ``ascendcraft bench`` command line (docs/bench.md)."""
 from __future__ import annotations
 
+from ..acceptance import PRECISIONS
 from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES
 
 
@@ -39,6 +40,8 @@ def add_parser(sub, parents=()) -> None:
     b.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help=f"verification trials (default {DEFAULT_TRIALS})")
     b.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial",
                    help="verification inputs (as check; docs/verification.md)")
+    b.add_argument("--precision", choices=PRECISIONS, default="ours",
+                   help="whose acceptance judges the kernels: ours or the benchmark's own (task); as check")
     b.add_argument("--seed", type=int, default=0, help="seed of the first trial (and of the first sample)")
     b.add_argument("--max-bytes", type=int, default=64 << 20,
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
@@ -61,7 +64,7 @@ def run(args) -> int:
                                     "hand-written ones: `ascendcraft bench TASKS --kernels DIR` (DIR/<task>.dsl "
                                     "or DIR/<category>/<task>/kernel.dsl), offline") from None
     options = BenchOptions(chip=args.chip, backend=resolve_backend(args.backend), trials=args.trials, seed=args.seed,
-                           inputs=args.inputs, max_bytes=args.max_bytes, samples=args.samples, turns=args.turns,
+                           inputs=args.inputs, precision=args.precision, max_bytes=args.max_bytes, samples=args.samples, turns=args.turns,
                            optimize=args.optimize,
                            model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache)
     result = run_bench(args.tasks, kernels=args.kernels, out=args.out, options=options, jobs=args.jobs,

@@ -23,6 +23,7 @@ class BenchOptions:
     trials: int = 5
     seed: int = 0
     inputs: str = "adversarial"
+    precision: str = "ours"        # whose acceptance: ascendcraft.acceptance
     max_bytes: int = 64 << 20
     samples: int = 1               # model mode: samples per task (the k of pass@k)
     turns: int = 4                 # model mode: replies per sample
@@ -134,7 +135,7 @@ def _evaluator(loaded, options: BenchOptions, send, assist=None):
     say = stage_reporter(send)
     return Evaluator(loaded, chip=options.chip, trials=options.trials, seed=options.seed,
                      max_bytes=options.max_bytes, full_shapes=False, inputs=options.inputs,
-                     after_verify=_lowering(options, say, assist), progress=say)
+                     after_verify=_lowering(options, say, assist), progress=say, precision=options.precision)
 
 
 def _timing(after) -> dict:
@@ -186,7 +187,8 @@ def _model_samples(record: dict, loaded, options: BenchOptions, folder: Path, se
     # every sample runs (no early stop), so pass@k counts what each would have done alone
     result = generate(loaded, samples=options.samples, turns=options.turns, temperature=options.temperature,
                       best=True, chip=options.chip, backend=options.backend, trials=options.trials,
-                      seed=options.seed, inputs=options.inputs, max_bytes=options.max_bytes, client=client,
+                      seed=options.seed, inputs=options.inputs, precision=options.precision,
+                      max_bytes=options.max_bytes, client=client,
                       progress=say, after_verify=_lowering(options, say, client.ask), optimize=options.optimize)
     for s in result.samples:
         sample = {"sample": s.index, "turns": len(s.turns), "ended_at": "correct" if s.verified else (s.died_at or "parse"),

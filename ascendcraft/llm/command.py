@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..acceptance import PRECISION_HELP, PRECISIONS
 from ..distributions import DEFAULT_TRIALS, INPUT_POLICIES, INPUTS_HELP
 
 
@@ -41,6 +42,7 @@ def add_parser(sub, parents=()) -> None:
     g.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                    help=f"verification trials per reply (default {DEFAULT_TRIALS})")
     g.add_argument("--inputs", choices=INPUT_POLICIES, default="adversarial", help=INPUTS_HELP)
+    g.add_argument("--precision", choices=PRECISIONS, default="ours", help=PRECISION_HELP)
     g.add_argument("--max-bytes", type=int, default=64 << 20,
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
     g.add_argument("--cache", choices=("on", "off", "replay"),
@@ -158,7 +160,7 @@ def run(args) -> int:
                                  assist=client.ask, progress=say)
     result = generate(args.op, samples=args.samples, turns=args.turns, temperature=args.temperature,
                       best=args.best, chip=args.chip, backend=args.backend, trials=args.trials, seed=args.seed,
-                      inputs=args.inputs,
+                      inputs=args.inputs, precision=args.precision,
                       max_bytes=args.max_bytes, client=client, progress=say, debug=getattr(args, "debug", False),
                       after_verify=after_verify, optimize=args.optimize)
     written = save_generation(result, out, force=args.force)

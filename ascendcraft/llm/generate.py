@@ -107,7 +107,7 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
              cache: str | ResponseCache | None = None, client: LLMClient | None = None,
              examples_dir: Path | str | None = None, n_examples: int = 2,
              progress: Callable[[str], None] | None = None, debug: bool = False,
-             optimize: int = 0) -> GenerationResult:
+             optimize: int = 0, precision: str = "ours") -> GenerationResult:
     """Generate a verified tile-DSL kernel for ``op`` (a task file path, its module, or a loaded Task).
 
     ``samples`` independent conversations of at most ``turns`` replies each; sample ``i``
@@ -150,7 +150,7 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
     if (best or optimize) and score is None:
         score = modeled_time
     evaluate = Evaluator(task, chip=chip, trials=trials, seed=seed, max_bytes=max_bytes, full_shapes=full_shapes,
-                         inputs=inputs, after_verify=after_verify, progress=None)
+                         inputs=inputs, after_verify=after_verify, progress=None, precision=precision)
 
     speed = _speed_of(task, chip) if optimize else None
 
@@ -184,7 +184,7 @@ def generate(op, *, model: str | None = None, api_base: str | None = None, sampl
                               chosen.evaluation.after if chosen else None, report={}, samples=done)
     result.report = build_report(result, task=task, client=client, prompt=prompt, chosen=chosen,
                                  settings={"samples": samples, "turns": turns, "temperature": temperature,
-                                           "best": best, "optimize": optimize, "chip": chip, "backend": backend, "trials": trials, "inputs": inputs,
+                                           "best": best, "optimize": optimize, "chip": chip, "backend": backend, "trials": trials, "inputs": inputs, "precision": precision,
                                            "seed": seed, "max_bytes": max_bytes, "full_shapes": full_shapes,
                                            "cache": client.cache.mode, "cache_dir": str(client.cache.directory)},
                                  wall_s=time.perf_counter() - started, stopped=stopped)

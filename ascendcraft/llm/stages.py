@@ -45,9 +45,10 @@ class Evaluator:
     """Runs the stages on a reply; ``stage`` tells, at any moment, which one is running."""
 
     def __init__(self, task, *, chip: str, trials: int, seed: int, max_bytes: int, full_shapes: bool,
-                 inputs: str = "adversarial", after_verify: Callable | None = None, progress: Callable[[str], None] | None = None):
+                 inputs: str = "adversarial", after_verify: Callable | None = None, progress: Callable[[str], None] | None = None,
+                 precision: str = "ours"):
         self.task, self.chip, self.trials, self.seed = task, chip, trials, seed
-        self.max_bytes, self.full_shapes, self.inputs = max_bytes, full_shapes, inputs
+        self.max_bytes, self.full_shapes, self.inputs, self.precision = max_bytes, full_shapes, inputs, precision
         self.after_verify = after_verify
         self.say = reporter(progress)
         self.stage = "extract"
@@ -77,7 +78,7 @@ class Evaluator:
         try:
             result = check_kernel(kernel, self.task, trials=self.trials, seed=self.seed, chip=self.chip,
                                   max_bytes=self.max_bytes, full_shapes=self.full_shapes,
-                                  inputs=self.inputs, progress=self._checking)
+                                  inputs=self.inputs, progress=self._checking, precision=self.precision)
         except AscendcraftError as err:
             raise self._failed(self.stage if isinstance(err, InterpreterError) else "check", err, dsl) from None
         if not result.passed:
