@@ -113,7 +113,8 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
     # ------------------------------------------------------------ output
     def spec(self) -> KernelSpec:
         inputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), p.name in self._parameters(),
-                                 self._star(p)) for p in self.k.inputs if isinstance(p.type, A.TensorType))
+                                 self._star(p), None if p.default is None else float(literal_value(p.default)))
+                       for p in self.k.inputs if isinstance(p.type, A.TensorType))
         outputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), star=self._star(p))
                         for p in self.k.outputs)
         attrs = tuple(AttrArg(p.name, p.type.dtype, literal_value(p.default)) for p in self.k.inputs

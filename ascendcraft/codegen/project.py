@@ -29,7 +29,7 @@ from ..dtypes import FLOATS, ITEMSIZE
 from .host_shapes import (GertShape, helpers_called, infer_star_output, reads_star, star_source, tiling_shape,
                           torch_check, torch_extent, torch_star_sizes)
 from .names import cpp_name, op_arg_name, py_name
-from .spec import GE_DTYPES, KernelSpec, TensorArg
+from .spec import GE_DTYPES, TORCH_DTYPES, KernelSpec, TensorArg
 from .tiling import FIELD_SIZES, host_workspace_expr, ordered_fields, render_tiling_header
 
 SOC_VERSION = "Ascend910B2"          # the default chip of the project (DESIGN.md 1)
@@ -477,6 +477,38 @@ def render_aclnn_binding(spec: KernelSpec) -> str:
     return render_template("aclnn_binding.cpp.j2", names=names, spec=spec, aclnn_args=", ".join(args), **parts)
 
 
+def _optional_fill(spec: KernelSpec, t: TensorArg, py) -> str:
+    """The Python expression ModelNew fills optional input ``t`` with when the caller passes None
+    (as the binding does on the simulator: ``torch.full`` of its default at the extents the other
+    inputs give its dims). The kernel always receives a tensor, so the operator keeps it REQUIRED."""
+    sources = [s for s in spec.inputs if s is not t and s.default is None and not s.is_parameter]
+
+    def extent(d) -> str:
+        if isinstance(d, int):
+            return str(d)
+        for s in sources:
+            for axis, e in enumerate(s.shape):
+                if e != d:
+                    continue
+                if s.star and axis == 0:
+                    return f"math.prod({py(s.name)}.shape[:{py(s.name)}.dim() - {s.trailing}])"
+                return f"{py(s.name)}.shape[{axis - len(s.shape) if s.star else axis}]"
+        raise UserError(f"optional input {t.name} has extent {d}, which no other forward input has: the exported "
+                        f"model cannot size it when the caller leaves it out",
+                        hint="declare it with dims that a required input carries")
+    if t.star:
+        star = next((s for s in sources if s.star and s.shape[0] == t.shape[0]), None)
+        if star is None:
+            raise UserError(f"optional input {t.name} has a star dim that no required input shares",
+                            hint="declare it with the star dim of a required input")
+        lead = f"tuple({py(star.name)}.shape[:{py(star.name)}.dim() - {star.trailing}])"
+        shape = lead + " + (" + "".join(f"{extent(d)}, " for d in t.shape[1:]) + ")"
+    else:
+        shape = "(" + "".join(f"{extent(d)}, " for d in t.shape) + ")"
+    device = py(sources[0].name) + ".device" if sources else "None"
+    return f"torch.full({shape}, {t.default!r}, dtype=torch.{TORCH_DTYPES[t.dtype]}, device={device})"
+
+
 def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> str:
     """``ModelNew`` for MultiKernelBench: the reference's parameters and attributes, then one kernel call."""
     names = ProjectNames.of(spec)
@@ -493,7 +525,9 @@ def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> 
               "cast": {"float": "float", "int": "int", "bool": "bool"}[_attr_kind(a.dtype)]} for a in spec.attrs]
     call_args = [py(t.name) if not t.is_parameter else f"self.{py(t.name)}" for t in spec.inputs]
     call_args += [f"self.{py(a.name)}" for a in spec.attrs]
-    return render_template("model_new.py.j2", names=names, module_import=module_import, forward=forward,
+    fills = [{"var": py(t.name), "value": _optional_fill(spec, t, py)}
+             for t in spec.inputs if t.default is not None and not t.is_parameter]
+    return render_template("model_new.py.j2", names=names, module_import=module_import, forward=forward, fills=fills,
                            parameters=parameters, parameter_names=repr(tuple(p["name"] for p in parameters)),
                            attrs=attrs,
                            call=f"{module}.{names.op}({', '.join(call_args)})")

@@ -30,6 +30,7 @@ class TensorArg:
     shape: tuple[str | int, ...]
     is_parameter: bool = False      # a model parameter (state_dict entry), not a forward() argument
     star: bool = False
+    default: float | None = None    # an optional input: the value that fills it when the op leaves it out
 
     @property
     def trailing(self) -> int:

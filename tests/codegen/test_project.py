@@ -292,3 +292,35 @@ def test_cube_kernels_launch_one_block_per_cube_core(tmp_path):
     for f in (tmp_path / "p" / "op_host" / f"{spec.op_name}.cpp", tmp_path / "p" / "host" / "main.cpp"):
         text = f.read_text()
         assert "GetCoreNumAic" in text and "GetCoreNumAiv" not in text, f.name
+
+
+@pytest.mark.parametrize("export", ["six_strings", "direct_launch"])
+def test_model_new_fills_an_optional_input_the_caller_leaves_out(export, monkeypatch, tmp_path):
+    """layer_norm(x, normalized_shape, weight=None, bias=None): ModelNew passes the kernel the tensor
+    its default stands for, sized from the inputs the caller gave (a star dim's leading axes too)."""
+    from ascendcraft.codegen.spec import KernelSpec, TensorArg, TilingField
+    base = scale_shift_spec()
+    spec = KernelSpec(
+        op_name=base.op_name, op_type=base.op_type, outputs=base.outputs, attrs=(),
+        inputs=(TensorArg("x", "f32", ("B", "N"), star=True), TensorArg("weight", "f16", ("N",), default=1.0),
+                TensorArg("mask", "f32", ("B", "N"), star=True, default=0.0)),
+        tiling_struct=base.tiling_struct, kernel_source=base.kernel_source,
+        tiling_fields=(TilingField("B", "int64_t", ("dim", "x", 0)), TilingField("N", "int64_t", ("dim", "x", 1))))
+    monkeypatch.setitem(sys.modules, "torch_npu", types.ModuleType("torch_npu"))
+    if export == "six_strings":
+        module = _Recorder("custom_ops_lib", spec.op_name)
+        monkeypatch.setitem(sys.modules, "custom_ops_lib", module)
+        source = _six_strings(spec)["model_src"]
+    else:
+        module = _Recorder("scale_shift_custom_ext", spec.op_name)
+        monkeypatch.setitem(sys.modules, "scale_shift_custom_ext", module)
+        source = next(s["content"] for s in mkb_direct_launch(spec)["sources"] if s["path"] == "ModelNew.py")
+    ns = {"__file__": str(tmp_path / "ModelNew.py")}
+    exec(compile(source, "ModelNew.py", "exec"), ns)
+    x, given = torch.ones(2, 3, 5), torch.full((2, 3, 5), 7.0)
+    ns["ModelNew"]()(x, None, given)
+    ns["ModelNew"]()(x, torch.zeros(5, dtype=torch.float16), None)
+    (first, second) = module.calls
+    assert first[0] is x and first[2] is given
+    assert first[1].dtype == torch.float16 and torch.equal(first[1], torch.ones(5, dtype=torch.float16))
+    assert second[2].shape == (2, 3, 5) and torch.equal(second[2], torch.zeros(2, 3, 5))
