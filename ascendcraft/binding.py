@@ -116,6 +116,11 @@ def _forward_params(kernel: A.Kernel, shapes) -> list[A.Param | None]:
     return list(kernel.inputs[:len(specs)])
 
 
+def forward_names(kernel: A.Kernel, shapes) -> tuple[str | None, ...]:
+    """Per argument of ``Model.forward`` at ``shapes``, the kernel input it binds to (None: none)."""
+    return tuple(None if p is None else p.name for p in _forward_params(kernel, shapes))
+
+
 def instance(kernel: A.Kernel, shapes) -> A.Kernel:
     """``kernel`` instantiated for the dtypes of the op's tensors at ``shapes`` (a generic kernel's
     type variables take the dtypes of the tensors declared with them); ``kernel`` itself when it

@@ -4,6 +4,8 @@ picture), report.json and report.md (docs/lowering.md, "The report"). A failed r
 too. The lowering itself is ascendcraft/lower.py."""
 from __future__ import annotations
 
+import dataclasses
+
 import json
 from pathlib import Path
 
@@ -41,9 +43,12 @@ def write_lowered(result: Lowered, d: Path) -> None:
         sub.mkdir(exist_ok=True)
         (sub / f"{r.spec.op_name}.cpp").write_text(r.spec.kernel_source)
         (sub / f"{r.spec.op_name}_tiling.h").write_text(r.tiling_header)
+    from .binding import forward_names
     from .codegen.project import write_project
     try:
-        write_project(result.spec, d / "project")
+        # ModelNew takes the reference's forward arguments as the harness passes them
+        forward = forward_names(result.check.real.kernel, result.check.shapes)
+        write_project(dataclasses.replace(result.spec, forward=forward), d / "project")
     except UserError as err:   # e.g. an output extent the host cannot derive from the inputs
         import shutil
         shutil.rmtree(d / "project", ignore_errors=True)

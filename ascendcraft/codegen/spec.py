@@ -77,6 +77,10 @@ class KernelSpec:
     dsl_lines: tuple[tuple[int, int], ...] = ()  # (kernel_source line, the DSL line it was emitted for)
     scratch: tuple[tuple[str, str, int], ...] = ()  # (name, bytes as host C++, element bytes) of each scratch
                                     # tensor, in the order Init lays them out in the user workspace
+    #: per argument of the reference's ``Model.forward``, the kernel input (tensor or attribute) it
+    #: binds to, or None for one the kernel leaves out (binding._forward_params); () when unknown:
+    #: then the forward tensors are the kernel's tensor inputs in order
+    forward: tuple[str | None, ...] = ()
 
     def dsl_line(self, cpp_line: int | None) -> int | None:
         """The line of the writer's DSL kernel that kernel_source line ``cpp_line`` implements."""

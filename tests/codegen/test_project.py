@@ -324,3 +324,29 @@ def test_model_new_fills_an_optional_input_the_caller_leaves_out(export, monkeyp
     assert first[0] is x and first[2] is given
     assert first[1].dtype == torch.float16 and torch.equal(first[1], torch.ones(5, dtype=torch.float16))
     assert second[2].shape == (2, 3, 5) and torch.equal(second[2], torch.zeros(2, 3, 5))
+
+
+def test_model_new_takes_the_references_forward_arguments_and_picks_the_kernels(monkeypatch, tmp_path):
+    """forward(x, normalized_shape, weight=None, alpha=...) as the harness calls it: the list the kernel
+    leaves out is skipped, a trailing argument left off is None (then filled), a scalar is the attribute."""
+    from ascendcraft.codegen.spec import AttrArg, KernelSpec, TensorArg, TilingField
+    base = scale_shift_spec()
+    spec = KernelSpec(
+        op_name=base.op_name, op_type=base.op_type, outputs=base.outputs,
+        inputs=(TensorArg("x", "f32", ("B", "N")), TensorArg("weight", "f32", ("N",), default=1.0)),
+        attrs=(AttrArg("alpha", "f32", 0.5),), tiling_struct=base.tiling_struct, kernel_source=base.kernel_source,
+        tiling_fields=(TilingField("B", "int64_t", ("dim", "x", 0)), TilingField("N", "int64_t", ("dim", "x", 1)),
+                       TilingField("alpha", "float", ("attr", "alpha"))),
+        forward=("x", None, "weight", "alpha"))
+    monkeypatch.setitem(sys.modules, "torch_npu", types.ModuleType("torch_npu"))
+    module = _Recorder("custom_ops_lib", spec.op_name)
+    monkeypatch.setitem(sys.modules, "custom_ops_lib", module)
+    ns = {"__file__": str(tmp_path / "ModelNew.py")}
+    exec(compile(_six_strings(spec)["model_src"], "ModelNew.py", "exec"), ns)
+    x, w = torch.ones(2, 4), torch.full((4,), 3.0)
+    model = ns["ModelNew"]()
+    model(x, [4], w, 2.0)
+    model(x, [4])
+    (given, left_off) = module.calls
+    assert given[0] is x and given[1] is w and given[2] == 2.0
+    assert torch.equal(left_off[1], torch.ones(4)) and left_off[2] == 0.5      # the fill; the kernel's default
