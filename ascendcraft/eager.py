@@ -228,7 +228,7 @@ def _trace_at(mod, input_specs, init_args, filename: str) -> list[_Call]:
     """:func:`_trace` of the op module ``mod`` on inputs of ``input_specs``."""
     import torch
 
-    from .opfile import OP_ERRORS, op_failure, time_limit
+    from .opfile import OP_ERRORS, op_failure, running_op
 
     inputs = [_meta_input(s) for s in input_specs]
     recorder = _recorder_class()()
@@ -236,7 +236,7 @@ def _trace_at(mod, input_specs, init_args, filename: str) -> list[_Call]:
     # As Task runs the forward on meta (opfile.evaluate): under its CPU-time limit, with
     # no_grad, and with the op file's failures turned into UserErrors.
     try:
-        with time_limit(filename), torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
+        with running_op(filename), torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
             model = mod.model(*init_args)
             stage = "tracing Model.forward on the meta device for the eager estimate"
             with _fused_attention_class()(recorder), recorder:

@@ -16,7 +16,7 @@ import torch
 
 from .errors import UserError
 from .opfile import (MODEL_SEED, OP_ERRORS, Evaluation, OpModule, SomeReal, TooBig, flatten_outputs,
-                     init_args_of, op_failure, parameter_specs, require_cpu_data, specs_of_inputs, time_limit)
+                     init_args_of, op_failure, parameter_specs, require_cpu_data, specs_of_inputs, running_op)
 from .shapes import TaskShapes
 from .tensorspec import TensorSpec, fmt_bytes
 
@@ -57,7 +57,7 @@ class InputGroups:
 
     def _call(self, seed: int, limit: int) -> list[list]:
         try:
-            with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad(), \
+            with running_op(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad(), \
                     SomeReal(limit, self.CAP):
                 torch.manual_seed(seed)
                 groups = self._mod.ns["get_input_groups"]()
@@ -173,7 +173,7 @@ def group_evaluations(mod: OpModule, groups: InputGroups, filename: str) -> tupl
             if not shaped:
                 require_cpu_data(inputs, f"input {{}} of {where}", filename)
             try:
-                with time_limit(), torch.random.fork_rng(devices=[]), torch.device("meta" if shaped else "cpu"), \
+                with running_op(), torch.random.fork_rng(devices=[]), torch.device("meta" if shaped else "cpu"), \
                         torch.no_grad():
                     torch.manual_seed(MODEL_SEED)
                     model = mod.model(*init_args)

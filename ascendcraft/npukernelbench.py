@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .errors import UserError
 from .inputs import check_file
-from .opfile import OP_ERRORS, op_failure, time_limit
+from .opfile import OP_ERRORS, op_failure, running_op
 
 #: The files of a task folder, relative to it.
 MODULE, PREPARE, CASES, DESCRIPTION = ("validation/module.py", "validation/prepare_inputs.py",
@@ -127,7 +127,7 @@ def folder_namespace(folder: Path, module_ns: dict) -> dict:
     cases = read_cases((folder / CASES).read_text(encoding="utf-8", errors="replace"), str(folder / CASES))
     ns: dict = {"__file__": str(prepare), "__name__": "ascendcraft_prepare_inputs"}
     try:
-        with time_limit(), device_stubs():
+        with running_op(), device_stubs():
             exec(compile(prepare.read_text(encoding="utf-8", errors="replace"), str(prepare), "exec"), ns)  # noqa: S102
     except OP_ERRORS as e:  # noqa: BLE001
         raise op_failure(f"importing {PREPARE}", e, str(prepare)) from None

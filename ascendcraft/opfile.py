@@ -13,6 +13,7 @@ import signal
 import threading
 import time
 import traceback
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,6 +133,16 @@ def time_limit(filename: str | None = None):
         signal.signal(signal.SIGVTALRM, previous)
 
 
+@contextmanager
+def running_op(filename: str | None = None):
+    """One call into an op file: under :func:`time_limit`, and with what its code warns about kept
+    off the user's stderr (NaN from the infinities of a specials draw, a deprecated call: the
+    reference's business, not ascendcraft's output)."""
+    with time_limit(filename), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
 #: What code in an op file can raise. Op files are untrusted: ``sys.exit()`` or a raised
 #: KeyboardInterrupt there is the op file's failure, never ascendcraft's exit code.
 OP_ERRORS = (Exception, SystemExit, KeyboardInterrupt, OpTimeout)
@@ -241,7 +252,7 @@ def integer_inputs(mod: "OpModule", filename: str, cap: int, seed: int = 0) -> d
     ``seed`` while its float tensors stay on meta (:class:`IntegersOnly`); an integer tensor that
     depends on a float one, or is larger than ``cap``, is left out. Empty when get_inputs fails so."""
     try:
-        with time_limit(filename), torch.random.fork_rng(devices=[]), IntegersOnly(cap), torch.no_grad():
+        with running_op(filename), torch.random.fork_rng(devices=[]), IntegersOnly(cap), torch.no_grad():
             torch.manual_seed(seed)
             inputs = mod.get_inputs()
     except OP_ERRORS as e:  # noqa: BLE001 - the values are a bonus: the shapes came without them

@@ -13,7 +13,7 @@ import torch
 
 from .errors import UserError
 from .opfile import (MODEL_SEED, OP_ERRORS, TASK_HELP, Evaluation, OpModule, flatten_outputs, op_failure,
-                     require_cpu_data, reraise_fatal, short_repr, specs_of_inputs, time_limit)
+                     require_cpu_data, reraise_fatal, short_repr, specs_of_inputs, running_op)
 from .tensorspec import TensorSpec, fmt_bytes
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class TaskShapes:
         """Fresh inputs: ``torch.manual_seed(seed)`` then ``get_inputs()`` (CPU tensors)."""
         filename = str(self._task.path)
         try:
-            with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with running_op(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 torch.manual_seed(seed)
                 inputs = self._mod.get_inputs()
         except OP_ERRORS as e:  # noqa: BLE001
@@ -111,7 +111,7 @@ class TaskShapes:
         filename = str(self._task.path)
         stage = "Model(*get_init_inputs())"
         try:
-            with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with running_op(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 model = self._model()
                 stage = "Model.forward"
                 out = model(*inputs)
@@ -136,7 +136,7 @@ class TaskShapes:
         narrower float (``.half()``) keep that dtype: rounded once from the float64 result.
         """
         try:
-            with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad(), \
+            with running_op(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad(), \
                     (plain_kernels_only() if plain_kernels else contextlib.nullcontext()):
                 model = self._model().double()
                 if absolute_parameters:
@@ -153,7 +153,7 @@ class TaskShapes:
     def parameter_values(self) -> dict[str, torch.Tensor]:
         """The model's state_dict (seeded), keys with '.' replaced by '_'."""
         try:
-            with time_limit(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
+            with running_op(), torch.random.fork_rng(devices=[]), torch.device("cpu"), torch.no_grad():
                 model = self._model()
         except OP_ERRORS as e:  # noqa: BLE001
             raise op_failure("Model(*get_init_inputs())", e, str(self._task.path)) from None

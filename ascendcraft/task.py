@@ -31,7 +31,7 @@ from .npukernelbench import (CASES, DESCRIPTION, MODULE, PREPARE, device_stubs, 
                              level_of)
 from .reduction import reduce_constants, residue_values, variant_values
 from .opfile import (ALLOCATION_CAP, OP_ERRORS, ConstantOverride, Evaluation, OpModule, assigned_names,
-                     check_interface, evaluate, op_failure, specs_of_inputs, reraise_fatal, time_limit, where_in_file)
+                     check_interface, evaluate, op_failure, specs_of_inputs, reraise_fatal, running_op, where_in_file)
 from .shapes import DEFAULT_MAX_BYTES, FULL_SIZE_BUDGET, INTEGER_INPUT_CAP, NOT_A_SIZE, TaskShapes
 from .tensorspec import TensorSpec  # noqa: F401  (ascendcraft.task.TensorSpec, as before)
 
@@ -73,7 +73,7 @@ class Task:
         if has_groups(base.ns):
             self._load_groups(base)
             return
-        with time_limit(str(path)):
+        with running_op(str(path)):
             ev = evaluate(base, str(path))
         if ev.error is not None and ev.definitive:
             raise ev.error  # the forward pass itself is broken, not just unshapeable on meta
@@ -104,7 +104,7 @@ class Task:
         # module up by name. Removed afterwards so loads do not leak into sys.modules.
         sys.modules[module.__name__] = module
         try:
-            with time_limit(), device_stubs():
+            with running_op(), device_stubs():
                 exec(code, module.__dict__)  # noqa: S102 - running the task file is the point
         except OP_ERRORS as e:  # noqa: BLE001
             stage = f"importing {self.path.name}" + (f" with {overrides}" if overrides else "")
@@ -125,7 +125,7 @@ class Task:
         if cached is None or (not cached.definitive and cap > self._caps.get(key, 0)):
             self._caps[key] = cap
             try:
-                with time_limit(str(self.path)):
+                with running_op(str(self.path)):
                     ev = evaluate(self._execute(overrides), str(self.path), cap)
             except UserError as e:
                 ev = Evaluation((), None, {}, (), error=e)
@@ -196,7 +196,7 @@ class Task:
             try:
                 mod = self._execute({name: value + 1})
                 with torch.device("meta"), torch.no_grad():
-                    with time_limit(str(self.path)):
+                    with running_op(str(self.path)):
                         specs = specs_of_inputs(mod.get_inputs(), str(self.path))
             except OP_ERRORS as e:  # noqa: BLE001 - not a free size, leave it alone
                 reraise_fatal(e)

@@ -66,6 +66,16 @@ def test_prints_of_the_op_file_do_not_reach_stdout(tmp_path, capsys):
     assert "hello from the op file" in err and "forward!" in err
 
 
+def test_warnings_of_the_reference_on_our_draws_do_not_reach_stderr(tmp_path, capsys):
+    """numpy warns about the infinities of a specials draw, and the op's code may warn on any draw:
+    the reference's business, not the user's output."""
+    argv = write(tmp_path, top="import numpy as np\nimport warnings",
+                 forward='np.cumsum(np.array([np.inf, -np.inf]))\n        warnings.warn("deprecated form")')
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "RuntimeWarning" not in err and "deprecated form" not in err
+
+
 @pytest.mark.parametrize("code,expect", [
     ("import os\nos._exit(0)", "ended with exit status 0 before finishing"),
     ("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)", "killed by signal SIGTERM"),

@@ -48,3 +48,17 @@ def test_calling_a_torch_function_gets_its_form_as_the_hint(tmp_path, capsys):
     assert main(["check", str(tmp_path / "k.dsl"), "--op", str(op)]) == 2
     err = capsys.readouterr().err
     assert "unknown function 'silu'" in err and "write it as x * sigmoid(x)" in err
+
+
+NEAR_ZERO_OP = OP.replace("return {call}", "return {call} * 10000.0").replace("* 4]", "* 0.001]")
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_FORMS))
+def test_each_torch_form_keeps_its_accuracy_near_zero(tmp_path, name):
+    """Where torch computes without cancellation (expm1, log1p inside elu, softplus, ...), so must the
+    form: inputs near 0 and the result scaled up show exp(x) - 1.0 or log(1.0 + x) losing digits."""
+    call, form = TORCH_FORMS[name]
+    op = tmp_path / f"{name}.py"
+    op.write_text(NEAR_ZERO_OP.format(call=call))
+    result = check_kernel(kernel(f"({form}) * 10000.0"), str(op), trials=3)
+    assert result.passed, result.summary()
