@@ -1,7 +1,7 @@
 # The gradient of hardsigmoid: grad_output / 6 where -3 < x < 3, else 0.
 # NPUKernelBench level0 (8_hardsigmoid_backward; MultiKernelBench reference/npukernelbench_level0/8_hardsigmoid_backward.py)
 # gives this op as input groups:
-# grad_output and self of one shape, float16, float32 and bfloat16, rank 1 to 8.
+# grad_output and self of one shape, each float16, float32 or bfloat16 (the two may differ), rank 1 to 8.
 # The groups below are ours: the same kinds of case at small sizes (each dtype, the ranks the op
 # takes, dims of 1, an empty tensor where the op allows one).
 import torch
@@ -22,14 +22,16 @@ GROUPS = [
     ("f32", [16, 8, 1, 20, 20]), ("f32", [2, 0]), ("bf16", [9]), ("bf16", [1, 21, 1]),
     ("bf16", [9, 8, 21, 1, 16, 7]), ("bf16", [1, 1, 1, 1, 1, 1, 1, 1]), ("bf16", [0])
 ]
+# (grad_output's dtype, self's, shape): the two may differ, and the result takes the promoted type
+MIXED = [("f32", "f16", [33, 5])]
 
 
 def get_input_groups():
     groups = []
-    for dtype, shape in GROUPS:
+    for grad, own, shape in [(d, d, s) for d, s in GROUPS] + MIXED:
         # x spread over [-5, 5] so both sides of the +-3 bounds are taken
-        x = (torch.rand(shape) * 10 - 5).to(DTYPES[dtype])
-        groups.append([torch.randn(shape, dtype=DTYPES[dtype]), x])
+        x = (torch.rand(shape) * 10 - 5).to(DTYPES[own])
+        groups.append([torch.randn(shape, dtype=DTYPES[grad]), x])
     return groups
 
 
