@@ -148,24 +148,31 @@ def _element_errors(ref, out, max_abs: float, max_rel: float):
     return "", diff, rel
 
 
-def _nkb_judge(refs: list, outs: list) -> str:
+def _each_output(refs: list, outs: list, judge_one) -> str:
+    """The first output ``judge_one(i, ref, out)`` refuses, said; an output of another shape than its
+    reference is refused first."""
     for i, (ref, out) in enumerate(zip(refs, outs)):
-        if tuple(ref.shape) != tuple(out.shape):
-            return f"output {i} has shape {list(out.shape)}, the reference {list(ref.shape)}"
-        why = _element_errors(ref, out, NKB_MAX_ABS, NKB_MAX_REL)[0]
+        why = (f"output {i} has shape {list(out.shape)}, the reference {list(ref.shape)}"
+               if tuple(ref.shape) != tuple(out.shape) else judge_one(i, ref, out))
         if why:
-            return f"output {i} has {why}" if why.startswith("a NaN") else f"output {i}: {why}"
+            return why
     return ""
+
+
+def _nkb_judge(refs: list, outs: list) -> str:
+    def one(i, ref, out) -> str:
+        why = _element_errors(ref, out, NKB_MAX_ABS, NKB_MAX_REL)[0]
+        return "" if not why else f"output {i} has {why}" if why.startswith("a NaN") else f"output {i}: {why}"
+    return _each_output(refs, outs, one)
 
 
 def _mkb_judge(refs: list, outs: list) -> str:
     import torch
-    for i, (ref, out) in enumerate(zip(refs, outs)):
-        if tuple(ref.shape) != tuple(out.shape):
-            return f"output {i} has shape {list(out.shape)}, the reference {list(ref.shape)}"
+
+    def one(i, ref, out) -> str:
         if ref.dtype == torch.bool or out.dtype == torch.bool:
-            if not torch.equal(ref, out):
-                return f"output {i}: {int((ref != out).sum())} elements differ"
-        elif not torch.allclose(ref, out, atol=MKB_ATOL, rtol=MKB_RTOL):
-            return f"output {i} is not allclose to the reference (atol {MKB_ATOL:g}, rtol {MKB_RTOL:g})"
-    return ""
+            return "" if torch.equal(ref, out) else f"output {i}: {int((ref != out).sum())} elements differ"
+        if torch.allclose(ref, out, atol=MKB_ATOL, rtol=MKB_RTOL):
+            return ""
+        return f"output {i} is not allclose to the reference (atol {MKB_ATOL:g}, rtol {MKB_RTOL:g})"
+    return _each_output(refs, outs, one)

@@ -5,7 +5,6 @@ too. The lowering itself is ascendcraft/lower.py."""
 from __future__ import annotations
 
 import dataclasses
-
 import json
 from pathlib import Path
 

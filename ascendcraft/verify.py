@@ -567,13 +567,15 @@ def _judge_by(rule: TaskRule, trial: TrialResult, draw: Draw, outputs: list) -> 
     never wrote fails under every rule."""
     trial.ours, trial.judged_by = trial.passed, rule.name
     unwritten = sum(o.n_unwritten for o in trial.outputs)
-    why = (f"{unwritten} output elements were never written" if unwritten
-           else rule.judge(list(draw.native), as_tensors(outputs, list(draw.native))))
+    if unwritten:
+        why = f"{unwritten} output elements were never written"
+    else:
+        why = rule.judge(list(draw.native), as_tensors(outputs, list(draw.native)))
+        if why:   # the errors as ours measured them: a model that cannot read the task's rule can act on them
+            why += " (" + "; ".join(f"output {o.index} max abs error {_fmt(o.max_abs_err)}, max rel error "
+                                    f"{_fmt(o.max_rel_err)}" for o in trial.outputs) + ")"
     trial.passed = not why
-    # the errors as ours measured them: a model that cannot read the task's rule can act on them
-    errors = "; ".join(f"output {o.index} max abs error {_fmt(o.max_abs_err)}, max rel error {_fmt(o.max_rel_err)}"
-                       for o in trial.outputs if not o.n_unwritten)
-    trial.problem = f"{rule.name}: {why}" + (f" ({errors})" if errors and not unwritten else "") if why else ""
+    trial.problem = f"{rule.name}: {why}" if why else ""
 
 
 def _unverifiable(draws: list[Draw]) -> str:

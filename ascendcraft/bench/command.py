@@ -64,8 +64,8 @@ def run(args) -> int:
                                     "hand-written ones: `ascendcraft bench TASKS --kernels DIR` (DIR/<task>.dsl "
                                     "or DIR/<category>/<task>/kernel.dsl), offline") from None
     options = BenchOptions(chip=args.chip, backend=resolve_backend(args.backend), trials=args.trials, seed=args.seed,
-                           inputs=args.inputs, precision=args.precision, max_bytes=args.max_bytes, samples=args.samples, turns=args.turns,
-                           optimize=args.optimize,
+                           inputs=args.inputs, precision=args.precision, max_bytes=args.max_bytes,
+                           samples=args.samples, turns=args.turns, optimize=args.optimize,
                            model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache)
     result = run_bench(args.tasks, kernels=args.kernels, out=args.out, options=options, jobs=args.jobs,
                        timeout=args.timeout, resume=args.resume, force=args.force, progress=args.progress)

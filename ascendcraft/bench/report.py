@@ -130,8 +130,8 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
     lines = [f"# ascendcraft bench: {o['tasks']} tasks, {o['correct_tasks']} correct"
              + (f"; {not_run}" if not_run else ""), "",
              f"{mode}; backend {settings['backend']}, chip {settings['chip']}, {settings['trials']} verification "
-             f"trials, inputs {settings['inputs']}, precision {settings.get('precision', 'ours')}. Stage rates count samples, leaving out those a bug of "
-             "ascendcraft stopped (counted apart); pass@k, fast_p and the speedup count tasks. Tasks not run for "
+             f"trials, inputs {settings['inputs']}, precision {settings.get('precision', 'ours')}. Stage rates "
+             "count samples, leaving out those a bug of ascendcraft stopped (counted apart); pass@k, fast_p and the speedup count tasks. Tasks not run for "
              "an outside reason (a full disk, a worker killed from outside) count in every rate as passing "
              "nothing. "
              "Speedups are modeled: the kernel's simulated time against the modeled eager baseline "

@@ -352,7 +352,7 @@ class ComputeEmitter:
             return f"AcMin<int64_t>(AcAlignUp({self.scalar(ext)}, {per_block}), {src.pitch})"
         cols = aligned.group(1)      # the source's static columns
         ends = [e for e in (sub.start, sub.stop) if e is not None]
-        if all({n.id for n in A.walk(e) if isinstance(n, A.Name)} <= consts for e in ends):
+        if all(A.names_in(e) <= consts for e in ends):
             start = self.scalar(sub.start) if sub.start is not None else "0"
             stop = f"AcMin<int64_t>({self.scalar(sub.stop)}, {cols})" if sub.stop is not None else f"({cols})"
             length = f"AcMax<int64_t>({stop} - AcMin<int64_t>({start}, {cols}), 0)"

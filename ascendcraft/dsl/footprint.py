@@ -14,9 +14,6 @@ from .types import TTile
 SPACES = ("ub", "l1", "l0c")
 
 
-names_used = A.names_in
-
-
 def _defs(s) -> set[str]:
     if isinstance(s, (A.Assign,)):
         return {s.target}
@@ -31,16 +28,16 @@ def _defs(s) -> set[str]:
 
 def _uses(s) -> set[str]:
     if isinstance(s, A.Assign):
-        return names_used(s.value)
+        return A.names_in(s.value)
     if isinstance(s, A.Const):
-        return names_used(s.value)
+        return A.names_in(s.value)
     if isinstance(s, A.Store):
-        return names_used(s.dst) | names_used(s.value)
+        return A.names_in(s.dst) | A.names_in(s.value)
     if isinstance(s, A.For):
-        return names_used(s.start) | names_used(s.stop) | names_used(s.step) | \
+        return A.names_in(s.start) | A.names_in(s.stop) | A.names_in(s.step) | \
             set().union(*(_uses(b) for b in s.body))
     if isinstance(s, A.ParallelFor):
-        return set().union(*(names_used(e) for e in s.extents)) | set().union(*(_uses(b) for b in s.body))
+        return set().union(*(A.names_in(e) for e in s.extents)) | set().union(*(_uses(b) for b in s.body))
     if isinstance(s, A.Free):
         return {s.name}
     return set()
@@ -75,8 +72,8 @@ def _is_cube_accumulate(e, types) -> bool:
 def _loop_head(s) -> tuple[set, set]:
     """(names a loop's header reads, its loop variables)."""
     if isinstance(s, A.For):
-        return names_used(s.start) | names_used(s.stop) | names_used(s.step), {s.var}
-    return set().union(*(names_used(e) for e in s.extents)), set(s.vars)
+        return A.names_in(s.start) | A.names_in(s.stop) | A.names_in(s.step), {s.var}
+    return set().union(*(A.names_in(e) for e in s.extents)), set(s.vars)
 
 
 class _Analysis:

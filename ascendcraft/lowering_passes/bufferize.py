@@ -414,7 +414,7 @@ def slice_extent(sub, base, consts: set):
     ext = _difference(start, stop, base)
     if ext is None:
         return None
-    names = {n.id for n in A.walk(ext) if isinstance(n, A.Name)}
+    names = A.names_in(ext)
     return ext if names <= consts else base
 
 

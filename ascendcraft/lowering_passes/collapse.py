@@ -73,8 +73,7 @@ class _Collapser:
         if len(outer.body) != 1 or not isinstance(outer.body[0], A.For):
             return outer
         inner = outer.body[0]
-        inner_bounds = {n.id for e in (inner.start, inner.stop, inner.step) for n in A.walk(e)
-                        if isinstance(n, A.Name)}
+        inner_bounds = A.names_in(inner.start) | A.names_in(inner.stop) | A.names_in(inner.step)
         if outer.var in inner_bounds or not (self._positive_step(outer.step) and self._positive_step(inner.step)):
             return outer
         if not all(isinstance(self.ctx.type_of(e), TScalar) for e in (outer.start, outer.stop, inner.start, inner.stop)):

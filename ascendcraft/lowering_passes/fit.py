@@ -124,7 +124,7 @@ def tile_constants(kernel: A.Kernel) -> list[str]:
         changed = False
         for name, value in derived.items():
             if name in bad:
-                uses = {n.id for n in A.walk(value) if isinstance(n, A.Name)}
+                uses = A.names_in(value)
                 new = uses - bad
                 if new:
                     bad |= new

@@ -91,7 +91,7 @@ class _Pipeliner:
         self._block(self.k.body)      # collect candidates
         self._choose()
         body = self._block(self.k.body)
-        still_used = {n.id for s in body for n in A.walk(s) if isinstance(n, A.Name)} | \
+        still_used = set().union(*(A.names_in(s) for s in body)) | \
             {n.out for s in body for n in A.walk(s) if isinstance(n, A.Load) and n.out} | \
             set(work_buffers(self.k).values())    # bufferize's work areas: the emitter uses them
         body = [s for s in body if not (isinstance(s, A.Buffer) and s.name not in still_used)]

@@ -424,6 +424,3 @@ def _is_int_scalar(ctx, e) -> bool:
     from ascendcraft.dsl.types import TScalar
     t = ctx.type_of(e)
     return isinstance(t, TScalar) and t.is_int
-
-
-

@@ -476,13 +476,10 @@ def _axis(e: A.Call) -> int | None:
     return OPS[e.func].kwargs.get("axis") if axis is None else int_literal(axis)
 
 
-
-
-
 def _reads(s) -> set[str]:
     if isinstance(s, A.Assign):
         return A.names_in(s.value)
-    return {n.id for n in A.walk(s) if isinstance(n, A.Name)} | {n.name for n in A.walk(s) if isinstance(n, A.Free)}
+    return A.names_in(s) | {n.name for n in A.walk(s) if isinstance(n, A.Free)}
 
 
 def _tensors(s) -> set[str]:

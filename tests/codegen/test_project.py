@@ -118,18 +118,22 @@ def _reference_namespace():
     return ns
 
 
-@pytest.mark.parametrize("export", ["six_strings", "direct_launch"])
-def test_model_new_copies_the_reference_and_calls_the_kernel(export, monkeypatch, tmp_path):
-    spec = scale_shift_spec()
+def _model_new(export: str, spec, monkeypatch):
+    """(the recorder standing for the built extension, ModelNew's source) of ``export``."""
     monkeypatch.setitem(sys.modules, "torch_npu", types.ModuleType("torch_npu"))
     if export == "six_strings":
         module = _Recorder("custom_ops_lib", spec.op_name)
         monkeypatch.setitem(sys.modules, "custom_ops_lib", module)
-        source = _six_strings(spec)["model_src"]
-    else:
-        module = _Recorder("scale_shift_custom_ext", spec.op_name)
-        monkeypatch.setitem(sys.modules, "scale_shift_custom_ext", module)
-        source = next(s["content"] for s in mkb_direct_launch(spec)["sources"] if s["path"] == "ModelNew.py")
+        return module, _six_strings(spec)["model_src"]
+    module = _Recorder("scale_shift_custom_ext", spec.op_name)
+    monkeypatch.setitem(sys.modules, "scale_shift_custom_ext", module)
+    return module, next(s["content"] for s in mkb_direct_launch(spec)["sources"] if s["path"] == "ModelNew.py")
+
+
+@pytest.mark.parametrize("export", ["six_strings", "direct_launch"])
+def test_model_new_copies_the_reference_and_calls_the_kernel(export, monkeypatch, tmp_path):
+    spec = scale_shift_spec()
+    module, source = _model_new(export, spec, monkeypatch)
     ns = _reference_namespace()
     ns["__file__"] = str(tmp_path / "ModelNew.py")
     exec(compile(source, "ModelNew.py", "exec"), ns)
@@ -306,15 +310,7 @@ def test_model_new_fills_an_optional_input_the_caller_leaves_out(export, monkeyp
                 TensorArg("mask", "f32", ("B", "N"), star=True, default=0.0)),
         tiling_struct=base.tiling_struct, kernel_source=base.kernel_source,
         tiling_fields=(TilingField("B", "int64_t", ("dim", "x", 0)), TilingField("N", "int64_t", ("dim", "x", 1))))
-    monkeypatch.setitem(sys.modules, "torch_npu", types.ModuleType("torch_npu"))
-    if export == "six_strings":
-        module = _Recorder("custom_ops_lib", spec.op_name)
-        monkeypatch.setitem(sys.modules, "custom_ops_lib", module)
-        source = _six_strings(spec)["model_src"]
-    else:
-        module = _Recorder("scale_shift_custom_ext", spec.op_name)
-        monkeypatch.setitem(sys.modules, "scale_shift_custom_ext", module)
-        source = next(s["content"] for s in mkb_direct_launch(spec)["sources"] if s["path"] == "ModelNew.py")
+    module, source = _model_new(export, spec, monkeypatch)
     ns = {"__file__": str(tmp_path / "ModelNew.py")}
     exec(compile(source, "ModelNew.py", "exec"), ns)
     x, given = torch.ones(2, 3, 5), torch.full((2, 3, 5), 7.0)
@@ -338,11 +334,9 @@ def test_model_new_takes_the_references_forward_arguments_and_picks_the_kernels(
         tiling_fields=(TilingField("B", "int64_t", ("dim", "x", 0)), TilingField("N", "int64_t", ("dim", "x", 1)),
                        TilingField("alpha", "float", ("attr", "alpha"))),
         forward=("x", None, "weight", "alpha"))
-    monkeypatch.setitem(sys.modules, "torch_npu", types.ModuleType("torch_npu"))
-    module = _Recorder("custom_ops_lib", spec.op_name)
-    monkeypatch.setitem(sys.modules, "custom_ops_lib", module)
+    module, source = _model_new("six_strings", spec, monkeypatch)
     ns = {"__file__": str(tmp_path / "ModelNew.py")}
-    exec(compile(_six_strings(spec)["model_src"], "ModelNew.py", "exec"), ns)
+    exec(compile(source, "ModelNew.py", "exec"), ns)
     x, w = torch.ones(2, 4), torch.full((4,), 3.0)
     model = ns["ModelNew"]()
     model(x, [4], w, 2.0)
