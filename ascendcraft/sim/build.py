@@ -366,8 +366,7 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
         tu = define_lines + [f"#define ASC_SIM_NUM_ARGS {len(params)}"]
-        if re.search(r"\bSyncAll\b", strip_comments(source)):
-            tu.append("#define ASC_SIM_THREADS 1")  # one thread per block so SyncAll is a real barrier
+        tu += _launch_defines(strip_comments(source))
         if tiling_header is not None:
             (tmp / "asc_sim_tiling_header.h").write_text(tiling_header)
             tu += ["#define ASC_SIM_HAS_TILING 1", "#define ASC_SIM_DEFAULT_TILING asc_sim_tiling_ns::Default"]
@@ -404,6 +403,29 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _launch_defines(code: str) -> list[str]:
+    """How the harness launches the kernel (docs/simulator.md, "Mixed launches and cross-core
+    flags"): one thread per core when cores wait for each other (SyncAll, cross-core flags), and a
+    mixed launch (each block one AIC and `ratio` AIVs) when a MIX_AIC_1_n kernel splits its work by
+    core kind or hands work between cores with flags. A MIX kernel that reaches the cube only through
+    the high-level Matmul API runs on its vector blocks, the matmul inside the calling block."""
+    flags = re.search(r"\bCrossCore(Set|Wait)Flag\b", code) is not None
+    by_kind = re.search(r"\bASCEND_IS_(NOT_)?AI[CV]\b|\bGetSubBlockIdx\b", code) is not None
+    mix = re.search(r"\bKERNEL_TYPE_MIX_AIC_1_([12])\b|__mix__\s*\(\s*1\s*,\s*([12])\s*\)", code)
+    scheduler = mix is not None or re.search(r"\bKERNEL_TYPE_MIX_(AIV|AIC)_1_0\b|__mix__", code) is not None
+    out = []
+    ratio = int(mix.group(1) or mix.group(2)) if mix and (flags or by_kind) else 0
+    if ratio:
+        out.append(f"#define ASC_SIM_MIX_RATIO {ratio}")
+    if flags or ratio:
+        out.append("#define ASC_SIM_CROSS_CLOCKS 1")   # accesses ordered by flags, not by SyncAll phases
+    if flags and not scheduler:
+        out.append("#define ASC_SIM_NO_CROSS_SCHEDULER 1")   # an AIV- or AIC-only kernel type: flags never fire
+    if flags or ratio or re.search(r"\bSyncAll\b", code):
+        out.append("#define ASC_SIM_THREADS 1")   # one thread per core: barriers and flags are real waits
+    return out
 
 
 def _trim_compiler_output(text: str, limit: int = 60) -> str:

@@ -14,6 +14,9 @@ from .job import from_bf16_bits
 from .result import Diagnostic, SimResult
 
 
+_CORE_KINDS = {"b": "block", "c": "aic", "v": "aiv"}   # the K line's core kind (harness_main.cpp)
+
+
 def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, values, chip_obj, block_dim,
             cost_only, token: str) -> SimResult:
     """The result of a run that ended (``rc``: its exit status; ``timed_out``: killed past its limit).
@@ -38,7 +41,7 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
     text = report.read_text(errors="replace") if report.exists() else ""
     for line in text.splitlines():
         f = line.split("\t")
-        if f[0] in ("K", "E") and (f[-1] != token or (f[0] == "K" and len(f) != 17) or (f[0] == "E" and len(f) != 3)):
+        if f[0] in ("K", "E") and (f[-1] != token or (f[0] == "K" and len(f) != 18) or (f[0] == "E" and len(f) != 3)):
             forged = forged or line
             continue
         if f[0] == "N" and len(f) >= 2 and not seen_sandbox:
@@ -67,7 +70,7 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
         elif f[0] == "K":
             busy = {p: float(x) for p, x in zip(PIPES, f[3:11])}
             cores.append(CoreCost(int(f[1]), float(f[2]), busy, int(f[11]), int(f[12]), int(f[13]), int(f[14]),
-                                  int(f[15])))
+                                  int(f[15]), _CORE_KINDS.get(f[16], "block")))
         elif f[0] == "T" and len(f) >= 5:
             layout.append({"name": f[1], "type": f[2], "offset": int(f[3]), "size": int(f[4])})
         elif f[0] == "X":

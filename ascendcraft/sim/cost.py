@@ -81,6 +81,7 @@ def chip_config(chip: Chip, overrides: Mapping[str, float] | None = None) -> dic
         "vec_bpc": chip.vector_bytes_per_cycle,
         "cube_macs": chip.cube_macs_per_cycle,
         "cores": chip.aiv_cores,
+        "aic_cores": chip.aic_cores,
         "l2_bytes": chip.l2_bytes,
         "max_buf_per_pos": chip.max_buffers_per_position,
         "max_buffers": chip.max_buffers,
@@ -100,6 +101,7 @@ class CoreCost:
     instructions: int
     vector_elements: int
     cube_macs: int
+    kind: str = "block"   # "block" (a one-kind launch), "aic" or "aiv" (a core of a mixed launch)
 
 
 @dataclass
@@ -118,6 +120,7 @@ class CostReport:
     cube_roofline_us: float  # cube MACs / (AIC cores x 16x16x16 per cycle), fp16 rate
     roofline_us: float  # launch + the larger of the two floors
     per_core: list[CoreCost] = field(default_factory=list)
+    core_of: list[int] = field(default_factory=list)   # per per_core entry, the physical core it ran on
 
     def summary(self) -> str:
         busy = ", ".join(f"{k}={v:.1f}" for k, v in self.pipe_busy_us.items() if v > 0)
@@ -127,18 +130,34 @@ class CostReport:
                 f"critical-core busy us: {busy}")
 
 
+def _placement(cores: list[CoreCost], chip: Chip, block_dim: int) -> tuple[list, dict]:
+    """The physical cores the run's cores go to, round-robin (waves): the blocks of a one-kind
+    launch on the AIC cores if any uses the cube, else on the AIV cores; in a mixed launch each
+    AIC on an AIC core and each AIV on an AIV core (cross.h). Returns the slots (is_aic, index)
+    and the number of physical cores per kind."""
+    if any(c.kind != "block" for c in cores):
+        aics = max(1, min(chip.aic_cores, block_dim))
+        aivs = max(1, min(chip.aiv_cores, sum(c.kind == "aiv" for c in cores)))
+        return [(True, i) for i in range(aics)] + [(False, i) for i in range(aivs)], {True: aics, False: aivs}
+    uses_cube = any(c.cube_macs for c in cores)
+    n = max(1, min(chip.aic_cores if uses_cube else chip.aiv_cores, block_dim))
+    return [(False, i) for i in range(n)], {False: n, True: n}
+
+
 def aggregate(cores: list[CoreCost], chip: Chip, block_dim: int) -> CostReport:
     chip = model_chip(chip)
     freq_hz = chip.freq_mhz * 1e6
-    uses_cube = any(c.cube_macs for c in cores)
-    physical = chip.aic_cores if uses_cube else chip.aiv_cores
-    physical = max(1, min(physical, block_dim))
-    per_phys = [0.0] * physical
-    members: list[list[CoreCost]] = [[] for _ in range(physical)]
+    slots, physical = _placement(cores, chip, block_dim)
+    per_phys = [0.0] * len(slots)
+    members: list[list[CoreCost]] = [[] for _ in slots]
+    slot_of = {slot: i for i, slot in enumerate(slots)}
+    core_of = []
     for c in cores:
-        k = c.block % physical
+        k = slot_of[(c.kind == "aic", c.block % physical[c.kind == "aic"])]
+        core_of.append(k)
         per_phys[k] += c.cycles
         members[k].append(c)
+    physical = len(slots)
     crit = max(range(physical), key=lambda i: per_phys[i]) if cores else 0
     crit_busy = {p: 0.0 for p in PIPES}
     for c in members[crit] if cores else []:
@@ -168,5 +187,5 @@ def aggregate(cores: list[CoreCost], chip: Chip, block_dim: int) -> CostReport:
         body_us=body_us, launch_us=launch_us, bound=bound,
         pipe_busy_us={p: v / freq_hz * 1e6 for p, v in crit_busy.items()},
         total_busy_us=total_busy, gm_bytes=gm_bytes, hbm_roofline_us=hbm_us, cube_roofline_us=cube_us,
-        roofline_us=launch_us + max(hbm_us, cube_us), per_core=cores,
+        roofline_us=launch_us + max(hbm_us, cube_us), per_core=cores, core_of=core_of,
     )

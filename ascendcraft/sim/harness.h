@@ -23,6 +23,22 @@ bool hook_thread_per_block() {
 #endif
 }
 
+int hook_mix_ratio() {
+#ifdef ASC_SIM_MIX_RATIO
+    return ASC_SIM_MIX_RATIO;
+#else
+    return 0;
+#endif
+}
+
+bool hook_cross_clocks() {
+#ifdef ASC_SIM_CROSS_CLOCKS
+    return true;
+#else
+    return false;
+#endif
+}
+
 void hook_launch(uint8_t** gm, const ScalarArg* scalars) { asc_sim_launch(gm, scalars); }
 
 bool hook_default_tiling(TilingFiller& filler, std::vector<uint8_t>& bytes, std::string& type_name) {

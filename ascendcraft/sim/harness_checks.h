@@ -162,6 +162,92 @@ inline int check_write_races(FILE* out, const GmRegion& g, const std::vector<Scr
     return 0;
 }
 
+// ---------------------------------------------------------------- cross-core runs
+// With cross-core flags (cross.h) an access record's phase is its core's happens-before snapshot:
+// two accesses of different cores conflict (their bytes meet, one writes, not both atomic adds)
+// unless a chain of flags and barriers orders one before the other.
+struct CoreAccess {
+    BlockWrite at;
+    bool write;
+};
+inline std::string core_where(const WriteRec& r, int64_t thread) {
+    return fmt("%s at line %d on %s%s", r.api, r.line, core_label(static_cast<int>(thread)).c_str(),
+               (r.flags & WR_ATOMIC) ? " (atomic add)" : "");
+}
+inline bool hb_ordered(const BlockWrite& a, const BlockWrite& b) {
+    const int ta = static_cast<int>(a.block), tb = static_cast<int>(b.block);
+    return happens_before(ta, a.rec->phase, tb, b.rec->phase) || happens_before(tb, b.rec->phase, ta, a.rec->phase);
+}
+// The first two conflicting accesses no flag orders, or {nullptr, nullptr}.
+inline std::pair<const CoreAccess*, const CoreAccess*> hb_first_race(std::vector<CoreAccess>& all) {
+    std::sort(all.begin(), all.end(), [](const CoreAccess& x, const CoreAccess& y) { return x.at.rec->lo < y.at.rec->lo; });
+    std::vector<const CoreAccess*> open;
+    for (const CoreAccess& x : all) {
+        size_t keep = 0;
+        for (const CoreAccess* y : open)
+            if (y->at.rec->hi > x.at.rec->lo) open[keep++] = y;
+        open.resize(keep);
+        for (const CoreAccess* y : open) {
+            if (y->at.block == x.at.block || !(x.write || y->write)) continue;
+            if (x.write && y->write && (x.at.rec->flags & WR_ATOMIC) && (y->at.rec->flags & WR_ATOMIC)) continue;
+            if (!hb_ordered(x.at, y->at)) return {y, &x};
+        }
+        open.push_back(&x);
+    }
+    return {nullptr, nullptr};
+}
+inline int hb_report_race(FILE* out, const GmRegion& g, const std::vector<ScratchName>& names,
+                          std::pair<const CoreAccess*, const CoreAccess*> race) {
+    const CoreAccess& a = *race.first;
+    const CoreAccess& b = *race.second;
+    const uint64_t lo = std::max(a.at.rec->lo, b.at.rec->lo);
+    const CoreAccess& w = a.write ? a : b;
+    const CoreAccess& o = a.write ? b : a;
+    const char* rule = g.scratch ? "scratch-race" : "output-race";
+    coverage_diag(out, rule, o.at.rec, o.at.block,
+                  fmt("%s %s %s (%s) while %s writes it (%s), and no cross-core flag or barrier orders the two: the "
+                      "cores run in parallel, so the result depends on which gets there first. Have the writer "
+                      "CrossCoreSetFlag after its write (on the pipe that writes: PIPE_FIX for Fixpipe, PIPE_MTE3 "
+                      "for a DataCopy out) and the other core CrossCoreWaitFlag before it touches the bytes; a "
+                      "slot reused for the next tile needs the reader's flag back before the writer overwrites it",
+                      core_label(static_cast<int>(o.at.block)).c_str(), o.write ? "writes" : "reads",
+                      element_of(g, names, lo).c_str(), core_where(*o.at.rec, o.at.block).c_str(),
+                      core_label(static_cast<int>(w.at.block)).c_str(), core_where(*w.at.rec, w.at.block).c_str()));
+    return 1;
+}
+inline int hb_check_region(FILE* out, const GmRegion& g, const std::vector<ScratchName>& names, size_t ri,
+                           const RunAccesses& acc) {
+    std::vector<BlockWrite> writes = records_of(acc.writes, ri);
+    std::vector<CoreAccess> all;
+    for (const BlockWrite& w : writes) all.push_back({w, true});
+    if (g.scratch)
+        for (const BlockWrite& r : records_of(acc.reads, ri)) all.push_back({r, false});
+    auto race = hb_first_race(all);
+    if (race.first) return hb_report_race(out, g, names, race);
+    if (!g.scratch) return 0;
+    // a read of bytes no other core wrote before it (in the flags' order), nor the reader itself
+    for (const BlockWrite& r : records_of(acc.unowned, ri)) {
+        std::map<uint64_t, uint64_t> before;
+        for (const BlockWrite& w : writes)
+            if (w.block != r.block && w.rec->lo < r.rec->hi && w.rec->hi > r.rec->lo &&
+                happens_before(static_cast<int>(w.block), w.rec->phase, static_cast<int>(r.block), r.rec->phase))
+                interval_add(before, w.rec->lo, w.rec->hi);
+        bool found = false;
+        interval_gaps(before, r.rec->lo, r.rec->hi, [&](uint64_t lo, uint64_t) {
+            if (found) return;
+            found = true;
+            coverage_diag(out, "scratch-unwritten", r.rec, r.block,
+                          fmt("%s reads %s (%s) before any core wrote it in the order the cross-core flags give: GM "
+                              "scratch holds whatever was there before the kernel ran, so a core must wait for the "
+                              "flag of the core that writes the bytes (or write them itself) before it reads them",
+                              core_label(static_cast<int>(r.block)).c_str(), element_of(g, names, lo).c_str(),
+                              core_where(*r.rec, r.block).c_str()));
+        });
+        if (found) return 1;
+    }
+    return 0;
+}
+
 // Checks every output tensor: bytes no block wrote, bytes two blocks wrote in one phase. Returns
 // the errors found.
 inline int check_outputs(FILE* out, const std::vector<GmRegion>& regions, const RunAccesses& acc) {
@@ -171,7 +257,7 @@ inline int check_outputs(FILE* out, const std::vector<GmRegion>& regions, const 
         if (!g.output || g.bytes == 0) continue;
         std::vector<BlockWrite> all = records_of(acc.writes, ri);
         errors += check_coverage(out, g, all);
-        errors += check_write_races(out, g, {}, all);
+        errors += g_cross.clocks ? hb_check_region(out, g, {}, ri, acc) : check_write_races(out, g, {}, all);
     }
     return errors;
 }
@@ -199,6 +285,10 @@ inline int check_scratch(FILE* out, const std::vector<GmRegion>& regions, const 
     for (size_t ri = 0; ri < regions.size(); ++ri) {
         const GmRegion& g = regions[ri];
         if (!g.scratch) continue;
+        if (g_cross.clocks) {
+            errors += hb_check_region(out, g, names, ri, acc);
+            continue;
+        }
         std::vector<BlockWrite> writes = records_of(acc.writes, ri);
         int races = check_write_races(out, g, names, writes);
         std::map<uint32_t, PhaseWrites> phases;

@@ -216,6 +216,7 @@ inline void set_cfg(Config& c, const std::string& k, const std::string& v) {
     else if (k == "vec_bpc") c.vec_bpc = d;
     else if (k == "cube_macs") c.cube_macs = d;
     else if (k == "cores") c.cores = static_cast<int>(d);
+    else if (k == "aic_cores") c.aic_cores = static_cast<int>(d);
     else if (k == "max_buf_per_pos") c.max_buf_per_pos = static_cast<int>(d);
     else if (k == "max_buffers") c.max_buffers = static_cast<int>(d);
     else if (k == "data_copy_pad") c.data_copy_pad = d != 0;
@@ -483,12 +484,25 @@ int main(int argc, char** argv) {
     std::fflush(s.report);
     std::fflush(stdout);
 
-    int64_t nblocks = std::max<int64_t>(s.cfg.block_dim, 1);
+    const int64_t groups = std::max<int64_t>(s.cfg.block_dim, 1);
+    const bool threaded = hook_thread_per_block();
+    if (threaded) {
+        if (groups * (hook_mix_ratio() + 1) > 1024) {
+            std::fprintf(s.report, "X\tkernels that call SyncAll or use cross-core flags are limited to 1024 cores "
+                                   "in the simulator\n");
+            return 3;
+        }
+        cross_setup(groups, hook_mix_ratio(), hook_cross_clocks());
+        s.cfg.mix_ratio = hook_mix_ratio();
+        s.cross_clocks = hook_cross_clocks();
+    }
+    // the simulated cores: the blocks, or in a mixed launch each block's AIC and AIVs (cross.h)
+    int64_t nblocks = threaded ? cross_threads() : groups;
     std::vector<CoreStats> block_stats(static_cast<size_t>(nblocks));
     std::vector<char> block_failed(static_cast<size_t>(nblocks), 0);
     RunAccesses accesses(static_cast<size_t>(nblocks));
     State* main_state = &s;
-    // Runs block b on the calling thread's simulator state.
+    // Runs core b on the calling thread's simulator state.
     auto run_block = [&](int64_t b) {
         State& st = S();
         if (&st != main_state) {
@@ -497,14 +511,16 @@ int main(int argc, char** argv) {
             st.report = main_state->report;
             st.sys_workspace = main_state->sys_workspace;
             st.kernel_file = main_state->kernel_file;
+            st.cross_clocks = main_state->cross_clocks;
         }
         reset_core(b);
+        if (threaded) cross_enter_core(st, static_cast<int>(b));
         trace_block_begin(st);
         st.gm_writes.clear();
         st.scratch_reads.clear();
         st.scratch_unowned.clear();
         st.scratch_own.clear();
-        st.phase = 0;
+        if (!threaded) st.phase = 0;
         try {
             hook_launch(ptrs.data(), scalars.data());
             for (int e = 0; e < 64; ++e)
@@ -518,11 +534,7 @@ int main(int argc, char** argv) {
             emit_diag("error", "exception", st.cur_api, st.cur_loc, std::string("C++ exception: ") + ex.what());
             block_failed[static_cast<size_t>(b)] = 1;
         }
-        if (block_failed[static_cast<size_t>(b)] && g_barrier.active) {
-            std::lock_guard<std::mutex> lock(g_barrier.mu);
-            g_barrier.broken = true;  // release blocks waiting in SyncAll
-            g_barrier.cv.notify_all();
-        }
+        if (threaded) cross_finish(static_cast<int>(b), block_failed[static_cast<size_t>(b)] != 0);
         st.stats.end = std::max(st.stats.end, st.stats.busy[static_cast<int>(Pipe::HBM)]);
         block_stats[static_cast<size_t>(b)] = st.stats;
         trace_block_end(st, b);
@@ -535,14 +547,8 @@ int main(int argc, char** argv) {
         st.scratch_own.clear();
     };
     bool failed = false;
-    if (hook_thread_per_block()) {
-        // The kernel calls SyncAll: every block runs on its own thread so the barrier can be honoured.
-        if (nblocks > 1024) {
-            std::fprintf(s.report, "X\tkernels that call SyncAll are limited to 1024 blocks in the simulator\n");
-            return 3;
-        }
-        g_barrier.active = true;
-        g_barrier.total = nblocks;
+    if (threaded) {
+        // SyncAll and cross-core flags: every core runs on its own thread so they can wait for each other
         g_kernel_active = 1;
         {
             std::vector<std::thread> threads;
@@ -550,6 +556,7 @@ int main(int argc, char** argv) {
             for (std::thread& t : threads) t.join();
         }
         for (char f : block_failed) failed = failed || f;
+        if (!failed) cross_unconsumed(s.report);
     } else {
         g_kernel_active = 1;
         for (int64_t b = 0; b < nblocks && !failed; ++b) {
@@ -561,12 +568,16 @@ int main(int argc, char** argv) {
     g_kernel_active = 0;
     for (int64_t b = 0; b < nblocks; ++b) {
         const CoreStats& cs = block_stats[static_cast<size_t>(b)];
-        std::fprintf(s.report, "K\t%lld\t%.1f", static_cast<long long>(b), cs.end);
+        // the core's block index and kind (b: a block of a one-kind launch, c: an AIC, v: an AIV of a
+        // mixed launch), where the cost model places it (cost.py)
+        const bool mixed = threaded && g_cross.ratio > 0;
+        const CoreSlot* core = threaded ? &g_cross.cores[static_cast<size_t>(b)] : nullptr;
+        std::fprintf(s.report, "K\t%lld\t%.1f", static_cast<long long>(core ? core->block : b), cs.end);
         for (int p = 0; p < 8; ++p) std::fprintf(s.report, "\t%.1f", cs.busy[p]);
-        std::fprintf(s.report, "\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n", static_cast<unsigned long long>(cs.gm_read),
+        std::fprintf(s.report, "\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\t%s\n", static_cast<unsigned long long>(cs.gm_read),
                      static_cast<unsigned long long>(cs.gm_write), static_cast<unsigned long long>(cs.n_instr),
                      static_cast<unsigned long long>(cs.vec_elems), static_cast<unsigned long long>(cs.cube_macs),
-                     token.c_str());
+                     !mixed ? "b" : core->kind == 1 ? "c" : "v", token.c_str());
     }
     // A run that completed: every byte of every output must be written, once per phase.
     // and scratch is written before it is read, by another core only in an earlier phase.

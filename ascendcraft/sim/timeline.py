@@ -137,13 +137,16 @@ def read_trace(run_dir, cost=None, chip=None, limit: int = DEFAULT_TRACE_LIMIT) 
         tl.chip = cost.chip
         tl.physical_cores = max(1, int(cost.physical_cores))
         tl.launch_us, tl.body_us, tl.time_us = cost.launch_us, cost.body_us, cost.time_us
-        cycles = {c.block: c.cycles for c in cost.per_core}
+        # the trace numbers the simulated cores as the cost report lists them (in a mixed launch each
+        # block's AIC and AIVs), and the cost model says which physical core each ran on
+        cycles = {i: c.cycles for i, c in enumerate(cost.per_core)}
+        core_of = dict(enumerate(cost.core_of))
     else:
         tl.physical_cores = max([b.block for b in blocks], default=0) + 1
-        cycles = {}
+        cycles, core_of = {}, {}
     placed: dict[int, float] = {}
     for b in sorted(blocks, key=lambda x: x.block):   # blocks run one after another on their core
-        b.core = b.block % tl.physical_cores
+        b.core = core_of.get(b.block, b.block % tl.physical_cores)
         b.cycles = float(cycles.get(b.block, 0.0))
         b.offset = placed.get(b.core, 0.0)
         placed[b.core] = b.end

@@ -21,6 +21,21 @@ def test_cross_block_sum_through_workspace_and_syncall(rng):
     assert ends[0] == max(ends)
 
 
+def test_a_block_that_returns_before_the_barrier_is_a_reported_deadlock(rng):
+    src = kernel_source("sum_all_sync.cpp")
+    art = build_kernel(src, "sum_all", defines={"BUG_SKIP_BARRIER": 1})
+    blocks, per = 4, 256
+    x = rng.standard_normal(blocks * per).astype(np.float32)
+    res = run_kernel(art, [x, poisoned(8, np.float32), per, -1], block_dim=blocks, workspace_bytes=blocks * 32,
+                     timeout_s=20)
+    assert res.crash is None, res.crash
+    assert {d.rule for d in res.errors} == {"cross-core-deadlock"}, res.report()
+    line = next(i for i, t in enumerate(src.splitlines(), 1) if "AscendC::SyncAll();" in t)
+    d = res.errors[0]
+    assert d.line == line and "SyncAll waits for every core of the barrier to arrive" in d.message
+    assert "block 1 has returned" in d.message
+
+
 def test_failing_block_does_not_deadlock_the_barrier(rng):
     art = build_kernel(kernel_source("sum_all_sync.cpp"), "sum_all")
     blocks, per = 4, 256

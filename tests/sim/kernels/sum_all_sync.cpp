@@ -1,6 +1,7 @@
 // Whole-tensor sum across blocks: each block reduces its share and stores the partial in the
 // user workspace; SyncAll; block 0 adds the partials.  `badBlock` makes one block read past the
-// end of x before the barrier (to check that a failing block does not leave the others waiting).
+// end of x before the barrier (to check that a failing block does not leave the others waiting);
+// BUG_SKIP_BARRIER makes block 1 return before it (a deadlock the simulator reports).
 #include "kernel_operator.h"
 
 extern "C" __global__ __aicore__ void sum_all(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, uint32_t perBlock,
@@ -32,6 +33,9 @@ extern "C" __global__ __aicore__ void sum_all(GM_ADDR x, GM_ADDR y, GM_ADDR work
     AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
     AscendC::DataCopy(wsGm[idx * 8], out, 8);
+#ifdef BUG_SKIP_BARRIER
+    if (idx == 1) return;   // block 1 never reaches the barrier the others wait at
+#endif
     AscendC::SyncAll();
     if (idx == 0) {
         AscendC::LocalTensor<float> parts = dataBuf.Get<float>(static_cast<uint32_t>(blocks * 8));

@@ -106,6 +106,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     d.rd[0] = src.buf_;
     asc_sim::schedule(asc_sim::Pipe::MTE3, s.cfg.mte_overhead + bytes / s.cfg.mte3_bpc, d, static_cast<double>(bytes));
     s.stats.gm_write += bytes;
+    asc_sim::gm_wrote(dst.addr_, bytes, bytes, 1);
     if (!s.cfg.cost_only) asc_sim::gm_write_elems(dst.addr_, src.ptr(), n);
 }
 // ---- UB -> UB, count form (vector pipe)
@@ -177,6 +178,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     d.rd[0] = src.buf_;
     asc_sim::schedule(asc_sim::Pipe::MTE3, s.cfg.mte_overhead + bytes / s.cfg.mte3_bpc, d, static_cast<double>(bytes));
     s.stats.gm_write += bytes;
+    asc_sim::gm_wrote(dst.addr_, blk, static_cast<uint64_t>(p.blockLen + p.dstStride) * 32, p.blockCount);
     if (s.cfg.cost_only) return;
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         uint64_t u = static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
@@ -308,6 +310,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     asc_sim::schedule(asc_sim::Pipe::MTE3, s.cfg.mte_overhead + static_cast<double>(bytes) / s.cfg.mte3_bpc, d,
                       static_cast<double>(bytes));
     s.stats.gm_write += bytes;
+    asc_sim::gm_wrote(dst.addr_, p.blockLen, static_cast<uint64_t>(p.blockLen) + p.dstStride, p.blockCount);
     if (s.cfg.cost_only) return;
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         T* g = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(dst.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.dstStride));

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 
 // ---------------------------------------------------------------- device qualifiers
@@ -48,10 +49,12 @@
 #define GM_ADDR __gm__ uint8_t*
 #define KERNEL_TASK_TYPE_DEFAULT(x)
 #define KERNEL_TASK_TYPE(k, x)
-#define ASCEND_IS_AIV (true)
-#define ASCEND_IS_AIC (false)
-#define ASCEND_IS_NOT_AIV (false)
-#define ASCEND_IS_NOT_AIC (true)
+// which kind of core runs the code: an AIC only in a mixed launch (cross.h); otherwise every block is
+// a vector core, as before
+#define ASCEND_IS_AIV (::asc_sim::S().core_kind == 0)
+#define ASCEND_IS_AIC (::asc_sim::S().core_kind == 1)
+#define ASCEND_IS_NOT_AIV (!ASCEND_IS_AIV)
+#define ASCEND_IS_NOT_AIC (!ASCEND_IS_AIC)
 
 namespace asc_sim {
 
@@ -172,6 +175,8 @@ struct Config {
     double mte2_bpc = 32, mte3_bpc = 64, l1_l0a_bpc = 512, l1_l0b_bpc = 256, l0c_out_bpc = 256;
     double vec_bpc = 256, cube_macs = 4096;
     int cores = 48;              // physical cores sharing HBM (AIV for vector kernels)
+    int aic_cores = 24;          // cube cores: a mixed launch's AICs run on these beside `cores` AIVs
+    int mix_ratio = 0;           // AIVs per AIC in a mixed launch (cross.h); 0: one kind of core
     int max_buf_per_pos = 8, max_buffers = 64;
     bool data_copy_pad = true, bf16 = true;
     // cost-model constants: the chip profile's "cost" entries (data/chips/<chip>.json, with their sources)
@@ -185,6 +190,14 @@ struct Config {
     int64_t block_dim = 1;
     uint64_t tiling_key = 0;
 };
+
+// The cores sharing HBM and L2: the blocks (at most the physical cores), or in a mixed launch each
+// block's AIC and AIVs.
+inline int64_t active_cores(const Config& c) {
+    const int64_t b = std::max<int64_t>(c.block_dim, 1);
+    if (c.mix_ratio > 0) return std::min<int64_t>(b, c.aic_cores) + std::min<int64_t>(b * c.mix_ratio, c.cores);
+    return std::min<int64_t>(b, c.cores);
+}
 
 // ---------------------------------------------------------------- diagnostics
 struct Abort {};
@@ -451,6 +464,10 @@ struct State {
     std::string kernel_file;
     // per-core
     int64_t block_idx = 0;
+    int thread = 0;                  // this core's index among the launch's cores (cross.h)
+    int core_kind = 0;               // 0: AIV (every block of a one-kind launch), 1: AIC (mixed launch)
+    int64_t sub_block = 0, group = 0;   // in a mixed launch: which AIV of which block
+    bool cross_clocks = false;       // access records carry happens-before snapshots, not SyncAll phases
     Space spaces[SP_COUNT];
     std::vector<Buffer> bufs;
     std::vector<QueueState> queues;
@@ -478,7 +495,7 @@ struct State {
     AccessLog scratch_reads;         // reads of scratch
     AccessLog scratch_unowned;       // the parts of scratch reads this core had not written itself
     std::map<uint64_t, uint64_t> scratch_own;   // scratch bytes this core wrote: [lo, hi) keyed by lo
-    uint32_t phase = 0;              // SyncAll calls this core has made
+    uint32_t phase = 0;              // SyncAll calls this core has made (cross_clocks: its clock's snapshot)
     Operand operands[8];             // the current call's local operands (missing-sync check)
     int n_operands = 0;
     std::vector<TraceRec> trace;     // timeline records (cfg.trace_limit > 0)
@@ -498,16 +515,7 @@ struct State {
 inline thread_local State g_state;
 inline State& S() { return g_state; }
 
-// Cross-block barrier for SyncAll (threaded mode) and the lock for atomic GM accumulation.
-struct BlockBarrier {
-    std::mutex mu;
-    std::condition_variable cv;
-    int64_t total = 0, arrived = 0, generation = 0;
-    bool broken = false;   // a block aborted: every waiter gives up
-    double max_time = 0, release_time = 0;
-    bool active = false;
-};
-inline BlockBarrier g_barrier;
+// The lock for atomic GM accumulation (cross.h has the barrier and the flags between cores).
 inline std::mutex g_atomic_mu;
 
 inline std::string loc_file(const Loc& l) {
@@ -567,7 +575,21 @@ inline void enter(const char* api, const Loc& loc) {
     s.cur_loc = loc;
     s.n_operands = 0;
     // SyncAll separates parallel phases for the output race check
-    if (api[0] == 'S' && api[1] == 'y' && std::strcmp(api, "SyncAll") == 0) s.phase++;
+    if (!s.cross_clocks && api[0] == 'S' && api[1] == 'y' && std::strcmp(api, "SyncAll") == 0) s.phase++;
+}
+
+// In a mixed launch each kind of core has its own memories: an AIC the L1, L0A/B/C and the bias and
+// fixpipe buffers, an AIV the Unified Buffer (the 910B's split architecture).
+inline void check_core_space(const char* api, const Loc& loc, int sp) {
+    State& s = S();
+    if (s.cfg.mix_ratio == 0 || (s.core_kind == 1) == (sp != SP_UB)) return;
+    if (s.core_kind == 1)
+        fail("core-kind", api, loc,
+             "the AIC has no Unified Buffer: in a mixed launch vector work runs on the AIVs (put it under "
+             "`if ASCEND_IS_AIV`), and the AIC hands its product tiles to them through GM with cross-core flags");
+    fail("core-kind", api, loc,
+         fmt("an AIV has no %s: in a mixed launch cube work runs on the AIC (put it under `if ASCEND_IS_AIC`)",
+             space_name(sp)));
 }
 
 // ---------------------------------------------------------------- cost timeline
@@ -585,7 +607,7 @@ inline void trace_record(int pipe, double start, double end, uint8_t kind = TR_I
 // streaming kernel reaches that, so modelling it would make bandwidth-bound kernels too fast).
 inline double hbm_bytes_per_cycle() {
     const Config& c = S().cfg;
-    int64_t active = std::min<int64_t>(std::max<int64_t>(c.block_dim, 1), c.cores);
+    const int64_t active = active_cores(c);
     double gbps = c.hbm_achievable_gbps > 0 ? c.hbm_achievable_gbps : c.hbm_gbps;
     return gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(active);
 }
@@ -654,46 +676,21 @@ inline uint64_t l2_overlap(uintptr_t qa, uint64_t qb, uint64_t qs, uint64_t qn, 
     return sum;
 }
 
-inline uint64_t gm_read_hbm_bytes(const void* addr, uint64_t blk, uint64_t stride, uint64_t count) {
-    State& s = S();
-    const Config& c = s.cfg;
-    if (blk == 0 || count == 0) return 0;
-    if (count == 1 || stride <= blk) {  // contiguous (stride < blk cannot occur: gaps are >= 0)
-        blk *= count;
-        count = 1;
-    }
-    if (count == 1) stride = blk;
-    const uint64_t bytes = blk * count;
-    uintptr_t a = reinterpret_cast<uintptr_t>(addr);
-    int64_t active = std::min<int64_t>(std::max<int64_t>(c.block_dim, 1), c.cores);
-    uint64_t share = c.l2_bytes > 0 ? static_cast<uint64_t>(c.l2_bytes / static_cast<double>(active)) : 0;
-    if (share == 0) return bytes;
-    L2Recent& l2 = s.l2_recent;
-    while (!l2.fifo.empty() && (!l2.fifo.front().live || l2.fifo.front().clock + share < s.l2_clock)) {
-        l2.drop(l2.fifo.front());
-        l2.fifo.pop_front();
-    }
+// Calls visit(entry) for the entries of `l2` a read of `count` rows of `blk` bytes `stride` apart
+// from `a` may meet (every one that does, and a few that do not), while `more()` holds.
+template <class Visit, class More>
+inline void l2_scan(L2Recent& l2, uintptr_t a, uint64_t blk, uint64_t stride, uint64_t count, Visit visit, More more) {
     const uint64_t span = (count - 1) * stride + blk;
     const uintptr_t qend = a + span;
-    uint64_t overlap = 0;
-    L2Entry* stale[8];  // older reads of exactly these bytes (or of fewer, contiguous): refreshed by this one
-    int n_stale = 0;
-    auto visit = [&](L2Entry& e) {
-        if (e.start + e.span <= a || e.start >= qend) return;
-        overlap += l2_overlap(a, blk, stride, count, e);
-        bool same = e.start == a && e.blk == blk && e.stride == stride && e.count == count;
-        bool inside = count == 1 && e.start >= a && e.start + e.span <= qend;
-        if ((same || inside) && n_stale < 8) stale[n_stale++] = &e;
-    };
     auto scan_by_start = [&](L2Index& ix) {
         const uint64_t reach = ix.max_span();
         for (auto it = ix.by_start.lower_bound(a > reach ? a - reach : 0);
-             it != ix.by_start.end() && it->first < qend && overlap < bytes; ++it)
+             it != ix.by_start.end() && it->first < qend && more(); ++it)
             visit(*it->second);
     };
     scan_by_start(l2.contig);
     for (auto& g : l2.strided) {
-        if (overlap >= bytes) break;
+        if (!more()) break;
         L2Index& ix = g.second;
         if (count == 1 || g.first != stride) {
             scan_by_start(ix);
@@ -703,7 +700,7 @@ inline uint64_t gm_read_hbm_bytes(const void* addr, uint64_t blk, uint64_t strid
         // (col - its blk, col + blk), circularly
         const uint64_t sp = stride, col = a % sp, mb = ix.max_blk();
         auto scan_res = [&](uint64_t lo, uint64_t hi) {  // residues in [lo, hi)
-            for (auto it = ix.by_res.lower_bound(lo); it != ix.by_res.end() && it->first < hi && overlap < bytes; ++it)
+            for (auto it = ix.by_res.lower_bound(lo); it != ix.by_res.end() && it->first < hi && more(); ++it)
                 visit(*it->second);
         };
         if (mb + blk >= sp) {
@@ -717,6 +714,78 @@ inline uint64_t gm_read_hbm_bytes(const void* addr, uint64_t blk, uint64_t strid
                 scan_res(0, hi);
             }
         }
+    }
+}
+// Drops the entries older than `share` bytes of traffic before `clock`.
+inline void l2_expire(L2Recent& l2, uint64_t share, uint64_t clock) {
+    while (!l2.fifo.empty() && (!l2.fifo.front().live || l2.fifo.front().clock + share < clock)) {
+        l2.drop(l2.fifo.front());
+        l2.fifo.pop_front();
+    }
+}
+// (row form) a read or write of `count` rows of `blk` bytes `stride` apart: contiguous rows become one
+inline void l2_normalise(uint64_t& blk, uint64_t& stride, uint64_t& count) {
+    if (count == 1 || stride <= blk) {  // contiguous (stride < blk cannot occur: gaps are >= 0)
+        blk *= count;
+        count = 1;
+    }
+    if (count == 1) stride = blk;
+}
+inline uint64_t l2_share_bytes(const Config& c) {
+    return c.l2_bytes > 0 ? static_cast<uint64_t>(c.l2_bytes / static_cast<double>(active_cores(c))) : 0;
+}
+
+// In a mixed launch the bytes the cores of one block wrote lately stay in L2 for the others: a
+// tile the AIC hands to its AIVs through the workspace (or back) is read at the L2 rate. Each
+// block's set holds the last `ratio + 1` core shares of L2 written by its cores (cross.h sets
+// them up; empty otherwise).
+struct BlockL2 {
+    std::mutex mu;
+    L2Recent written;
+    uint64_t clock = 0;
+};
+inline std::vector<std::unique_ptr<BlockL2>> g_block_l2;
+
+inline void gm_wrote(const void* addr, uint64_t blk, uint64_t stride, uint64_t count) {
+    State& s = S();
+    if (g_block_l2.empty() || blk == 0 || count == 0) return;
+    l2_normalise(blk, stride, count);
+    BlockL2& b = *g_block_l2[static_cast<size_t>(s.group)];
+    std::lock_guard<std::mutex> lock(b.mu);
+    b.clock += blk * count;
+    l2_expire(b.written, l2_share_bytes(s.cfg) * static_cast<uint64_t>(s.cfg.mix_ratio + 1), b.clock);
+    b.written.add(reinterpret_cast<uintptr_t>(addr), blk, stride, count, b.clock);
+}
+
+inline uint64_t gm_read_hbm_bytes(const void* addr, uint64_t blk, uint64_t stride, uint64_t count) {
+    State& s = S();
+    if (blk == 0 || count == 0) return 0;
+    l2_normalise(blk, stride, count);
+    const uint64_t bytes = blk * count;
+    uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    const uint64_t share = l2_share_bytes(s.cfg);
+    if (share == 0) return bytes;
+    L2Recent& l2 = s.l2_recent;
+    l2_expire(l2, share, s.l2_clock);
+    const uintptr_t qend = a + (count - 1) * stride + blk;
+    uint64_t overlap = 0;
+    L2Entry* stale[8];  // older reads of exactly these bytes (or of fewer, contiguous): refreshed by this one
+    int n_stale = 0;
+    auto more = [&] { return overlap < bytes; };
+    l2_scan(l2, a, blk, stride, count, [&](L2Entry& e) {
+        if (e.start + e.span <= a || e.start >= qend) return;
+        overlap += l2_overlap(a, blk, stride, count, e);
+        bool same = e.start == a && e.blk == blk && e.stride == stride && e.count == count;
+        bool inside = count == 1 && e.start >= a && e.start + e.span <= qend;
+        if ((same || inside) && n_stale < 8) stale[n_stale++] = &e;
+    }, more);
+    if (!g_block_l2.empty() && overlap < bytes) {   // what the block's cores wrote (a hand-off)
+        BlockL2& b = *g_block_l2[static_cast<size_t>(s.group)];
+        std::lock_guard<std::mutex> lock(b.mu);
+        l2_expire(b.written, share * static_cast<uint64_t>(s.cfg.mix_ratio + 1), b.clock);
+        l2_scan(b.written, a, blk, stride, count, [&](L2Entry& e) {
+            if (e.start + e.span > a && e.start < qend) overlap += l2_overlap(a, blk, stride, count, e);
+        }, more);
     }
     for (int i = 0; i < n_stale; ++i) l2.drop(*stale[i]);
     s.l2_clock += bytes;

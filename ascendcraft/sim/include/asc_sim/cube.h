@@ -70,6 +70,7 @@ public:
         asc_sim::State& s = asc_sim::S();
         asc_sim::enter("LocalMemAllocator::Alloc", asc_loc_);
         int sp = space();
+        asc_sim::check_core_space("LocalMemAllocator::Alloc", asc_loc_, sp);
         uint32_t bytes = static_cast<uint32_t>((static_cast<uint64_t>(count) * sizeof(T) + 31) / 32 * 32);
         uint32_t align = sp == asc_sim::SP_L0C ? 1024 : (sp == asc_sim::SP_L0A || sp == asc_sim::SP_L0B ? 512 : 32);
         cursor_ = (cursor_ + align - 1) / align * align;
@@ -282,6 +283,7 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
     asc_sim::schedule(asc_sim::Pipe::FIX, s.cfg.cube_overhead + static_cast<double>(p.mSize) * p.nSize * sizeof(U) / s.cfg.l0c_out_bpc, d,
                       static_cast<double>(bytes));
     s.stats.gm_write += bytes;
+    asc_sim::gm_wrote(dst.addr_, static_cast<uint64_t>(p.nSize) * sizeof(T), static_cast<uint64_t>(p.dstStride) * sizeof(T), p.mSize);
     if (s.cfg.cost_only) return;
     for (uint32_t i = 0; i < p.mSize; ++i)
         for (uint32_t j = 0; j < p.nSize; ++j) {

@@ -1,6 +1,7 @@
 // ascendcraft AscendC CPU simulator: positions, tensors, TPipe/TQue/TBuf, events, system vars.
 #pragma once
 #include "core.h"
+#include "cross.h"
 
 enum pipe_t { PIPE_S = 0, PIPE_V = 1, PIPE_M = 2, PIPE_MTE1 = 3, PIPE_MTE2 = 4, PIPE_MTE3 = 5, PIPE_ALL = 6, PIPE_V2 = 7,
               PIPE_FIX = 10 };
@@ -613,6 +614,7 @@ private:
                     uint32_t len) {
         asc_sim::State& s = asc_sim::S();
         asc_sim::Space& space = s.spaces[sp];
+        asc_sim::check_core_space(api, loc, sp);
         if (s.total_buffers + 1 > s.cfg.max_buffers)
             asc_sim::fail("max-buffers", api, loc,
                           asc_sim::fmt("InitBuffer(%s, num=%d, len=%u): the kernel would use more than %d buffers in "
@@ -700,11 +702,17 @@ private:
 };
 
 // ---------------------------------------------------------------- system variables
+// In a mixed launch (cross.h) of numBlocks blocks: the AIC's index is its block, in [0, numBlocks);
+// an AIV's is block * ratio + sub-block, in [0, ratio * numBlocks) (GetBlockIdx.md,
+// kernel_operator_sys_var_impl.h: block_idx * GetTaskRation() + get_subblockid()).
 inline int64_t GetBlockIdx() { return asc_sim::S().block_idx; }
 inline int64_t GetBlockNum() { return asc_sim::S().cfg.block_dim; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRation() { return 1; }
-inline int64_t GetTaskRatio() { return 1; }
+inline int64_t GetSubBlockIdx() { return asc_sim::S().sub_block; }
+inline int64_t GetTaskRation() {
+    return asc_sim::g_cross.ratio > 0 && asc_sim::S().core_kind == 0 ? asc_sim::g_cross.ratio : 1;
+}
+inline int64_t GetTaskRatio() { return GetTaskRation(); }
+inline int64_t GetSubBlockNum() { return GetTaskRation(); }
 inline void SetSysWorkspace(GM_ADDR workspace) { asc_sim::S().sys_workspace = workspace; }
 inline GM_ADDR GetSysWorkSpacePtr() { return asc_sim::S().sys_workspace; }
 constexpr uint32_t ASC_SIM_SYS_WORKSPACE = 16u * 1024u * 1024u;
@@ -713,35 +721,58 @@ template <typename T> inline void SetAtomicAdd() { asc_sim::S().atomic_add = tru
 inline void SetAtomicNone() { asc_sim::S().atomic_add = false; }
 inline int64_t GetSystemCycle() { return static_cast<int64_t>(asc_sim::S().issue); }
 template <bool isAIVOnly = true> inline void SyncAll(ASC_LOC_PARAM) {
-    asc_sim::State& s = asc_sim::S();
     asc_sim::enter("SyncAll", asc_loc_);
-    asc_sim::BlockBarrier& b = asc_sim::g_barrier;
-    if (!b.active) {
+    if (!asc_sim::g_cross.active) {
         asc_sim::warn("unsupported", "SyncAll", asc_loc_,
                       "SyncAll outside threaded mode: blocks run one after another, the barrier is not modelled");
         asc_sim::release_all_pipes(asc_sim::drain_time());
         return;
     }
-    double now = asc_sim::drain_time();
-    std::unique_lock<std::mutex> lock(b.mu);
-    int64_t gen = b.generation;
-    b.max_time = std::max(b.max_time, now);
-    if (++b.arrived == b.total) {
-        b.arrived = 0;
-        b.generation++;
-        b.release_time = b.max_time;
-        b.max_time = 0;
-        b.cv.notify_all();
-    } else {
-        b.cv.wait(lock, [&] { return b.generation != gen || b.broken; });
-    }
-    if (b.broken) {
-        s.aborting = true;
-        throw asc_sim::Abort{};
-    }
+    const double now = asc_sim::drain_time();
+    const double release = asc_sim::cross_barrier(isAIVOnly, now, "SyncAll", asc_loc_);
     // every core resumes when the last one arrives, each pipe ordered after all of its own
-    asc_sim::trace_record(static_cast<int>(asc_sim::Pipe::S), now, b.release_time, asc_sim::TR_BARRIER);
-    asc_sim::release_all_pipes(b.release_time);
+    asc_sim::trace_record(static_cast<int>(asc_sim::Pipe::S), now, release, asc_sim::TR_BARRIER);
+    asc_sim::release_all_pipes(release);
+}
+
+// ---------------------------------------------------------------- cross-core flags
+// CrossCoreSetFlag<mode, pipe>(id) fires when everything issued so far on `pipe` has completed;
+// CrossCoreWaitFlag(id) stops the core issuing until a firing of `id` reaches it (cross.h).
+template <uint8_t modeId, pipe_t pipe> inline void CrossCoreSetFlag(uint16_t flagId, ASC_LOC_PARAM) {
+    asc_sim::enter("CrossCoreSetFlag", asc_loc_);
+#ifdef ASC_SIM_NO_CROSS_SCHEDULER
+    asc_sim::fail("cross-core-flag", "CrossCoreSetFlag", asc_loc_,
+                  "CrossCoreSetFlag in a kernel whose type runs one kind of core (no KERNEL_TYPE_MIX_*): the "
+                  "hardware starts the scheduler that delivers cross-core flags only for a mixed kernel type; "
+                  "declare KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2) (modes 1 and 2), or "
+                  "KERNEL_TYPE_MIX_AIV_1_0 for mode 0 among vector cores (CrossCoreSetFlag(ISASI).md)");
+#endif
+    const int p = asc_sim::pipe_index(pipe);
+    if (p < 0 || pipe == PIPE_S)
+        asc_sim::fail("cross-core-flag", "CrossCoreSetFlag", asc_loc_,
+                      "CrossCoreSetFlag takes the pipe whose work it waits for: PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, "
+                      "PIPE_MTE3 or PIPE_FIX (not PIPE_S or PIPE_ALL)");
+    const double at = asc_sim::mark_on(p).time;
+    asc_sim::trace_record(p, at, at, asc_sim::TR_SET);
+    asc_sim::cross_set(modeId, flagId, at, "CrossCoreSetFlag", asc_loc_);
+}
+inline void cross_core_wait(uint16_t flagId, const asc_sim::Loc& loc) {
+    asc_sim::enter("CrossCoreWaitFlag", loc);
+    asc_sim::State& s = asc_sim::S();
+#ifdef ASC_SIM_NO_CROSS_SCHEDULER
+    asc_sim::fail("cross-core-flag", "CrossCoreWaitFlag", loc,
+                  "CrossCoreWaitFlag in a kernel whose type runs one kind of core (no KERNEL_TYPE_MIX_*): no flag "
+                  "is ever delivered; declare KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2) (modes 1 and 2), or "
+                  "KERNEL_TYPE_MIX_AIV_1_0 for mode 0 among vector cores");
+#endif
+    const double arrive = s.issue;
+    const double fired = asc_sim::cross_take(s.thread, flagId & 15, "CrossCoreWaitFlag", loc);
+    if (fired > arrive) asc_sim::trace_record(static_cast<int>(asc_sim::Pipe::S), arrive, fired, asc_sim::TR_BARRIER);
+    s.issue = std::max(s.issue, fired);
+}
+inline void CrossCoreWaitFlag(uint16_t flagId, ASC_LOC_PARAM) { cross_core_wait(flagId, asc_loc_); }
+template <uint8_t modeId, pipe_t pipe> inline void CrossCoreWaitFlag(uint16_t flagId, ASC_LOC_PARAM) {
+    cross_core_wait(flagId, asc_loc_);
 }
 
 // ---------------------------------------------------------------- debugging output

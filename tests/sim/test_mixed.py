@@ -1,0 +1,106 @@
+"""Mixed launches (1 AIC : 2 AIV per block) and cross-core flags on the simulator: a product tile
+handed from the AIC to its AIVs through workspace slots, and the bugs such a hand-off can have,
+each reported with its line (docs/simulator.md, "Mixed launches and cross-core flags")."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ascendcraft.sim import build_kernel, run_kernel
+
+from sim_helpers import kernel_source
+
+SRC = kernel_source("mixed_handoff.cpp")
+TM = TN = TK = 32
+
+
+def _line(marker: str) -> int:
+    return next(i for i, text in enumerate(SRC.splitlines(), 1) if marker in text)
+
+
+def _run(blocks=2, tiles=4, bug=None, rng=None, cost_only=False, source=SRC):
+    art = build_kernel(source, "mixed_handoff", defines={bug: 1} if bug else None)
+    rng = rng or np.random.default_rng(0)
+    a = rng.standard_normal((blocks * tiles * TM, TK)).astype(np.float16)
+    b = rng.standard_normal((TK, TN)).astype(np.float16)
+    y = np.full((blocks * tiles * TM, TN), np.nan, np.float32)
+    ws = blocks * 2 * TM * TN * 4
+    res = run_kernel(art, [a, b, y, tiles], block_dim=blocks, workspace_bytes=ws,
+                     scratch=[("slots", 0, ws, 4)], cost_only=cost_only)
+    return res, np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0)
+
+
+def _rules(res):
+    return sorted({d.rule for d in res.errors})
+
+
+@pytest.mark.parametrize("blocks,tiles", [(1, 1), (2, 4), (3, 5)])
+def test_the_aic_hands_each_tile_to_both_aivs(blocks, tiles):
+    res, want = _run(blocks, tiles)
+    assert res.ok, res.report()
+    np.testing.assert_allclose(res.outputs[2], want, rtol=1e-5, atol=1e-5)
+    kinds = sorted(c.kind for c in res.cost.per_core)
+    assert kinds == ["aic"] * blocks + ["aiv"] * (2 * blocks)
+    aic = [c for c in res.cost.per_core if c.kind == "aic"]
+    aiv = [c for c in res.cost.per_core if c.kind == "aiv"]
+    assert all(c.cube_macs == tiles * TM * TN * TK for c in aic) and all(c.cube_macs == 0 for c in aiv)
+    assert all(c.vector_elements > 0 for c in aiv) and all(c.vector_elements == 0 for c in aic)
+    # each AIV waits for its AIC's first tile: it cannot end before the AIC produced the last one
+    assert min(c.cycles for c in aiv) > max(c.busy_cycles["FIX"] for c in aic)
+    assert res.cost.physical_cores == 3 * blocks
+    # the tiles the AIC hands over stay in L2: the AIVs read them without HBM traffic
+    assert all(c.gm_read == 0 for c in aiv)
+
+
+def test_cost_only_runs_the_same_hand_off():
+    res, _ = _run(2, 4, cost_only=True)
+    assert res.ok, res.report()
+    full, _ = _run(2, 4)
+    assert res.cost.time_us == pytest.approx(full.cost.time_us, rel=1e-6)
+
+
+def test_reading_the_slot_without_waiting_for_the_aic_is_a_race():
+    res, _ = _run(bug="BUG_NO_WAIT")
+    assert not res.ok and _rules(res) == ["scratch-race"], res.report()
+    (d,) = res.errors
+    assert "no cross-core flag or barrier orders the two" in d.message
+    assert "AIV" in d.message and "the AIC of block" in d.message
+    assert {d.line} <= {_line("AscendC::DataCopy(x, ws["), _line("AscendC::Fixpipe(ws[")}
+
+
+def test_overwriting_a_slot_the_aivs_may_still_read_is_a_race():
+    res, _ = _run(tiles=4, bug="BUG_NO_BACKPRESSURE")
+    assert not res.ok and _rules(res) == ["scratch-race"], res.report()
+    assert "slot reused for the next tile" in res.errors[0].message
+
+
+def test_a_wait_no_core_will_satisfy_is_a_deadlock_with_both_sides_lines():
+    res, _ = _run(tiles=2, bug="BUG_NO_SET")
+    assert not res.ok and "cross-core-deadlock" in _rules(res), res.report()
+    d = next(d for d in res.errors if d.rule == "cross-core-deadlock")
+    assert d.line == _line("AscendC::CrossCoreWaitFlag(slot);")
+    assert "the AIC of block" in d.message and "has returned" in d.message
+    assert "CrossCoreWaitFlag(0) waits for a flag no core will set" in d.message
+
+
+def test_changing_a_flags_mode_before_its_use_completed_is_an_error():
+    res, _ = _run(bug="BUG_MODE_SWITCH")
+    assert not res.ok, res.report()
+    d = next(d for d in res.errors if d.rule == "cross-core-flag")
+    assert d.line == _line("if (t + 2 < tiles) AscendC::CrossCoreSetFlag<2")
+    assert "is set in mode 2" in d.message and "mode-1 use is not finished" in d.message
+
+
+def test_flags_in_a_kernel_type_without_the_scheduler_are_an_error():
+    res, _ = _run(source=SRC.replace("KERNEL_TYPE_MIX_AIC_1_2", "KERNEL_TYPE_AIV_ONLY"))
+    assert not res.ok, res.report()
+    assert "cross-core-flag" in _rules(res)
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in res.errors[0].message
+
+
+def test_each_kind_of_core_has_only_its_own_memories():
+    res, _ = _run(bug="BUG_UB_ON_AIC")
+    assert not res.ok and "core-kind" in _rules(res), res.report()
+    d = next(d for d in res.errors if d.rule == "core-kind")
+    assert d.line == _line("cubePipe.InitBuffer(cubeUb, 1024);")
+    assert "the AIC has no Unified Buffer" in d.message and "ASCEND_IS_AIV" in d.message
