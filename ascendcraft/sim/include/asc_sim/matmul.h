@@ -67,7 +67,8 @@ public:
         asc_sim::State& s = asc_sim::S();
         // cost-model slots: 8 L1 stages (the prefetch depth used is depthA1, at least 2), 2 L0, 2 L0C
         // (the second used with dbL0C = 2: the next base block accumulates while FIX drains one)
-        for (int i = 0; i < 12; ++i) {
+        // and the GM workspace a block goes through on its way to UB (GetTensorC)
+        for (int i = 0; i < 13; ++i) {
             asc_sim::Buffer b;
             b.space = i < 8 ? asc_sim::SP_L1 : (i < 10 ? asc_sim::SP_L0A : asc_sim::SP_L0C);
             b.state = asc_sim::BUF_TBUF;
@@ -99,8 +100,7 @@ public:
         (void)enSequentialWrite; (void)waitIterateAll; (void)fakeMsg;
         const char* api = "Matmul::IterateAll";
         asc_sim::enter(api, asc_loc_);
-        if (!inited_) asc_sim::fail("matmul-init", api, asc_loc_, "IterateAll before REGIST_MATMUL_OBJ / Init");
-        if (!hasA_ || !hasB_) asc_sim::fail("matmul-init", api, asc_loc_, "IterateAll before SetTensorA/SetTensorB");
+        check_operands(api, asc_loc_);
         const int64_t M = tailM_, N = tailN_, K = tailK_;
         // row strides of the ND matrices
         const int64_t lda = transA_ ? orgM_ : orgKa_;  // A is M x K (or K x M when transposed)
@@ -131,17 +131,8 @@ public:
         if (asc_sim::S().cfg.cost_only) return;
         std::vector<float> row(static_cast<size_t>(N));
         for (int64_t i = 0; i < M; ++i) {
-            for (int64_t j = 0; j < N; ++j) row[j] = hasBias_ ? asc_sim::fv(bias_.addr_[j]) : 0.0f;
-            for (int64_t k = 0; k < K; ++k) {
-                float av = asc_sim::fv(a_.addr_[a_idx(i, k)]);
-                if (transB_) {
-                    for (int64_t j = 0; j < N; ++j) row[j] += av * asc_sim::fv(b_.addr_[b_idx(k, j)]);
-                } else {
-                    const SrcBT* brow = b_.addr_ + k * ldb;
-                    for (int64_t j = 0; j < N; ++j) row[j] += av * asc_sim::fv(brow[j]);
-                }
-            }
-            DstT* c = gm.addr_ + i * ldc;
+            product_row(i, 0, N, row.data());
+            DstT* c = gm.addr_ + i * orgN_;
             if (enAtomic) {
                 std::lock_guard<std::mutex> lock(asc_sim::g_atomic_mu);
                 for (int64_t j = 0; j < N; ++j) c[j] = static_cast<DstT>(asc_sim::fv(c[j]) + row[j]);
@@ -150,27 +141,153 @@ public:
             }
         }
     }
+    // Iterate: the next baseM x baseN block of the single-core C over all of K, M first
+    // (iterateOrder 0) or N first (1), into the library's L0C; false once every block was
+    // returned, and the next call starts over (Iterate.md). GetTensorC takes the block out.
     template <bool sync = true> bool Iterate(bool enPartialSum = false, ASC_LOC_PARAM) {
-        (void)enPartialSum;
-        asc_sim::fail("unsupported", "Matmul::Iterate", asc_loc_,
-                      "Matmul::Iterate/GetTensorC are not simulated; use IterateAll");
+        const char* api = "Matmul::Iterate";
+        asc_sim::enter(api, asc_loc_);
+        if (enPartialSum) asc_sim::fail("unsupported", api, asc_loc_, "Iterate(enPartialSum = true) is not simulated");
+        check_operands(api, asc_loc_);
+        const Grid g = grid(tailM_, tailN_, tailK_);
+        if (iter_ == 0) start_cost();
+        if (iter_ >= g.mb * g.nb) {
+            iter_ = 0;
+            block_ready_ = false;
+            return false;
+        }
+        const bool m_first = tiling_.iterateOrder == 0;
+        cur_mi_ = m_first ? iter_ % g.mb : iter_ / g.nb;
+        cur_ni_ = m_first ? iter_ / g.mb : iter_ % g.nb;
+        ++iter_;
+        cur_m_ = std::min(g.bm, tailM_ - cur_mi_ * g.bm);
+        cur_n_ = std::min(g.bn, tailN_ - cur_ni_ * g.bn);
+        multiply_block(g, cur_mi_, cur_ni_);
+        block_ready_ = true;
+        if (!asc_sim::S().cfg.cost_only) {
+            block_.assign(static_cast<size_t>(cur_m_ * cur_n_), 0.0f);
+            for (int64_t i = 0; i < cur_m_; ++i)
+                product_row(cur_mi_ * g.bm + i, cur_ni_ * g.bn, cur_n_, block_.data() + i * cur_n_);
+        }
+        return true;
     }
-    template <bool sync = true, class Dst> void GetTensorC(const Dst&, uint8_t enAtomic = 0, bool enSequentialWrite = false,
-                                                           ASC_LOC_PARAM) {
-        (void)enAtomic; (void)enSequentialWrite;
-        asc_sim::fail("unsupported", "Matmul::GetTensorC", asc_loc_,
-                      "Matmul::Iterate/GetTensorC are not simulated; use IterateAll");
+    // The block to GM: at its place in the single-core C (row pitch N), or packed [m, n] from `gm`
+    // with enSequentialWrite.
+    template <bool sync = true> void GetTensorC(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0,
+                                                bool enSequentialWrite = false, ASC_LOC_PARAM) {
+        const char* api = "Matmul::GetTensorC";
+        asc_sim::enter(api, asc_loc_);
+        take_block(api, asc_loc_);
+        const Grid g = grid(tailM_, tailN_, tailK_);
+        const int64_t ldc = enSequentialWrite ? cur_n_ : orgN_;
+        DstT* at = gm.addr_ + (enSequentialWrite ? 0 : cur_mi_ * g.bm * ldc + cur_ni_ * g.bn);
+        const bool was_atomic = asc_sim::S().atomic_add;
+        if (enAtomic) asc_sim::S().atomic_add = true;
+        for (int64_t i = 0; i < cur_m_; ++i)
+            asc_sim::gm_check(api, asc_loc_, at + i * ldc, static_cast<uint64_t>(cur_n_) * sizeof(DstT), "writes");
+        asc_sim::S().atomic_add = was_atomic;
+        drain_block(cur_m_, cur_n_);
+        if (asc_sim::S().cfg.cost_only) return;
+        std::lock_guard<std::mutex> lock(asc_sim::g_atomic_mu);
+        for (int64_t i = 0; i < cur_m_; ++i)
+            for (int64_t j = 0; j < cur_n_; ++j) {
+                DstT& c = at[i * ldc + j];
+                const float v = block_[static_cast<size_t>(i * cur_n_ + j)];
+                c = static_cast<DstT>(enAtomic ? asc_sim::fv(c) + v : v);
+            }
+    }
+    // The block to UB (VECIN): [m, baseN] rows, ready for the vector unit when the call returns
+    // (sync). On the 910B the block goes L0C -> GM workspace (FIX) -> UB (MTE2, an L2 hit).
+    template <bool sync = true> void GetTensorC(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0,
+                                                bool enSequentialWrite = false, ASC_LOC_PARAM) {
+        (void)enSequentialWrite;
+        const char* api = "Matmul::GetTensorC";
+        asc_sim::enter(api, asc_loc_);
+        take_block(api, asc_loc_);
+        if (enAtomic) asc_sim::fail("unsupported", api, asc_loc_, "GetTensorC to UB with enAtomic is not simulated");
+        if (ub.sp_ != asc_sim::SP_UB)
+            asc_sim::fail("position", api, asc_loc_, "GetTensorC takes a GlobalTensor or a LocalTensor in UB (VECIN)");
+        if (cur_n_ != tiling_.baseN)
+            asc_sim::fail("unsupported", api, asc_loc_,
+                          asc_sim::fmt("GetTensorC to UB of a block %lld columns wide, narrower than baseN = %lld: "
+                                       "the layout of a narrow tail block in UB is not simulated; make the single-core "
+                                       "N a multiple of baseN", static_cast<long long>(cur_n_),
+                                       static_cast<long long>(tiling_.baseN)));
+        const uint64_t n = static_cast<uint64_t>(cur_m_ * cur_n_);
+        drain_block(cur_m_, cur_n_);
+        asc_sim::use_local(api, asc_loc_, "dst", ub, n, true);   // the operand of the copy below
+        asc_sim::State& s = asc_sim::S();
+        const double bytes = static_cast<double>(n * sizeof(DstT));
+        asc_sim::Deps d;
+        d.rd[0] = slot_[12];
+        d.wr[0] = ub.buf_;
+        asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + bytes / s.cfg.l2_bpc, d, 0.0, s.cfg.gm_latency);
+        // sync: the call returns with the block in UB, every pipe ordered after the copy
+        const asc_sim::EventMark copied = asc_sim::mark_on(static_cast<int>(asc_sim::Pipe::MTE2));
+        for (asc_sim::Pipe p : {asc_sim::Pipe::S, asc_sim::Pipe::V, asc_sim::Pipe::MTE3})
+            asc_sim::wait_on(static_cast<int>(p), copied);
+        if (s.cfg.cost_only) return;
+        for (uint64_t i = 0; i < n; ++i) ub.ptr()[i] = static_cast<DstT>(block_[static_cast<size_t>(i)]);
+        asc_sim::wrote(ub, n);
     }
     void End() {}
 
 private:
-    void cost(int64_t M, int64_t N, int64_t K) {
-        asc_sim::State& s = asc_sim::S();
-        const asc_sim::Config& c = s.cfg;
+    struct Grid {
+        int64_t bm, bn, bk, mb, nb, kb;
+    };
+    Grid grid(int64_t M, int64_t N, int64_t K) const {
         auto cdiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
         int64_t bm = tiling_.baseM > 0 ? tiling_.baseM : 128, bn = tiling_.baseN > 0 ? tiling_.baseN : 256,
                 bk = tiling_.baseK > 0 ? tiling_.baseK : 64;
         bm = std::min(bm, M); bn = std::min(bn, N); bk = std::min(bk, K);
+        return Grid{bm, bn, bk, cdiv(M, bm), cdiv(N, bn), cdiv(K, bk)};
+    }
+    void check_operands(const char* api, const asc_sim::Loc& loc) const {
+        if (!inited_) asc_sim::fail("matmul-init", api, loc, asc_sim::fmt("%s before REGIST_MATMUL_OBJ / Init", api));
+        if (!hasA_ || !hasB_) asc_sim::fail("matmul-init", api, loc, asc_sim::fmt("%s before SetTensorA/SetTensorB", api));
+    }
+    void take_block(const char* api, const asc_sim::Loc& loc) {
+        check_operands(api, loc);
+        if (!block_ready_)
+            asc_sim::fail("matmul-init", api, loc, "GetTensorC before Iterate: each GetTensorC takes the block the "
+                          "last Iterate computed (while (mm.Iterate()) { mm.GetTensorC(...); })");
+        block_ready_ = false;
+    }
+    // One row of the product (+ bias): C[i, j0 .. j0 + n) over all of K.
+    void product_row(int64_t i, int64_t j0, int64_t n, float* row) const {
+        const int64_t lda = transA_ ? orgM_ : orgKa_, ldb = transB_ ? orgKb_ : orgN_;
+        for (int64_t j = 0; j < n; ++j) row[j] = hasBias_ ? asc_sim::fv(bias_.addr_[j0 + j]) : 0.0f;
+        for (int64_t k = 0; k < tailK_; ++k) {
+            const float av = asc_sim::fv(a_.addr_[transA_ ? k * lda + i : i * lda + k]);
+            if (transB_) {
+                for (int64_t j = 0; j < n; ++j) row[j] += av * asc_sim::fv(b_.addr_[(j0 + j) * ldb + k]);
+            } else {
+                const SrcBT* brow = b_.addr_ + k * ldb + j0;
+                for (int64_t j = 0; j < n; ++j) row[j] += av * asc_sim::fv(brow[j]);
+            }
+        }
+    }
+    void cost(int64_t M, int64_t N, int64_t K) {
+        const Grid g = grid(M, N, K);
+        start_cost();
+        for (int64_t mi = 0; mi < g.mb; ++mi)
+            for (int64_t ni = 0; ni < g.nb; ++ni) {
+                multiply_block(g, mi, ni);
+                drain_block(std::min(g.bm, M - mi * g.bm), std::min(g.bn, N - ni * g.bn));
+            }
+    }
+    void start_cost() {
+        stage_ = 0;
+        ping_ = 0;
+        cslot_ = 10;
+    }
+    // One C block's K walk: base tiles GM -> L1 (MTE2) -> L0 (MTE1) -> the cube (M), into L0C.
+    void multiply_block(const Grid& g, int64_t mi, int64_t ni) {
+        asc_sim::State& s = asc_sim::S();
+        const asc_sim::Config& c = s.cfg;
+        auto cdiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+        const int64_t M = tailM_, N = tailN_, K = tailK_;
         double macs_pc = c.cube_macs * 2.0 / static_cast<double>(sizeof(SrcAT));  // fp16: 16x16x16/cycle
         // The first load of each A / B base tile comes from HBM (per-core share, ddr rate); later
         // loads of the same tile (other m/n blocks) are L2 hits at the l2 rate (no HBM traffic).
@@ -179,7 +296,6 @@ private:
         // them, so a first load costs 1/sharers of its bytes in HBM traffic at the ddr rate and
         // the rest at the l2 rate. Sharers follow the MultiKernelBench-style grid of single-core
         // blocks over the org shape (research/ascendc_api.md section 4.1), capped by the cores used.
-        const int64_t mb = cdiv(M, bm), nb = cdiv(N, bn), kb = cdiv(K, bk);
         const int64_t used = std::max<int64_t>(1, tiling_.usedCoreNum);
         const double share_a = static_cast<double>(std::min<int64_t>(used, std::max<int64_t>(1, cdiv(orgN_, std::max<int64_t>(1, tiling_.singleCoreN)))));
         const double share_b = static_cast<double>(std::min<int64_t>(used, std::max<int64_t>(1, cdiv(orgM_, std::max<int64_t>(1, tiling_.singleCoreM)))));
@@ -194,38 +310,40 @@ private:
         auto a_at = [&](int64_t i, int64_t k) { return a_.addr_ + (transA_ ? k * lda + i : i * lda + k); };
         auto b_at = [&](int64_t k, int64_t j) { return b_.addr_ + (transB_ ? j * ldb + k : k * ldb + j); };
         const int depth = std::max(2, std::min(8, static_cast<int>(tiling_.depthA1)));
-        // two L0C slots only when two base blocks of fp32 fit L0C's 128 KiB
-        const bool db_l0c = tiling_.dbL0C >= 2 && 2 * bm * bn * 4 <= 128 * 1024;
-        int stage = 0, ping = 0, cslot = 10;
-        for (int64_t mi = 0; mi < mb; ++mi)
-            for (int64_t ni = 0; ni < nb; ++ni) {
-                int64_t m = std::min(bm, M - mi * bm), n = std::min(bn, N - ni * bn);
-                for (int64_t ki = 0; ki < kb; ++ki) {
-                    int64_t k = std::min(bk, K - ki * bk);
-                    double abytes = static_cast<double>(m * k * sizeof(SrcAT)), bbytes = static_cast<double>(k * n * sizeof(SrcBT));
-                    const bool sa = !seen_.insert(TileKey{static_cast<const void*>(a_at(mi * bm, ki * bk)), m, k}).second;
-                    const bool sb = !seen_.insert(TileKey{static_cast<const void*>(b_at(ki * bk, ni * bn)), k, n}).second;
-                    double hbm = 0.0, cyc = 0.0;
-                    if (sa) cyc += abytes / c.l2_bpc; else first(abytes, share_a, hbm, cyc);
-                    if (sb) cyc += bbytes / c.l2_bpc; else first(bbytes, share_b, hbm, cyc);
-                    asc_sim::Deps d1; d1.wr[0] = slot_[stage];
-                    asc_sim::schedule(asc_sim::Pipe::MTE2, c.mte_overhead + cyc, d1, hbm, c.gm_latency);
-                    s.stats.gm_read += static_cast<uint64_t>(hbm);
-                    asc_sim::Deps d2; d2.rd[0] = slot_[stage]; d2.wr[0] = slot_[8 + ping];
-                    asc_sim::schedule(asc_sim::Pipe::MTE1, c.cube_overhead + abytes / c.l1_l0a_bpc + bbytes / c.l1_l0b_bpc, d2);
-                    asc_sim::Deps d3; d3.rd[0] = slot_[8 + ping]; d3.wr[0] = slot_[cslot];
-                    double mcyc = std::ceil(static_cast<double>(cdiv(m, 16) * 16 * cdiv(n, 16) * 16 * cdiv(k, 16) * 16) / macs_pc);
-                    asc_sim::schedule(asc_sim::Pipe::M, c.cube_overhead + mcyc, d3);
-                    s.stats.cube_macs += static_cast<uint64_t>(m * n * k);
-                    ping ^= 1;
-                    stage = (stage + 1) % depth;
-                }
-                double cbytes = static_cast<double>(m * n * sizeof(DstT));
-                asc_sim::Deps d4; d4.rd[0] = slot_[cslot];
-                asc_sim::schedule(asc_sim::Pipe::FIX, c.cube_overhead + static_cast<double>(m * n * 4) / c.l0c_out_bpc, d4, cbytes);
-                s.stats.gm_write += static_cast<uint64_t>(cbytes);
-                if (db_l0c) cslot = cslot == 10 ? 11 : 10;
-            }
+        const int64_t m = std::min(g.bm, M - mi * g.bm), n = std::min(g.bn, N - ni * g.bn);
+        for (int64_t ki = 0; ki < g.kb; ++ki) {
+            int64_t k = std::min(g.bk, K - ki * g.bk);
+            double abytes = static_cast<double>(m * k * sizeof(SrcAT)), bbytes = static_cast<double>(k * n * sizeof(SrcBT));
+            const bool sa = !seen_.insert(TileKey{static_cast<const void*>(a_at(mi * g.bm, ki * g.bk)), m, k}).second;
+            const bool sb = !seen_.insert(TileKey{static_cast<const void*>(b_at(ki * g.bk, ni * g.bn)), k, n}).second;
+            double hbm = 0.0, cyc = 0.0;
+            if (sa) cyc += abytes / c.l2_bpc; else first(abytes, share_a, hbm, cyc);
+            if (sb) cyc += bbytes / c.l2_bpc; else first(bbytes, share_b, hbm, cyc);
+            asc_sim::Deps d1; d1.wr[0] = slot_[stage_];
+            asc_sim::schedule(asc_sim::Pipe::MTE2, c.mte_overhead + cyc, d1, hbm, c.gm_latency);
+            s.stats.gm_read += static_cast<uint64_t>(hbm);
+            asc_sim::Deps d2; d2.rd[0] = slot_[stage_]; d2.wr[0] = slot_[8 + ping_];
+            asc_sim::schedule(asc_sim::Pipe::MTE1, c.cube_overhead + abytes / c.l1_l0a_bpc + bbytes / c.l1_l0b_bpc, d2);
+            asc_sim::Deps d3; d3.rd[0] = slot_[8 + ping_]; d3.wr[0] = slot_[cslot_];
+            double mcyc = std::ceil(static_cast<double>(cdiv(m, 16) * 16 * cdiv(n, 16) * 16 * cdiv(k, 16) * 16) / macs_pc);
+            asc_sim::schedule(asc_sim::Pipe::M, c.cube_overhead + mcyc, d3);
+            s.stats.cube_macs += static_cast<uint64_t>(m * n * k);
+            ping_ ^= 1;
+            stage_ = (stage_ + 1) % depth;
+        }
+    }
+    // The block out of L0C (FIX), to GM; the second L0C slot (dbL0C = 2, when two base blocks of
+    // fp32 fit L0C's 128 KiB) lets the next block accumulate while FIX drains this one.
+    void drain_block(int64_t m, int64_t n) {
+        asc_sim::State& s = asc_sim::S();
+        const asc_sim::Config& c = s.cfg;
+        const Grid g = grid(tailM_, tailN_, tailK_);
+        const bool db_l0c = tiling_.dbL0C >= 2 && 2 * g.bm * g.bn * 4 <= 128 * 1024;
+        double cbytes = static_cast<double>(m * n * sizeof(DstT));
+        asc_sim::Deps d4; d4.rd[0] = slot_[cslot_]; d4.wr[0] = slot_[12];
+        asc_sim::schedule(asc_sim::Pipe::FIX, c.cube_overhead + static_cast<double>(m * n * 4) / c.l0c_out_bpc, d4, cbytes);
+        s.stats.gm_write += static_cast<uint64_t>(cbytes);
+        if (db_l0c) cslot_ = cslot_ == 10 ? 11 : 10;
     }
     struct TileKey {
         const void* at;
@@ -241,7 +359,11 @@ private:
     GlobalTensor<BiasT> bias_;
     bool transA_ = false, transB_ = false, hasA_ = false, hasB_ = false, hasBias_ = false, inited_ = false;
     int64_t tailM_ = 0, tailN_ = 0, tailK_ = 0, orgM_ = 0, orgN_ = 0, orgKa_ = 0, orgKb_ = 0;
-    int slot_[12] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    int slot_[13] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    int stage_ = 0, ping_ = 0, cslot_ = 10;      // the cost model's L1 stage, L0 ping-pong and L0C slot
+    int64_t iter_ = 0, cur_mi_ = 0, cur_ni_ = 0, cur_m_ = 0, cur_n_ = 0;   // Iterate's progress and block
+    bool block_ready_ = false;
+    std::vector<float> block_;                   // the block Iterate computed, for GetTensorC
 };
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,
