@@ -21,7 +21,8 @@ import numpy as np
 
 from .cost import PIPES
 
-#: Record kinds (core.h: TR_INSTR, TR_SET, TR_WAIT, TR_BARRIER: a SyncAll's wait for the other cores).
+#: Record kinds (core.h: TR_INSTR, TR_SET, TR_WAIT, TR_BARRIER: a SyncAll's or a CrossCoreWaitFlag's
+#: wait for the other cores).
 TR_INSTR, TR_SET, TR_WAIT, TR_BARRIER = 0, 1, 2, 3
 #: One record of trace.bin (harness.h: TraceOutRec). Times are cycles from the block's start.
 TRACE_DTYPE = np.dtype({"names": ["start", "end", "api", "file", "line", "pipe", "kind"],
@@ -271,8 +272,10 @@ def _block_events(events, tl, b, r, pid, freq, launch, src_lines, kernel_file, l
         if k == TR_INSTR:
             events.append({"ph": "X", "name": args["call"], "cat": PIPES[p] if p < len(PIPES) else str(p),
                            "pid": pid, "tid": p + 1, "ts": ts, "dur": round((e - s) / freq, 4), "args": args})
-        elif k == TR_BARRIER:
-            events.append({"ph": "X", "name": "SyncAll: waits for the other cores", "cat": "barrier",
+        elif k == TR_BARRIER:   # a SyncAll, or a CrossCoreWaitFlag waiting for another core's flag
+            name = ("CrossCoreWaitFlag: waits for another core's flag" if args["call"] == "CrossCoreWaitFlag"
+                    else "SyncAll: waits for the other cores")
+            events.append({"ph": "X", "name": name, "cat": "barrier",
                            "pid": pid, "tid": p + 1, "ts": ts, "dur": round((e - s) / freq, 4), "args": args})
         else:
             call = args["call"]

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from ascendcraft.sim import build_kernel, run_kernel
+from ascendcraft.sim.timeline import chrome_trace
 
 from sim_helpers import kernel_source
 
@@ -50,6 +51,20 @@ def test_the_aic_hands_each_tile_to_both_aivs(blocks, tiles):
     assert res.cost.physical_cores == 3 * blocks
     # the tiles the AIC hands over stay in L2: the AIVs read them without HBM traffic
     assert all(c.gm_read == 0 for c in aiv)
+
+
+def test_the_timeline_places_each_core_on_its_own_kind_and_shows_the_waits():
+    art = build_kernel(SRC, "mixed_handoff")
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2 * 4 * TM, TK)).astype(np.float16)
+    b = rng.standard_normal((TK, TN)).astype(np.float16)
+    res = run_kernel(art, [a, b, np.zeros((2 * 4 * TM, TN), np.float32), 4], block_dim=2,
+                     workspace_bytes=2 * 2 * TM * TN * 4, trace=True)
+    assert res.ok, res.report()
+    tl = res.timeline
+    assert tl.physical_cores == 6 and sorted(bt.core for bt in tl.blocks) == list(range(6))
+    names = {e["name"] for e in chrome_trace(tl)["traceEvents"]}
+    assert "CrossCoreWaitFlag: waits for another core's flag" in names
 
 
 def test_cost_only_runs_the_same_hand_off():
