@@ -46,8 +46,10 @@ def write_lowered(result: Lowered, d: Path) -> None:
     from .codegen.project import write_project
     try:
         # ModelNew takes the reference's forward arguments as the harness passes them
-        forward = forward_names(result.check.real.kernel, result.check.shapes)
-        write_project(dataclasses.replace(result.spec, forward=forward), d / "project")
+        shapes = result.check.shapes
+        forward = forward_names(result.check.real.kernel, shapes)
+        write_project(dataclasses.replace(result.spec, forward=forward, forward_keywords=shapes.input_names),
+                      d / "project")
     except UserError as err:   # e.g. an output extent the host cannot derive from the inputs
         import shutil
         shutil.rmtree(d / "project", ignore_errors=True)

@@ -514,7 +514,7 @@ def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> 
     names = ProjectNames.of(spec)
     # the reference's names (state_dict keys, attribute names) stay DSL names in strings; Python
     # identifiers are py_name (the DSL name unless Python cannot declare it: class -> class_u)
-    reserved = {module.split(".")[0], "args"}
+    reserved = {module.split(".")[0], "args", "kwargs"}
 
     def py(n):
         return py_name(n, reserved)
@@ -524,10 +524,13 @@ def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> 
               "default": "None" if a.default is None else _py_number(a.default, _attr_kind(a.dtype)),
               "cast": {"float": "float", "int": "int", "bool": "bool"}[_attr_kind(a.dtype)]} for a in spec.attrs]
     # With the reference's forward arguments known, forward takes them all, as the harness passes
-    # them, and picks the kernel's by position: an argument the kernel leaves out (a list such as
-    # normalized_shape) is skipped, one the caller leaves off is None, a scalar one is an attribute.
+    # them (by position or by the reference's keyword), and picks the kernel's: an argument the
+    # kernel leaves out (a list such as normalized_shape) is skipped, one the caller leaves off is
+    # None, a scalar one is an attribute.
     attr_names = {a.name for a in spec.attrs}
-    picks = [{"var": py(n), "index": i, "absent": f"self.{py(n)}" if n in attr_names else "None"}
+    keywords = spec.forward_keywords if len(spec.forward_keywords) == len(spec.forward) else ()
+    picks = [{"var": py(n), "index": i, "absent": f"self.{py(n)}" if n in attr_names else "None",
+              "keyword": keywords[i] if keywords else None}
              for i, n in enumerate(spec.forward) if n is not None]
     from_forward = {n for n in spec.forward if n in attr_names}
     call_args = [py(t.name) if not t.is_parameter else f"self.{py(t.name)}" for t in spec.inputs]
@@ -535,7 +538,7 @@ def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> 
     fills = [{"var": py(t.name), "value": _optional_fill(spec, t, py)}
              for t in spec.inputs if t.default is not None and not t.is_parameter]
     return render_template("model_new.py.j2", names=names, module_import=module_import, forward=forward, fills=fills,
-                           picks=picks, by_position=bool(spec.forward),
+                           picks=picks, by_position=bool(spec.forward), keywords=repr(set(keywords)) if keywords else None,
                            parameters=parameters, parameter_names=repr(tuple(p["name"] for p in parameters)),
                            attrs=attrs,
                            call=f"{module}.{names.op}({', '.join(call_args)})")

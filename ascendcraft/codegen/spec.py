@@ -81,6 +81,9 @@ class KernelSpec:
     #: binds to, or None for one the kernel leaves out (binding._forward_params); () when unknown:
     #: then the forward tensors are the kernel's tensor inputs in order
     forward: tuple[str | None, ...] = ()
+    #: the names of those arguments in ``Model.forward`` (parallel to ``forward``): ModelNew takes
+    #: them as keywords too; () when unknown (then positional only)
+    forward_keywords: tuple[str, ...] = ()
 
     def dsl_line(self, cpp_line: int | None) -> int | None:
         """The line of the writer's DSL kernel that kernel_source line ``cpp_line`` implements."""

@@ -333,7 +333,7 @@ def test_model_new_takes_the_references_forward_arguments_and_picks_the_kernels(
         attrs=(AttrArg("alpha", "f32", 0.5),), tiling_struct=base.tiling_struct, kernel_source=base.kernel_source,
         tiling_fields=(TilingField("B", "int64_t", ("dim", "x", 0)), TilingField("N", "int64_t", ("dim", "x", 1)),
                        TilingField("alpha", "float", ("attr", "alpha"))),
-        forward=("x", None, "weight", "alpha"))
+        forward=("x", None, "weight", "alpha"), forward_keywords=("input", "normalized_shape", "weight", "alpha"))
     module, source = _model_new("six_strings", spec, monkeypatch)
     ns = {"__file__": str(tmp_path / "ModelNew.py")}
     exec(compile(source, "ModelNew.py", "exec"), ns)
@@ -341,6 +341,10 @@ def test_model_new_takes_the_references_forward_arguments_and_picks_the_kernels(
     model = ns["ModelNew"]()
     model(x, [4], w, 2.0)
     model(x, [4])
-    (given, left_off) = module.calls
+    model(input=x, normalized_shape=[4], alpha=3.0, weight=w)     # by the reference's keywords
+    (given, left_off, by_keyword) = module.calls
     assert given[0] is x and given[1] is w and given[2] == 2.0
     assert torch.equal(left_off[1], torch.ones(4)) and left_off[2] == 0.5      # the fill; the kernel's default
+    assert by_keyword[0] is x and by_keyword[1] is w and by_keyword[2] == 3.0
+    with pytest.raises(TypeError, match="unexpected keyword arguments: eps"):
+        model(x, [4], eps=1e-5)
