@@ -381,7 +381,7 @@ class _Gemm:
         """``store(c[i, j:j + T], full((T,), 0, dtype))`` over C's rows, in row chunks of up to 4096."""
         n_dim = self._dim(self.c_name, 1)
         t, i, j = names.fresh("_tz"), names.fresh("_i"), names.fresh("_j")
-        dtype = self.ctx.tensor(self.c_name).dtype
+        dtype = self.dtype(self.c_name)
         zero = call("full", A.Tuple((name(t),)), A.Float(0.0), name(dtype))
         loop = A.For(j, A.Int(0), n_dim, name(t),
                      (A.Store(A.Index(name(self.c_name), (name(i), A.Slice(name(j), binary("+", name(j), name(t))))),
@@ -410,16 +410,58 @@ class _Gemm:
             rest = binary("//", rest, d)
         return out
 
-    def rewrite(self, names: Names) -> list:
+    def foldable(self) -> bool:
+        """A batch of A's matrices times one B into C, every batch of A and C in the phase: A's batch
+        and row axes are one row axis of A's memory (and C's of C's), so the batch is one product
+        of [batches x M, K] by B, whose blocks the grid chooses freely (no per-batch re-streaming
+        of B, no batch of small blocks)."""
+        ta, _ = self.flags
+        if ta or not self.batch or self._lead(self.b0) or len(self._lead(self.a0)) != len(self.batch):
+            return False
+        for name_ in (self.a_name, self.c_name):
+            t = self.ctx.symbols.tensor(name_)
+            if t.base is not None or t.perm is not None:   # a view: its own base may not be in row order
+                return False
+        return all(self.same(self.resolve(d), self._batch_dim(self.c_name, i)) and
+                   self.same(self.resolve(d), self._batch_dim(self.a_name, i))
+                   for i, (_, d) in enumerate(self.batch))
+
+    def dtype(self, tensor: str) -> str:
+        return self.ctx.tensor(tensor).dtype
+
+    def _batch_dim(self, tensor: str, axis: int):
+        return self.ctx.tensor(tensor).dim_expr(axis)
+
+    def fold(self, names: Names) -> list:
+        """The batch as one product over views of A and C with the batch axes merged into the rows."""
+        rows, av, cv = names.fresh("_fm"), names.fresh("_av"), names.fresh("_cv")
+        extent = self._dim(self.c_name, 0)
+        for i in range(len(self.batch)):
+            extent = binary("*", self._batch_dim(self.c_name, i), extent)
+        k_dim, n_dim = self._dim(self.a_name, 1), self._dim(self.c_name, 1)
+        dims = {av: (name(rows), k_dim), cv: (name(rows), n_dim)}
+        flat = _FoldedGemm(self, av, cv, dims)
+        views = [A.Const(rows, extent, self.phase.span),
+                 A.View(av, self.a_name, (rows, _dim_of(k_dim)), self.phase.span),
+                 A.View(cv, self.c_name, (rows, _dim_of(n_dim)), self.phase.span)]
+        self.ctx.notes.append(f"cube: the batch ax{'is' if len(self.batch) == 1 else 'es'} of {self.a_name} and {self.c_name} merged "
+                              f"into their rows ({self.b_name} is one matrix for every batch)")
+        return views + flat.rewrite(names, extents={av: extent, cv: extent})
+
+    def rewrite(self, names: Names, extents=None) -> list:
         if self.mask is not None:
             from .cube_triangle import triangle_rewrite
             return triangle_rewrite(self, names)
+        if self.foldable():
+            return self.fold(names)
         ctx = self.ctx
         (_, tm), (_, tn) = self.axes[0], self.axes[1]
         m_dim, n_dim = self._dim(self.c_name, 0), self._dim(self.c_name, 1)
         size = ctx.symbols.extent     # at the real shapes
+        if extents:   # folded: the rows are a new const, measured by what it is made of
+            size = lambda d: ctx.symbols.extent(extents[self.c_name] if d == m_dim else d)   # noqa: E731
         value = lambda e: ctx.type_of(e).value   # noqa: E731
-        dtype = self.ctx.tensor(self.a_name).dtype
+        dtype = self.dtype(self.a_name)
         batches = 1
         for _, d in self.batch:
             batches *= size(d)
@@ -490,6 +532,32 @@ class _Gemm:
                          f"blocks of {block_extent(size(m_dim), gm)} x {block_extent(size(n_dim), gn)} at the real "
                          f"shapes spread over the cores, base block {base_block((tm, tn, self.depth), value)}")
         return consts + [A.ParallelFor((work,), (items,), tuple(body), self.phase.span)]
+
+
+class _FoldedGemm(_Gemm):
+    """A matched batched phase seen as one product over views (``fold``): the same matches, with A
+    and C the views (not in the symbol table until the pass's output is checked: their extents are
+    given) and no batch axes."""
+
+    def __init__(self, gemm: _Gemm, av: str, cv: str, dims: dict):
+        self.__dict__.update(gemm.__dict__)
+        self._bases = {av: gemm.a_name, cv: gemm.c_name}
+        self.a_name, self.c_name, self.batch, self._dims = av, cv, [], dims
+        self.a0 = replace(gemm.a0, src=A.Index(name(av), _mat(gemm.a0)))
+
+    def _dim(self, tensor: str, axis: int):
+        return self._dims[tensor][axis] if tensor in self._dims else super()._dim(tensor, axis)
+
+    def dtype(self, tensor: str) -> str:
+        return super().dtype(self._bases.get(tensor, tensor))
+
+    def foldable(self) -> bool:
+        return False
+
+
+def _dim_of(e) -> A.Dim:
+    """An extent expression as a view's dim (a name or an int)."""
+    return e.id if isinstance(e, A.Name) else e.value
 
 
 def _hbm_bytes_per_cycle(chip) -> float:
