@@ -100,6 +100,24 @@ def test_batches_become_work_items_over_the_cores(tmp_path):
     assert "matmul(" not in after and "5 batches of" in run.final.notes[0]
 
 
+_SHARED_B = _kernel("a: gm f32[Z, M, K], b: gm f32[K, N]) -> (c: gm f32[Z, M, N]", "z, i, j",
+                    "Z, cdiv(M, TM), cdiv(N, TN)", "a[z, m:m + TM, 0:TK]", "b[0:TK, n:n + TN]",
+                    "a[z, m:m + TM, k:k + TK]", "b[k:k + TK, n:n + TN]", "c[z, m:m + TM, n:n + TN]", "K")
+_SHARED_B_OP = _op("torch.matmul(A, B)", "torch.rand(Z, M, K), torch.rand(K, N)", {"Z": 3, "M": 150, "K": 100, "N": 270})
+
+
+# a batch of A's matrices times one B is one product over A's and C's rows (the batch axes merged
+# into them by views), whose grid is chosen over all rows; tails on M, K, N
+def test_a_batch_times_one_matrix_is_one_product_over_the_merged_rows(tmp_path):
+    run = _cube(tmp_path, _SHARED_B, _SHARED_B_OP)
+    after = run.final.text
+    assert "const _fm0 = Z * M" in after and "_av0 = view(a, (_fm0, K))" in after
+    assert "_cv0 = view(c, (_fm0, N))" in after and "Matmul(_av0[_r0:_r0 + _sm0, 0:K]" in after
+    assert run.final.notes[0] == "cube: the batch axis of a and c merged into their rows (b is one matrix for every batch)"
+    assert "batches of" not in " ".join(run.final.notes)
+    compile_verified(tmp_path, _SHARED_B, _SHARED_B_OP, trials=2)
+
+
 @pytest.mark.parametrize("old, new, reason", [
     ("a[z, m:m + TM, k:k + TK]", "a[0, m:m + TM, k:k + TK]", "different"),      # another batch in the K loop
     ("b[z, ", "b[0, ", "batch indices must be C's"),                      # c[z] = a[z] @ b[0]
