@@ -6,6 +6,7 @@
 #include "asc_sim/vec.h"
 #include "asc_sim/tiling.h"
 #include "asc_sim/cube.h"
+#include "asc_sim/load3d.h"
 #include "asc_sim/adv.h"
 #include "asc_sim/consts.h"
 #include "asc_sim/host.h"
