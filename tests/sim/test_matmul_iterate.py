@@ -20,15 +20,18 @@ def _tiling(m, n, k, sm, sn, bm, bn, bk=32):
                                        "singleCoreN": sn, "singleCoreK": k, "baseM": bm, "baseN": bn, "baseK": bk}}
 
 
-def _run(m, n, k, sm, sn, bm, bn, rng, defines=None, cost_only=False):
-    art = build_kernel(SRC, "matmul_epilogue", tiling_header=TILING_H, defines=defines)
+MODES = {"EPILOGUE": 0, "OUT_GM": 1, "NO_ITERATE": 2}
+
+
+def _run(m, n, k, sm, sn, bm, bn, rng, mode="EPILOGUE", cost_only=False):
+    art = build_kernel(SRC, "matmul_epilogue", tiling_header=TILING_H)
     blocks, tiling = _tiling(m, n, k, sm, sn, bm, bn)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
     bias = rng.standard_normal(n).astype(np.float32)
     args = ([gm((m, k), np.float16), gm((k, n), np.float16), gm((n,), np.float32), gm((m, n), np.float32)]
             if cost_only else [a, b, bias, poisoned((m, n), np.float32)])
-    res = run_kernel(art, args, tiling=tiling, block_dim=blocks, cost_only=cost_only)
+    res = run_kernel(art, args + [MODES[mode]], tiling=tiling, block_dim=blocks, cost_only=cost_only)
     return res, a.astype(np.float32) @ b.astype(np.float32) + bias
 
 
@@ -41,19 +44,19 @@ def test_iterate_brings_each_block_to_ub_for_a_fused_epilogue(rng, m, n, k, sm, 
 
 
 def test_iterate_to_gm_writes_what_iterate_all_writes(rng):
-    res, c = _run(100, 96, 64, 64, 48, 32, 48, rng, defines={"OUT_GM": 1})
+    res, c = _run(100, 96, 64, 64, 48, 32, 48, rng, mode="OUT_GM")
     assert res.ok, res.report()
     assert_close(res.outputs[3], c, np.float16)
     whole = run_kernel(build_kernel(kernel_source("matmul_custom.cpp"), "matmul_custom", tiling_header=TILING_H),
                        [gm((100, 64), np.float16), gm((64, 96), np.float16), gm((96,), np.float32),
                         gm((100, 96), np.float32)], tiling=_tiling(100, 96, 64, 64, 48, 32, 48)[1], block_dim=4,
                        cost_only=True)
-    alone, _ = _run(100, 96, 64, 64, 48, 32, 48, rng, defines={"OUT_GM": 1}, cost_only=True)
+    alone, _ = _run(100, 96, 64, 64, 48, 32, 48, rng, mode="OUT_GM", cost_only=True)
     assert alone.cost.time_us == pytest.approx(whole.cost.time_us, rel=1e-9)
 
 
 def test_get_tensor_c_before_iterate_is_an_error(rng):
-    res, _ = _run(64, 48, 32, 64, 48, 32, 48, rng, defines={"BUG_NO_ITERATE": 1})
+    res, _ = _run(64, 48, 32, 64, 48, 32, 48, rng, mode="NO_ITERATE")
     assert not res.ok
     (d,) = res.errors
     assert d.rule == "matmul-init" and "GetTensorC before Iterate" in d.message

@@ -13,6 +13,7 @@ from sim_helpers import kernel_source
 
 SRC = kernel_source("mixed_handoff.cpp")
 TM = TN = TK = 32
+BUGS = {None: 0, "NO_WAIT": 1, "NO_SET": 2, "NO_BACKPRESSURE": 3, "MODE_SWITCH": 4, "UB_ON_AIC": 5}
 
 
 def _line(marker: str) -> int:
@@ -20,13 +21,13 @@ def _line(marker: str) -> int:
 
 
 def _run(blocks=2, tiles=4, bug=None, rng=None, cost_only=False, source=SRC):
-    art = build_kernel(source, "mixed_handoff", defines={bug: 1} if bug else None)
+    art = build_kernel(source, "mixed_handoff")
     rng = rng or np.random.default_rng(0)
     a = rng.standard_normal((blocks * tiles * TM, TK)).astype(np.float16)
     b = rng.standard_normal((TK, TN)).astype(np.float16)
     y = np.full((blocks * tiles * TM, TN), np.nan, np.float32)
     ws = blocks * 2 * TM * TN * 4
-    res = run_kernel(art, [a, b, y, tiles], block_dim=blocks, workspace_bytes=ws,
+    res = run_kernel(art, [a, b, y, tiles, BUGS[bug]], block_dim=blocks, workspace_bytes=ws,
                      scratch=[("slots", 0, ws, 4)], cost_only=cost_only)
     return res, np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0)
 
@@ -58,7 +59,7 @@ def test_the_timeline_places_each_core_on_its_own_kind_and_shows_the_waits():
     rng = np.random.default_rng(1)
     a = rng.standard_normal((2 * 4 * TM, TK)).astype(np.float16)
     b = rng.standard_normal((TK, TN)).astype(np.float16)
-    res = run_kernel(art, [a, b, np.zeros((2 * 4 * TM, TN), np.float32), 4], block_dim=2,
+    res = run_kernel(art, [a, b, np.zeros((2 * 4 * TM, TN), np.float32), 4, 0], block_dim=2,
                      workspace_bytes=2 * 2 * TM * TN * 4, trace=True)
     assert res.ok, res.report()
     tl = res.timeline
@@ -75,7 +76,7 @@ def test_cost_only_runs_the_same_hand_off():
 
 
 def test_reading_the_slot_without_waiting_for_the_aic_is_a_race():
-    res, _ = _run(bug="BUG_NO_WAIT")
+    res, _ = _run(bug="NO_WAIT")
     assert not res.ok and _rules(res) == ["scratch-race"], res.report()
     (d,) = res.errors
     assert "no cross-core flag or barrier orders the two" in d.message
@@ -84,13 +85,13 @@ def test_reading_the_slot_without_waiting_for_the_aic_is_a_race():
 
 
 def test_overwriting_a_slot_the_aivs_may_still_read_is_a_race():
-    res, _ = _run(tiles=4, bug="BUG_NO_BACKPRESSURE")
+    res, _ = _run(tiles=4, bug="NO_BACKPRESSURE")
     assert not res.ok and _rules(res) == ["scratch-race"], res.report()
     assert "slot reused for the next tile" in res.errors[0].message
 
 
 def test_a_wait_no_core_will_satisfy_is_a_deadlock_with_both_sides_lines():
-    res, _ = _run(tiles=2, bug="BUG_NO_SET")
+    res, _ = _run(tiles=2, bug="NO_SET")
     assert not res.ok and "cross-core-deadlock" in _rules(res), res.report()
     d = next(d for d in res.errors if d.rule == "cross-core-deadlock")
     assert d.line == _line("AscendC::CrossCoreWaitFlag(slot);")
@@ -99,7 +100,7 @@ def test_a_wait_no_core_will_satisfy_is_a_deadlock_with_both_sides_lines():
 
 
 def test_changing_a_flags_mode_before_its_use_completed_is_an_error():
-    res, _ = _run(bug="BUG_MODE_SWITCH")
+    res, _ = _run(bug="MODE_SWITCH")
     assert not res.ok, res.report()
     d = next(d for d in res.errors if d.rule == "cross-core-flag")
     assert d.line == _line("if (t + 2 < tiles) AscendC::CrossCoreSetFlag<2")
@@ -114,7 +115,7 @@ def test_flags_in_a_kernel_type_without_the_scheduler_are_an_error():
 
 
 def test_each_kind_of_core_has_only_its_own_memories():
-    res, _ = _run(bug="BUG_UB_ON_AIC")
+    res, _ = _run(bug="UB_ON_AIC")
     assert not res.ok and "core-kind" in _rules(res), res.report()
     d = next(d for d in res.errors if d.rule == "core-kind")
     assert d.line == _line("cubePipe.InitBuffer(cubeUb, 1024);")

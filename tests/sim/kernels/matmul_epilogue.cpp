@@ -1,17 +1,20 @@
 // Matmul + bias with a fused leaky-relu epilogue through the high-level API's Iterate /
 // GetTensorC to UB (its vector post-processing form): each block computes one singleCoreM x
 // singleCoreN tile of C, one baseM x baseN block per Iterate (M first); GetTensorC brings the block
-// into UB, the vector unit applies leaky relu and copies it out. OUT_GM: GetTensorC straight to
-// GM, no epilogue (must equal IterateAll). BUG_NO_ITERATE: GetTensorC before any Iterate.
+// into UB, the vector unit applies leaky relu and copies it out. `mode` (one build for all):
+// OUT_GM: GetTensorC straight to GM, no epilogue (must equal IterateAll); NO_ITERATE (a bug):
+// GetTensorC before any Iterate.
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 
 using namespace matmul;
 
+enum Mode : int32_t { EPILOGUE = 0, OUT_GM, NO_ITERATE };
+
 __aicore__ inline int32_t Ceiling(int32_t a, int32_t b) { return (a + b - 1) / b; }
 
 extern "C" __global__ __aicore__ void matmul_epilogue(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
-                                                      GM_ADDR workspace, GM_ADDR tiling)
+                                                      GM_ADDR workspace, GM_ADDR tiling, int32_t mode)
 {
     GET_TILING_DATA(tilingData, tiling);
     const TCubeTiling &t = tilingData.cubeTilingData;
@@ -38,16 +41,16 @@ extern "C" __global__ __aicore__ void matmul_epilogue(GM_ADDR a, GM_ADDR b, GM_A
     mm.SetTensorB(bGlobal[nIdx * t.singleCoreN]);
     mm.SetBias(biasGlobal[nIdx * t.singleCoreN]);
     mm.SetTail(tailM, tailN);
-#ifdef OUT_GM
-    while (mm.Iterate()) mm.GetTensorC(cGlobal[offsetC]);
-#else
+    if (mode == OUT_GM) {
+        while (mm.Iterate()) mm.GetTensorC(cGlobal[offsetC]);
+        mm.End();
+        return;
+    }
     AscendC::TBuf<AscendC::TPosition::VECCALC> cBuf;
     pipe.InitBuffer(cBuf, t.baseM * t.baseN * sizeof(float));
     AscendC::LocalTensor<float> block = cBuf.Get<float>();
     const int32_t mIter = Ceiling(tailM, t.baseM);
-#ifdef BUG_NO_ITERATE
-    mm.GetTensorC(block);
-#endif
+    if (mode == NO_ITERATE) mm.GetTensorC(block);
     for (int32_t it = 0; mm.Iterate(); ++it) {
         const int32_t mi = it % mIter, ni = it / mIter;
         const int32_t rows = tailM - mi * t.baseM < t.baseM ? tailM - mi * t.baseM : t.baseM;
@@ -62,6 +65,5 @@ extern "C" __global__ __aicore__ void matmul_epilogue(GM_ADDR a, GM_ADDR b, GM_A
         AscendC::SetFlag<AscendC::HardEvent::MTE3_MTE2>(EVENT_ID0);
         AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(EVENT_ID0);
     }
-#endif
     mm.End();
 }

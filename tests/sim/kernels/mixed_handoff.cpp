@@ -2,13 +2,15 @@
 // of 32 x 32 (low-level cube path) into two workspace slots in turn and hands each to its two
 // AIVs with a mode-2 flag (flag = slot); each AIV applies relu to its 16 rows and stores them, then
 // gives the slot back with a mode-2 flag (4 + slot) so the AIC may overwrite it two tiles later.
-// Planted bugs (each a define): BUG_NO_WAIT (the AIVs read without waiting for the AIC),
-// BUG_NO_SET (the AIC never signals), BUG_NO_BACKPRESSURE (the AIC overwrites a slot the AIVs may
-// still be reading), BUG_MODE_SWITCH (an AIV sets flag 4 in mode 1 and then in mode 2 before the
-// first use completed), BUG_UB_ON_AIC (the AIC allocates Unified Buffer).
+// Planted bugs (`bug`, one build for all): NO_WAIT (the AIVs read without waiting for the AIC),
+// NO_SET (the AIC never signals), NO_BACKPRESSURE (the AIC overwrites a slot the AIVs may still be
+// reading), MODE_SWITCH (an AIV sets flag 4 in mode 1 and then in mode 2 before the first use
+// completed), UB_ON_AIC (the AIC allocates Unified Buffer).
 #include "kernel_operator.h"
 
 constexpr uint32_t TM = 32, TN = 32, TK = 32, CUBE = 16, HALF_ROWS = TM / 2;
+
+enum Bug : int32_t { NONE = 0, NO_WAIT, NO_SET, NO_BACKPRESSURE, MODE_SWITCH, UB_ON_AIC };
 
 #define SYNC(E)                                              \
     do {                                                     \
@@ -16,7 +18,8 @@ constexpr uint32_t TM = 32, TN = 32, TK = 32, CUBE = 16, HALF_ROWS = TM / 2;
         AscendC::WaitFlag<AscendC::HardEvent::E>(EVENT_ID0); \
     } while (0)
 
-extern "C" __global__ __aicore__ void mixed_handoff(GM_ADDR a, GM_ADDR b, GM_ADDR y, GM_ADDR workspace, uint32_t tiles)
+extern "C" __global__ __aicore__ void mixed_handoff(GM_ADDR a, GM_ADDR b, GM_ADDR y, GM_ADDR workspace, uint32_t tiles,
+                                                    int32_t bug)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
     const int64_t block = ASCEND_IS_AIC ? AscendC::GetBlockIdx() : AscendC::GetBlockIdx() / AscendC::GetTaskRation();
@@ -35,20 +38,18 @@ extern "C" __global__ __aicore__ void mixed_handoff(GM_ADDR a, GM_ADDR b, GM_ADD
         AscendC::LocalTensor<half> a2 = l0a.Alloc<AscendC::TPosition::A2, half>(TM * TK);
         AscendC::LocalTensor<half> b2 = l0b.Alloc<AscendC::TPosition::B2, half>(TK * TN);
         AscendC::LocalTensor<float> c1 = l0c.Alloc<AscendC::TPosition::CO1, float>(TM * TN);
-#ifdef BUG_UB_ON_AIC
-        AscendC::TPipe cubePipe;
-        AscendC::TBuf<AscendC::TPosition::VECCALC> cubeUb;
-        cubePipe.InitBuffer(cubeUb, 1024);   // the AIC has no UB
-#endif
+        if (bug == UB_ON_AIC) {
+            AscendC::TPipe cubePipe;
+            AscendC::TBuf<AscendC::TPosition::VECCALC> cubeUb;
+            cubePipe.InitBuffer(cubeUb, 1024);   // the AIC has no UB
+        }
         AscendC::DataCopy(b1, bGm, AscendC::Nd2NzParams{1, TK, TN, 0, TN, TK, 1, 0});
         SYNC(MTE2_MTE1);
         for (uint32_t i = 0; i < TK / CUBE; ++i)
             AscendC::LoadData(b2[i * TN * CUBE], b1[i * 256], AscendC::LoadData2DParams{0, TN / CUBE, TK / CUBE, 0, 0, true, 0});
         for (uint32_t t = 0; t < tiles; ++t) {
             const uint32_t slot = t % 2;
-#ifndef BUG_NO_BACKPRESSURE
-            if (t >= 2) AscendC::CrossCoreWaitFlag(4 + slot);   // both AIVs gave the slot back
-#endif
+            if (t >= 2 && bug != NO_BACKPRESSURE) AscendC::CrossCoreWaitFlag(4 + slot);   // both AIVs gave the slot back
             AscendC::DataCopy(a1, aGm[t * TM * TK], AscendC::Nd2NzParams{1, TM, TK, 0, TK, TM, 1, 0});
             SYNC(MTE2_MTE1);
             for (uint32_t i = 0; i < TM / CUBE; ++i)
@@ -57,9 +58,7 @@ extern "C" __global__ __aicore__ void mixed_handoff(GM_ADDR a, GM_ADDR b, GM_ADD
             AscendC::Mmad(c1, a2, b2, AscendC::MmadParams{TM, TN, TK, 0, false, true});
             SYNC(M_FIX);
             AscendC::Fixpipe(ws[slot * TM * TN], c1, AscendC::FixpipeParamsV220{TN, TM, TM, TN, false, NoQuant, 0, 1, 0, 0, 0});
-#ifndef BUG_NO_SET
-            AscendC::CrossCoreSetFlag<2, PIPE_FIX>(slot);   // the tile is in the slot
-#endif
+            if (bug != NO_SET) AscendC::CrossCoreSetFlag<2, PIPE_FIX>(slot);   // the tile is in the slot
             SYNC(FIX_M);
             SYNC(M_MTE1);
             SYNC(MTE1_MTE2);
@@ -75,13 +74,9 @@ extern "C" __global__ __aicore__ void mixed_handoff(GM_ADDR a, GM_ADDR b, GM_ADD
         yGm.SetGlobalBuffer((__gm__ float *)y + block * tiles * TM * TN, tiles * TM * TN);
         for (uint32_t t = 0; t < tiles; ++t) {
             const uint32_t slot = t % 2;
-#ifndef BUG_NO_WAIT
-            AscendC::CrossCoreWaitFlag(slot);
-#endif
+            if (bug != NO_WAIT) AscendC::CrossCoreWaitFlag(slot);
             AscendC::DataCopy(x, ws[slot * TM * TN + sub * HALF_ROWS * TN], HALF_ROWS * TN);
-#ifdef BUG_MODE_SWITCH
-            if (sub == 0) AscendC::CrossCoreSetFlag<1, PIPE_MTE2>(4 + slot);
-#endif
+            if (bug == MODE_SWITCH && sub == 0) AscendC::CrossCoreSetFlag<1, PIPE_MTE2>(4 + slot);
             if (t + 2 < tiles) AscendC::CrossCoreSetFlag<2, PIPE_MTE2>(4 + slot);   // the slot is read
             SYNC(MTE2_V);
             AscendC::Relu(x, x, HALF_ROWS * TN);
