@@ -18,13 +18,9 @@ constexpr int XCOUNTER_MAX = 15;   // each flag's counter holds 0..15 (CrossCore
 
 using Clock = std::shared_ptr<const std::vector<uint32_t>>;   // one happens-before vector clock
 
-// A delivered flag: when it fires and what its setters had done (their clocks, joined).
-struct Delivery {
-    double time;
-    Clock clock;
-};
-// One setter's part of a round that needs several setters (mode 0, mode 1, the AIVs of mode 2).
-struct Arrival {
+// A firing: when it happens and what its setters had done (their clocks, joined). A round that
+// needs several setters (mode 0, mode 1, the AIVs of mode 2) queues each setter's part as one.
+struct Firing {
     double time;
     Clock clock;
 };
@@ -36,7 +32,7 @@ struct CoreSlot {
     int waits_on = -1;            // the flag id it waits on (XBARRIER_* for SyncAll)
     Loc loc{"", 0};               // where it waits, or its last API call when it is done
     const char* api = "";
-    std::deque<Delivery> counter[XIDS];
+    std::deque<Firing> counter[XIDS];
     int mode_of[XFLAGS];          // the mode this core last set each flag in (-1: never)
     // happens-before: this core's epoch is clock[thread]; snapshots[i] is the clock an access
     // record with phase i was made under (WriteRec.phase in a cross-core run)
@@ -48,7 +44,7 @@ struct CoreSlot {
 // The rounds of one kind of multi-setter flag: per participant, the sets not yet matched.
 struct Round {
     std::vector<int> members;                  // thread ids
-    std::vector<std::deque<Arrival>> pending;  // per member
+    std::vector<std::deque<Firing>> pending;  // per member
 };
 
 struct CrossCores {
@@ -66,8 +62,6 @@ struct CrossCores {
     std::map<std::tuple<int, int64_t, int>, Round> rounds;   // (mode or barrier kind, group, flag)
 };
 inline CrossCores g_cross;
-
-inline int thread_of(const State& s) { return s.thread; }
 
 inline std::string core_label(int t) {
     const CrossCores& x = g_cross;
@@ -212,7 +206,7 @@ inline void cross_finish(int t, bool failed) {
 }
 
 // Deliver one firing of flag `id` to thread u (g_cross.mu held).
-inline void cross_deliver(int u, int id, const Delivery& d, const char* api, const Loc& loc) {
+inline void cross_deliver(int u, int id, const Firing& d, const char* api, const Loc& loc) {
     CrossCores& x = g_cross;
     CoreSlot& c = x.cores[static_cast<size_t>(u)];
     if (id < XFLAGS && static_cast<int>(c.counter[id].size()) >= XCOUNTER_MAX)
@@ -230,7 +224,7 @@ inline void cross_deliver(int u, int id, const Delivery& d, const char* api, con
 
 // A set that completes when every member of a round has set: returns once recorded.
 inline void cross_arrive(const std::tuple<int, int64_t, int>& key, const std::vector<int>& members,
-                         const std::vector<int>& targets, int t, int id, const Arrival& a, const char* api,
+                         const std::vector<int>& targets, int t, int id, const Firing& a, const char* api,
                          const Loc& loc) {
     CrossCores& x = g_cross;
     Round& r = x.rounds[key];
@@ -242,7 +236,7 @@ inline void cross_arrive(const std::tuple<int, int64_t, int>& key, const std::ve
     r.pending[static_cast<size_t>(me - r.members.begin())].push_back(a);
     for (const auto& p : r.pending)
         if (p.empty()) return;
-    Delivery d{0, nullptr};
+    Firing d{0, nullptr};
     for (auto& p : r.pending) {
         d.time = std::max(d.time, p.front().time);
         d.clock = join_clocks(d.clock, p.front().clock);
@@ -296,7 +290,7 @@ inline double cross_take(int t, int id, const char* api, const Loc& loc) {
             throw Abort{};
         }
     }
-    Delivery d = c.counter[id].front();
+    Firing d = c.counter[id].front();
     c.counter[id].pop_front();
     if (x.clocks) cross_acquire(c, d.clock);
     S().phase = x.clocks ? static_cast<uint32_t>(c.snapshots.size() - 1) : S().phase;
@@ -338,12 +332,12 @@ inline void cross_set(int mode, int id, double time, const char* api, const Loc&
                      id, mode, core_label(t).c_str(), c.mode_of[id]));
     }
     c.mode_of[id] = mode;
-    const Arrival a{time, x.clocks ? cross_release(c, t) : nullptr};
+    const Firing a{time, x.clocks ? cross_release(c, t) : nullptr};
     if (x.clocks) s.phase = static_cast<uint32_t>(c.snapshots.size() - 1);
     if (mode == 2 && c.kind == 1) {   // the AIC signals each AIV of its block
         for (size_t u = 0; u < x.cores.size(); ++u)
             if (x.cores[u].group == c.group && x.cores[u].kind == 0)
-                cross_deliver(static_cast<int>(u), id, Delivery{a.time, a.clock}, api, loc);
+                cross_deliver(static_cast<int>(u), id, a, api, loc);
         return;
     }
     if (mode == 2) {   // the AIVs of a block signal its AIC once all have set
@@ -375,7 +369,7 @@ inline double cross_barrier(bool aiv_only, double time, const char* api, const L
         if (aiv_only && c.kind == 1)
             fail("cross-core-flag", api, loc, "SyncAll<true> (the default) synchronises the AIVs; an AIC calls "
                  "SyncAll<false>, which waits for every core of the launch");
-        const Arrival a{time, x.clocks ? cross_release(c, t) : nullptr};
+        const Firing a{time, x.clocks ? cross_release(c, t) : nullptr};
         auto aivs = [](const CoreSlot&, const CoreSlot& o) { return o.kind == 0; };
         auto all = [](const CoreSlot&, const CoreSlot&) { return true; };
         std::vector<int> m = cross_members(aiv_only ? +aivs : +all, t);
