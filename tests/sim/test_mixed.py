@@ -120,3 +120,25 @@ def test_each_kind_of_core_has_only_its_own_memories():
     d = next(d for d in res.errors if d.rule == "core-kind")
     assert d.line == _line("cubePipe.InitBuffer(cubeUb, 1024);")
     assert "the AIC has no Unified Buffer" in d.message and "ASCEND_IS_AIV" in d.message
+
+
+def _flag_all(skip: int):
+    art = build_kernel(kernel_source("flag_all_vector.cpp"), "flag_all")
+    blocks, n = 6, 64
+    x = np.random.default_rng(2).standard_normal(blocks * n).astype(np.float32)
+    res = run_kernel(art, [x, np.full(8, np.nan, np.float32), n, skip], block_dim=blocks,
+                     workspace_bytes=blocks * 32, scratch=[("slots", 0, blocks * 32, 4)])
+    return res, x
+
+
+def test_mode_0_flags_meet_every_vector_core_of_the_launch():
+    res, x = _flag_all(0)
+    assert res.ok, res.report()
+    assert res.outputs[1][0] == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-5, abs=1e-4)
+    assert {c.kind for c in res.cost.per_core} == {"block"}      # one kind of core: not a mixed launch
+
+
+def test_without_the_mode_0_flag_block_0_races_the_others_writes():
+    res, _ = _flag_all(1)
+    assert not res.ok and _rules(res) == ["scratch-race"], res.report()
+    assert "no cross-core flag or barrier orders the two" in res.errors[0].message
