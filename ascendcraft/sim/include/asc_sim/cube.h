@@ -1,11 +1,32 @@
 // ascendcraft AscendC CPU simulator: the low-level cube path on Atlas A2 (2201):
-// GM (ND) --DataCopy+Nd2NzParams--> L1 (NZ) --LoadData--> L0A (ZZ) / L0B (ZN) --Mmad--> L0C (NZ fp32)
-// --Fixpipe--> GM (ND).  Layouts as in the public matmul_basic_api example: a fractal is
-// 16 rows x C0 columns (C0 = 32 bytes / sizeof(T)), 512 bytes.  Inputs: half / bfloat16_t.
+// GM (ND) --DataCopy+Nd2NzParams--> L1 (NZ) --LoadData / LoadDataWithTranspose--> L0A (ZZ) / L0B (ZN)
+// --Mmad--> L0C (NZ fp32) --Fixpipe--> GM (ND).  Layouts as in the public matmul_basic_api example: a fractal is
+// 512 bytes, 16 rows x C0 columns with C0 = 32 bytes / sizeof(T).  Inputs: half / bfloat16_t (16 x 16
+// fractals) and float (C0 = 8).  Facts for float, from the public asc-devkit repository:
+//   docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/矩阵计算的搬入/LoadData_2D.md: a b32 fractal is 16 x 8 in L0A
+//     (ZZ) and 8 x 16 in L0B (ZN, 16 rows of n, each holding 8 consecutive k); ifTranspose is for b16 only;
+//   .../矩阵计算的搬入/LoadDataWithTranspose.md and examples/01_simd_cpp_api/03_basic_api/03_matrix_compute/
+//     load_data_l12l0/scripts/load_data_with_transpose.py: for b32 two consecutive 16 x 8 source fractals form a
+//     16 x 16 square, which is transposed and split into two 16 x 8 fractals dstFracGap apart;
+//   examples/.../load_data_l12l0 (README.md, load_data_l12l0.asc): fp32 B reaches L0B either given transposed
+//     ([n, k], ND -> NZ, LoadData2D without transpose) or as [k, n] in a Zz L1 layout with LoadDataWithTranspose;
+//     a transposed fp32 A goes the same way into L0A with MmadParams::kDirectionAlign = true;
+//   .../Mmad计算/Mmad.md and .../Mmad计算关键特性说明/K-方向对齐约束.md: float x float -> float in L0C; for float
+//     L0A/L0B hold K aligned to ceil(K / 8) * 8, or ceil(K / 16) * 16 with kDirectionAlign, and the cube reads
+//     only the ceil(K / 8) fractals that hold data; .../Mmad计算关键特性说明/GEMV.md: m = 1 reads A as K
+//     contiguous elements;
+//   .../矩阵计算的搬出/Fixpipe（L0C到GM数据搬运）.md: float output needs quantPre NoQuant, half F322F16, bf16 F322BF16;
+//   .../矩阵计算的搬入/DataCopy（GMToL1随路转换-ND2NZ搬运）.md: a dValue row not filling 32 bytes is padded with 0.
+// Data movement (LoadData, LoadDataWithTranspose) carries the shadow ("was written") bytes along with the data:
+// the padding rows of a tail fractal, which Nd2Nz never writes, reach L0 as unwritten, and Mmad reports a read of
+// one inside its m x k / k x n window.  A load whose source holds no written byte at all is an error itself.
 #pragma once
 #include "vec.h"
 
-enum QuantMode_t : uint8_t { NoQuant = 0, F322F16 = 1, F322BF16 = 2, DEQF16 = 3, VDEQF16 = 4, REQ8 = 5, VREQ8 = 6 };
+// the A2 values, in the order of FixpipeParamsV220::quantPre (Fixpipe（L0C到GM数据搬运）.md)
+enum QuantMode_t : uint8_t {
+    NoQuant = 0, F322F16 = 1, F322BF16 = 2, DEQF16 = 3, VDEQF16 = 4, QF322B8_PRE = 5, VQF322B8_PRE = 6, REQ8 = 7, VREQ8 = 8
+};
 
 namespace AscendC {
 
@@ -32,9 +53,21 @@ struct LoadData2DParams {
         : startIndex(start), repeatTimes(repeat), srcStride(srcStrideIn), sid(sidIn), dstGap(dstGapIn),
           ifTranspose(transpose), addrMode(addrModeIn) {}
 };
+struct LoadData2dTransposeParams {
+    uint16_t startIndex = 0;
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0, dstGap = 0, dstFracGap = 0;
+    uint8_t addrMode = 0;
+    LoadData2dTransposeParams() = default;
+    LoadData2dTransposeParams(uint16_t start, uint8_t repeat, uint16_t srcStrideIn, uint16_t dstGapIn,
+                              uint16_t dstFracGapIn, uint8_t addrModeIn = 0)
+        : startIndex(start), repeatTimes(repeat), srcStride(srcStrideIn), dstGap(dstGapIn), dstFracGap(dstFracGapIn),
+          addrMode(addrModeIn) {}
+};
 struct MmadParams {
     uint16_t m = 0, n = 0, k = 0;
     uint8_t unitFlag = 0;
+    bool kDirectionAlign = false;  // float only: L0A/L0B hold K aligned to 16 instead of 8
     bool cmatrixSource = false;
     bool cmatrixInitVal = true;
     MmadParams() = default;
@@ -60,6 +93,11 @@ struct FixpipeConfig {
 };
 constexpr FixpipeConfig CFG_ROW_MAJOR{true};
 constexpr FixpipeConfig CFG_NZ{false};
+
+// HF32 (fp32 inputs rounded to a shorter mantissa before the product): the simulator computes full fp32, so
+// enabling it is reported (the rounding of the A2 format is given only as a figure in Mmad计算关键特性说明/HF32.md).
+enum class HF32Mode { ENABLE, DISABLE };
+enum class HF32TransMode { NEAREST_ZERO, NEAREST_EVEN };
 
 enum class Hardware : uint8_t { GM = 0, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF };
 
@@ -123,11 +161,84 @@ inline void check_pos(const char* api, const Loc& loc, const char* name, const A
              fmt("%s: operand %s is in %s (TPosition %s); it must be in %s", api, name, space_name(t.sp_),
                  AscendC::PositionName(t.pos_), allowed));
 }
-template <typename T> inline void check_cube_dtype(const char* api, const Loc& loc) {
-    if (!(std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value))
+template <typename T> constexpr bool is_cube_b16() { return std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value; }
+// The input types the simulated cube path moves and multiplies: half and bfloat16_t, and float where
+// `allow_float` (the caller's path has a confirmed fp32 layout).
+template <typename T> inline void check_cube_dtype(const char* api, const Loc& loc, bool allow_float = false) {
+    if (is_cube_b16<T>() || (allow_float && std::is_same<T, float>::value)) return;
+    fail("unsupported", api, loc,
+         fmt("%s with %s inputs: the simulator's low-level cube path supports half and bfloat16_t%s (use the "
+             "Matmul API for int8)", api, type_name<T>(), allow_float ? " and float" : ""));
+}
+// Mmad's documented type combinations on A2 (Mmad.md, 表7): dst float with fm/filter half, bfloat16_t or float;
+// dst int32_t with int8_t / int4b_t (not simulated).
+template <typename T, typename U, typename S> inline void check_mmad_types(const char* api, const Loc& loc) {
+    const bool fp = std::is_same<T, float>::value && std::is_same<U, S>::value &&
+                    (is_cube_b16<U>() || std::is_same<U, float>::value);
+    if (fp) return;
+    if (std::is_same<T, int32_t>::value && std::is_same<U, S>::value && std::is_same<U, int8_t>::value)
         fail("unsupported", api, loc,
-             fmt("%s with %s inputs: the simulator's low-level cube path supports half and bfloat16_t (use the "
-                 "Matmul API for float and int8)", api, type_name<T>()));
+             fmt("%s with int8_t inputs: the simulator's low-level cube path supports half, bfloat16_t and float "
+                 "(use the Matmul API for int8)", api));
+    fail("dtype", api, loc,
+         fmt("%s: dst %s, fm %s, filter %s is not a combination Mmad supports on A2 (dst float with fm and filter "
+             "both half, bfloat16_t or float; dst int32_t with int8_t: Mmad.md)", api, type_name<T>(), type_name<U>(),
+             type_name<S>()));
+}
+
+// Fixpipe from a float L0C: "float/int32_t输出此需配置为NoQuant; half/bfloat16_t输出，此参数需配置为
+// F322F16/F322BF16" (Fixpipe（L0C到GM数据搬运）.md, FixpipeParamsV220::quantPre).
+inline const char* quant_name(QuantMode_t q) {
+    switch (q) {
+        case NoQuant: return "NoQuant";
+        case F322F16: return "F322F16";
+        case F322BF16: return "F322BF16";
+        case DEQF16: return "DEQF16";
+        case VDEQF16: return "VDEQF16";
+        case QF322B8_PRE: return "QF322B8_PRE";
+        case VQF322B8_PRE: return "VQF322B8_PRE";
+        case REQ8: return "REQ8";
+        case VREQ8: return "VREQ8";
+        default: return "QuantMode_t";
+    }
+}
+template <typename T, typename U> inline void check_fixpipe_quant(const char* api, const Loc& loc, QuantMode_t q) {
+    if (!std::is_same<U, float>::value)
+        fail("unsupported", api, loc,
+             fmt("%s from a %s L0C: the simulator's cube path produces float in L0C", api, type_name<U>()));
+    QuantMode_t want = NoQuant;
+    if (std::is_same<T, float>::value) want = NoQuant;
+    else if (std::is_same<T, half>::value) want = F322F16;
+    else if (std::is_same<T, bfloat16_t>::value) want = F322BF16;
+    else
+        fail("unsupported", api, loc,
+             fmt("%s to a %s destination: quantization (quantPre %s) is not simulated; float, half and bfloat16_t "
+                 "outputs are", api, type_name<T>(), quant_name(q)));
+    if (q == want) return;
+    if (q != NoQuant && q != F322F16 && q != F322BF16)
+        fail("unsupported", api, loc,
+             fmt("%s with quantPre %s: quantization is not simulated (NoQuant, F322F16 and F322BF16 are)", api, quant_name(q)));
+    fail("dtype", api, loc,
+         fmt("%s from float L0C to a %s destination needs quantPre %s, not %s (float output NoQuant, half F322F16, "
+             "bfloat16_t F322BF16: Fixpipe（L0C到GM数据搬运）.md)", api, type_name<T>(), quant_name(want), quant_name(q)));
+}
+
+// Shadow bytes move with the data (see the top of this file); nothing in cost-only mode.
+inline void shadow_move(int dsp, uint32_t daddr, int ssp, uint32_t saddr, uint32_t bytes) {
+    if (S().cfg.cost_only || bytes == 0) return;
+    std::memmove(S().spaces[dsp].shadow.data() + daddr, S().spaces[ssp].shadow.data() + saddr, bytes);
+}
+inline bool any_written(int sp, uint32_t addr, uint64_t bytes) {
+    if (S().cfg.cost_only || bytes == 0) return true;
+    const uint8_t* sh = S().spaces[sp].shadow.data() + addr;
+    return std::find(sh, sh + bytes, static_cast<uint8_t>(1)) != sh + bytes;
+}
+// A load whose source fractals hold no byte anything wrote.
+inline void check_src_loaded(const char* api, const Loc& loc, int sp, uint32_t lo, uint32_t hi, bool any) {
+    if (!any)
+        fail("uninit-read", api, loc,
+             fmt("%s reads src bytes 0x%x..0x%x of %s, none of which anything wrote since the buffer was allocated",
+                 api, lo, hi, space_name(sp)));
 }
 }  // namespace asc_sim
 
@@ -160,19 +271,22 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     s.stats.gm_read += bytes;
     if (s.cfg.cost_only) return;
     T* out = dst.ptr();
+    // a row of dValue elements that does not fill its last 32 bytes is padded with 0 there
+    // (DataCopy（GMToL1随路转换-ND2NZ搬运）.md, dValue)
+    const uint32_t dpad = (p.dValue + c0 - 1) / c0 * c0;
     for (uint32_t nd = 0; nd < p.ndNum; ++nd)
         for (uint32_t r = 0; r < p.nValue; ++r) {
             const T* row = src.addr_ + static_cast<uint64_t>(nd) * p.srcNdMatrixStride + static_cast<uint64_t>(r) * p.srcDValue;
-            for (uint32_t c = 0; c < p.dValue; ++c) {
+            for (uint32_t c = 0; c < dpad; ++c) {
                 uint64_t o = static_cast<uint64_t>(nd) * p.dstNzMatrixStride + static_cast<uint64_t>(c / c0) * p.dstNzC0Stride * c0 +
                              static_cast<uint64_t>(r) * p.dstNzNStride * c0 + c % c0;
-                out[o] = row[c];
+                out[o] = c < p.dValue ? row[c] : static_cast<T>(0);
                 asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + o * sizeof(T)), sizeof(T));
             }
         }
 }
 
-// ---- L1 -> L0A / L0B: repeatTimes fractals of 512 bytes; optional per-fractal transpose
+// ---- L1 -> L0A / L0B: repeatTimes fractals of 512 bytes; optional per-fractal transpose (16-bit types only)
 template <typename T>
 inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p, ASC_LOC_PARAM) {
     const char* api = "LoadData";
@@ -182,6 +296,14 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     if (dst.sp_ != asc_sim::SP_L0A && dst.sp_ != asc_sim::SP_L0B)
         asc_sim::fail("position", api, asc_loc_,
                       asc_sim::fmt("LoadData: dst is in %s; it must be L0A (A2) or L0B (B2)", asc_sim::space_name(dst.sp_)));
+    if (p.ifTranspose && sizeof(T) != 2)
+        // LoadData_2D.md: "开启转置功能时，源操作数、目的操作数仅支持b16数据类型"; fp32 goes through
+        // LoadDataWithTranspose (from a Zz L1 layout) or is loaded already transposed
+        asc_sim::fail("dtype", api, asc_loc_,
+                      asc_sim::fmt("LoadData with ifTranspose=true on %s: the per-fractal transpose of LoadData2DParams is "
+                                   "for 16-bit types only (LoadData_2D.md); a %s matrix that must be transposed on the way "
+                                   "to L0 takes LoadDataWithTranspose from a Zz layout in L1, or is given transposed in GM "
+                                   "and loaded without transpose", asc_sim::type_name<T>(), asc_sim::type_name<T>()));
     if (p.ifTranspose) asc_sim::check_cube_dtype<T>(api, asc_loc_);
     const uint32_t fe = 512 / sizeof(T);  // elements per fractal
     if (p.repeatTimes == 0) return;
@@ -195,23 +317,98 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     d.wr[0] = dst.buf_;
     asc_sim::schedule(asc_sim::Pipe::MTE1, s.cfg.cube_overhead + 512.0 * p.repeatTimes / bpc, d);
     if (s.cfg.cost_only) return;
+    bool any = false;
+    for (uint32_t r = 0; r < p.repeatTimes && !any; ++r)
+        any = asc_sim::any_written(src.sp_, static_cast<uint32_t>(src.addr_ + (p.startIndex + static_cast<uint64_t>(r) * p.srcStride) * 512), 512);
+    asc_sim::check_src_loaded(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + p.startIndex * 512ull),
+                              static_cast<uint32_t>(src.addr_ + src_ext * sizeof(T) - 1), any);
     for (uint32_t r = 0; r < p.repeatTimes; ++r) {
         uint64_t so = (static_cast<uint64_t>(p.startIndex) + static_cast<uint64_t>(r) * p.srcStride) * fe;
         uint64_t dof = static_cast<uint64_t>(r) * (1 + p.dstGap) * fe;
-        asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + so * sizeof(T)), 512, sizeof(T));
+        const uint32_t sa = static_cast<uint32_t>(src.addr_ + so * sizeof(T)), da = static_cast<uint32_t>(dst.addr_ + dof * sizeof(T));
         const T* in = src.ptr() + so;
         T* out = dst.ptr() + dof;
         if (!p.ifTranspose) {
-            std::memcpy(static_cast<void*>(out), static_cast<const void*>(in), 512);
+            std::memmove(static_cast<void*>(out), static_cast<const void*>(in), 512);
+            asc_sim::shadow_move(dst.sp_, da, src.sp_, sa, 512);
         } else {
             for (uint32_t i = 0; i < 16; ++i)
-                for (uint32_t j = 0; j < 16; ++j) out[j * 16 + i] = in[i * 16 + j];
+                for (uint32_t j = 0; j < 16; ++j) {
+                    out[j * 16 + i] = in[i * 16 + j];
+                    asc_sim::shadow_move(dst.sp_, da + (j * 16 + i) * sizeof(T), src.sp_, sa + (i * 16 + j) * sizeof(T), sizeof(T));
+                }
         }
-        asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + dof * sizeof(T)), 512);
     }
 }
 
-// ---- Mmad: C[m x n] (+)= A[m x k] * B[k x n]; A in L0A (ZZ), B in L0B (ZN), C in L0C (NZ, fp32)
+// ---- L1 -> L0A / L0B with transpose (LoadDataWithTranspose.md; the index mapping of
+// examples/.../load_data_l12l0/scripts/load_data_with_transpose.py). Each repeat transposes one square: for
+// 16-bit types one 16 x 16 fractal; for 32-bit types the two consecutive 16 x 8 fractals side by side
+// [f0 | f1] (so the L1 layout must be Zz), whose transpose is split into its left 8 columns (dst fractal 0)
+// and its right 8 columns (dst fractal 1, dstFracGap fractals after the end of fractal 0).
+// srcStride and startIndex count squares (LoadDataWithTranspose.md, 表3); dstGap and dstFracGap 512-byte fractals.
+template <typename T>
+inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2dTransposeParams& p,
+                                  ASC_LOC_PARAM) {
+    const char* api = "LoadDataWithTranspose";
+    asc_sim::State& s = asc_sim::S();
+    asc_sim::enter(api, asc_loc_);
+    asc_sim::check_pos(api, asc_loc_, "src", src, asc_sim::SP_L1, "L1 (A1/B1)");
+    if (dst.sp_ != asc_sim::SP_L0A && dst.sp_ != asc_sim::SP_L0B)
+        asc_sim::fail("position", api, asc_loc_,
+                      asc_sim::fmt("%s: dst is in %s; it must be L0A (A2) or L0B (B2)", api, asc_sim::space_name(dst.sp_)));
+    constexpr bool b32 = std::is_same<T, float>::value || std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value;
+    if (!b32 && !asc_sim::is_cube_b16<T>())
+        asc_sim::fail("unsupported", api, asc_loc_,
+                      asc_sim::fmt("%s with %s: the simulator emulates half, bfloat16_t and the 32-bit types (float, "
+                                   "int32_t, uint32_t)", api, asc_sim::type_name<T>()));
+    if (p.repeatTimes == 0) return;  // documented NOP
+    const uint32_t fe = 512 / sizeof(T), nfrac = b32 ? 2 : 1, sq = fe * nfrac;
+    const int64_t dir = p.addrMode ? -1 : 1;
+    const int64_t last = static_cast<int64_t>(p.startIndex) + dir * static_cast<int64_t>(p.srcStride) * (p.repeatTimes - 1);
+    if (last < 0)
+        asc_sim::fail("param-range", api, asc_loc_,
+                      asc_sim::fmt("%s: startIndex=%u with addrMode=1 (decreasing), srcStride=%u and repeatTimes=%u reaches "
+                                   "square %lld, before the start of src", api, p.startIndex, p.srcStride, p.repeatTimes,
+                                   static_cast<long long>(last)));
+    const uint64_t src_ext = (static_cast<uint64_t>(std::max<int64_t>(last, p.startIndex)) + 1) * sq;
+    const uint64_t dst_ext =
+        (static_cast<uint64_t>(p.repeatTimes - 1) * (1 + p.dstGap) + (b32 ? 1u + p.dstFracGap : 0u) + 1) * fe;
+    asc_sim::use_local(api, asc_loc_, "src", src, src_ext, true, 32);
+    asc_sim::use_local(api, asc_loc_, "dst", dst, dst_ext, true, 512);
+    const double bpc = dst.sp_ == asc_sim::SP_L0A ? s.cfg.l1_l0a_bpc : s.cfg.l1_l0b_bpc;
+    asc_sim::Deps d;
+    d.rd[0] = src.buf_;
+    d.wr[0] = dst.buf_;
+    asc_sim::schedule(asc_sim::Pipe::MTE1, s.cfg.cube_overhead + 512.0 * nfrac * p.repeatTimes / bpc, d);
+    if (s.cfg.cost_only) return;
+    auto square = [&](uint32_t r) { return static_cast<uint64_t>(p.startIndex + dir * static_cast<int64_t>(p.srcStride) * r) * sq; };
+    bool any = false;
+    for (uint32_t r = 0; r < p.repeatTimes && !any; ++r)
+        any = asc_sim::any_written(src.sp_, static_cast<uint32_t>(src.addr_ + square(r) * sizeof(T)), sq * sizeof(T));
+    asc_sim::check_src_loaded(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + square(0) * sizeof(T)),
+                              static_cast<uint32_t>(src.addr_ + src_ext * sizeof(T) - 1), any);
+    const uint32_t c0 = fe / 16;  // columns of a fractal: 16 (b16) or 8 (b32)
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        const uint64_t so = square(r), dof = static_cast<uint64_t>(r) * (1 + p.dstGap) * fe;
+        for (uint32_t i = 0; i < 16; ++i)      // square row
+            for (uint32_t j = 0; j < 16; ++j) {  // square column
+                // source: square element (i, j) lies in fractal j / c0, row i, column j % c0;
+                // destination: transposed element (j, i) lies in fractal i / c0, row j, column i % c0
+                const uint64_t si = so + (j / c0) * fe + i * c0 + j % c0;
+                const uint64_t di = dof + (i / c0) * (1 + p.dstFracGap) * fe + j * c0 + i % c0;
+                dst.ptr()[di] = src.ptr()[si];
+                asc_sim::shadow_move(dst.sp_, static_cast<uint32_t>(dst.addr_ + di * sizeof(T)), src.sp_,
+                                     static_cast<uint32_t>(src.addr_ + si * sizeof(T)), sizeof(T));
+            }
+    }
+}
+
+// ---- Mmad: C[m x n] (+)= A[m x k] * B[k x n]; A in L0A (ZZ), B in L0B (ZN), C in L0C (NZ, fp32).
+// A fractal holds 16 rows x C0 (16 for 16-bit inputs, 8 for float) of A, or C0 x 16 of B stored as 16 rows of n
+// with C0 consecutive k each; C is 16 x 16 fp32 fractals. For float the A rows of fractals are ceil(k / 8) long,
+// or 2 * ceil(k / 16) with kDirectionAlign (K-方向对齐约束.md); the cube reads the ceil(k / 8) that hold data.
+// m = 1 is GEMV (GEMV.md): A is read as k contiguous elements.
 template <typename T, typename U, typename S>
 inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter, const MmadParams& p,
                  ASC_LOC_PARAM) {
@@ -221,46 +418,87 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
     asc_sim::check_pos(api, asc_loc_, "dst", dst, asc_sim::SP_L0C, "L0C (CO1)");
     asc_sim::check_pos(api, asc_loc_, "fm", fm, asc_sim::SP_L0A, "L0A (A2)");
     asc_sim::check_pos(api, asc_loc_, "filter", filter, asc_sim::SP_L0B, "L0B (B2)");
-    asc_sim::check_cube_dtype<U>(api, asc_loc_);
+    asc_sim::check_mmad_types<T, U, S>(api, asc_loc_);
     if (p.m > 4095 || p.n > 4095 || p.k > 4095)
         asc_sim::fail("param-range", api, asc_loc_, asc_sim::fmt("Mmad m=%u n=%u k=%u: each must be <= 4095", p.m, p.n, p.k));
     if (p.m == 0 || p.n == 0 || p.k == 0) return;
-    const uint32_t m16 = (p.m + 15) / 16, n16 = (p.n + 15) / 16, k16 = (p.k + 15) / 16;
-    asc_sim::use_local(api, asc_loc_, "fm", fm, static_cast<uint64_t>(m16) * k16 * 256, true, 512);
-    asc_sim::use_local(api, asc_loc_, "filter", filter, static_cast<uint64_t>(k16) * n16 * 256, true, 512);
+    constexpr uint32_t c0 = 32 / sizeof(U), fe = 16 * c0;  // K per fractal, elements per fractal
+    constexpr bool f32 = std::is_same<U, float>::value;
+    const bool gemv = p.m == 1;
+    const uint32_t m16 = (p.m + 15) / 16, n16 = (p.n + 15) / 16;
+    const uint32_t kread = (p.k + c0 - 1) / c0;                                // K fractals holding data
+    const uint32_t kfr = f32 && p.kDirectionAlign ? (p.k + 15) / 16 * 2 : kread;  // K fractals per row of A
+    const uint64_t a_ext = gemv ? p.k : (static_cast<uint64_t>(m16 - 1) * kfr + kread) * fe;
+    asc_sim::use_local(api, asc_loc_, "fm", fm, a_ext, true, 512);
+    asc_sim::use_local(api, asc_loc_, "filter", filter, static_cast<uint64_t>(kread) * n16 * fe, true, 512);
     asc_sim::use_local(api, asc_loc_, "dst", dst, static_cast<uint64_t>(m16) * n16 * 256, true, 1024);
     asc_sim::Deps d;
     d.rd[0] = fm.buf_;
     d.rd[1] = filter.buf_;
     d.rd[2] = p.cmatrixInitVal ? -1 : dst.buf_;
     d.wr[0] = dst.buf_;
-    asc_sim::schedule(asc_sim::Pipe::M, s.cfg.cube_overhead + std::ceil(4096.0 * m16 * n16 * k16 / s.cfg.cube_macs), d);
+    // the fp16 rate is cube_macs (16 x 16 x 16) per cycle, float half of it (16 x 16 x 8): the factor of
+    // ascendcraft/sim/cost.py CUBE_RATE, as matmul.h computes it
+    const double macs_pc = s.cfg.cube_macs * 2.0 / static_cast<double>(sizeof(U));
+    asc_sim::schedule(asc_sim::Pipe::M, s.cfg.cube_overhead + std::ceil(16.0 * 16.0 * c0 * m16 * n16 * kread / macs_pc), d);
     s.stats.cube_macs += static_cast<uint64_t>(p.m) * p.n * p.k;
     if (s.cfg.cost_only) return;
     const U* A = fm.ptr();
     const S* B = filter.ptr();
     T* C = dst.ptr();
-    auto aidx = [&](uint32_t i, uint32_t kk) { return ((i / 16) * k16 + kk / 16) * 256 + (i % 16) * 16 + kk % 16; };
-    auto bidx = [&](uint32_t kk, uint32_t j) { return ((kk / 16) * n16 + j / 16) * 256 + (j % 16) * 16 + kk % 16; };
-    auto cidx = [&](uint32_t i, uint32_t j) { return (j / 16) * m16 * 16 * 16 + i * 16 + j % 16; };
+    auto aidx = [&](uint32_t i, uint32_t kk) -> uint64_t {
+        if (gemv) return kk;
+        return (static_cast<uint64_t>(i / 16) * kfr + kk / c0) * fe + (i % 16) * c0 + kk % c0;
+    };
+    auto bidx = [&](uint32_t kk, uint32_t j) -> uint64_t {
+        return (static_cast<uint64_t>(kk / c0) * n16 + j / 16) * fe + (j % 16) * c0 + kk % c0;
+    };
+    auto cidx = [&](uint32_t i, uint32_t j) -> uint64_t { return static_cast<uint64_t>(j / 16) * m16 * 16 * 16 + i * 16 + j % 16; };
+    // a read of an element nothing wrote, named by its matrix coordinates
+    auto need = [&](const char* name, char mat, int sp, uint32_t addr, uint32_t bytes, uint32_t r, uint32_t c) {
+        if (asc_sim::first_unwritten(sp, addr, bytes) < 0) return;
+        asc_sim::fail("uninit-read", api, asc_loc_,
+                      asc_sim::fmt("Mmad reads %s element %c[%u][%u] (of m=%u, n=%u, k=%u%s; %s address 0x%x), which "
+                                   "nothing wrote since the buffer was allocated", name, mat, r, c, p.m, p.n, p.k,
+                                   f32 && mat == 'A' && !gemv ? (p.kDirectionAlign ? ", kDirectionAlign" : ", K aligned to 8") : "",
+                                   asc_sim::space_name(sp), addr));
+    };
     for (uint32_t i = 0; i < p.m; ++i)
-        for (uint32_t kk = 0; kk < p.k; ++kk) {
-            asc_sim::check_written(api, asc_loc_, "fm", fm.sp_, static_cast<uint32_t>(fm.addr_ + aidx(i, kk) * sizeof(U)), sizeof(U), sizeof(U));
-        }
+        for (uint32_t kk = 0; kk < p.k; ++kk)
+            need("fm", 'A', fm.sp_, static_cast<uint32_t>(fm.addr_ + aidx(i, kk) * sizeof(U)), sizeof(U), i, kk);
     for (uint32_t kk = 0; kk < p.k; ++kk)
         for (uint32_t j = 0; j < p.n; ++j)
-            asc_sim::check_written(api, asc_loc_, "filter", filter.sp_, static_cast<uint32_t>(filter.addr_ + bidx(kk, j) * sizeof(S)), sizeof(S), sizeof(S));
+            need("filter", 'B', filter.sp_, static_cast<uint32_t>(filter.addr_ + bidx(kk, j) * sizeof(S)), sizeof(S), kk, j);
     for (uint32_t i = 0; i < p.m; ++i)
         for (uint32_t j = 0; j < p.n; ++j) {
             float acc = 0;
             if (!p.cmatrixInitVal) {
-                asc_sim::check_written(api, asc_loc_, "dst (accumulated)", dst.sp_, static_cast<uint32_t>(dst.addr_ + cidx(i, j) * sizeof(T)), sizeof(T), sizeof(T));
+                need("dst (accumulated)", 'C', dst.sp_, static_cast<uint32_t>(dst.addr_ + cidx(i, j) * sizeof(T)), sizeof(T), i, j);
                 acc = static_cast<float>(C[cidx(i, j)]);
             }
             for (uint32_t kk = 0; kk < p.k; ++kk) acc += asc_sim::fv(A[aidx(i, kk)]) * asc_sim::fv(B[bidx(kk, j)]);
             C[cidx(i, j)] = static_cast<T>(acc);
             asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + cidx(i, j) * sizeof(T)), sizeof(T));
         }
+}
+
+// HF32 is not simulated (see HF32Mode above): enabling it is reported, disabling it is the default.
+inline void SetHF32Mode(HF32Mode mode, ASC_LOC_PARAM) {
+    asc_sim::enter("SetHF32Mode", asc_loc_);
+    if (mode == HF32Mode::ENABLE)
+        asc_sim::fail("unsupported", "SetHF32Mode", asc_loc_,
+                      "SetHF32Mode(ENABLE): HF32 rounding of fp32 Mmad inputs is not simulated (Mmad computes full fp32)");
+}
+inline void SetHF32Mode(bool hf32Mode, ASC_LOC_PARAM) {
+    SetHF32Mode(hf32Mode ? HF32Mode::ENABLE : HF32Mode::DISABLE, asc_loc_);
+}
+inline void SetHF32TransMode(HF32TransMode mode, ASC_LOC_PARAM) {
+    (void)mode;
+    asc_sim::enter("SetHF32TransMode", asc_loc_);
+}
+inline void SetHF32TransMode(bool hf32TransMode, ASC_LOC_PARAM) {
+    (void)hf32TransMode;
+    asc_sim::enter("SetHF32TransMode", asc_loc_);
 }
 
 // ---- Fixpipe: L0C (NZ fp32) -> GM (ND), with optional F322F16 / F322BF16 conversion and ReLU
@@ -272,6 +510,7 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
     asc_sim::check_pos(api, asc_loc_, "src", src, asc_sim::SP_L0C, "L0C (CO1)");
     if (!config.isRowMajor)
         asc_sim::fail("unsupported", api, asc_loc_, "Fixpipe with an NZ destination is not simulated (use CFG_ROW_MAJOR)");
+    asc_sim::check_fixpipe_quant<T, U>(api, asc_loc_, p.quantPre);
     if (p.nSize == 0 || p.mSize == 0) return;
     uint64_t extent = static_cast<uint64_t>((p.nSize - 1) / 16) * p.srcStride * 16 + static_cast<uint64_t>(p.mSize - 1) * 16 + 16;
     asc_sim::use_local(api, asc_loc_, "src", src, extent, true, 64);

@@ -9,6 +9,12 @@
 //     (IsResetLoad3dConfig; the default config sets FMATRIX and the pad value from the params on every call).
 // The img2col matrix: row m is output pixel (m / Wo, m % Wo), column k is ((c1 * Hk + kh) * Wk + kw) * C0 + c0;
 // one call moves the window [mStartPt, +mExtension) x [kStartPt, +kExtension) of it.
+// C0 is 32 bytes / sizeof(T): 16 for half / bfloat16_t, 8 for float (LoadData_3D.md: float channelSize 4, N*8,
+// N*8+4; kStartPt / kExtension multiples of 8 for b32, no multiple for mExtension). float is emulated into L0A
+// without enTranspose only: the ZZ form with 16 x 8 fractals that LoadData2DParams leaves for Mmad (LoadData_2D.md;
+// the load_data_l12l0 example, scenario 12, uses this path for a float A). The float L0B form and the float
+// enTranspose form are given only as figures (load3d_l1tol0b_b32_trans.png, load3d_l1tol0a_b32_trans.png: absent
+// from the public mirror) and are reported as unsupported.
 #pragma once
 #include "cube.h"
 
@@ -62,11 +68,11 @@ template <typename T> struct LoadData3DParamsV2 {
 
 namespace asc_sim {
 
-// One LoadData 3-D call's img2col matrix (16-bit types: C0 = 16, 16 x 16 fractals).
+// One LoadData 3-D call's img2col matrix (C0 = 16 for 16-bit types, 8 for float; fractals of 16 rows x C0).
 struct Img2col {
-    int64_t l1h, l1w, c1, fh, fw, sh, sw, dh, dw, pad_l, pad_t, ho, wo;
+    int64_t l1h, l1w, c1, fh, fw, sh, sw, dh, dw, pad_l, pad_t, ho, wo, c0;
     uint64_t rows() const { return static_cast<uint64_t>(ho * wo); }
-    uint64_t cols() const { return static_cast<uint64_t>(c1 * fh * fw * 16); }
+    uint64_t cols() const { return static_cast<uint64_t>(c1 * fh * fw * c0); }
 };
 
 // Where the C0 channels of img2col (row, column block kb) come from: map position (c1, h, w) and its L1
@@ -79,15 +85,17 @@ inline MapPos img2col_src(const Img2col& g, uint64_t row, uint64_t kb) {
     const int64_t taps = g.fh * g.fw, tap = static_cast<int64_t>(kb) % taps;
     MapPos p{static_cast<int64_t>(kb) / taps, static_cast<int64_t>(row) / g.wo * g.sh - g.pad_t + tap / g.fw * g.dh,
              static_cast<int64_t>(row) % g.wo * g.sw - g.pad_l + tap % g.fw * g.dw, -1};
-    if (p.h >= 0 && p.w >= 0 && p.h < g.l1h && p.w < g.l1w) p.off = ((p.c1 * g.l1h + p.h) * g.l1w + p.w) * 16;
+    if (p.h >= 0 && p.w >= 0 && p.h < g.l1h && p.w < g.l1w) p.off = ((p.c1 * g.l1h + p.h) * g.l1w + p.w) * g.c0;
     return p;
 }
 
 // Destination forms: L0A as Mmad's A (ZZ: fractal (m/16, k/16) row-major, m rows inside); L0A with enTranspose
 // as A = window^T (fractal (k/16, m/16), k rows inside); L0B as B = window (Mmad k = m, n = k: fractal
-// (m/16, k/16), k rows inside, m contiguous) -- the layouts cube.h's Mmad reads.
+// (m/16, k/16), k rows inside, m contiguous) -- the layouts cube.h's Mmad reads. For float (c0 = 8) only the
+// A form: fractal (m/16, k/8), 16 rows of 8; kc = the window's K fractals.
 enum class L3dDst { A, AT, B };
-inline uint64_t l3d_dst_off(L3dDst d, uint64_t m, uint64_t k, uint64_t m16, uint64_t k16) {
+inline uint64_t l3d_dst_off(L3dDst d, uint64_t m, uint64_t k, uint64_t m16, uint64_t k16, uint64_t c0 = 16, uint64_t kc = 0) {
+    if (d == L3dDst::A && c0 != 16) return ((m / 16) * kc + k / c0) * 16 * c0 + (m % 16) * c0 + k % c0;
     if (d == L3dDst::A) return ((m / 16) * k16 + k / 16) * 256 + (m % 16) * 16 + k % 16;
     if (d == L3dDst::AT) return ((k / 16) * m16 + m / 16) * 256 + (k % 16) * 16 + m % 16;
     return ((m / 16) * k16 + k / 16) * 256 + (k % 16) * 16 + m % 16;
@@ -108,26 +116,30 @@ template <typename T> inline void l3d_check_params(const char* api, const Loc& l
     l3d_range(api, loc, "strideH", p.strideH, 1, 63);
     l3d_range(api, loc, "dilationFilterW", p.dilationFilterW, 1, 255);
     l3d_range(api, loc, "dilationFilterH", p.dilationFilterH, 1, 255);
-    if (p.kStartPt % 16 != 0)
+    const uint32_t c0 = 32 / sizeof(T);
+    if (p.kStartPt % c0 != 0)
         fail("param-range", api, loc,
-             fmt("%s: kStartPt=%u must be a multiple of 16 for %s (a whole fractal column)", api, p.kStartPt, type_name<T>()));
+             fmt("%s: kStartPt=%u must be a multiple of %u for %s (a whole fractal column)", api, p.kStartPt, c0, type_name<T>()));
     if (p.enSmallK) fail("param-range", api, loc, fmt("%s: enSmallK=true is no longer supported by the hardware", api));
     if (p.fMatrixCtrl)
         fail("param-range", api, loc, fmt("%s: fMatrixCtrl=true: only false (the left FMATRIX) is supported", api));
-    const uint32_t c = p.channelSize, r = c % 16;
-    const bool documented = c == 4 || c == 8 || (c > 16 && (r == 4 || r == 8)) || r == 0;
+    const uint32_t c = p.channelSize, r = c % c0;
+    const bool documented = c0 == 16 ? c == 4 || c == 8 || (c > 16 && (r == 4 || r == 8)) || r == 0
+                                     : c == 4 || (c > 8 && r == 4) || r == 0;
     if (!documented)
         fail("param-range", api, loc,
-             fmt("%s: channelSize=%u: for %s it must be 4, 8, N*16, N*16+4 or N*16+8", api, c, type_name<T>()));
+             fmt("%s: channelSize=%u: for %s it must be %s", api, c, type_name<T>(),
+                 c0 == 16 ? "4, 8, N*16, N*16+4 or N*16+8" : "4, N*8 or N*8+4"));
     if (r != 0)
         fail("unsupported", api, loc,
-             fmt("%s: channelSize=%u: the simulator emulates channel counts that fill whole C0 groups of 16", api, c));
+             fmt("%s: channelSize=%u: the simulator emulates channel counts that fill whole C0 groups of %u", api, c, c0));
 }
 
 // The output grid of the (padded, dilated) convolution window; no output row or column is an error.
 template <typename T> inline Img2col l3d_geometry(const char* api, const Loc& loc, const AscendC::LoadData3DParamsV2<T>& p) {
     Img2col g{};
-    g.l1h = p.l1H, g.l1w = p.l1W, g.c1 = p.channelSize / 16;
+    g.c0 = 32 / sizeof(T);
+    g.l1h = p.l1H, g.l1w = p.l1W, g.c1 = p.channelSize / g.c0;
     g.fh = p.filterH + (p.filterSizeH ? 256 : 0), g.fw = p.filterW + (p.filterSizeW ? 256 : 0);
     g.sh = p.strideH, g.sw = p.strideW, g.dh = p.dilationFilterH, g.dw = p.dilationFilterW;
     g.pad_l = p.padList[0], g.pad_t = p.padList[2];
@@ -154,11 +166,12 @@ inline void l3d_check_window(const char* api, const Loc& loc, const Img2col& g, 
                  "matrix (channelSize %u x filter %lldx%lld)", api, p.kStartPt, p.kExtension,
                  static_cast<unsigned long long>(kend), static_cast<unsigned long long>(g.cols()), p.channelSize,
                  static_cast<long long>(g.fh), static_cast<long long>(g.fw)));
-    if (p.kExtension % 16 != 0 && kend < g.cols())
+    if (p.kExtension % g.c0 != 0 && kend < g.cols())
         fail("param-range", api, loc,
-             fmt("%s: kExtension=%u must be a multiple of 16 for %s unless the window reaches the last column "
-                 "(%llu) of the img2col matrix", api, p.kExtension, type_name<T>(), static_cast<unsigned long long>(g.cols())));
-    if (p.mExtension % 16 != 0 && mend < g.rows())
+             fmt("%s: kExtension=%u must be a multiple of %lld for %s unless the window reaches the last column "
+                 "(%llu) of the img2col matrix", api, p.kExtension, static_cast<long long>(g.c0), type_name<T>(),
+                 static_cast<unsigned long long>(g.cols())));
+    if (g.c0 == 16 && p.mExtension % 16 != 0 && mend < g.rows())  // b32: no multiple (LoadData_3D.md, mExtension)
         fail("param-range", api, loc,
              fmt("%s: mExtension=%u must be a multiple of 16 unless the window reaches the last row (%llu = %lldx%lld "
                  "output pixels) of the img2col matrix; it ends at row %llu", api, p.mExtension,
@@ -186,16 +199,17 @@ inline void l3d_check_src(const char* api, const Loc& loc, const Img2col& g, con
 template <typename T>
 inline void l3d_move(const char* api, const Loc& loc, const Img2col& g, const AscendC::LoadData3DParamsV2<T>& p,
                      const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, L3dDst form) {
-    const uint64_t m16 = (p.mExtension + 15) / 16, k16 = (p.kExtension + 15) / 16;
+    const uint64_t c0 = static_cast<uint64_t>(g.c0);
+    const uint64_t m16 = (p.mExtension + 15) / 16, k16 = (p.kExtension + 15) / 16, kc = (p.kExtension + c0 - 1) / c0;
     T* out = dst.ptr();
     const T* in = src.ptr();
     for (uint64_t m = 0; m < p.mExtension; ++m)
-        for (uint64_t kb = 0; kb < k16; ++kb) {
-            const uint64_t cols = std::min<uint64_t>(16, p.kExtension - kb * 16);
-            const MapPos at = img2col_src(g, p.mStartPt + m, p.kStartPt / 16 + kb);
+        for (uint64_t kb = 0; kb < kc; ++kb) {
+            const uint64_t cols = std::min<uint64_t>(c0, p.kExtension - kb * c0);
+            const MapPos at = img2col_src(g, p.mStartPt + m, p.kStartPt / c0 + kb);
             if (at.off >= 0) l3d_check_src(api, loc, g, src, at, cols);
             for (uint64_t c = 0; c < cols; ++c) {
-                const uint64_t o = l3d_dst_off(form, m, kb * 16 + c, m16, k16);
+                const uint64_t o = l3d_dst_off(form, m, kb * c0 + c, m16, k16, c0, kc);
                 out[o] = at.off >= 0 ? in[at.off + c] : p.padValue;
                 mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + o * sizeof(T)), sizeof(T));
             }
@@ -217,7 +231,13 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     if (dst.sp_ != asc_sim::SP_L0A && dst.sp_ != asc_sim::SP_L0B)
         asc_sim::fail("position", api, asc_loc_,
                       asc_sim::fmt("%s: dst is in %s; it must be L0A (A2) or L0B (B2)", api, asc_sim::space_name(dst.sp_)));
-    asc_sim::check_cube_dtype<T>(api, asc_loc_);
+    asc_sim::check_cube_dtype<T>(api, asc_loc_, true);
+    if (std::is_same<T, float>::value && (dst.sp_ != asc_sim::SP_L0A || p.enTranspose))
+        asc_sim::fail("unsupported", api, asc_loc_,
+                      asc_sim::fmt("%s with float into %s%s: the float layouts of the transposing forms (L0B, and L0A with "
+                                   "enTranspose) are documented only as figures (LoadData_3D.md) and are not simulated; "
+                                   "float is emulated into L0A without enTranspose", api, asc_sim::space_name(dst.sp_),
+                                   dst.sp_ == asc_sim::SP_L0A ? " with enTranspose" : ""));
     if (!defaultConfig.isSetFMatrix || !defaultConfig.isSetPadding)
         asc_sim::fail("unsupported", api, asc_loc_,
                       asc_sim::fmt("%s with IsResetLoad3dConfig{%d, %d}: the FMATRIX / padding registers set by "
@@ -230,15 +250,16 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
         return;  // documented NOP
     const asc_sim::Img2col g = asc_sim::l3d_geometry(api, asc_loc_, p);
     asc_sim::l3d_check_window(api, asc_loc_, g, p);
-    const uint64_t m16 = (p.mExtension + 15) / 16, k16 = (p.kExtension + 15) / 16;
-    const uint64_t c1_last = (p.kStartPt / 16 + k16 - 1) / static_cast<uint64_t>(g.fh * g.fw);
-    asc_sim::use_local(api, asc_loc_, "src", src, (c1_last + 1) * g.l1h * g.l1w * 16, false, 32, false);
-    asc_sim::use_local(api, asc_loc_, "dst", dst, m16 * k16 * 256, true, 512);
+    const uint64_t c0 = static_cast<uint64_t>(g.c0);
+    const uint64_t m16 = (p.mExtension + 15) / 16, kc = (p.kExtension + c0 - 1) / c0;  // fractals of 16 x c0
+    const uint64_t c1_last = (p.kStartPt / c0 + kc - 1) / static_cast<uint64_t>(g.fh * g.fw);
+    asc_sim::use_local(api, asc_loc_, "src", src, (c1_last + 1) * g.l1h * g.l1w * c0, false, 32, false);
+    asc_sim::use_local(api, asc_loc_, "dst", dst, m16 * kc * 16 * c0, true, 512);
     const bool to_a = dst.sp_ == asc_sim::SP_L0A;
     asc_sim::Deps d;
     d.rd[0] = src.buf_;
     d.wr[0] = dst.buf_;
-    asc_sim::schedule(asc_sim::Pipe::MTE1, s.cfg.cube_overhead + 512.0 * m16 * k16 / (to_a ? s.cfg.l1_l0a_bpc : s.cfg.l1_l0b_bpc), d);
+    asc_sim::schedule(asc_sim::Pipe::MTE1, s.cfg.cube_overhead + 512.0 * m16 * kc / (to_a ? s.cfg.l1_l0a_bpc : s.cfg.l1_l0b_bpc), d);
     if (s.cfg.cost_only) return;
     // L1 -> L0B is always transposed (enTranspose is ignored there)
     const asc_sim::L3dDst form = !to_a ? asc_sim::L3dDst::B : (p.enTranspose ? asc_sim::L3dDst::AT : asc_sim::L3dDst::A);
