@@ -400,9 +400,11 @@ def test_cpp_keyword_tensor_names_get_a_cann_project(tmp_path, capsys):
     sub = json.loads((project / "mkb" / "direct_launch.json").read_text())
     model = next(s["content"] for s in sub["sources"] if s["path"] == "ModelNew.py")
     forward = next(n for n in ast.walk(ast.parse(model)) if isinstance(n, ast.FunctionDef) and n.name == "forward")
-    # forward takes the reference's arguments as the harness passes them and picks the kernel's
+    # forward takes the reference's arguments as the harness passes them (by position or by the
+    # reference's name, x) and picks the kernel's
     assert [a.arg for a in forward.args.args] == ["self"] and forward.args.vararg.arg == "args"
-    assert "class_u = args[0] if len(args) > 0 else None" in model
+    assert forward.args.kwarg.arg == "kwargs"
+    assert 'class_u = kwargs["x"] if "x" in kwargs else args[0] if len(args) > 0 else None' in model
     assert 'self.stream = float(attributes["stream"])' in model
     if shutil.which("g++") is None:
         return
