@@ -60,9 +60,9 @@ def conv_inputs(case, rng, cast):
     return x, wt
 
 
-def conv_args(case, x, wt, y):
+def conv_args(case, x, wt, y, bug=None):
     pad_value, tile = CASES[case][7:]
-    return [nc1hwc0(x), k_order(wt), y, *geometry_args(case), pad_value, tile]
+    return [nc1hwc0(x), k_order(wt), y, *geometry_args(case), pad_value, tile, BUGS[bug]]
 
 
 def conv_ref(case, x, wt):
@@ -113,6 +113,7 @@ def test_weight_gradient_through_l0b_and_transposed_l0a(trans, case, rng):
     assert_close(res.outputs[2], ref)
 
 
+BUGS = {None: 0, "KSTART_PAST_END": 1, "KSTART_UNALIGNED": 2, "DST_ALIGN": 3, "SHORT_FMAP": 4, "NO_RESET_CONFIG": 5}
 PLANTED = {
     "KSTART_PAST_END": ("param-range", ["K window [kStartPt=160, +kExtension=144) ends at 304", "288 columns"]),
     "KSTART_UNALIGNED": ("param-range", ["kStartPt=136", "multiple of 16"]),
@@ -124,9 +125,9 @@ PLANTED = {
 
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_planted_bug_is_reported_at_the_loaddata_line(bug, rng):
-    art = build_kernel(f"#define BUG_{bug}\n#line 1\n" + SRC, "conv_img2col<half>")
+    art = build_kernel(SRC, "conv_img2col<half>")
     x, wt = conv_inputs("s1_p1", rng, lambda a: a.astype(np.float16))
-    res = run_kernel(art, conv_args("s1_p1", x, wt, poisoned((81, 32), np.float32)), block_dim=1)
+    res = run_kernel(art, conv_args("s1_p1", x, wt, poisoned((81, 32), np.float32), bug), block_dim=1)
     rule, words = PLANTED[bug]
     assert [d.rule for d in res.errors] == [rule], res.report()
     d = res.errors[0]

@@ -6,9 +6,9 @@
 //   y  float [Ho*Wo x cout], a row per output pixel.
 #include "kernel_operator.h"
 
-#ifdef BUG_NO_RESET_CONFIG
+// Planted bugs, chosen by the kernel's `bug` argument (one build for all).
+enum Bug : int32_t { NONE = 0, KSTART_PAST_END, KSTART_UNALIGNED, DST_ALIGN, SHORT_FMAP, NO_RESET_CONFIG };
 constexpr AscendC::IsResetLoad3dConfig KEEP_REGS = {false, false};  // FMATRIX / padding from SetFmatrix & co.
-#endif
 
 // One img2col window of the feature map: rows [m0, m0 + mc) (output pixels), columns [k0, k0 + kc).
 template <typename T>
@@ -41,7 +41,7 @@ template <typename T>
 __global__ __aicore__ void conv_img2col(GM_ADDR x, GM_ADDR w, GM_ADDR y, uint32_t c, uint32_t h, uint32_t wd,
                                         uint32_t cout, uint32_t kh, uint32_t kw, uint32_t strideH, uint32_t strideW,
                                         uint32_t dilH, uint32_t dilW, uint32_t padL, uint32_t padR, uint32_t padT,
-                                        uint32_t padB, float padValue, uint32_t tileM)
+                                        uint32_t padB, float padValue, uint32_t tileM, int32_t bug)
 {
     const uint32_t ho = (h + padT + padB - (kh - 1) * dilH - 1) / strideH + 1;
     const uint32_t wo = (wd + padL + padR - (kw - 1) * dilW - 1) / strideW + 1;
@@ -67,11 +67,8 @@ __global__ __aicore__ void conv_img2col(GM_ADDR x, GM_ADDR w, GM_ADDR y, uint32_
 
     // the feature map and the weights into L1 (weights ND -> NZ), the weights on into L0B (ZN) once
     AscendC::LocalTensor<T> x1 = qX.AllocTensor<T>();
-#ifndef BUG_SHORT_FMAP
-    AscendC::DataCopy(x1, xGm, c * h * wd);
-#else
-    AscendC::DataCopy(x1, xGm, 16 * h * wd);  // only the first channel group reaches L1
-#endif
+    // SHORT_FMAP: only the first channel group reaches L1
+    AscendC::DataCopy(x1, xGm, (bug == SHORT_FMAP ? 16 : c) * h * wd);
     qX.EnQue(x1);
     AscendC::LocalTensor<T> w1 = qW.AllocTensor<T>();
     AscendC::DataCopy(w1, wGm, AscendC::Nd2NzParams{1, static_cast<uint16_t>(cout), static_cast<uint16_t>(k), 0,
@@ -95,21 +92,12 @@ __global__ __aicore__ void conv_img2col(GM_ADDR x, GM_ADDR w, GM_ADDR y, uint32_
             AscendC::LoadData3DParamsV2<T> p =
                 Img2colParams<T>(c, h, wd, kh, kw, strideH, strideW, dilH, dilW, pads, m0, mc, k0, kc);
             p.padValue = static_cast<T>(padValue);
-#ifdef BUG_KSTART_PAST_END
-            if (step == 1) p.kStartPt += 16;  // one fractal too far: the window runs past K
-#endif
-#ifdef BUG_KSTART_UNALIGNED
-            if (step == 1) p.kStartPt -= 8;  // half a fractal: not a whole C0 column
-#endif
+            if (bug == KSTART_PAST_END && step == 1) p.kStartPt += 16;  // one fractal too far: past K
+            if (bug == KSTART_UNALIGNED && step == 1) p.kStartPt -= 8;  // half a fractal: not a whole C0 column
             AscendC::LocalTensor<T> a2 = qA.AllocTensor<T>();
-#ifdef BUG_DST_ALIGN
-            a2 = a2[128];  // 256 bytes in: an L0A destination must be 512-byte aligned
-#endif
-#ifndef BUG_NO_RESET_CONFIG
-            AscendC::LoadData(a2, x1, p);
-#else
-            AscendC::LoadData<T, KEEP_REGS>(a2, x1, p);
-#endif
+            if (bug == DST_ALIGN) a2 = a2[128];  // 256 bytes in: an L0A destination must be 512-byte aligned
+            if (bug == NO_RESET_CONFIG) AscendC::LoadData<T, KEEP_REGS>(a2, x1, p);
+            else AscendC::LoadData(a2, x1, p);
             qA.EnQue(a2);
             a2 = qA.DeQue<T>();
             AscendC::Mmad(cl, a2, b2[k0 * cout], AscendC::MmadParams{static_cast<uint16_t>(mc), static_cast<uint16_t>(cout),
