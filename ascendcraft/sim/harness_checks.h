@@ -215,9 +215,9 @@ inline int hb_report_race(FILE* out, const GmRegion& g, const std::vector<Scratc
                       core_label(static_cast<int>(w.at.block)).c_str(), core_where(*w.at.rec, w.at.block).c_str()));
     return 1;
 }
+// `writes`: the region's write records (records_of).
 inline int hb_check_region(FILE* out, const GmRegion& g, const std::vector<ScratchName>& names, size_t ri,
-                           const RunAccesses& acc) {
-    std::vector<BlockWrite> writes = records_of(acc.writes, ri);
+                           const RunAccesses& acc, const std::vector<BlockWrite>& writes) {
     std::vector<CoreAccess> all;
     for (const BlockWrite& w : writes) all.push_back({w, true});
     if (g.scratch)
@@ -257,7 +257,7 @@ inline int check_outputs(FILE* out, const std::vector<GmRegion>& regions, const 
         if (!g.output || g.bytes == 0) continue;
         std::vector<BlockWrite> all = records_of(acc.writes, ri);
         errors += check_coverage(out, g, all);
-        errors += g_cross.clocks ? hb_check_region(out, g, {}, ri, acc) : check_write_races(out, g, {}, all);
+        errors += g_cross.clocks ? hb_check_region(out, g, {}, ri, acc, all) : check_write_races(out, g, {}, all);
     }
     return errors;
 }
@@ -285,11 +285,11 @@ inline int check_scratch(FILE* out, const std::vector<GmRegion>& regions, const 
     for (size_t ri = 0; ri < regions.size(); ++ri) {
         const GmRegion& g = regions[ri];
         if (!g.scratch) continue;
+        std::vector<BlockWrite> writes = records_of(acc.writes, ri);
         if (g_cross.clocks) {
-            errors += hb_check_region(out, g, names, ri, acc);
+            errors += hb_check_region(out, g, names, ri, acc, writes);
             continue;
         }
-        std::vector<BlockWrite> writes = records_of(acc.writes, ri);
         int races = check_write_races(out, g, names, writes);
         std::map<uint32_t, PhaseWrites> phases;
         for (const BlockWrite& w : writes) phases[w.rec->phase].writes.push_back(w);

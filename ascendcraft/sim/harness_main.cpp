@@ -520,7 +520,7 @@ int main(int argc, char** argv) {
         st.scratch_reads.clear();
         st.scratch_unowned.clear();
         st.scratch_own.clear();
-        if (!threaded) st.phase = 0;
+        st.phase = 0;
         try {
             hook_launch(ptrs.data(), scalars.data());
             for (int e = 0; e < 64; ++e)

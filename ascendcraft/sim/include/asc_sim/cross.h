@@ -53,7 +53,6 @@ struct CrossCores {
     bool active = false;       // threaded run (SyncAll, flags or a mixed launch)
     bool clocks = false;       // happens-before clocks for the race checks (flags or mixed launch)
     int ratio = 0;             // AIVs per AIC in a mixed launch; 0: one kind of core
-    int64_t groups = 1;        // blocks of the launch
     std::vector<CoreSlot> cores;
     int waiting = 0, done = 0;
     bool broken = false;       // a core failed: every waiter gives up
@@ -80,7 +79,6 @@ inline void cross_setup(int64_t groups, int ratio, bool clocks) {
     x.active = true;
     x.clocks = clocks;
     x.ratio = ratio;
-    x.groups = groups;
     const int64_t per = ratio > 0 ? ratio + 1 : 1;
     x.cores.assign(static_cast<size_t>(groups * per), CoreSlot{});
     g_block_l2.clear();
@@ -109,7 +107,6 @@ inline void cross_enter_core(State& s, int t) {
     s.sub_block = c.sub;
     s.group = c.group;
     s.block_idx = c.block;
-    s.phase = 0;
 }
 
 // ---------------------------------------------------------------- happens-before clocks
@@ -292,8 +289,10 @@ inline double cross_take(int t, int id, const char* api, const Loc& loc) {
     }
     Firing d = c.counter[id].front();
     c.counter[id].pop_front();
-    if (x.clocks) cross_acquire(c, d.clock);
-    S().phase = x.clocks ? static_cast<uint32_t>(c.snapshots.size() - 1) : S().phase;
+    if (x.clocks) {
+        cross_acquire(c, d.clock);
+        S().phase = static_cast<uint32_t>(c.snapshots.size() - 1);
+    }
     return d.time;
 }
 

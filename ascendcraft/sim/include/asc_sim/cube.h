@@ -161,6 +161,14 @@ inline void check_pos(const char* api, const Loc& loc, const char* name, const A
              fmt("%s: operand %s is in %s (TPosition %s); it must be in %s", api, name, space_name(t.sp_),
                  AscendC::PositionName(t.pos_), allowed));
 }
+// The operands of an L1 -> L0 load (LoadData 2-D and 3-D, LoadDataWithTranspose): src in L1, dst in L0A or L0B.
+template <typename T>
+inline void check_l1_to_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& dst,
+                           const AscendC::LocalTensor<T>& src) {
+    check_pos(api, loc, "src", src, SP_L1, "L1 (A1/B1)");
+    if (dst.sp_ != SP_L0A && dst.sp_ != SP_L0B)
+        fail("position", api, loc, fmt("%s: dst is in %s; it must be L0A (A2) or L0B (B2)", api, space_name(dst.sp_)));
+}
 template <typename T> constexpr bool is_cube_b16() { return std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value; }
 // The input types the simulated cube path moves and multiplies: half and bfloat16_t, and float where
 // `allow_float` (the caller's path has a confirmed fp32 layout).
@@ -292,10 +300,7 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     const char* api = "LoadData";
     asc_sim::State& s = asc_sim::S();
     asc_sim::enter(api, asc_loc_);
-    asc_sim::check_pos(api, asc_loc_, "src", src, asc_sim::SP_L1, "L1 (A1/B1)");
-    if (dst.sp_ != asc_sim::SP_L0A && dst.sp_ != asc_sim::SP_L0B)
-        asc_sim::fail("position", api, asc_loc_,
-                      asc_sim::fmt("LoadData: dst is in %s; it must be L0A (A2) or L0B (B2)", asc_sim::space_name(dst.sp_)));
+    asc_sim::check_l1_to_l0(api, asc_loc_, dst, src);
     if (p.ifTranspose && sizeof(T) != 2)
         // LoadData_2D.md: "开启转置功能时，源操作数、目的操作数仅支持b16数据类型"; fp32 goes through
         // LoadDataWithTranspose (from a Zz L1 layout) or is loaded already transposed
@@ -353,10 +358,7 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
     const char* api = "LoadDataWithTranspose";
     asc_sim::State& s = asc_sim::S();
     asc_sim::enter(api, asc_loc_);
-    asc_sim::check_pos(api, asc_loc_, "src", src, asc_sim::SP_L1, "L1 (A1/B1)");
-    if (dst.sp_ != asc_sim::SP_L0A && dst.sp_ != asc_sim::SP_L0B)
-        asc_sim::fail("position", api, asc_loc_,
-                      asc_sim::fmt("%s: dst is in %s; it must be L0A (A2) or L0B (B2)", api, asc_sim::space_name(dst.sp_)));
+    asc_sim::check_l1_to_l0(api, asc_loc_, dst, src);
     constexpr bool b32 = std::is_same<T, float>::value || std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value;
     if (!b32 && !asc_sim::is_cube_b16<T>())
         asc_sim::fail("unsupported", api, asc_loc_,

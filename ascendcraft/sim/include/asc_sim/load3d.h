@@ -227,10 +227,7 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     const char* api = "LoadData(3Dv2)";
     asc_sim::State& s = asc_sim::S();
     asc_sim::enter(api, asc_loc_);
-    asc_sim::check_pos(api, asc_loc_, "src", src, asc_sim::SP_L1, "L1 (A1/B1)");
-    if (dst.sp_ != asc_sim::SP_L0A && dst.sp_ != asc_sim::SP_L0B)
-        asc_sim::fail("position", api, asc_loc_,
-                      asc_sim::fmt("%s: dst is in %s; it must be L0A (A2) or L0B (B2)", api, asc_sim::space_name(dst.sp_)));
+    asc_sim::check_l1_to_l0(api, asc_loc_, dst, src);
     asc_sim::check_cube_dtype<T>(api, asc_loc_, true);
     if (std::is_same<T, float>::value && (dst.sp_ != asc_sim::SP_L0A || p.enTranspose))
         asc_sim::fail("unsupported", api, asc_loc_,
