@@ -288,8 +288,9 @@ def run_compiler(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedPr
     except BaseException:
         kill_session(proc)
         raise
-    if proc.returncode != 0 and ("out of memory" in err or "std::bad_alloc" in err or
-                                 proc.returncode == -signal.SIGKILL):
+    # how g++ says it ran out: cc1plus's allocator ("virtual memory exhausted"), the driver, or a kill
+    if proc.returncode != 0 and any(m in err for m in ("out of memory", "std::bad_alloc", "virtual memory exhausted")) \
+            or proc.returncode == -signal.SIGKILL:
         raise SimBuildError(f"building {what} needed more than the compiler's {BUILD_MEMORY_BYTES >> 30} GiB of "
                             f"memory; it was stopped:\n" + _trim_compiler_output(err),
                             hint="a kernel builds in about 200 MB: look for huge constant tables or an include "
