@@ -39,6 +39,14 @@ bool hook_cross_clocks() {
 #endif
 }
 
+bool hook_cross_scheduler() {
+#ifdef ASC_SIM_NO_CROSS_SCHEDULER
+    return false;
+#else
+    return true;
+#endif
+}
+
 void hook_launch(uint8_t** gm, const ScalarArg* scalars) { asc_sim_launch(gm, scalars); }
 
 bool hook_default_tiling(TilingFiller& filler, std::vector<uint8_t>& bytes, std::string& type_name) {

@@ -65,6 +65,7 @@ int hook_num_args();                                       // ASC_SIM_NUM_ARGS
 bool hook_thread_per_block();                              // ASC_SIM_THREADS: SyncAll or cross-core flags
 int hook_mix_ratio();                                      // ASC_SIM_MIX_RATIO: AIVs per AIC, 0: one kind
 bool hook_cross_clocks();                                  // ASC_SIM_CROSS_CLOCKS: flags order the accesses
+bool hook_cross_scheduler();                               // not ASC_SIM_NO_CROSS_SCHEDULER (cross.h)
 void hook_launch(uint8_t** gm, const ScalarArg* scalars);  // the runner's asc_sim_launch
 // The kernel's default tiling struct (ASC_SIM_HAS_TILING), its fields filled by ``filler``, copied
 // into ``bytes``, its type name in ``type_name``; false when the kernel has no tiling struct.

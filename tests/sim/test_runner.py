@@ -1,6 +1,8 @@
 """The Python runner: signatures, argument handling, build cache, build errors, isolation."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -55,6 +57,17 @@ def test_build_cache(tmp_path, monkeypatch):
     assert first.exe == second.exe and first.exe.is_relative_to(tmp_path)
     other = build_kernel("// another version\n" + src, "planted")
     assert other.key != first.key
+
+
+def test_builds_use_the_precompiled_header_whatever_the_macros():
+    # GCC silently parses the headers again when a macro defined before the precompiled header
+    # differs from its build: every macro the runner and the caller write must come after it
+    builds = [build_kernel(kernel_source("planted_bugs.cpp"), "planted", defines={"ASC_SIM_THREADS": 1}),
+              build_kernel(kernel_source("add_custom.cpp"), "add_custom", defines={"DTYPE_X": "float", "DTYPE_Y": "float"},
+                           tiling_header=kernel_source("add_custom_tiling.h"))]
+    for art in builds:
+        meta = json.loads((art.exe.parent / "meta.json").read_text())
+        assert meta["precompiled"], (art.exe.parent / "build.log").read_text()
 
 
 def test_arguments_full_length_or_without_workspace_and_tiling(rng):

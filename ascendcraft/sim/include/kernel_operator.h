@@ -4,6 +4,8 @@
 #include "asc_sim/tensor.h"
 #include "asc_sim/copy.h"
 #include "asc_sim/vec.h"
+#include "asc_sim/cast.h"
+#include "asc_sim/reduce.h"
 #include "asc_sim/tiling.h"
 #include "asc_sim/cube.h"
 #include "asc_sim/load3d.h"

@@ -213,22 +213,12 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
 }
 
 // ---- DataCopyPad: blockLen in bytes; GM strides in bytes, UB strides in 32-byte blocks
-inline void asc_sim_check_pad_supported(const char* api, const asc_sim::Loc& loc) {
-    if (!asc_sim::S().cfg.data_copy_pad)
-        asc_sim::fail("unsupported-api", api, loc,
-                      asc_sim::fmt("DataCopyPad is not supported on %s (no data_move_pad instruction)",
-                                   asc_sim::S().cfg.chip.c_str()));
-}
+void asc_sim_check_pad_supported(const char* api, const asc_sim::Loc& loc);
 
 // blockCount: the data_move_pad instruction's nBurst is 12 bits on A2, range [0, 4095] (CCE intrinsic
 // doc "搬运并补pad", cceapi_0092: nBurst [0, 2^12-1]; DataCopyPad docs: blockCount [0, 4095];
 // ascendc_api.md 2.2). The uint16_t field takes larger values that the hardware cannot move.
-inline void asc_sim_check_pad_count(const char* api, const asc_sim::Loc& loc, uint32_t count) {
-    if (count > 4095)
-        asc_sim::fail("param-range", api, loc,
-                      asc_sim::fmt("DataCopyPad: blockCount=%u is outside the documented range [0, 4095]; split the "
-                                   "copy", count));
-}
+void asc_sim_check_pad_count(const char* api, const asc_sim::Loc& loc, uint32_t count);
 
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,

@@ -196,20 +196,7 @@ template <typename T, typename U, typename S> inline void check_mmad_types(const
 
 // Fixpipe from a float L0C: "float/int32_t输出此需配置为NoQuant; half/bfloat16_t输出，此参数需配置为
 // F322F16/F322BF16" (Fixpipe（L0C到GM数据搬运）.md, FixpipeParamsV220::quantPre).
-inline const char* quant_name(QuantMode_t q) {
-    switch (q) {
-        case NoQuant: return "NoQuant";
-        case F322F16: return "F322F16";
-        case F322BF16: return "F322BF16";
-        case DEQF16: return "DEQF16";
-        case VDEQF16: return "VDEQF16";
-        case QF322B8_PRE: return "QF322B8_PRE";
-        case VQF322B8_PRE: return "VQF322B8_PRE";
-        case REQ8: return "REQ8";
-        case VREQ8: return "VREQ8";
-        default: return "QuantMode_t";
-    }
-}
+const char* quant_name(QuantMode_t q);
 template <typename T, typename U> inline void check_fixpipe_quant(const char* api, const Loc& loc, QuantMode_t q) {
     if (!std::is_same<U, float>::value)
         fail("unsupported", api, loc,
@@ -242,12 +229,7 @@ inline bool any_written(int sp, uint32_t addr, uint64_t bytes) {
     return std::find(sh, sh + bytes, static_cast<uint8_t>(1)) != sh + bytes;
 }
 // A load whose source fractals hold no byte anything wrote.
-inline void check_src_loaded(const char* api, const Loc& loc, int sp, uint32_t lo, uint32_t hi, bool any) {
-    if (!any)
-        fail("uninit-read", api, loc,
-             fmt("%s reads src bytes 0x%x..0x%x of %s, none of which anything wrote since the buffer was allocated",
-                 api, lo, hi, space_name(sp)));
-}
+void check_src_loaded(const char* api, const Loc& loc, int sp, uint32_t lo, uint32_t hi, bool any);
 }  // namespace asc_sim
 
 namespace AscendC {
@@ -485,12 +467,7 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
 }
 
 // HF32 is not simulated (see HF32Mode above): enabling it is reported, disabling it is the default.
-inline void SetHF32Mode(HF32Mode mode, ASC_LOC_PARAM) {
-    asc_sim::enter("SetHF32Mode", asc_loc_);
-    if (mode == HF32Mode::ENABLE)
-        asc_sim::fail("unsupported", "SetHF32Mode", asc_loc_,
-                      "SetHF32Mode(ENABLE): HF32 rounding of fp32 Mmad inputs is not simulated (Mmad computes full fp32)");
-}
+void SetHF32Mode(HF32Mode mode, ASC_LOC_PARAM);
 inline void SetHF32Mode(bool hf32Mode, ASC_LOC_PARAM) {
     SetHF32Mode(hf32Mode ? HF32Mode::ENABLE : HF32Mode::DISABLE, asc_loc_);
 }

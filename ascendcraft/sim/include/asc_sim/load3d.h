@@ -81,25 +81,14 @@ struct Img2col {
 struct MapPos {
     int64_t c1, h, w, off;
 };
-inline MapPos img2col_src(const Img2col& g, uint64_t row, uint64_t kb) {
-    const int64_t taps = g.fh * g.fw, tap = static_cast<int64_t>(kb) % taps;
-    MapPos p{static_cast<int64_t>(kb) / taps, static_cast<int64_t>(row) / g.wo * g.sh - g.pad_t + tap / g.fw * g.dh,
-             static_cast<int64_t>(row) % g.wo * g.sw - g.pad_l + tap % g.fw * g.dw, -1};
-    if (p.h >= 0 && p.w >= 0 && p.h < g.l1h && p.w < g.l1w) p.off = ((p.c1 * g.l1h + p.h) * g.l1w + p.w) * g.c0;
-    return p;
-}
+MapPos img2col_src(const Img2col& g, uint64_t row, uint64_t kb);
 
 // Destination forms: L0A as Mmad's A (ZZ: fractal (m/16, k/16) row-major, m rows inside); L0A with enTranspose
 // as A = window^T (fractal (k/16, m/16), k rows inside); L0B as B = window (Mmad k = m, n = k: fractal
 // (m/16, k/16), k rows inside, m contiguous) -- the layouts cube.h's Mmad reads. For float (c0 = 8) only the
 // A form: fractal (m/16, k/8), 16 rows of 8; kc = the window's K fractals.
 enum class L3dDst { A, AT, B };
-inline uint64_t l3d_dst_off(L3dDst d, uint64_t m, uint64_t k, uint64_t m16, uint64_t k16, uint64_t c0 = 16, uint64_t kc = 0) {
-    if (d == L3dDst::A && c0 != 16) return ((m / 16) * kc + k / c0) * 16 * c0 + (m % 16) * c0 + k % c0;
-    if (d == L3dDst::A) return ((m / 16) * k16 + k / 16) * 256 + (m % 16) * 16 + k % 16;
-    if (d == L3dDst::AT) return ((k / 16) * m16 + m / 16) * 256 + (k % 16) * 16 + m % 16;
-    return ((m / 16) * k16 + k / 16) * 256 + (k % 16) * 16 + m % 16;
-}
+uint64_t l3d_dst_off(L3dDst d, uint64_t m, uint64_t k, uint64_t m16, uint64_t k16, uint64_t c0 = 16, uint64_t kc = 0);
 
 inline void l3d_range(const char* api, const Loc& loc, const char* name, uint32_t v, uint32_t lo, uint32_t hi) {
     if (v < lo || v > hi)
@@ -265,25 +254,11 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
 
 // The FMATRIX / padding / repeat registers: the default config above rewrites FMATRIX and the pad value on every
 // call, so setting them has no effect the simulator must keep; a non-default repeat would change every later call.
-inline void SetFmatrix(uint16_t l1H, uint16_t l1W, const uint8_t padList[4], const FmatrixMode& fmatrixMode, ASC_LOC_PARAM) {
-    (void)padList;
-    asc_sim::enter("SetFmatrix", asc_loc_);
-    asc_sim::l3d_range("SetFmatrix", asc_loc_, "l1H", l1H, 1, 32767);
-    asc_sim::l3d_range("SetFmatrix", asc_loc_, "l1W", l1W, 1, 32767);
-    if (fmatrixMode != FmatrixMode::FMATRIX_LEFT)
-        asc_sim::fail("param-range", "SetFmatrix", asc_loc_, "SetFmatrix: only FmatrixMode::FMATRIX_LEFT is supported");
-}
+void SetFmatrix(uint16_t l1H, uint16_t l1W, const uint8_t padList[4], const FmatrixMode& fmatrixMode, ASC_LOC_PARAM);
 template <typename T> inline void SetLoadDataPaddingValue(const T padValue, ASC_LOC_PARAM) {
     (void)padValue;
     asc_sim::enter("SetLoadDataPaddingValue", asc_loc_);
 }
-inline void SetLoadDataRepeat(const LoadDataRepeatParam& p, ASC_LOC_PARAM) {
-    asc_sim::enter("SetLoadDataRepeat", asc_loc_);
-    if (p.repeatTime != 1 || p.repeatMode != 0)
-        asc_sim::fail("unsupported", "SetLoadDataRepeat", asc_loc_,
-                      asc_sim::fmt("SetLoadDataRepeat(repeatStride=%u, repeatTime=%u, repeatMode=%u): repeated LoadData "
-                                   "3-D is not simulated (only the default repeatTime=1)", p.repeatStride, p.repeatTime,
-                                   p.repeatMode));
-}
+void SetLoadDataRepeat(const LoadDataRepeatParam& p, ASC_LOC_PARAM);
 
 }  // namespace AscendC

@@ -3,7 +3,7 @@
 // A tiling struct is a plain C++ struct (same layout as the declaration order) plus a
 // compile-time field visitor, so the harness can fill it from the runner's {name: value} dict.
 #pragma once
-#include "core.h"
+#include "schedule.h"   // gm_check (declared; the host side never instantiates load_tiling)
 
 namespace asc_sim {
 struct NoDefaultTiling {};
@@ -70,9 +70,8 @@ template <class TD> inline void load_tiling(TD* dst, const void* tiling, const L
 }
 }  // namespace asc_sim
 
-#ifndef ASC_SIM_DEFAULT_TILING
-#define ASC_SIM_DEFAULT_TILING asc_sim::NoDefaultTiling
-#endif
+// ASC_SIM_DEFAULT_TILING: the kernel's tiling struct, or asc_sim::NoDefaultTiling, defined by the
+// runner after this header (which is precompiled) and read where GET_TILING_DATA expands.
 #define GET_TILING_DATA(var, tiling)                                                                                  \
     ASC_SIM_DEFAULT_TILING var;                                                                                       \
     asc_sim::load_tiling(&var, tiling, asc_sim::Loc::here())

@@ -1,0 +1,264 @@
+// ascendcraft AscendC CPU simulator: reductions (ReduceSum/Max/Min, WholeReduce*, BlockReduce*),
+// Brcb (each element fills a 32-byte block) and Gather (byte offsets into a source tensor).
+#pragma once
+#include "vec.h"
+
+namespace AscendC {
+
+// ---- ReduceSum / ReduceMax / ReduceMin (count form, with the shared work buffer)
+template <typename T>
+inline void asc_reduce_impl(const char* api, const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                            const LocalTensor<T>& tmp, int32_t count, int kind, bool calIndex) {
+    asc_sim::enter(api, loc);
+    asc_sim::level2_epilogue();
+    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_FLOAT);
+    const int64_t epr = 256 / sizeof(T), epb = 32 / sizeof(T);
+    if (count < 1 || static_cast<uint64_t>(count) > asc_sim::S().cfg.ub_bytes / sizeof(T))
+        asc_sim::fail("param-range", api, loc, asc_sim::fmt("%s: count=%d outside [1, UB size / sizeof(T)]", api, count));
+    int64_t first_rep = (count + epr - 1) / epr;
+    int64_t need = (first_rep + epb - 1) / epb * epb;
+    asc_sim::use_local(api, loc, "src", src, count, false);
+    asc_sim::use_local(api, loc, "dst", dst, calIndex ? 2 : 1, true, sizeof(T));
+    if (tmp.GetSize() < static_cast<uint64_t>(need))
+        asc_sim::fail("reduce-workspace", api, loc,
+                      asc_sim::fmt("%s(count=%d): sharedTmpBuffer holds %u elements but needs at least %lld "
+                                   "(ceil(ceil(count/%lld)/%lld)*%lld)", api, count, tmp.GetSize(),
+                                   static_cast<long long>(need), static_cast<long long>(epr),
+                                   static_cast<long long>(epb), static_cast<long long>(epb)));
+    asc_sim::use_local(api, loc, "sharedTmpBuffer", tmp, need, true);
+    // first pass over all repeats, then log-steps over the partials
+    double cyc = asc_sim::vec_cycles(count * sizeof(T), 1);
+    int64_t parts = first_rep;
+    while (parts > 1) {
+        cyc += asc_sim::vec_cycles(parts * sizeof(T), 1);
+        parts = (parts + epr - 1) / epr;
+    }
+    asc_sim::Deps d;
+    d.rd[0] = src.buf_;
+    d.wr[0] = dst.buf_;
+    d.wr[1] = tmp.buf_;
+    asc_sim::schedule(asc_sim::Pipe::V, cyc, d);
+    asc_sim::S().stats.vec_elems += count;
+    if (asc_sim::S().cfg.cost_only) return;
+    const T* x = src.ptr();
+    float result = 0;
+    int64_t idx = 0;
+    if (kind == 0) {  // per-repeat binary tree, then sum of partials
+        std::vector<float> part;
+        for (int64_t r = 0; r < first_rep; ++r) {
+            int64_t n = std::min<int64_t>(epr, count - r * epr);
+            std::vector<float> v(static_cast<size_t>(n));
+            for (int64_t i = 0; i < n; ++i) v[i] = asc_sim::fv(x[r * epr + i]);
+            while (v.size() > 1) {
+                std::vector<float> w((v.size() + 1) / 2);
+                for (size_t i = 0; i < w.size(); ++i) w[i] = v[2 * i] + (2 * i + 1 < v.size() ? v[2 * i + 1] : 0.0f);
+                v.swap(w);
+            }
+            part.push_back(static_cast<float>(T(v[0])));
+        }
+        for (float p : part) result += p;
+    } else {
+        result = asc_sim::fv(x[0]);
+        for (int32_t i = 1; i < count; ++i) {
+            float v = asc_sim::fv(x[i]);
+            if ((kind == 1 && v > result) || (kind == 2 && v < result)) {
+                result = v;
+                idx = i;
+            }
+        }
+    }
+    dst.ptr()[0] = static_cast<T>(result);
+    if (calIndex) {
+        if (sizeof(T) == 4) {
+            uint32_t bits = static_cast<uint32_t>(idx);
+            std::memcpy(&dst.ptr()[1], &bits, 4);
+        } else {
+            uint16_t bits = static_cast<uint16_t>(idx);
+            std::memcpy(&dst.ptr()[1], &bits, 2);
+        }
+    }
+    asc_sim::wrote(dst, calIndex ? 2 : 1);
+    asc_sim::mark_written(tmp.sp_, tmp.addr_, need * sizeof(T));
+}
+template <typename T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count, ASC_LOC_PARAM) {
+    asc_reduce_impl("ReduceSum", asc_loc_, dst, src, sharedTmpBuffer, count, 0, false);
+}
+template <typename T>
+inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count, bool calIndex = 0, ASC_LOC_PARAM) {
+    asc_reduce_impl("ReduceMax", asc_loc_, dst, src, sharedTmpBuffer, count, 1, calIndex);
+}
+template <typename T>
+inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count, bool calIndex = 0, ASC_LOC_PARAM) {
+    asc_reduce_impl("ReduceMin", asc_loc_, dst, src, sharedTmpBuffer, count, 2, calIndex);
+}
+
+// ---- WholeReduce*: one result per repeat (CANN 8.x names)
+template <typename T>
+inline void asc_whole_reduce(const char* api, const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                             const asc_sim::L0Mask& m, int32_t repeatTime, int32_t dstRepStride, int32_t srcBlkStride,
+                             int32_t srcRepStride, int kind, ReduceOrder order) {
+    asc_sim::enter(api, loc);
+    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_FLOAT);
+    if (repeatTime < 0 || repeatTime > 255)
+        asc_sim::fail("param-range", api, loc, asc_sim::fmt("%s: repeatTime=%d outside [0, 255]", api, repeatTime));
+    uint32_t reps = asc_sim::l0_repeats<T>(m, static_cast<uint32_t>(repeatTime));
+    if (reps == 0) return;
+    const int outLen = (kind == 0 || order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX) ? 1 : 2;
+    uint64_t dst_ext = static_cast<uint64_t>(reps - 1) * dstRepStride * outLen + outLen;
+    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, srcBlkStride, srcRepStride), false, 32, false);
+    asc_sim::use_local(api, loc, "dst", dst, dst_ext, true, sizeof(T));
+    asc_sim::l0_check_read(api, loc, "src", src, m, repeatTime, srcBlkStride, srcRepStride);
+    asc_sim::vec_schedule(reps * 256ull, 1, src.buf_, -1, dst.buf_, reps * (256 / sizeof(T)));
+    if (asc_sim::S().cfg.cost_only) return;
+    std::vector<float> acc(reps, 0.0f);
+    std::vector<int64_t> idx(reps, -1);
+    asc_sim::l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
+        float v = asc_sim::fv(src.ptr()[asc_sim::l0_index<T>(r, j, srcBlkStride, srcRepStride)]);
+        if (kind == 0) acc[r] += v;
+        else if (idx[r] < 0 || (kind == 1 && v > acc[r]) || (kind == 2 && v < acc[r])) {
+            acc[r] = v;
+            idx[r] = j;
+        }
+    });
+    for (uint32_t r = 0; r < reps; ++r) {
+        uint64_t o = static_cast<uint64_t>(r) * dstRepStride * outLen;
+        T val = static_cast<T>(acc[r]);
+        T ib;
+        if (sizeof(T) == 4) { uint32_t b = static_cast<uint32_t>(std::max<int64_t>(idx[r], 0)); std::memcpy(&ib, &b, 4); }
+        else { uint16_t b = static_cast<uint16_t>(std::max<int64_t>(idx[r], 0)); std::memcpy(&ib, &b, 2); }
+        if (outLen == 1) dst.ptr()[o] = (order == ReduceOrder::ORDER_ONLY_INDEX && kind != 0) ? ib : val;
+        else if (order == ReduceOrder::ORDER_INDEX_VALUE) { dst.ptr()[o] = ib; dst.ptr()[o + 1] = val; }
+        else { dst.ptr()[o] = val; dst.ptr()[o + 1] = ib; }
+        asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + o * sizeof(T)), outLen * sizeof(T));
+    }
+}
+#define ASC_SIM_WHOLE(NAME, KIND, EXTRA_PARAM, EXTRA_ARG)                                                             \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTime,\
+                     const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride EXTRA_PARAM,  \
+                     ASC_LOC_PARAM) {                                                                                 \
+        asc_whole_reduce(#NAME, asc_loc_, dst, src,                                                                   \
+                         asc_sim::l0_mask<T>(isSetMask, nullptr, static_cast<uint64_t>(mask), true), repeatTime,      \
+                         dstRepStride, srcBlkStride, srcRepStride, KIND, EXTRA_ARG);                                  \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                     \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,                \
+                     const int32_t srcRepStride EXTRA_PARAM, ASC_LOC_PARAM) {                                         \
+        asc_whole_reduce(#NAME, asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, mask, 0, false), repeatTime,       \
+                         dstRepStride, srcBlkStride, srcRepStride, KIND, EXTRA_ARG);                                  \
+    }
+#define ASC_SIM_COMMA ,
+ASC_SIM_WHOLE(WholeReduceSum, 0, , ReduceOrder::ORDER_ONLY_VALUE)
+ASC_SIM_WHOLE(WholeReduceMax, 1, ASC_SIM_COMMA ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, order)
+ASC_SIM_WHOLE(WholeReduceMin, 2, ASC_SIM_COMMA ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, order)
+
+// ---- BlockReduce*: one result per 32-byte block, 8 per repeat
+template <typename T>
+inline void asc_block_reduce(const char* api, const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                             int32_t repeatTime, const asc_sim::L0Mask& m, int32_t dstRepStride, int32_t srcBlkStride,
+                             int32_t srcRepStride, int kind) {
+    asc_sim::enter(api, loc);
+    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_FLOAT);
+    uint32_t reps = asc_sim::l0_repeats<T>(m, static_cast<uint32_t>(repeatTime));
+    if (reps == 0) return;
+    const uint32_t epb = 32 / sizeof(T);
+    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, srcBlkStride, srcRepStride), false, 32, false);
+    asc_sim::use_local(api, loc, "dst", dst, static_cast<uint64_t>(reps - 1) * dstRepStride * 8 + 8, true, sizeof(T));
+    asc_sim::l0_check_read(api, loc, "src", src, m, repeatTime, srcBlkStride, srcRepStride);
+    asc_sim::vec_schedule(reps * 256ull, 1, src.buf_, -1, dst.buf_, reps * (256 / sizeof(T)));
+    if (asc_sim::S().cfg.cost_only) return;
+    std::vector<float> acc(reps * 8, 0.0f);
+    std::vector<char> has(reps * 8, 0);
+    asc_sim::l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
+        float v = asc_sim::fv(src.ptr()[asc_sim::l0_index<T>(r, j, srcBlkStride, srcRepStride)]);
+        size_t k = r * 8 + j / epb;
+        if (!has[k]) { acc[k] = v; has[k] = 1; }
+        else if (kind == 0) acc[k] += v;
+        else if ((kind == 1 && v > acc[k]) || (kind == 2 && v < acc[k])) acc[k] = v;
+    });
+    for (uint32_t r = 0; r < reps; ++r)
+        for (uint32_t b = 0; b < 8; ++b)
+            if (has[r * 8 + b]) {
+                uint64_t o = static_cast<uint64_t>(r) * dstRepStride * 8 + b;
+                dst.ptr()[o] = static_cast<T>(acc[r * 8 + b]);
+                asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + o * sizeof(T)), sizeof(T));
+            }
+}
+#define ASC_SIM_BLOCK(NAME, KIND)                                                                                     \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, const int32_t mask,\
+                     const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ASC_LOC_PARAM) {\
+        asc_block_reduce(#NAME, asc_loc_, dst, src, repeatTime,                                                       \
+                         asc_sim::l0_mask<T>(isSetMask, nullptr, static_cast<uint64_t>(mask), true), dstRepStride,    \
+                         srcBlkStride, srcRepStride, KIND);                                                           \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,                  \
+                     const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,                   \
+                     const int32_t srcRepStride, ASC_LOC_PARAM) {                                                     \
+        asc_block_reduce(#NAME, asc_loc_, dst, src, repeatTime, asc_sim::l0_mask<T>(isSetMask, mask, 0, false),       \
+                         dstRepStride, srcBlkStride, srcRepStride, KIND);                                             \
+    }
+ASC_SIM_BLOCK(BlockReduceSum, 0)
+ASC_SIM_BLOCK(BlockReduceMax, 1)
+ASC_SIM_BLOCK(BlockReduceMin, 2)
+
+// ---- Brcb: each of 8 source elements per repeat fills one 32-byte block
+template <typename T>
+inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime, const BrcbRepeatParams& p,
+                 ASC_LOC_PARAM) {
+    const char* api = "Brcb";
+    asc_sim::enter(api, asc_loc_);
+    asc_sim::check_dtype<T>(api, asc_loc_, asc_sim::DT_B16B32);
+    if (repeatTime == 0) return;
+    const uint32_t epb = 32 / sizeof(T);
+    uint64_t dst_ext = (static_cast<uint64_t>(repeatTime - 1) * p.dstRepStride + 7ull * p.dstBlkStride) * epb + epb;
+    asc_sim::use_local(api, asc_loc_, "src", src, repeatTime * 8ull, false);
+    asc_sim::use_local(api, asc_loc_, "dst", dst, dst_ext, true);
+    asc_sim::vec_schedule(repeatTime * 256ull, 1, src.buf_, -1, dst.buf_, repeatTime * 8ull * epb);
+    if (asc_sim::S().cfg.cost_only) return;
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (uint32_t b = 0; b < 8; ++b) {
+            uint64_t o = (static_cast<uint64_t>(r) * p.dstRepStride + static_cast<uint64_t>(b) * p.dstBlkStride) * epb;
+            T v = src.ptr()[r * 8 + b];
+            for (uint32_t k = 0; k < epb; ++k) dst.ptr()[o + k] = v;
+            asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + o * sizeof(T)), 32);
+        }
+}
+
+// ---- Gather: dst[i] = src[(srcBaseOffset + srcOffset[i]) / sizeof(T)], offsets in bytes
+template <typename T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseOffset, const uint32_t count, ASC_LOC_PARAM) {
+    const char* api = "Gather";
+    asc_sim::enter(api, asc_loc_);
+    asc_sim::check_dtype<T>(api, asc_loc_, asc_sim::DT_B16B32);
+    asc_sim::level2_epilogue();
+    if (count == 0) return;
+    asc_sim::use_local(api, asc_loc_, "srcOffset", srcOffset, count, false);
+    // the offsets are data: the whole source counts as read (its elements are checked one by one)
+    asc_sim::use_local(api, asc_loc_, "src", src, src.GetSize(), false, 32, false);
+    asc_sim::use_local(api, asc_loc_, "dst", dst, count, true);
+    asc_sim::vec_schedule(count * sizeof(T), 1, src.buf_, srcOffset.buf_, dst.buf_, count);
+    if (asc_sim::S().cfg.cost_only) return;
+    std::vector<T> tmp(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        uint64_t byte = static_cast<uint64_t>(srcBaseOffset) + srcOffset.ptr()[i];
+        if (byte % sizeof(T) != 0 || byte / sizeof(T) >= src.GetSize())
+            asc_sim::fail("gather-range", api, asc_loc_,
+                          asc_sim::fmt("Gather: element %u reads byte offset %llu, outside the %u-element src tensor "
+                                       "or not a multiple of sizeof(%s) (offsets are in bytes)", i,
+                                       static_cast<unsigned long long>(byte), src.GetSize(), asc_sim::type_name<T>()));
+        asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + byte), sizeof(T), sizeof(T));
+        tmp[i] = src.ptr()[byte / sizeof(T)];
+    }
+    std::memcpy(static_cast<void*>(dst.ptr()), tmp.data(), count * sizeof(T));
+    asc_sim::wrote(dst, count);
+}
+
+}  // namespace AscendC
