@@ -215,3 +215,9 @@ def _warm_imports() -> None:
     """Import what every task needs once, before the workers fork, so none pays for it."""
     from .. import checking, eager, lower  # noqa: F401
     from ..llm import stages  # noqa: F401
+    # torch imports its compiler (about 2 s) the first time a function runs under a torch mode, as
+    # the real-size draws of checking do (opfile.SomeReal): once here, not once per task
+    try:
+        import torch._dynamo  # noqa: F401
+    except ImportError:   # a torch without it has nothing to pay for
+        pass

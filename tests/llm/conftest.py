@@ -4,6 +4,9 @@ from __future__ import annotations
 import pytest
 
 from ascendcraft.llm.client import load_litellm
+from ascendcraft.sim.cache import cache_dir
+
+SESSION_SIM_CACHE = cache_dir()   # before any test points ASCENDCRAFT_CACHE_DIR elsewhere
 
 
 def pytest_configure(config):
@@ -67,6 +70,10 @@ def clean_llm_env(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("ASCENDCRAFT_CACHE_DIR", str(tmp_path / "cache"))
+    # the simulator's builds are content-addressed: the test's cache shares the session's, so a test
+    # does not compile the simulator's runtime again (its LLM cache stays its own)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "sim").symlink_to(SESSION_SIM_CACHE, target_is_directory=True)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
