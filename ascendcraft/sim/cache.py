@@ -1,4 +1,5 @@
-"""The simulator's build cache folder: built kernels, the harness object, the launcher, probes."""
+"""The simulator's build cache folder: built kernels, the precompiled header and the runtime object,
+the launcher, probes."""
 from __future__ import annotations
 
 import errno
