@@ -2,6 +2,7 @@
 #pragma once
 #include "asc_sim/core.h"
 #include "asc_sim/tensor.h"
+#include "asc_sim/sync.h"
 #include "asc_sim/copy.h"
 #include "asc_sim/vec.h"
 #include "asc_sim/cast.h"

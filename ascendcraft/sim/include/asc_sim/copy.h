@@ -1,6 +1,6 @@
 // ascendcraft AscendC CPU simulator: DataCopy / DataCopyPad.
 #pragma once
-#include "tensor.h"
+#include "sync.h"
 
 namespace AscendC {
 
