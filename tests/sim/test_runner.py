@@ -8,6 +8,7 @@ import pytest
 
 from ascendcraft.errors import UserError
 from ascendcraft.sim import SimBuildError, build_kernel, run_kernel
+from ascendcraft.sim import build as build_mod
 from ascendcraft.sim.signature import parse_signature, registered_tiling_struct
 
 from sim_helpers import assert_close, kernel_source, poisoned
@@ -68,6 +69,14 @@ def test_builds_use_the_precompiled_header_whatever_the_macros():
     for art in builds:
         meta = json.loads((art.exe.parent / "meta.json").read_text())
         assert meta["precompiled"], (art.exe.parent / "build.log").read_text()
+
+
+def test_a_build_that_parsed_the_headers_is_recorded_as_not_precompiled(tmp_path, monkeypatch):
+    # the other side of the check above: no precompiled header on the include path
+    monkeypatch.setattr(build_mod, "_precompiled_header", lambda cxxflags: tmp_path)
+    art = build_kernel("// parsed\n" + kernel_source("planted_bugs.cpp"), "planted")
+    meta = json.loads((art.exe.parent / "meta.json").read_text())
+    assert not meta["precompiled"] and art.warnings == []
 
 
 def test_arguments_full_length_or_without_workspace_and_tiling(rng):
