@@ -683,9 +683,10 @@ def _cube_floor_us(level, cost, chip) -> float:
     """The cube's time for the kernel's MACs on every AIC at the operand dtype's rate (an operand
     may be a parameter or a scratch tensor: the level's symbol table knows both)."""
     from .dsl import ast as A
+    from .lowering_passes.linearize import is_gemm
     from .sim.cost import CUBE_RATE
     operands = [level.real.symbols.tensor(n.value.args[0].base.id).dtype for n in A.walk(level.kernel)
-                if isinstance(n, A.Store) and isinstance(n.value, A.Call) and n.value.func == "Matmul"]
+                if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)]
     if not operands:
         return 0.0
     macs = sum(c.cube_macs for c in cost.per_core)

@@ -24,6 +24,9 @@ from ascendcraft.mkb_shapes import mkb_2026_constants, with_constants
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 KERNELS = sorted(EXAMPLES.glob("*/*/kernel.dsl"))
+#: other forms of an example's op kept beside its kernel (phases.dsl: the unfused form a fused kernel
+#: is measured against, benchmarks/fused_bench.py)
+VARIANTS = sorted(k for k in EXAMPLES.glob("*/*/*.dsl") if k.name != "kernel.dsl")
 #: the examples with MultiKernelBench 2026 sizes (the others are group tasks: their groups are their sizes)
 MKB_KERNELS = [k for k in KERNELS if "get_input_groups" not in (k.parent / "op.py").read_text()]
 CATEGORIES = ("activation", "loss", "math", "normalization", "optimizer", "pooling", "reduce")
@@ -94,6 +97,14 @@ def test_example_passes_check(kernel):
     r = check_kernel(kernel, kernel.parent / "op.py", trials=3)
     if not r.passed:
         print(r.summary())
+    assert r.passed, r.summary()
+
+
+@pytest.mark.parametrize("kernel", VARIANTS, ids=lambda k: f"{_id(k)}/{k.name}")
+def test_an_examples_other_forms_pass_check_too(kernel):
+    from ascendcraft.checking import check_kernel
+
+    r = check_kernel(kernel, kernel.parent / "op.py", trials=2)
     assert r.passed, r.summary()
 
 

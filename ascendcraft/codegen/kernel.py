@@ -106,7 +106,7 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
                 loads.setdefault(n.value.out, set()).add(n.target)
         self.deque_at_use = {home for home, targets in loads.items() if len(targets) == 1}
         # Matmul API stores (the cube pass's output): one Matmul object and TCubeTiling each
-        self.gemms = [n for n in A.walk(kernel) if isinstance(n, A.Store) and is_gemm(n.value)]
+        self.gemms = [n for n in A.walk(kernel) if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)]
         has_vector = bool(self.buffers) or any(isinstance(n, A.Load) for n in A.walk(kernel))
         self.core_type = "aiv" if not self.gemms else "mix" if has_vector else "aic"
 
@@ -451,6 +451,9 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         e = s.value
         if isinstance(e, A.Load):
             self._load(s.target, e)
+            return
+        if is_gemm(e):
+            self._gemm_tile(s.target, e)
             return
         if isinstance(e, A.Call) and e.func in OPS and OPS[e.func].kind == "api":
             self._api(s.target, e)

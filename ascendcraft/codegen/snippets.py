@@ -37,6 +37,21 @@ template <typename T> __aicore__ inline void AcCopy(const AscendC::LocalTensor<T
         dst.SetValue(n - 1, src.GetValue(n - 1));
     }
 }
+// Rows 1 .. rows - 1 of a tile moved in place from a pitch of `from` elements to `to` (to <= from,
+// both whole 32-byte blocks): a narrow product block (GetTensorC lays rows baseN apart) to the
+// pitch every tile of its width has. Row r moves r * (from - to) elements down, in chunks no longer
+// than that, so no chunk overlaps its own source; the next chunk waits for the last.
+template <typename T> __aicore__ inline void AcPackRows(const AscendC::LocalTensor<T>& t, int64_t rows,
+                                                       int64_t cols, int64_t from, int64_t to)
+{
+    for (int64_t r = 1; r < rows && to < from; ++r) {
+        const int64_t shift = r * (from - to);
+        for (int64_t j = 0; j < cols; j += shift) {
+            AcCopy(t[r * to + j], t[r * from + j], AcMin(shift, cols - j));
+            AscendC::PipeBarrier<PIPE_V>();
+        }
+    }
+}
 // The bits of a value as another type of the same width (an integer Select's scalar on the float view).
 template <typename F, typename T> __aicore__ inline F AcBitsAs(T v)
 {

@@ -15,7 +15,7 @@ from .ops import (
     ROUND_MODES,
     UNARY_OPERATORS,
 )
-from .types import TGM, TDType, TRegion, TScalar, TStr, TTile, TTuple
+from .types import TGM, VECTOR_READS, TDType, TRegion, TScalar, TStr, TTile, TTuple, vector_operand
 from .torch_forms import torch_form_hint
 
 
@@ -93,12 +93,13 @@ class ExpressionChecker:
         if not tiles:
             return self._scalar_op(op, types, node)
         spaces = {t.space for t in tiles}
+        space = "ub"
         if spaces == {"l0c"} and op.name == "add" and len(tiles) == 2:
-            pass  # cube accumulation: c = c + matmul(a, b)
-        elif spaces != {"ub"}:
-            raise check_error(f"{op.name} runs on the vector unit, which reads ub tiles only "
-                       f"(got {', '.join(sorted(spaces))})", node,
-                       hint="l1 tiles feed matmul; l0c results are stored to GM or accumulated with +")
+            space = "l0c"  # cube accumulation: c = c + matmul(a, b)
+        elif not spaces <= VECTOR_READS:
+            raise check_error(f"{op.name} runs on the vector unit, which reads ub tiles and the cube's "
+                       f"finished product (got {', '.join(sorted(spaces))})", node,
+                       hint="l1 tiles feed matmul; load(..., space=ub) for vector work")
         dtypes = {t.dtype for t in tiles}
         if len(dtypes) > 1:
             raise check_error(f"{op.name} mixes {' and '.join(sorted(dtypes))} tiles", node,
@@ -112,7 +113,7 @@ class ExpressionChecker:
             raise check_error(f"{op.name} needs {allowed} operands, got {dtype}", node,
                        hint="cast(x, f32) first" if allowed == "float" else None)
         shape = broadcast_shapes([t.shape for t in tiles], node)
-        return TTile(op.result or dtype, shape, tiles[0].space)
+        return TTile(op.result or dtype, shape, space)
 
     def _scalar_op(self, op, types, node):
         allowed = {k for k, group in (("bool", {"bool"}), ("float", D.FLOATS), ("int", D.INTS)) if op.dtypes & group}
@@ -307,6 +308,8 @@ class ExpressionChecker:
             raise check_error(f"{opname} needs an on-chip tile; {t.describe()} is in GM", e, hint="load(...) it first")
         if not isinstance(t, TTile):
             raise check_error(f"{opname} needs a tile, got {t.describe()}", e)
+        if space == "ub" and t.space in VECTOR_READS:
+            return vector_operand(t)
         if space and t.space != space:
             raise check_error(f"{opname} needs a {space} tile, got {t.describe()}", e)
         return t
@@ -441,9 +444,9 @@ class ExpressionChecker:
             raise check_error(f"unknown rounding mode {mode!r}", e, hint=f"one of: {', '.join(ROUND_MODES)}")
         if isinstance(x, TScalar):
             return TScalar(target.name, None)
-        if not isinstance(x, TTile) or x.space != "ub":
+        if not isinstance(x, TTile) or x.space not in VECTOR_READS:
             raise check_error(f"cast needs a ub tile or a scalar, got {x.describe()}", e.args[0])
-        return TTile(target.name, x.shape, x.space)
+        return TTile(target.name, x.shape, "ub")
 
     def _select(self, op, e):
         mask, a, b = (self.expr(x) for x in e.args)

@@ -250,11 +250,15 @@ class LoweredFormsChecker:
 
     def _gemm(self, op, e: A.Call):
         """``Matmul(a[...], b[...], transpose_b=..., base=(bm, bn, bk))``: GM regions in, the product
-        streamed to GM by the store it is the value of (a "gm" tile holds no on-chip memory)."""
-        if e is not self._store_value or self._store_value is None:
-            raise check_error("Matmul(...) writes GM directly: use it only as store(c[...], Matmul(...))", e)
-        if e.kwarg("out") is not None:
-            raise check_error("Matmul(...) has no out=", e)
+        streamed to GM by the store it is the value of (a "gm" tile holds no on-chip memory), or, as
+        an assignment's value, one base block of the product handed to UB (an f32 tile, ``out=`` its
+        buffer once bufferized: the cube pass's fused form, Iterate + GetTensorC)."""
+        to_ub = e is self._assign_value
+        if not to_ub and (e is not self._store_value or self._store_value is None):
+            raise check_error("Matmul(...) is the value of a store (store(c[...], Matmul(...))) or of an "
+                              "assignment (a product tile in UB)", e)
+        if e.kwarg("out") is not None and not to_ub:
+            raise check_error("Matmul(...) stored to GM has no out=", e)
         a, b = (self._gm_region(x, "Matmul reads") for x in e.args)
         for r, node in ((a, e.args[0]), (b, e.args[1])):
             if len(r.shape) != 2 or r.gm.dtype not in op.dtypes:
@@ -268,6 +272,12 @@ class LoweredFormsChecker:
                 and base[2] > 0):
             raise check_error("Matmul needs base=(baseM, baseN, baseK): the cube's base block, baseM and baseN "
                        "multiples of 16", e)
+        if to_ub:
+            if m > base[0] or n > base[1]:
+                raise check_error(f"a product tile in UB is one base block: its {m} x {n} exceeds base "
+                                  f"{base[0]} x {base[1]}", e, kind="shape error")
+            out = e.kwarg("out")
+            return self._placed(out.id if out is not None else None, TTile("f32", (m, n), "ub"), e)
         # fp32 accumulation; f16/bf16 products may be written in their own dtype (Fixpipe converts)
         out = self._store_dtype if a.gm.dtype != "f32" and self._store_dtype in ("f16", "bf16") else "f32"
         return TTile(out, (m, n), "gm")

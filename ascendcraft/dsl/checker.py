@@ -65,6 +65,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
         self._outer_vars: set[str] = set()   # names visible in the current parallel loop, defined outside it
         self.buffers: dict[str, A.Buffer] = {}
         self._store_value = None   # the value of the store being checked (Matmul may only be one)
+        self._assign_value = None  # the value of the assignment being checked (or a product tile)
         self.warnings: list[DSLError] = []
         self._warned: set = set()
 
@@ -189,6 +190,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
                 raise check_error(f"free({s.name}): {s.name!r} is not a tile", s)
             return
         if isinstance(s, A.Assign):
+            self._assign_value = s.value
             t = self.expr(s.value)
             if isinstance(t, (TGM, TRegion)):
                 raise check_error(f"{t.describe()} cannot be assigned; copy it on chip with load(...)", s.value,

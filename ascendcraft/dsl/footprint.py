@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..errors import DSLError
 from . import ast as A
+from .ops import OPS
 from .types import TTile
 
 SPACES = ("ub", "l1", "l0c")
@@ -69,6 +70,55 @@ def _is_cube_accumulate(e, types) -> bool:
         isinstance(x, A.Call) and x.func == "matmul" for x in (e.lhs, e.rhs))
 
 
+#: The API ops (lowered levels) that may write over an operand of the result's type.
+IN_PLACE_FORMS = ("unary", "binary", "scalar", "rowvec", "colvec")
+
+
+def _same_type_operands(e, types) -> list:
+    """The operands of an element-wise op (operator, builtin or API op) of the result's tile type."""
+    if isinstance(e, (A.Unary, A.Binary)):
+        operands = (e.operand,) if isinstance(e, A.Unary) else (e.lhs, e.rhs)
+    elif isinstance(e, A.Call) and e.func in OPS and (
+            OPS[e.func].kind == "elementwise" or OPS[e.func].form in IN_PLACE_FORMS):
+        operands = e.args
+    else:
+        return []
+    t = types.get(id(e))
+    return [x for x in operands if isinstance(t, TTile) and types.get(id(x)) == t] if isinstance(t, TTile) else []
+
+
+def writes_over_operand(e, types, dying=frozenset()) -> bool:
+    """An element-wise op with an operand of the result's type that ends with it: a temporary made by
+    the same expression, or a variable in ``dying`` (see dying_operands). The result takes that
+    operand's place (the lowering places it in the operand's buffer), so it holds no memory of its
+    own. The interpreter's accounting and the footprint share this rule."""
+    return any(not isinstance(x, A.Name) or x.id in dying for x in _same_type_operands(e, types))
+
+
+def writes_over_variable(e, types, dying) -> bool:
+    """``writes_over_operand`` where the operand lives in a dying variable's memory (is the variable,
+    or wrote over it in turn): the result adds nothing to the statement's temporaries either."""
+    return any(x.id in dying if isinstance(x, A.Name) else writes_over_variable(x, types, dying)
+               for x in _same_type_operands(e, types))
+
+
+def dying_operands(s, dead) -> frozenset:
+    """The variables statement ``s`` reads for the last time (``dead``) and only once: an
+    element-wise op may write over them."""
+    value = s.value if isinstance(s, (A.Assign, A.Store)) else None
+    if value is None:
+        return frozenset()
+    seen: dict[str, int] = {}
+    for n in A.walk(value):
+        if isinstance(n, A.Name):
+            seen[n.id] = seen.get(n.id, 0) + 1
+    if isinstance(s, A.Store):
+        for n in A.walk(s.dst):
+            if isinstance(n, A.Name):
+                seen[n.id] = seen.get(n.id, 0) + 1
+    return frozenset(n for n, k in seen.items() if k == 1 and n in dead)
+
+
 def _loop_head(s) -> tuple[set, set]:
     """(names a loop's header reads, its loop variables)."""
     if isinstance(s, A.For):
@@ -94,6 +144,7 @@ class _Analysis:
                                                         for t in self.types.values()))
         self.peak = {sp: (0, None, ()) for sp in SPACES}
         self.over = {sp: [] for sp in SPACES}   # statements over capacity, reported first in source order
+        self.dying: frozenset = frozenset()      # the measured statement's dying_operands
 
     # ---- liveness
     def block(self, stmts, live_out: set) -> set:
@@ -172,8 +223,12 @@ class _Analysis:
         held, peak = 0, 0
         for child in self._children(e):
             peak = max(peak, held + self.temp_peak(child, space))
-            held += self._result(child, space)
-        return max(peak, held + self._result(e, space))
+            held += self._made(child, space)
+        return max(peak, held + (0 if writes_over_operand(e, self.types, self.dying) else self._result(e, space)))
+
+    def _made(self, e, space) -> int:
+        """The bytes ``e``'s result adds to the statement's temporaries."""
+        return 0 if writes_over_variable(e, self.types, self.dying) else self._result(e, space)
 
     def _measure(self, s, live_in, live_out, defs):
         exprs = [s.value] if isinstance(s, (A.Assign, A.Const)) else [s.dst, s.value] if isinstance(s, A.Store) \
@@ -182,9 +237,10 @@ class _Analysis:
             sized = self.var_bytes[space]
             held = {v: sized[v] for v in (live_in | live_out) - defs if v in sized}
             temps, total = 0, 0
+            self.dying = dying_operands(s, live_in - live_out)
             for e in exprs:
                 total = max(total, temps + self.temp_peak(e, space))
-                temps += self._result(e, space)
+                temps += self._made(e, space)
             size = sum(held.values()) + total
             record = (size, s, tuple(sorted(held.items(), key=lambda kv: -kv[1])))
             if size > self.peak[space][0]:

@@ -16,6 +16,7 @@ from .interp_values import (
     cast_array,
     cast_scalar,
     matmul_tiles,
+    on_vector,
     runtime_error,
 )
 from .ops import OPS
@@ -41,7 +42,7 @@ class CallInterpreter:
                 out = fn(a, axis=axis, keepdims=keep)
             else:
                 out = fn(a, axis=axis, keepdims=keep, dtype=a.dtype)
-            return Tile(D.quantize(np.asarray(out), t.dtype), t.dtype, t.space)
+            return Tile(D.quantize(np.asarray(out), t.dtype), t.dtype, on_vector(t.space))
         return run
 
     def _k_argreduce(self, op, e):  # argmax / argmin: ascendcraft/dsl/indexing.py
@@ -78,7 +79,7 @@ class CallInterpreter:
                 out = np.concatenate([ident, np.take(out, range(out.shape[axis] - 1), axis=axis)], axis=axis)
             if reverse:
                 out = np.flip(out, axis)
-            return Tile(np.ascontiguousarray(out), t.dtype, t.space)
+            return Tile(np.ascontiguousarray(out), t.dtype, on_vector(t.space))
         return run
 
     def _k_triangle(self, op, e):
@@ -135,13 +136,13 @@ class CallInterpreter:
                     view = a[(slice(None),) * lead + tuple(slice(o * d, o * d + (m - 1) * s + 1, s) for o, d, m, s
                                                            in zip(offsets, dilation, counts, stride))]
                     out = np.array(view) if out is None else np.maximum(out, view, out=out)
-                return Tile(D.quantize(out, t.dtype), t.dtype, t.space)
+                return Tile(D.quantize(out, t.dtype), t.dtype, on_vector(t.space))
             win = np.lib.stride_tricks.sliding_window_view(a, extents, axis=tuple(range(lead, a.ndim)))
             win = win[(slice(None),) * lead + tuple(slice(None, None, s) for s in stride) +
                       tuple(slice(None, None, d) for d in dilation)]
             red = tuple(range(a.ndim, a.ndim + n))
             out = np.sum(win, axis=red, dtype=a.dtype) / a.dtype.type(count)
-            return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
+            return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, on_vector(t.space))
         return run
 
     def _k_matmul(self, op, e):
@@ -151,14 +152,14 @@ class CallInterpreter:
 
     def _k_gemm(self, e):
         """``Matmul(a[...], b[...])``: the product of two GM regions (fp32 accumulation), as a "gm"
-        tile in the store's dtype."""
+        tile in the store's dtype, or a "ub" tile (an assignment's value: the fused form)."""
         fa, fb = (self._load_value(A.Load(x, span=x.span)) for x in e.args)
         ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
-        out = self.types[id(e)].dtype
+        out, space = self.types[id(e)].dtype, self.types[id(e)].space
 
         def run(env):
             c = matmul_tiles(fa(env), fb(env), ta, tb, e)
-            return Tile(D.quantize(c.data.astype(D.NUMPY[out]), out), out, "gm")
+            return Tile(D.quantize(c.data.astype(D.NUMPY[out]), out), out, space)
         return run
 
     def _k_cast(self, op, e):
@@ -168,7 +169,7 @@ class CallInterpreter:
             x = fx(env)
             if type(x) is not Tile:
                 return cast_scalar(x, target, mode)
-            return Tile(cast_array(x.data, x.dtype, target, mode), target, x.space)
+            return Tile(cast_array(x.data, x.dtype, target, mode), target, on_vector(x.space))
         return run
 
     def _k_select(self, op, e):
@@ -250,7 +251,7 @@ class CallInterpreter:
                 data = flat[::-1] if reverse else flat
                 out = fn(data.astype(np.float32) if t.dtype == "f16" else data)
                 out = (out[::-1] if reverse else out).reshape(t.data.shape)
-                return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, t.space)
+                return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, on_vector(t.space))
             return scan
         if form == "rows":
             fn = OPS[op.of].numpy
@@ -259,7 +260,7 @@ class CallInterpreter:
                 t = args[0](env)
                 if t.data.shape[0] == 0:
                     raise runtime_error(f"{op.name} of a tile with no rows", e)
-                return Tile(D.quantize(fn(t.data, axis=0), t.dtype), t.dtype, t.space)
+                return Tile(D.quantize(fn(t.data, axis=0), t.dtype), t.dtype, on_vector(t.space))
             return rows
         if form == "duplicate":
             shape, dtype = self.types[id(e)].shape, self.types[id(e)].dtype

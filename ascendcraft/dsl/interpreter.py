@@ -21,6 +21,7 @@ from .. import dtypes as D
 from ..errors import DSLError
 from . import ast as A
 from .checker import CheckedKernel
+from .footprint import dying_operands, writes_over_operand, writes_over_variable
 from .interp_calls import CallInterpreter
 from .interp_values import (
     ATOMIC_WRITER,
@@ -30,6 +31,7 @@ from .interp_values import (
     BufferState,
     GMTensor,
     Tile,
+    on_vector,
     runtime_error,
     scalar_binary,
 )
@@ -70,6 +72,7 @@ class Interpreter(CallInterpreter):
         self.in_phase = False
         self.temps = [0, 0, 0]
         self.live = [0, 0, 0]
+        self.dying: frozenset = frozenset()   # the statement being compiled's dying_operands (footprint)
         self.stmt = None
         self.fixed: dict[str, object] = {}
         self.gm: dict[str, GMTensor] = {}
@@ -143,23 +146,24 @@ class Interpreter(CallInterpreter):
                     env.pop(name, None)
         return run_block
 
-    def _begin(self, env, skip=None):
-        """Start a statement: bytes held by live tiles (except the one being replaced), no temporaries."""
+    def _begin(self, env, skip=()):
+        """Start a statement: bytes held by live tiles (except those being replaced), no temporaries."""
         if self.lowered:
             return      # tiles live in buffers the checker proved fit: nothing is counted (see expr)
         live = [0, 0, 0]
         for name, v in env.items():
-            if type(v) is Tile and name != skip:
+            if type(v) is Tile and name not in skip:
                 n = v.data.nbytes
                 live[SPACE_INDEX[v.space]] += n >> 1 if v.dtype == "bf16" else n   # Tile.nbytes, inline
         self.live = live
         self.temps = [0, 0, 0]
 
     def _assign(self, s: A.Assign):
+        self.dying = dying_operands(s, self.ck.dead_after.get(id(s), ()))
         value, target, begin = self.expr(s.value), s.target, self._begin
 
         def run(env):
-            begin(env, target)
+            begin(env, (target,))
             env[target] = value(env)
         return run
 
@@ -299,6 +303,7 @@ class Interpreter(CallInterpreter):
         return region
 
     def _store(self, s: A.Store):
+        self.dying = dying_operands(s, self.ck.dead_after.get(id(s), ()))
         region = self._region(s.dst)
         padded_region = self._region(s.dst, padded=True) if isinstance(s.dst, A.Index) else None
         value_fn, accumulate, begin = self.expr(s.value), s.accumulate, self._begin
@@ -435,6 +440,8 @@ class Interpreter(CallInterpreter):
         if self.lowered:
             return fn  # the capacity is unbounded there (see __init__): no tile can overflow it
         capacity, overflow = self.capacity, self._overflow
+        in_place = writes_over_operand(e, self.types, self.dying)
+        held_already = writes_over_variable(e, self.types, self.dying)   # in a dying variable's memory
 
         def accounted(env):
             temps = self.temps
@@ -443,12 +450,13 @@ class Interpreter(CallInterpreter):
             if type(v) is Tile:
                 i = SPACE_INDEX[v.space]
                 size = v.nbytes
-                # children's results are still held (in temps) while this result is produced
-                need = temps[i] + size + self.live[i]
+                # children's results are still held (in temps) while this result is produced, unless
+                # it takes the place of one of them
+                need = temps[i] + (0 if in_place else size) + self.live[i]
                 if need > capacity[i]:
                     overflow(v.space, need, env)
                 temps[0], temps[1], temps[2] = b0, b1, b2
-                temps[i] += size
+                temps[i] += 0 if held_already else size
             else:
                 temps[0], temps[1], temps[2] = b0, b1, b2
             return v
@@ -544,7 +552,8 @@ class Interpreter(CallInterpreter):
             out = D.round_bf16(out)
         elif out.dtype != D.NUMPY[rdtype]:
             out = out.astype(D.NUMPY[rdtype])
-        return Tile(out, rdtype, tiles[0].space)
+        accumulate = op.name == "add" and len(tiles) == 2 and all(t.space == "l0c" for t in tiles)
+        return Tile(out, rdtype, "l0c" if accumulate else on_vector(tiles[0].space))
 
     def _index(self, e: A.Index):
         region = self._region(e)

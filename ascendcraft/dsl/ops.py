@@ -253,8 +253,9 @@ _API = [
     ("Duplicate", "duplicate", "full", frozenset({"f16", "f32", "i16", "i32"})),
     ("GetValue", "getvalue", None, _ALL),
     ("Copy", "copy", None, _ALL),
-    # the high-level Matmul API: GM regions in, a GM region out (only as a store's value), one
-    # core's single-core block with the base block base=(baseM, baseN, baseK)
+    # the high-level Matmul API: GM regions in, a GM region out (as a store's value: one core's
+    # single-core block with the base block base=(baseM, baseN, baseK)) or one base block handed to
+    # UB (as an assignment's value: a fused epilogue's product tile)
     ("Matmul", "gemm", "matmul", frozenset({"f16", "bf16", "f32"})),
 ]
 API_COMPARE_MODES = {"lt": "LT", "gt": "GT", "eq": "EQ", "le": "LE", "ge": "GE", "ne": "NE"}
@@ -271,7 +272,7 @@ for _name, _form, _of, _dt in _API:
     if _form == "rowreduce":
         _kw["keepdims"] = False
     if _form == "gemm":
-        _kw = {"transpose_a": False, "transpose_b": False, "base": None}
+        _kw = {"transpose_a": False, "transpose_b": False, "base": None, "out": None}
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
                                       "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1, "outer": 2,
                                       "triangle": 2, "selectrows": 3,

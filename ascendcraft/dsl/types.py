@@ -49,6 +49,16 @@ class TTile:
         return f"{self.space} tile {self.dtype}[{', '.join(map(str, self.shape))}]"
 
 
+#: The spaces a vector op reads: UB, and L0C for the cube's finished product (a fused epilogue:
+#: the lowering hands the tile to UB, docs/dsl.md "Cube (matmul)").
+VECTOR_READS = frozenset({"ub", "l0c"})
+
+
+def vector_operand(t: TTile) -> TTile:
+    """The tile a vector op reads: a product tile (l0c) as the UB copy the lowering makes of it."""
+    return TTile(t.dtype, t.shape, "ub") if t.space == "l0c" else t
+
+
 @dataclass(frozen=True)
 class TGM:
     """A GM tensor: a kernel input, output or scratch buffer."""

@@ -44,6 +44,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.footprint import IN_PLACE_FORMS
 from ascendcraft.dsl.indexing import API_FORMS
 from ascendcraft.dsl.ops import OPS
 from ascendcraft.dsl.types import TTile
@@ -99,6 +100,7 @@ class _Bufferizer:
         self.scanned: list[tuple[str, str]] = []           # (tile, op) of CumSum/CumProd/ReduceProd
         self.windows: list[tuple[str, str]] = []           # (input tile, output tile) of WindowMax/Avg
         self.apart: list[tuple[str, str]] = []             # tiles that must not share a buffer
+        self.in_place: list[tuple[str, str]] = []          # (result, operand of its shape) of element-wise ops
         self.strided: list = []                            # inner extents of strided GM regions copied
         self.gathers: list = []                            # elements per Gather of tile slices (gidx)
         self.consts = {c.name for c in kernel.body if isinstance(c, A.Const)} | \
@@ -156,6 +158,7 @@ class _Bufferizer:
                     self._note_strided(s.value.src)
                 if tile_value(s.value):
                     self._record_tile(s)
+                    self._note_in_place(s)
                 func = s.value.func if isinstance(s.value, A.Call) else None
                 if func in OPS and OPS[func].form in ("reduce", "rowreduce") and func not in _SCANNED:
                     self.reduced.append(s.value.args[0].id)
@@ -204,6 +207,15 @@ class _Bufferizer:
                 defined = {n.target for n in inner if isinstance(n, A.Assign)}
                 self.loops.append((start, self.pos, used, defined))
 
+    def _note_in_place(self, s: A.Assign):
+        """An element-wise API op may write over an operand of its result's shape and dtype."""
+        e = s.value
+        if not (isinstance(e, A.Call) and e.func in OPS and OPS[e.func].form in IN_PLACE_FORMS):
+            return
+        t = self.ctx.type_of(e)
+        self.in_place += [(s.target, a.id) for a in e.args if isinstance(a, A.Name) and a.id in self.shape
+                          and self.ctx.type_of(a) == t]
+
     def _note_strided(self, region):
         if strided_region(region, self.ctx.symbols):
             self.strided.append(region_extents(region, self.ctx)[-1])
@@ -225,6 +237,8 @@ class _Bufferizer:
         if isinstance(e, A.Load):
             return region_extents(e.src, self.ctx)
         op = OPS[e.func]
+        if op.form == "gemm":   # GetTensorC lays the product's rows out a base block's width apart
+            return tuple(e.kwarg("base").items[:2])
         if op.form == "window":
             return self._window_shape(e)
         if op.form == "rowreduce":
@@ -296,7 +310,7 @@ class _Bufferizer:
         return iv
 
     def _colour(self, iv) -> dict[str, int]:
-        return colour_intervals(iv, self.dtype, self.apart)
+        return colour_intervals(iv, self.dtype, self.apart, self.in_place)
 
     def _work_buffers(self) -> list:
         return self._reduce_work() + self._scan_work() + self._window_work() + self._strided_work() + \

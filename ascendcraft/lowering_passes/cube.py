@@ -47,6 +47,13 @@ slice into its block with ``atomic_add`` (the Matmul API's ``IterateAll(c, enAto
         atomic_add(c[_r0:_r0 + _sm0, _c0:_c0 + _sn0],
                    Matmul(a[_r0:_r0 + _sm0, _k0:_k0 + _sk0], b[_k0:_k0 + _sk0, _c0:_c0 + _sn0], base=(TM, TN, TK)))
 
+A product whose tile vector ops read after the K loop (a fused epilogue) keeps its phase: each
+iteration's tile is one Matmul call into UB (Iterate + GetTensorC), the epilogue as written::
+
+    for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
+        acc = Matmul(a[i * TM:i * TM + TM, 0:K], b[0:K, j * TN:j * TN + TN], base=(TM, TN, TK))
+        store(c[i * TM:i * TM + TM, j * TN:j * TN + TN], relu(acc + load(bias[j * TN:j * TN + TN])))
+
 Establishes: no matmul tile op remains in a phase of this form. A phase that uses matmul in
 any other way is reported with the reason (select has no rule for cube tiles).
 """
@@ -61,6 +68,7 @@ from ascendcraft.dsl.types import TScalar
 from ascendcraft.errors import DSLError
 
 from .base import LoweringPass, Names, binary, call, map_names, name
+from .cube_grid import block_extent, choose_grid, choose_k_split, hbm_bytes_per_cycle
 
 
 #: The form, as a refusal's hint states it (the numbered rules are in the language reference,
@@ -68,7 +76,8 @@ from .base import LoweringPass, Names, binary, call, map_names, name
 PRODUCT_PHASE = ("a product phase is: `for i, j in parallel(cdiv(M, TM), cdiv(N, TN))` (and one parallel variable "
                  "per batch axis of C), `m = i * TM`, `n = j * TN`, l1 loads of a[m:m + TM, 0:TK] and b[0:TK, n:n + TN], "
                  "`acc = matmul(...)`, `for k in range(TK, K, TK):` with l1 loads of the k:k + TK tiles and "
-                 "`acc = acc + matmul(...)`, then `store(c[m:m + TM, n:n + TN], acc)`; operands slice their last two "
+                 "`acc = acc + matmul(...)`, then `store(c[m:m + TM, n:n + TN], acc)` or vector work on acc (a fused "
+                 "epilogue); operands slice their last two "
                  "axes and index batch axes with C's batch variables (see the rules of \"Cube (matmul)\")")
 
 
@@ -100,75 +109,6 @@ class Cube(LoweringPass):
             else:
                 body.append(s)
         return replace(kernel, body=tuple(body))
-
-
-def block_extent(extent: int, parts: int) -> int:
-    """One core's share of an axis: cdiv(extent, parts) rounded up to the cube's 16 (the C++ and
-    DSL forms compute the same: cdiv(cdiv(extent, parts), 16) * 16)."""
-    share = -(-extent // parts)
-    return -(-share // 16) * 16
-
-
-def choose_grid(rows: int, cols: int, cores: int, base: tuple[int, int], macs_per_cycle: float,
-                elem_bytes: int, l2_bytes_per_cycle: float, batches: int = 1) -> tuple[int, int]:
-    """(GM, GN) with GM * GN <= cores whose largest block takes the least time per K element.
-    With batches, the batches * GM * GN blocks are spread over the cores: the busiest core runs
-    cdiv(batches * GM * GN, cores) of them, which the choice minimises instead.
-
-    The Matmul API walks a block in base blocks; each costs the larger of its cube time
-    (16-aligned m x n MACs) and its operand stream (m + n elements from L2), which is what the
-    simulator's Matmul cost charges (ascendcraft/sim/include/asc_sim/matmul.h)."""
-    return _timed_grid(rows, cols, cores, base, macs_per_cycle, elem_bytes, l2_bytes_per_cycle, batches)[1]
-
-
-def _timed_grid(rows, cols, cores, base, macs_per_cycle, elem_bytes, l2_bytes_per_cycle, batches=1):
-    """(cycles per K element of the busiest core, (GM, GN)) of choose_grid's choice."""
-    def parts(extent, step):
-        return [step] * (extent // step) + ([extent % step] if extent % step else [])
-
-    def c16(v):
-        return -(-v // 16) * 16
-
-    def block_time(sm, sn):
-        return sum(max(c16(m) * c16(n) / macs_per_cycle, (m + n) * elem_bytes / l2_bytes_per_cycle)
-                   for m in parts(sm, base[0]) for n in parts(sn, base[1]))
-    best = None
-    for gm in range(1, cores + 1):
-        for gn in ([cores // gm] if batches == 1 else range(1, cores // gm + 1)):
-            per_core = -(-batches * gm * gn // cores)
-            # ties: fewer blocks with batches (less re-streaming); the unbatched grid fills the cores
-            key = (per_core * block_time(block_extent(rows, gm), block_extent(cols, gn)),
-                   gm * gn if batches > 1 else 0, gm)
-            if best is None or key < best[0]:
-                best = (key, (gm, gn))
-    return best[0][0], best[1]
-
-
-#: cycles a K split costs beyond its cube work: C's zeroing phase and the barrier after it
-#: (a phase's start and a SyncAll, a few microseconds at 1.8 GHz)
-SPLIT_K_OVERHEAD_CYCLES = 6000
-
-
-def choose_k_split(rows: int, cols: int, k: int, cores: int, base: tuple[int, int], depth: int,
-                   macs_per_cycle: float, elem_bytes: int, l2_bytes_per_cycle: float,
-                   hbm_bytes_per_cycle: float) -> tuple[int, int, int]:
-    """(GM, GN, GK): C's grid of blocks and the slices of K each block is cut into, every (block,
-    slice) on a core of its own. A split lets the blocks be larger (fewer, squarer blocks stream
-    fewer operand bytes per MAC from L2) or lets a C of few blocks use every core; it costs C's
-    zeroing, an atomic add of each slice's partial block (C crosses HBM GK + 1 times) and a barrier.
-    GK = 1 (no split) unless that is modelled faster; slices stay at least 8 base depths deep."""
-    best = None
-    for gk in range(1, cores + 1):
-        if gk > 1 and k // gk < 8 * depth:
-            break
-        per_k, (gm, gn) = _timed_grid(rows, cols, cores // gk, base, macs_per_cycle, elem_bytes,
-                                      l2_bytes_per_cycle)
-        cycles = per_k * -(-k // gk)
-        if gk > 1:
-            cycles += SPLIT_K_OVERHEAD_CYCLES + (gk + 1) * rows * cols * 4 / hbm_bytes_per_cycle
-        if best is None or cycles < best[0]:
-            best = (cycles, (gm, gn, gk))
-    return best[1]
 
 
 class _Gemm:
@@ -212,29 +152,40 @@ class _Gemm:
 
     def _match(self):
         stmts = list(self.phase.body)
-        acc = init = loop = store = None
+        acc = init = loop = None
+        self.head: list = []      # the statements before the product (index arithmetic, l1 loads)
+        self.epilogue: list = []  # the statements after the K loop
         for s in stmts:
-            if isinstance(s, A.Assign) and store is None and loop is None and init is None and \
-                    isinstance(self.ctx.type_of(s.value), TScalar):
+            if loop is not None:
+                self.epilogue.append(s)
+            elif isinstance(s, A.Assign) and init is None and isinstance(self.ctx.type_of(s.value), TScalar):
                 if s.target in self.scalars:
                     raise _NotGemm(f"{s.target} is assigned twice", s)
                 self.scalars[s.target] = s.value
-            elif isinstance(s, A.Assign) and isinstance(s.value, A.Load) and init is None:
+                self.head.append(s)
+            elif isinstance(s, A.Assign) and isinstance(s.value, A.Load) and s.value.space == "l1" and init is None:
                 self.l1[s.target] = s.value
-            elif isinstance(s, A.Assign) and init is None:
+            elif isinstance(s, A.Assign) and init is None and isinstance(s.value, A.Call) and s.value.func == "matmul":
                 acc, init = s.target, self._product(s.value, self.l1)
-            elif isinstance(s, A.For) and init is not None and loop is None:
+            elif isinstance(s, A.For) and init is not None:
                 loop = s
-            elif isinstance(s, A.Store) and loop is not None and store is None:
-                store = s
             else:
-                raise _NotGemm("unexpected statement", s)
-        if init is None or loop is None or store is None:
-            raise _NotGemm("expected acc = matmul(...), a K loop accumulating into acc, then store(c[...], acc)")
+                raise _NotGemm("unexpected statement (before the product: index arithmetic and l1 loads; vector "
+                               "work on the product goes after the K loop)", s)
+        if init is None or loop is None or not self.epilogue:
+            raise _NotGemm("expected acc = matmul(...), a K loop accumulating into acc, then store(c[...], acc) "
+                           "or vector work on acc (a fused epilogue)")
         self.a0, self.b0, self.flags = init
-        self.acc, self.loop, self.store = acc, loop, store
+        self.acc, self.loop = acc, loop
         self._match_loop()
-        self._match_store()
+        st = self.epilogue[0]
+        self.fused = not (len(self.epilogue) == 1 and isinstance(st, A.Store) and stores_product(st, acc))
+        if self.fused:
+            from .cube_fused import match_fused
+            self.fused_tile = match_fused(self)
+        else:
+            self.store = st
+            self._match_store()
 
     def _match_loop(self):
         loads, step = dict(self.l1), None
@@ -449,6 +400,9 @@ class _Gemm:
         return views + flat.rewrite(names, extents={av: extent, cv: extent})
 
     def rewrite(self, names: Names, extents=None) -> list:
+        if self.fused:
+            from .cube_fused import fused_rewrite
+            return fused_rewrite(self)
         if self.mask is not None:
             from .cube_triangle import triangle_rewrite
             return triangle_rewrite(self, names)
@@ -471,7 +425,7 @@ class _Gemm:
             (gm, gn), gk = choose_grid(size(m_dim), size(n_dim), ctx.checked.cores, base, *rates, batches=batches), 1
         else:
             gm, gn, gk = choose_k_split(size(m_dim), size(n_dim), size(self.k_dim), ctx.checked.cores, base,
-                                        value(self.depth), *rates, _hbm_bytes_per_cycle(ctx.chip))
+                                        value(self.depth), *rates, hbm_bytes_per_cycle(ctx.chip))
         g_m, g_n, s_m, s_n = (names.fresh(s) for s in ("_gm", "_gn", "_sm", "_sn"))
         core, r, c = names.fresh("core"), names.fresh("_r"), names.fresh("_c")
 
@@ -555,14 +509,17 @@ class _FoldedGemm(_Gemm):
         return False
 
 
+def stores_product(st: A.Store, acc: str) -> bool:
+    """``store(c[...], acc)`` or of ``tril``/``triu(acc, ...)``: the unfused product phase's store."""
+    v = st.value
+    if isinstance(v, A.Call) and v.func in ("tril", "triu") and v.args:
+        v = v.args[0]
+    return isinstance(v, A.Name) and v.id == acc
+
+
 def _dim_of(e) -> A.Dim:
     """An extent expression as a view's dim (a name or an int)."""
     return e.id if isinstance(e, A.Name) else e.value
-
-
-def _hbm_bytes_per_cycle(chip) -> float:
-    """The HBM bandwidth the simulator models, in bytes per cycle of the chip's clock."""
-    return chip.hbm_achievable_gbps * 1e9 / (chip.freq_mhz * 1e6)
 
 
 def _mat(load) -> tuple:

@@ -34,7 +34,7 @@ from ascendcraft.errors import DSLError
 
 from . import indexing
 from .base import LoweringPass, Names, call, lit, rewrite_block
-from .linearize import is_vector
+from .linearize import is_gemm, is_vector
 from .select_steps import (
     FLIP,
     P,
@@ -153,7 +153,7 @@ class _Selector(WhereRules):
         if isinstance(e, A.Name) and is_vector(t) and t.space == "ub":
             # an alias linearize kept (it holds an older value of a reassigned tile): a copy
             return [replace(s, value=call("Copy", e))]
-        if not self._is_vector_op(e):
+        if not self._is_vector_op(e) or is_gemm(e):   # the cube's tile handed to UB stays as it is
             return [s]
         steps = self.select(e)
         self._dtypes_supported(e, steps)

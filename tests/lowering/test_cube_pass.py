@@ -9,9 +9,10 @@ from ascendcraft.chips import load_chip
 from ascendcraft.dsl.checker import Binding, check
 from ascendcraft.dsl.parser import parse
 from ascendcraft.errors import DSLError
-from ascendcraft.passes import PassError, run_passes
-from ascendcraft.task import load_task
-from ascendcraft.lowering_passes.cube import Cube, block_extent, choose_grid, choose_k_split
+from ascendcraft.passes import PassError
+
+from cube_only import run_cube
+from ascendcraft.lowering_passes.cube_grid import block_extent, choose_grid, choose_k_split
 
 ROOT = Path(__file__).resolve().parents[2]
 MATMUL = ROOT / "examples" / "matmul" / "matmul"
@@ -19,9 +20,7 @@ FUSED = ROOT / "examples" / "fuse" / "matmul_bias_relu"
 
 
 def _cube(text: str, d: Path = MATMUL):
-    task = load_task(d / "op.py")
-    return run_passes(parse(text, "k.dsl"), [Cube()], task=task, shapes=task.shapes(), chip=load_chip("910B2"),
-                      trials=1)
+    return run_cube(text, d)
 
 
 def test_a_k_accumulation_becomes_one_matmul_call_per_core_on_a_grid():
@@ -38,7 +37,7 @@ def test_a_k_accumulation_becomes_one_matmul_call_per_core_on_a_grid():
 
 
 def test_a_transposed_b_keeps_its_layout():
-    after = _cube((FUSED / "kernel.dsl").read_text(), FUSED).final.text
+    after = _cube((FUSED / "phases.dsl").read_text(), FUSED).final.text
     assert "Matmul(x[_r0:_r0 + _sm0, 0:K], gemm_weight[_c0:_c0 + _sn0, 0:K], transpose_b=True" in after
     assert "relu(" in after     # the vector epilogue phase is untouched
 
@@ -100,9 +99,8 @@ def test_a_k_split_zeroes_c_then_adds_each_slice_atomically_and_matches_torch(tm
 ])
 def test_other_uses_of_matmul_are_refused_with_the_reason(edit, reason):
     text = (MATMUL / "kernel.dsl").read_text()
-    if reason == "after":   # something between the K loop and the store
-        text = text.replace("        store(c[m:m + TM, n:n + TN], acc)",
-                            "        m2 = m + 1\n        store(c[m:m + TM, n:n + TN], acc)")
+    if reason == "after":   # vector work before the product (after the K loop, it would be a fused epilogue)
+        text = text.replace("        acc = matmul(ta,", "        t0 = load(a[m:m + TM, 0:TK])\n        acc = matmul(ta,")
         reason = "unexpected statement"
     else:                   # drop the accumulation from the K loop
         text = text.replace("            acc = acc + matmul(ta, load(b[k:k + TK, n:n + TN], space=l1))\n", "")
@@ -110,7 +108,7 @@ def test_other_uses_of_matmul_are_refused_with_the_reason(edit, reason):
         _cube(text)
     assert e.value.pass_name == "cube" and "not a K accumulation" in str(e.value) and reason in str(e.value)
     if reason == "unexpected statement":   # located at the statement, in the kernel's own text
-        assert "|         m2 = m + 1" in str(e.value)
+        assert "|         t0 = load(a[m:m + TM, 0:TK])" in str(e.value)
 
 
 def test_a_product_starting_inside_k_is_refused_at_its_load():
@@ -135,13 +133,21 @@ def test_a_phase_that_leaves_part_of_c_alone_is_not_rewritten():
         _cube(text)
 
 
-def test_matmul_is_only_a_stores_value():
-    src = ("kernel k(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):\n"
-           "    for i in parallel(1):\n"
-           "        t = Matmul(a, b, base=(16, 16, 16))\n"
-           "        store(c, t)\n")
-    with pytest.raises(DSLError, match="only as store"):
-        check(parse(src, "k.dsl"), Binding({"M": 4, "K": 8, "N": 4}, {}), load_chip("910B2"))
+def test_matmul_is_a_stores_value_or_a_product_tile_assigned():
+    head = ("kernel k(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):\n"
+            "    for i in parallel(1):\n")
+    binding = Binding({"M": 4, "K": 8, "N": 4}, {})
+    with pytest.raises(DSLError, match="the value of a store .* or of an assignment"):
+        check(parse(head + "        store(c, Matmul(a, b, base=(16, 16, 16)) + 1.0)\n", "k.dsl"), binding,
+              load_chip("910B2"))
+    # assigned, the product is one base block in UB: a tile larger than the base block is refused
+    ok = check(parse(head + "        t = Matmul(a, b, base=(16, 16, 16))\n        store(c, t)\n", "k.dsl"), binding,
+               load_chip("910B2"))
+    assert any(getattr(t, "space", None) == "ub" and getattr(t, "shape", None) == (4, 4)
+               for t in ok.expr_types.values())
+    with pytest.raises(DSLError, match="exceeds base 16 x 16"):
+        check(parse(head + "        t = Matmul(a, b, base=(16, 16, 16))\n        store(c, t)\n", "k.dsl"),
+              Binding({"M": 32, "K": 8, "N": 4}, {}), load_chip("910B2"))
 
 
 def test_a_cube_kernel_and_a_mixed_one_compile_and_match_torch_on_the_simulator(tmp_path):

@@ -9,7 +9,7 @@ from ascendcraft.chips import load_chip
 from ascendcraft.dsl.parser import parse
 from ascendcraft.passes import PassError, run_passes
 from ascendcraft.task import load_task
-from ascendcraft.lowering_passes.cube import block_extent, choose_grid
+from ascendcraft.lowering_passes.cube_grid import block_extent, choose_grid
 
 from compiled import compile_verified
 

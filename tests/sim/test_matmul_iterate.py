@@ -14,10 +14,11 @@ SRC = kernel_source("matmul_epilogue.cpp")
 TILING_H = kernel_source("matmul_custom_tiling.h")
 
 
-def _tiling(m, n, k, sm, sn, bm, bn, bk=32):
+def _tiling(m, n, k, sm, sn, bm, bn, bk=32, **more):
     blocks = (-(-m // sm)) * (-(-n // sn))
     return blocks, {"cubeTilingData": {"usedCoreNum": blocks, "M": m, "N": n, "Ka": k, "Kb": k, "singleCoreM": sm,
-                                       "singleCoreN": sn, "singleCoreK": k, "baseM": bm, "baseN": bn, "baseK": bk}}
+                                       "singleCoreN": sn, "singleCoreK": k, "baseM": bm, "baseN": bn, "baseK": bk,
+                                       **more}}
 
 
 MODES = {"EPILOGUE": 0, "OUT_GM": 1, "NO_ITERATE": 2}
@@ -63,7 +64,19 @@ def test_get_tensor_c_before_iterate_is_an_error(rng):
     assert d.line == next(i for i, t in enumerate(SRC.splitlines(), 1) if "mm.GetTensorC(block);" in t)
 
 
-def test_a_ub_block_narrower_than_base_n_is_refused(rng):
-    res, _ = _run(64, 40, 32, 64, 40, 32, 48, rng)
+def test_a_ub_block_narrower_than_base_n_fills_rows_base_n_apart(rng):
+    """The tail of the single-core N (40 = 32 + 8 columns of baseN = 32): each row's first 8 values,
+    the rows baseN apart; the kernel copies out only those (a packed layout would misplace them)."""
+    res, c = _run(64, 40, 32, 64, 40, 32, 32, rng)
+    assert res.ok, res.report()
+    assert_close(res.outputs[3], np.where(c >= 0, c, 0.1 * c), np.float16)
+
+
+def test_operand_stages_beyond_l1_are_a_tiling_error(rng):
+    """depthA1 = depthB1 = 8 stages of 128 x 128 (A) and 128 x 256 (B) half tiles: 768 KiB, L1 is 512."""
+    art = build_kernel(SRC, "matmul_epilogue", tiling_header=TILING_H)
+    _, tiling = _tiling(128, 256, 256, 128, 256, 128, 256, 128, depthA1=8, depthB1=8)
+    res = run_kernel(art, [gm((128, 256), np.float16), gm((256, 256), np.float16), gm((256,), np.float32),
+                           gm((128, 256), np.float32), MODES["OUT_GM"]], tiling=tiling, block_dim=1, cost_only=True)
     assert not res.ok
-    assert any(d.rule == "unsupported" and "baseN" in d.message for d in res.errors), res.report()
+    assert any(d.rule == "matmul-tiling" and "786432 bytes of L1" in d.message for d in res.errors), res.report()

@@ -50,17 +50,23 @@ extern "C" __global__ __aicore__ void matmul_epilogue(GM_ADDR a, GM_ADDR b, GM_A
     pipe.InitBuffer(cBuf, t.baseM * t.baseN * sizeof(float));
     AscendC::LocalTensor<float> block = cBuf.Get<float>();
     const int32_t mIter = Ceiling(tailM, t.baseM);
+    // a block narrower than baseN fills the first columns of rows baseN apart: the gaps stay zero
+    AscendC::Duplicate(block, 0.0f, static_cast<int32_t>(t.baseM * t.baseN));
+    AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
     if (mode == NO_ITERATE) mm.GetTensorC(block);
     for (int32_t it = 0; mm.Iterate(); ++it) {
         const int32_t mi = it % mIter, ni = it / mIter;
         const int32_t rows = tailM - mi * t.baseM < t.baseM ? tailM - mi * t.baseM : t.baseM;
+        const int32_t cols = tailN - ni * t.baseN < t.baseN ? tailN - ni * t.baseN : t.baseN;
         mm.GetTensorC(block);
         AscendC::LeakyRelu(block, block, 0.1f, static_cast<uint32_t>(rows * t.baseN));
         AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
         AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
         AscendC::DataCopyPad(cGlobal[offsetC + mi * t.baseM * t.N + ni * t.baseN], block,
-                             AscendC::DataCopyExtParams{static_cast<uint16_t>(rows), static_cast<uint32_t>(t.baseN * 4), 0,
-                                                        static_cast<uint32_t>((t.N - t.baseN) * 4), 0});
+                             AscendC::DataCopyExtParams{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * 4),
+                                                        static_cast<uint32_t>((t.baseN - Ceiling(cols, 8) * 8) / 8),
+                                                        static_cast<uint32_t>((t.N - cols) * 4), 0});
         // the next GetTensorC overwrites the block: after this copy out (and so after the relu)
         AscendC::SetFlag<AscendC::HardEvent::MTE3_MTE2>(EVENT_ID0);
         AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(EVENT_ID0);

@@ -63,8 +63,18 @@ public:
             asc_sim::fail("matmul-tiling", "Matmul::Init", asc_loc_,
                           asc_sim::fmt("TCubeTiling singleCoreM/N/K = %d/%d/%d must be positive", tiling_.singleCoreM,
                                        tiling_.singleCoreN, tiling_.singleCoreK));
-        // the cost model's L1 / L0 ping-pong slots
         asc_sim::State& s = asc_sim::S();
+        // the operand stages the object keeps in L1: depthA1 base tiles of A and depthB1 of B
+        const uint64_t l1_need =
+            static_cast<uint64_t>(std::max(2, tiling_.depthA1)) * tiling_.baseM * tiling_.baseK * sizeof(SrcAT) +
+            static_cast<uint64_t>(std::max(2, tiling_.depthB1)) * tiling_.baseK * tiling_.baseN * sizeof(SrcBT);
+        if (tiling_.baseM > 0 && tiling_.baseN > 0 && tiling_.baseK > 0 && l1_need > s.cfg.l1_bytes)
+            asc_sim::fail("matmul-tiling", "Matmul::Init", asc_loc_,
+                          asc_sim::fmt("depthA1 = %d and depthB1 = %d stages of %d x %d x %d base tiles take %llu bytes "
+                                       "of L1, which holds %u", tiling_.depthA1, tiling_.depthB1, tiling_.baseM,
+                                       tiling_.baseN, tiling_.baseK, static_cast<unsigned long long>(l1_need),
+                                       s.cfg.l1_bytes));
+        // the cost model's L1 / L0 ping-pong slots
         // cost-model slots: 8 L1 stages (the prefetch depth used is depthA1, at least 2), 2 L0, 2 L0C
         // (the second used with dbL0C = 2: the next base block accumulates while FIX drains one)
         // and the GM workspace a block goes through on its way to UB (GetTensorC)
@@ -196,28 +206,28 @@ public:
                 c = static_cast<DstT>(enAtomic ? asc_sim::fv(c) + v : v);
             }
     }
-    // The block to UB (VECIN): [m, baseN] rows, ready for the vector unit when the call returns
-    // (sync). On the 910B the block goes L0C -> GM workspace (FIX) -> UB (MTE2, an L2 hit).
+    // The block to UB (VECIN), ready for the vector unit when the call returns (sync). On the 910B
+    // the block goes L0C -> GM workspace (FIX) -> UB (MTE2, an L2 hit). Its m rows lie baseN apart
+    // ("[baseM, baseN]", GetTensorC.md's enSequentialWrite); a block narrower than baseN (the tail of
+    // the single-core N) fills the first n elements of each row, and the rest of the row is left as
+    // it was. [UNCERTAIN] whether the hardware writes those gaps is not documented: kernels must not
+    // rely on their contents. Every block lands at the tensor's start, with or without
+    // enSequentialWrite (the emitter passes it).
     template <bool sync = true> void GetTensorC(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0,
                                                 bool enSequentialWrite = false, ASC_LOC_PARAM) {
-        (void)enSequentialWrite;
         const char* api = "Matmul::GetTensorC";
         asc_sim::enter(api, asc_loc_);
         take_block(api, asc_loc_);
         if (enAtomic) asc_sim::fail("unsupported", api, asc_loc_, "GetTensorC to UB with enAtomic is not simulated");
         if (ub.sp_ != asc_sim::SP_UB)
             asc_sim::fail("position", api, asc_loc_, "GetTensorC takes a GlobalTensor or a LocalTensor in UB (VECIN)");
-        if (cur_n_ != tiling_.baseN)
-            asc_sim::fail("unsupported", api, asc_loc_,
-                          asc_sim::fmt("GetTensorC to UB of a block %lld columns wide, narrower than baseN = %lld: "
-                                       "the layout of a narrow tail block in UB is not simulated; make the single-core "
-                                       "N a multiple of baseN", static_cast<long long>(cur_n_),
-                                       static_cast<long long>(tiling_.baseN)));
-        const uint64_t n = static_cast<uint64_t>(cur_m_ * cur_n_);
+        (void)enSequentialWrite;
+        const int64_t pitch = tiling_.baseN > 0 ? tiling_.baseN : cur_n_;
+        const uint64_t n = static_cast<uint64_t>((cur_m_ - 1) * pitch + cur_n_);
         drain_block(cur_m_, cur_n_);
         asc_sim::use_local(api, asc_loc_, "dst", ub, n, true);   // the operand of the copy below
         asc_sim::State& s = asc_sim::S();
-        const double bytes = static_cast<double>(n * sizeof(DstT));
+        const double bytes = static_cast<double>(cur_m_ * cur_n_) * sizeof(DstT);
         asc_sim::Deps d;
         d.rd[0] = slot_[12];
         d.wr[0] = ub.buf_;
@@ -227,8 +237,11 @@ public:
         for (asc_sim::Pipe p : {asc_sim::Pipe::S, asc_sim::Pipe::V, asc_sim::Pipe::MTE3})
             asc_sim::wait_on(static_cast<int>(p), copied);
         if (s.cfg.cost_only) return;
-        for (uint64_t i = 0; i < n; ++i) ub.ptr()[i] = static_cast<DstT>(block_[static_cast<size_t>(i)]);
-        asc_sim::wrote(ub, n);
+        for (int64_t i = 0; i < cur_m_; ++i) {
+            for (int64_t j = 0; j < cur_n_; ++j)
+                ub.ptr()[i * pitch + j] = static_cast<DstT>(block_[static_cast<size_t>(i * cur_n_ + j)]);
+            asc_sim::wrote(ub[static_cast<uint32_t>(i * pitch)], static_cast<uint64_t>(cur_n_));
+        }
     }
     void End() {}
 
