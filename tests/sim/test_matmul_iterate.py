@@ -21,7 +21,7 @@ def _tiling(m, n, k, sm, sn, bm, bn, bk=32, **more):
                                        **more}}
 
 
-MODES = {"EPILOGUE": 0, "OUT_GM": 1, "NO_ITERATE": 2}
+MODES = {"EPILOGUE": 0, "OUT_GM": 1, "NO_ITERATE": 2, "ASYNC": 3, "ASYNC_NO_WORKSPACE": 4}
 
 
 def _run(m, n, k, sm, sn, bm, bn, rng, mode="EPILOGUE", cost_only=False):
@@ -32,7 +32,8 @@ def _run(m, n, k, sm, sn, bm, bn, rng, mode="EPILOGUE", cost_only=False):
     bias = rng.standard_normal(n).astype(np.float32)
     args = ([gm((m, k), np.float16), gm((k, n), np.float16), gm((n,), np.float32), gm((m, n), np.float32)]
             if cost_only else [a, b, bias, poisoned((m, n), np.float32)])
-    res = run_kernel(art, args + [MODES[mode]], tiling=tiling, block_dim=blocks, cost_only=cost_only)
+    res = run_kernel(art, args + [MODES[mode]], tiling=tiling, block_dim=blocks, cost_only=cost_only,
+                     workspace_bytes=blocks * sm * (-(-sn // bn)) * bn * 4)
     return res, a.astype(np.float32) @ b.astype(np.float32) + bias
 
 
@@ -80,3 +81,22 @@ def test_operand_stages_beyond_l1_are_a_tiling_error(rng):
                            gm((128, 256), np.float32), MODES["OUT_GM"]], tiling=tiling, block_dim=1, cost_only=True)
     assert not res.ok
     assert any(d.rule == "matmul-tiling" and "786432 bytes of L1" in d.message for d in res.errors), res.report()
+
+
+def test_iterate_ahead_computes_every_block_while_the_vector_unit_works_on_the_last(rng):
+    """Iterate<false> once, GetTensorC<false> per block: the same values as the synchronous loop, and
+    the cube no longer waits for each block's epilogue (M first order, tails on both axes)."""
+    res, c = _run(200, 176, 256, 200, 176, 64, 48, rng, mode="ASYNC")
+    assert res.ok, res.report()
+    assert_close(res.outputs[3], np.where(c >= 0, c, 0.1 * c), np.float16)
+    ahead, _ = _run(200, 176, 256, 200, 176, 64, 48, rng, mode="ASYNC", cost_only=True)
+    in_step, _ = _run(200, 176, 256, 200, 176, 64, 48, rng, cost_only=True)
+    assert ahead.cost.time_us < in_step.cost.time_us
+
+
+@pytest.mark.parametrize("mode, message", [("ASYNC_NO_WORKSPACE", "needs a workspace"),
+                                           ("NO_ITERATE", "GetTensorC before Iterate")])
+def test_blocks_taken_without_being_started_are_errors(rng, mode, message):
+    res, _ = _run(64, 48, 32, 64, 48, 32, 48, rng, mode=mode)
+    assert not res.ok
+    assert any(d.rule == "matmul-init" and message in d.message for d in res.errors), res.report()

@@ -3,13 +3,15 @@
 // singleCoreN tile of C, one baseM x baseN block per Iterate (M first); GetTensorC brings the block
 // into UB, the vector unit applies leaky relu and copies it out. `mode` (one build for all):
 // OUT_GM: GetTensorC straight to GM, no epilogue (must equal IterateAll); NO_ITERATE (a bug):
-// GetTensorC before any Iterate.
+// GetTensorC before any Iterate; ASYNC: Iterate<false> once, every block computed ahead into the
+// user workspace, GetTensorC<false> per block; ASYNC_NO_WORKSPACE (a bug): the same without
+// SetWorkspace.
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 
 using namespace matmul;
 
-enum Mode : int32_t { EPILOGUE = 0, OUT_GM, NO_ITERATE };
+enum Mode : int32_t { EPILOGUE = 0, OUT_GM, NO_ITERATE, ASYNC, ASYNC_NO_WORKSPACE };
 
 __aicore__ inline int32_t Ceiling(int32_t a, int32_t b) { return (a + b - 1) / b; }
 
@@ -55,11 +57,26 @@ extern "C" __global__ __aicore__ void matmul_epilogue(GM_ADDR a, GM_ADDR b, GM_A
     AscendC::SetFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::V_MTE2>(EVENT_ID0);
     if (mode == NO_ITERATE) mm.GetTensorC(block);
-    for (int32_t it = 0; mm.Iterate(); ++it) {
+    const bool async = mode == ASYNC || mode == ASYNC_NO_WORKSPACE;
+    if (async) {
+        if (mode == ASYNC)   // each core's blocks, [singleCoreM, baseN] apiece
+            mm.SetWorkspace(AscendC::GetUserWorkspace(workspace) + AscendC::GetBlockIdx() * t.singleCoreM *
+                                Ceiling(t.singleCoreN, t.baseN) * t.baseN * sizeof(float),
+                            t.singleCoreM * Ceiling(t.singleCoreN, t.baseN) * t.baseN * sizeof(float));
+        mm.template Iterate<false>();
+    }
+    const int32_t blocks = mIter * Ceiling(tailN, t.baseN);
+    for (int32_t it = 0; async ? it < blocks : mm.Iterate(); ++it) {
         const int32_t mi = it % mIter, ni = it / mIter;
         const int32_t rows = tailM - mi * t.baseM < t.baseM ? tailM - mi * t.baseM : t.baseM;
         const int32_t cols = tailN - ni * t.baseN < t.baseN ? tailN - ni * t.baseN : t.baseN;
-        mm.GetTensorC(block);
+        if (async) {
+            mm.template GetTensorC<false>(block);
+            AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+            AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        } else {
+            mm.GetTensorC(block);
+        }
         AscendC::LeakyRelu(block, block, 0.1f, static_cast<uint32_t>(rows * t.baseN));
         AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
         AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);

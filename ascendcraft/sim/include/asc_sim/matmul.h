@@ -6,6 +6,7 @@
 #pragma once
 #include "vec.h"
 #include "tiling.h"
+#include <deque>
 #include <functional>
 #include <set>
 
@@ -102,7 +103,14 @@ public:
     void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
         orgM_ = orgM; orgN_ = orgN; orgKa_ = orgKa; orgKb_ = orgKb; (void)orgKc;
     }
-    void SetWorkspace(GM_ADDR, int) {}
+    // the workspace Iterate<false> drains its blocks to (its size is checked; the blocks' GM traffic
+    // is charged at the L2 rate, the workspace staying resident)
+    template <class T> void SetWorkspace(__gm__ const T* addr, int size) {   // size in elements
+        workspace_bytes_ = addr == nullptr ? 0 : static_cast<int64_t>(size) * static_cast<int64_t>(sizeof(T));
+    }
+    template <class T> void SetWorkspace(GlobalTensor<T>& addr) {
+        workspace_bytes_ = static_cast<int64_t>(addr.size_ * sizeof(T));
+    }
     template <class T> void SetLocalWorkspace(const LocalTensor<T>&) {}
     template <bool sync = true>
     void IterateAll(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
@@ -154,7 +162,12 @@ public:
     // Iterate: the next baseM x baseN block of the single-core C over all of K, M first
     // (iterateOrder 0) or N first (1), into the library's L0C; false once every block was
     // returned, and the next call starts over (Iterate.md). GetTensorC takes the block out.
+    // Iterate<false> (asynchronous, Iterate.md / GetTensorC.md): one call starts every block of the
+    // single-core C; the cube computes them back to back, each drained to the library's workspace
+    // (SetWorkspace) as it is done, while the caller goes on; GetTensorC<false> takes them to UB in
+    // iteration order.
     template <bool sync = true> bool Iterate(bool enPartialSum = false, ASC_LOC_PARAM) {
+        if constexpr (!sync) return iterate_async(enPartialSum, asc_loc_);
         const char* api = "Matmul::Iterate";
         asc_sim::enter(api, asc_loc_);
         if (enPartialSum) asc_sim::fail("unsupported", api, asc_loc_, "Iterate(enPartialSum = true) is not simulated");
@@ -215,6 +228,10 @@ public:
     // enSequentialWrite (the emitter passes it).
     template <bool sync = true> void GetTensorC(const LocalTensor<DstT>& ub, uint8_t enAtomic = 0,
                                                 bool enSequentialWrite = false, ASC_LOC_PARAM) {
+        if constexpr (!sync) {
+            take_pending(ub, enAtomic, asc_loc_);
+            return;
+        }
         const char* api = "Matmul::GetTensorC";
         asc_sim::enter(api, asc_loc_);
         take_block(api, asc_loc_);
@@ -246,6 +263,79 @@ public:
     void End() {}
 
 private:
+    // A block Iterate<false> computed: its extents, its values, and the end of its drain.
+    struct Pending {
+        int64_t m = 0, n = 0;
+        std::vector<float> values;
+        asc_sim::EventMark drained;
+    };
+    bool iterate_async(bool enPartialSum, const asc_sim::Loc& loc) {
+        const char* api = "Matmul::Iterate<false>";
+        asc_sim::enter(api, loc);
+        if (enPartialSum) asc_sim::fail("unsupported", api, loc, "Iterate(enPartialSum = true) is not simulated");
+        check_operands(api, loc);
+        if (workspace_bytes_ <= 0)
+            asc_sim::fail("matmul-init", api, loc, "Iterate<false> needs a workspace for the blocks it computes ahead: "
+                          "SetWorkspace(addr, bytes) first");
+        if (!pending_.empty())
+            asc_sim::fail("matmul-init", api, loc,
+                          asc_sim::fmt("Iterate<false> while %zu block(s) of the last call are not taken: each is taken "
+                                       "by GetTensorC<false> first", pending_.size()));
+        const Grid g = grid(tailM_, tailN_, tailK_);
+        const uint64_t need = static_cast<uint64_t>(tailM_) * static_cast<uint64_t>(g.nb * g.bn) * sizeof(DstT);
+        if (need > static_cast<uint64_t>(workspace_bytes_))
+            asc_sim::fail("matmul-init", api, loc,
+                          asc_sim::fmt("Iterate<false> computes %lld x %lld blocks ahead (%llu bytes), the workspace holds "
+                                       "%lld", static_cast<long long>(g.mb), static_cast<long long>(g.nb),
+                                       static_cast<unsigned long long>(need), static_cast<long long>(workspace_bytes_)));
+        start_cost();
+        const bool m_first = tiling_.iterateOrder == 0;
+        for (int64_t it = 0; it < g.mb * g.nb; ++it) {
+            const int64_t mi = m_first ? it % g.mb : it / g.nb, ni = m_first ? it / g.mb : it % g.nb;
+            Pending p;
+            p.m = std::min(g.bm, tailM_ - mi * g.bm);
+            p.n = std::min(g.bn, tailN_ - ni * g.bn);
+            multiply_block(g, mi, ni);
+            drain_block(p.m, p.n);
+            p.drained = asc_sim::mark_on(static_cast<int>(asc_sim::Pipe::FIX));
+            if (!asc_sim::S().cfg.cost_only) {
+                p.values.assign(static_cast<size_t>(p.m * p.n), 0.0f);
+                for (int64_t i = 0; i < p.m; ++i) product_row(mi * g.bm + i, ni * g.bn, p.n, p.values.data() + i * p.n);
+            }
+            pending_.push_back(std::move(p));
+        }
+        return true;
+    }
+    // GetTensorC<false> to UB: the oldest block computed ahead, copied from the workspace once its
+    // drain is done (MTE2 at the L2 rate), rows baseN apart as in the synchronous form; the caller
+    // orders its vector work after the copy (MTE2_V).
+    void take_pending(const LocalTensor<DstT>& ub, uint8_t enAtomic, const asc_sim::Loc& loc) {
+        const char* api = "Matmul::GetTensorC<false>";
+        asc_sim::enter(api, loc);
+        check_operands(api, loc);
+        if (pending_.empty())
+            asc_sim::fail("matmul-init", api, loc, "GetTensorC<false> with no block computed ahead: Iterate<false>() "
+                          "starts them, and each is taken once");
+        if (enAtomic) asc_sim::fail("unsupported", api, loc, "GetTensorC to UB with enAtomic is not simulated");
+        if (ub.sp_ != asc_sim::SP_UB)
+            asc_sim::fail("position", api, loc, "GetTensorC takes a GlobalTensor or a LocalTensor in UB (VECIN)");
+        Pending p = std::move(pending_.front());
+        pending_.pop_front();
+        const int64_t pitch = tiling_.baseN > 0 ? tiling_.baseN : p.n;
+        asc_sim::use_local(api, loc, "dst", ub, static_cast<uint64_t>((p.m - 1) * pitch + p.n), true);
+        asc_sim::State& s = asc_sim::S();
+        asc_sim::wait_on(static_cast<int>(asc_sim::Pipe::MTE2), p.drained);
+        asc_sim::Deps d;
+        d.wr[0] = ub.buf_;
+        const double bytes = static_cast<double>(p.m * p.n) * sizeof(DstT);
+        asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + bytes / s.cfg.l2_bpc, d, 0.0, s.cfg.gm_latency);
+        if (s.cfg.cost_only) return;
+        for (int64_t i = 0; i < p.m; ++i) {
+            for (int64_t j = 0; j < p.n; ++j)
+                ub.ptr()[i * pitch + j] = static_cast<DstT>(p.values[static_cast<size_t>(i * p.n + j)]);
+            asc_sim::wrote(ub[static_cast<uint32_t>(i * pitch)], static_cast<uint64_t>(p.n));
+        }
+    }
     struct Grid {
         int64_t bm, bn, bk, mb, nb, kb;
     };
@@ -377,6 +467,8 @@ private:
     int64_t iter_ = 0, cur_mi_ = 0, cur_ni_ = 0, cur_m_ = 0, cur_n_ = 0;   // Iterate's progress and block
     bool block_ready_ = false;
     std::vector<float> block_;                   // the block Iterate computed, for GetTensorC
+    std::deque<Pending> pending_;                // the blocks Iterate<false> computed, oldest first
+    int64_t workspace_bytes_ = 0;                // SetWorkspace's size
 };
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,
