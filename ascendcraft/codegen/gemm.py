@@ -49,7 +49,7 @@ class GemmEmitter:
         a_ext, b_ext = (self._slice_parts(x) for x in e.args)
         (m_dim, ka), (kb, n_dim) = (a_shape[::-1] if ta else a_shape), (b_shape[::-1] if tb else b_shape)
         single_m = a_ext[1 if ta else 0][1]
-        single_n = b_ext[0 if tb else 1][1]
+        single_n = b_ext[0 if tb else 1][1] if e.kwarg("strip") is None else self.scalar(e.kwarg("strip").items[3])
         single_k = a_ext[0 if ta else 1][1]
         bm, bn, bk = (item.value for item in self.ck.expr_types[id(e.kwarg("base"))].items)
         depth = l1_depth(bm, bn, bk, D.ITEMSIZE[self._gm_dtype(e.args[0])], self.ck.chip.capacity("l1"))
@@ -65,14 +65,20 @@ class GemmEmitter:
         lines.append(f"        REGIST_MATMUL_OBJ(&pipe, AscendC::GetSysWorkSpacePtr(), mm{i}, &{t});")
         return lines
 
-    def _gemm_operands(self, i: int, e: A.Call):
-        """``m_``, ``n_``, ``k_`` (the product's extents here) and, inside ``if`` all are positive, the
-        Matmul object's operands and tail; the caller closes the ``if``."""
+    def _gemm_extents(self, e: A.Call):
+        """``m_``, ``n_``, ``k_``: the product's extents here (its regions clipped to the tensors)."""
         ta, tb = self._gemm_flags(e)
-        (a_name, a_off, a_axes), (b_name, b_off, b_axes) = (self._region(x) for x in e.args)
+        (_, _, a_axes), (_, _, b_axes) = (self._region(x) for x in e.args)
         m, k = (a_axes[1][0], a_axes[0][0]) if ta else (a_axes[0][0], a_axes[1][0])
         n = b_axes[0][0] if tb else b_axes[1][0]
         self.emit(f"const int64_t m_ = {m}, n_ = {n}, k_ = {k};")
+
+    def _gemm_operands(self, i: int, e: A.Call):
+        """The extents and, inside ``if`` all are positive, the Matmul object's operands and tail; the
+        caller closes the ``if``."""
+        ta, tb = self._gemm_flags(e)
+        (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in e.args)
+        self._gemm_extents(e)
         self.emit("if (m_ > 0 && n_ > 0 && k_ > 0) {   // cores past the grid's last block have none")
         self.depth += 1
         self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
@@ -86,25 +92,34 @@ class GemmEmitter:
         pitch every tile of its width has. With no K, the product is zeros."""
         i = next(k for k, g in enumerate(self.gemms) if g.value is e)
         out = e.kwarg("out").id
-        base_n = self.ck.expr_types[id(e.kwarg("base"))].items[1].value
+        base_m, base_n = (x.value for x in self.ck.expr_types[id(e.kwarg("base"))].items[:2])
         _, tb = self._gemm_flags(e)
         b_shape = tuple(self._gm_shape(e.args[1]))
+        n_dim = self._dim(b_shape[-2 if tb else -1])
         # the pitch a loaded tile of this static width has (copies._static_cols): ops pair them row by row
-        pitch = f"AcAlignUp(AcMin<int64_t>({base_n}, {self._dim(b_shape[-2 if tb else -1])}), 8)"
+        pitch = f"AcAlignUp(AcMin<int64_t>({base_n}, {n_dim}), 8)"
+        strip = e.kwarg("strip")
         self.emit(f"{target} = {out};")
         self.emit("{")
         self.depth += 1
-        self._gemm_operands(i, e)
+        if strip is None:
+            self._gemm_operands(i, e)
+        else:
+            self._strip_launch(i, e, strip, base_m, base_n, n_dim)
         # the gaps a narrow block leaves in its rows are zeroed first: element-wise ops cover whole rows
         self.emit(f"if (n_ < {base_n}) {{ AcZeroFill({target}, m_ * {base_n}); }}")
-        # the copy into the tile waits for its last readers (the previous block's epilogue), not the
-        # cube's operand loads: the wait sits between Iterate and GetTensorC
-        self.emit(f"while (mm{i}.Iterate()) {{")
-        self.depth += 1
-        self._sync("V_MTE2")
-        self.emit(f"mm{i}.GetTensorC({target}, 0, true);")
-        self.depth -= 1
-        self.emit("}")
+        if strip is None:
+            # the copy into the tile waits for its last readers (the previous block's epilogue), not
+            # the cube's operand loads: the wait sits between Iterate and GetTensorC
+            self.emit(f"while (mm{i}.Iterate()) {{")
+            self.depth += 1
+            self._sync("V_MTE2")
+            self.emit(f"mm{i}.GetTensorC({target}, 0, true);")
+            self.depth -= 1
+            self.emit("}")
+        else:   # the next block the cube computed ahead
+            self._sync("V_MTE2")
+            self.emit(f"mm{i}.template GetTensorC<false>({target}, 0, true);")
         self._sync("MTE2_V")
         self.emit(f"AcPackRows({target}, m_, n_, {base_n}, {pitch});")
         self.depth -= 1
@@ -113,6 +128,29 @@ class GemmEmitter:
         self.emit("}")
         self.tiles[target] = Tile("float", "f32", "m_", "n_", pitch, out)
         self._freeze(target)
+        self.depth -= 1
+        self.emit("}")
+
+    def _strip_launch(self, i: int, e: A.Call, strip: A.Tuple, base_m: int, base_n: int, n_dim: str):
+        """The extents and, at a strip's first tile, the whole strip started on the cube
+        (``Iterate<false>``: its tiles computed one after the other into the core's workspace, each
+        taken by a ``GetTensorC<false>``); the caller closes the ``if`` the extents open."""
+        ta, tb = self._gemm_flags(e)
+        tile, first, end, widest = (self.scalar(x) for x in strip.items)
+        (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in e.args)
+        w_name, w_off, _ = self._region(e.kwarg("workspace"))
+        n_start = self._slice_parts(e.args[1])[-2 if tb else -1][0]
+        self._gemm_extents(e)
+        self.emit("if (m_ > 0 && n_ > 0 && k_ > 0) {")
+        self.depth += 1
+        self.emit(f"if (({tile}) == ({first})) {{   // the strip's first tile: the strip computed ahead")
+        self.depth += 1
+        self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
+        self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
+        self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * ({widest})));")
+        self.emit(f"mm{i}.SetTail(static_cast<int>(m_), static_cast<int>(AcMin<int64_t>((({end}) - ({first})) * "
+                  f"{base_n}, ({n_dim}) - ({n_start}))), static_cast<int>(k_));")
+        self.emit(f"mm{i}.template Iterate<false>();")
         self.depth -= 1
         self.emit("}")
 

@@ -272,6 +272,18 @@ class LoweredFormsChecker:
                 and base[2] > 0):
             raise check_error("Matmul needs base=(baseM, baseN, baseK): the cube's base block, baseM and baseN "
                        "multiples of 16", e)
+        strip, workspace = e.kwarg("strip"), e.kwarg("workspace")
+        if (strip is None) != (workspace is None) or (strip is not None and not to_ub):
+            raise check_error("Matmul(..., strip=(tile, first, end, widest), workspace=...) computes a product tile's "
+                              "strip ahead: both together, on a product tile in UB", e)
+        if strip is not None:
+            if not (isinstance(strip, A.Tuple) and len(strip.items) == 4):
+                raise check_error("strip=(tile, first, end, widest): four integer scalars", strip)
+            for item in strip.items:
+                self._int_scalar(item, "strip=(...)")
+            ws = self._gm_region(workspace, "Matmul's workspace is")
+            if ws.gm.role != "scratch" or ws.gm.dtype != "f32":
+                raise check_error("Matmul's workspace is a region of an f32 scratch tensor", workspace)
         if to_ub:
             if m > base[0] or n > base[1]:
                 raise check_error(f"a product tile in UB is one base block: its {m} x {n} exceeds base "

@@ -402,7 +402,7 @@ class _Gemm:
     def rewrite(self, names: Names, extents=None) -> list:
         if self.fused:
             from .cube_fused import fused_rewrite
-            return fused_rewrite(self)
+            return fused_rewrite(self, names)
         if self.mask is not None:
             from .cube_triangle import triangle_rewrite
             return triangle_rewrite(self, names)

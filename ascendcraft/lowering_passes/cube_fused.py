@@ -9,7 +9,7 @@ from dataclasses import replace
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.types import TScalar
 
-from .base import call, name
+from .base import Names, binary, call, name
 from .cube import _mat, _NotGemm, show
 
 
@@ -39,9 +39,11 @@ def match_fused(g) -> list:
     return tiles
 
 
-def fused_rewrite(g) -> list:
+def fused_rewrite(g, names: Names) -> list:
     """``acc = Matmul(a[..., 0:K], b[0:K, ...], base=(TM, TN, TK))``: the tile handed to UB, then the
-    epilogue as written, in the phase's own parallel loop (each iteration one base block)."""
+    epilogue as written. When C's column tiles are the phase's last parallel variable, the tiles are
+    dealt to the cores here, in runs along C's rows, and each run of one row is a strip the cube
+    computes ahead (``strip=``, below); otherwise the phase keeps its loop, one tile per iteration."""
     ta, tb = g.flags
 
     def whole_k(load, axis):
@@ -51,7 +53,70 @@ def fused_rewrite(g) -> list:
     a = whole_k(g.a0, 0 if ta else 1)
     b = whole_k(g.b0, 1 if tb else 0)
     kwargs = {k: name("True") for k, f in (("transpose_a", ta), ("transpose_b", tb)) if f}
-    product = A.Assign(g.acc, call("Matmul", a, b, **kwargs, base=A.Tuple((*g.fused_tile, g.depth))), g.loop.span)
-    g.ctx.notes.append(f"cube: {g.acc} = {g.a_name} @ {g.b_name} tile by tile, each handed to UB for the vector "
-                       f"work after the K loop (a fused epilogue)")
-    return [replace(g.phase, body=tuple(g.head) + (product,) + tuple(g.epilogue))]
+    base = A.Tuple((*g.fused_tile, g.depth))
+    col_var, _ = g._tile_of(g.resolve(_mat(g.b0)[0 if tb else 1]))
+    row_var, _ = g._tile_of(g.resolve(_mat(g.a0)[1 if ta else 0]))
+    if col_var != g.phase.vars[-1] or row_var == col_var or row_var not in g.phase.vars:
+        product = A.Assign(g.acc, call("Matmul", a, b, **kwargs, base=base), g.loop.span)
+        g.ctx.notes.append(f"cube: {g.acc} = {g.a_name} @ {g.b_name} tile by tile, each handed to UB for the vector "
+                           f"work after the K loop (a fused epilogue)")
+        return [replace(g.phase, body=tuple(g.head) + (product,) + tuple(g.epilogue))]
+    return _strips(g, names, a, b, kwargs, base)
+
+
+def _strips(g, names: Names, a, b, kwargs, base) -> list:
+    """The tiles (batch, row, column: column fastest) dealt to the cores in balanced contiguous runs,
+    as the partition deals any loop; the part of a core's run in one row of C is a strip, which the
+    cube computes ahead, tile after tile, into the core's workspace while the vector unit runs the
+    epilogue of the tiles already taken (the Matmul API's Iterate<false> and GetTensorC<false>)::
+
+        const _nt0 = <tiles>
+        const _nj0 = cdiv(N, TN)                       # tiles in a row of C
+        const _sw0 = minimum(_nj0, cdiv(_nt0, CORES)) * TN    # the widest strip
+        const _wn0 = TM * _sw0
+        scratch _mw0: f32[CORES, _wn0]                 # each core's blocks computed ahead
+        for core0 in parallel(CORES):
+            _lo0 = ...
+            _hi0 = ...
+            for _f0 in range(_lo0, _hi0):
+                j = _f0 % _nj0                         # the phase's variables, the last fastest
+                i = _f0 // _nj0
+                <index arithmetic>
+                acc = Matmul(..., strip=(_f0, maximum(_lo0, _f0 - j), minimum(_hi0, _f0 - j + _nj0), _sw0),
+                             workspace=_mw0[core0, :])
+                <epilogue>
+
+    ``strip`` is (this tile, the strip's first, one past its last, the widest strip's columns):
+    the tile's value is its own product whatever the strip (the interpreter ignores it)."""
+    nt, nj, sw, wn, mw = (names.fresh(x) for x in ("_nt", "_nj", "_sw", "_wn", "_mw"))
+    core, lo, hi, f = (names.fresh(x) for x in ("core", "_lo", "_hi", "_f"))
+    tm, tn = g.fused_tile
+    total = g.phase.extents[0]
+    for e in g.phase.extents[1:]:
+        total = binary("*", total, e)
+    cores = name("CORES")
+    per, extra = binary("//", name(nt), cores), binary("%", name(nt), cores)
+    decls = [A.Const(nt, total, g.phase.span), A.Const(nj, g.phase.extents[-1], g.phase.span),
+             A.Const(sw, binary("*", call("minimum", name(nj), call("cdiv", name(nt), cores)), tn), g.phase.span),
+             A.Const(wn, binary("*", tm, name(sw)), g.phase.span),
+             A.Scratch(mw, A.TensorType("f32", ("CORES", wn)), g.phase.span)]
+    body: list = []
+    rest = name(f)
+    for v, e in reversed(list(zip(g.phase.vars, g.phase.extents))):
+        body.append(A.Assign(v, binary("%", rest, e) if v != g.phase.vars[0] else rest, g.phase.span))
+        rest = binary("//", rest, e)
+    j = name(g.phase.vars[-1])
+    start = binary("-", name(f), j)
+    strip = A.Tuple((name(f), call("maximum", name(lo), start), call("minimum", name(hi), binary("+", start, name(nj))),
+                     name(sw)))
+    workspace = A.Index(name(mw), (name(core), A.Slice(None, None)))
+    product = A.Assign(g.acc, call("Matmul", a, b, **kwargs, base=base, strip=strip, workspace=workspace), g.loop.span)
+    loop = A.For(f, name(lo), name(hi), A.Int(1), tuple(body) + tuple(g.head) + (product,) + tuple(g.epilogue),
+                 g.phase.span)
+    bounds = [A.Assign(lo, binary("+", binary("*", name(core), per), call("minimum", name(core), extra)), g.phase.span),
+              A.Assign(hi, binary("+", binary("*", binary("+", name(core), A.Int(1)), per),
+                                  call("minimum", binary("+", name(core), A.Int(1)), extra)), g.phase.span)]
+    g.ctx.notes.append(f"cube: {g.acc} = {g.a_name} @ {g.b_name} tile by tile, each core's tiles of a row of C computed "
+                       f"ahead as one strip and handed to UB one by one for the vector work after the K loop (a fused "
+                       f"epilogue)")
+    return decls + [A.ParallelFor((core,), (cores,), tuple(bounds) + (loop,), g.phase.span)]

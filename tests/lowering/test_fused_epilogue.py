@@ -39,7 +39,7 @@ def get_init_inputs():
 # the tiles of one row block go to a scratch, then a phase folds them)
 KERNEL = '''kernel k(x: gm f32[M, K], w: gm f32[N, K], b: gm f32[N]) -> (y: gm f32[M, N], r: gm f32[M, 1]):
     const TM = 128
-    const TN = {tn}
+    const TN = 128
     const TK = 32
     const NT = cdiv(N, TN)
     scratch part: f32[NT, M]
@@ -68,14 +68,31 @@ def _cube(text: str, d: Path = FUSED):
     return run_cube(text, d)
 
 
-def test_the_product_read_by_vector_ops_is_one_matmul_per_tile_in_its_own_loop():
+def test_each_cores_tiles_of_a_row_are_one_strip_the_cube_computes_ahead():
+    """Column tiles fastest: the tiles are dealt to the cores in runs, each run's part in one row of C
+    a strip (Iterate<false> into the core's workspace); the tile's value is its own product."""
     run = _cube((FUSED / "kernel.dsl").read_text())
     after = run.final.text
+    assert "scratch _mw0: gm f32[CORES, _wn0]" in after and "const _sw0 = minimum(_nj0, cdiv(_nt0, CORES)) * TN" in after
+    assert "for core0 in parallel(CORES):" in after and "for _f0 in range(_lo0, _hi0):" in after
+    assert "j = _f0 % cdiv(N, TN)" in after and "i = _f0 // cdiv(N, TN)" in after
+    assert ("acc = Matmul(x[m:m + TM, 0:K], gemm_weight[n:n + TN, 0:K], transpose_b=True, base=(TM, TN, TK), "
+            "strip=(_f0, maximum(_lo0, _f0 - j), minimum(_hi0, _f0 - j + _nj0), _sw0), workspace=_mw0[core0, :])"
+            in after)
+    assert "store(y[m:m + TM, n:n + TN], relu(acc + load(bias[n:n + TN])))" in after and "space=l1" not in after
+    assert any("computed ahead as one strip" in note for note in run.final.notes)
+
+
+def test_with_rows_fastest_each_tile_is_its_own_product_in_the_phases_loop():
+    text = (FUSED / "kernel.dsl").read_text()
+    old = "    for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):"
+    assert old in text
+    run = _cube(text.replace(old, "    for j, i in parallel(cdiv(N, TN), cdiv(M, TM)):"))
+    after = run.final.text
+    assert "for j, i in parallel(cdiv(N, TN), cdiv(M, TM)):" in after and "strip=" not in after
     assert ("acc = Matmul(x[m:m + TM, 0:K], gemm_weight[n:n + TN, 0:K], transpose_b=True, base=(TM, TN, TK))"
             in after)
-    assert "store(y[m:m + TM, n:n + TN], relu(acc + load(bias[n:n + TN])))" in after
-    assert "for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):" in after and "space=l1" not in after
-    assert any("fused epilogue" in note for note in run.final.notes)
+    assert any("tile by tile, each handed to UB" in note for note in run.final.notes)
 
 
 @pytest.mark.parametrize("edit, why", [
@@ -133,16 +150,22 @@ def test_an_element_wise_op_writes_over_an_operand_only_where_it_dies_and_is_rea
                     "k.dsl"), binding, chip)
 
 
-@pytest.mark.parametrize("tn, shape", [(128, (150, 70, 100)), (128, (130, 45, 300))])
-def test_a_fused_epilogue_matches_torch_on_the_simulator_with_tails_on_every_axis(tmp_path, tn, shape):
+@pytest.mark.parametrize("tiles, shape, ahead", [
+    ("i, j in parallel(cdiv(M, TM), NT)", (150, 70, 100), True),
+    ("i, j in parallel(cdiv(M, TM), NT)", (130, 45, 300), True),
+    ("j, i in parallel(NT, cdiv(M, TM))", (130, 45, 300), False),
+])
+def test_a_fused_epilogue_matches_torch_on_the_simulator_with_tails_on_every_axis(tmp_path, tiles, shape, ahead):
     """N = 100 < TN = 128: each product block is narrower than the base block (its rows move to the tile's
     pitch in UB); N = 300 = 2 x 128 + 44: a narrow last block of a wider product; M and K end in
-    partial tiles too. The row maxima are taken where each row's largest value comes late in it."""
+    partial tiles too; strips computed ahead (columns fastest) and tiles one by one (rows fastest).
+    The row maxima are taken where each row's largest value comes late in it."""
     m, k, n = shape
     (tmp_path / "op.py").write_text(OP.format(m=m, k=k, n=n))
-    (tmp_path / "k.dsl").write_text(KERNEL.format(tn=tn))
+    (tmp_path / "k.dsl").write_text(KERNEL.replace("i, j in parallel(cdiv(M, TM), NT)", tiles))
     kern = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
-    assert "GetTensorC(" in kern.source and "IterateAll" not in kern.source
+    assert ("Iterate<false>()" in kern.source) == ahead and "IterateAll" not in kern.source
+    assert ("GetTensorC<false>(" if ahead else "GetTensorC(") in kern.source
     torch.manual_seed(0)
     x = torch.rand(m, k) - 0.5
     w, bias = torch.randn(n, k), torch.randn(n)
