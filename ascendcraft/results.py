@@ -203,6 +203,7 @@ PIPES = {
     "V": "vector unit: element-wise math, reductions, casts, Gather on UB tiles",
     "MTE1": "L1 -> L0A/L0B copies (cube operands)",
     "MTE2": "GM -> UB/L1 copies (loads)",
+    "AIC_MTE2": "GM -> L1 copies of the Matmul API's operands (the cube core's own copy-in pipe)",
     "MTE3": "UB -> GM copies (stores)",
     "M": "cube unit: matrix multiply-accumulate",
     "FIX": "L0C -> GM/UB copies of cube results",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: Pipes that run instructions (the cost model's HBM entry is a share of bandwidth, not a pipe).
-_PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
+_PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "AIC_MTE2")
 #: Lines and waits listed at most (the longest first): enough to point at the cause, short enough to read.
 TOP_LINES, TOP_WAITS = 8, 3
 

@@ -41,7 +41,7 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
     text = report.read_text(errors="replace") if report.exists() else ""
     for line in text.splitlines():
         f = line.split("\t")
-        if f[0] in ("K", "E") and (f[-1] != token or (f[0] == "K" and len(f) != 18) or (f[0] == "E" and len(f) != 3)):
+        if f[0] in ("K", "E") and (f[-1] != token or (f[0] == "K" and len(f) != 10 + len(PIPES)) or (f[0] == "E" and len(f) != 3)):
             forged = forged or line
             continue
         if f[0] == "N" and len(f) >= 2 and not seen_sandbox:
@@ -68,9 +68,10 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
             where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
             crash = f"{f[1]} in block {f[2]}{where}"
         elif f[0] == "K":
-            busy = {p: float(x) for p, x in zip(PIPES, f[3:11])}
-            cores.append(CoreCost(int(f[1]), float(f[2]), busy, int(f[11]), int(f[12]), int(f[13]), int(f[14]),
-                                  int(f[15]), _CORE_KINDS.get(f[16], "block")))
+            n = 3 + len(PIPES)
+            busy = {p: float(x) for p, x in zip(PIPES, f[3:n])}
+            cores.append(CoreCost(int(f[1]), float(f[2]), busy, int(f[n]), int(f[n + 1]), int(f[n + 2]), int(f[n + 3]),
+                                  int(f[n + 4]), _CORE_KINDS.get(f[n + 5], "block")))
         elif f[0] == "T" and len(f) >= 5:
             layout.append({"name": f[1], "type": f[2], "offset": int(f[3]), "size": int(f[4])})
         elif f[0] == "X":

@@ -1,7 +1,8 @@
 """Cost model constants and the whole-kernel aggregation of per-core timelines.
 
 Per core, the C++ side keeps an event timeline over the pipes (S, V, M, MTE1, MTE2, MTE3,
-FIX) plus a per-core share of HBM bandwidth: each pipe runs its instructions in issue order,
+FIX, and AIC_MTE2, the cube core's copy-in pipe the Matmul API's operand loads take) plus a per-core
+share of HBM bandwidth: each pipe runs its instructions in issue order,
 and only events order one pipe against another (the flags of TQue EnQue/DeQue/AllocTensor/
 FreeTensor, SetFlag/WaitFlag, PipeBarrier<PIPE_ALL>, SyncAll, the scalar unit's waits), so
 double buffering overlaps exactly as far as the kernel's events allow (docs/simulator.md,
@@ -51,7 +52,7 @@ def model_chip(chip: Chip, overrides: Mapping[str, float] | None = None) -> Chip
     return chip.with_costs({**_OVERRIDES.get(), **(overrides or {})})
 
 
-PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "HBM")
+PIPES = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "AIC_MTE2", "HBM")
 
 
 # Cube MACs per cycle relative to fp16: the cube consumes one 512-byte fractal per operand per
@@ -171,13 +172,14 @@ def aggregate(cores: list[CoreCost], chip: Chip, block_dim: int) -> CostReport:
     body_us = max(max(per_phys) / freq_hz * 1e6 if cores else 0.0, floor_us)
     launch_us = chip.launch_overhead_us
     candidates = {
-        "hbm": max(crit_busy["HBM"], crit_busy["MTE2"], crit_busy["MTE3"]),
+        "hbm": max(crit_busy["HBM"], crit_busy["MTE2"], crit_busy["AIC_MTE2"], crit_busy["MTE3"]),
         "vector": crit_busy["V"],
         "cube": max(crit_busy["M"], crit_busy["MTE1"], crit_busy["FIX"]),
         "scalar": crit_busy["S"],
     }
     bound = max(candidates, key=lambda k: candidates[k])
-    if bound == "hbm" and crit_busy["MTE2"] > 1.5 * crit_busy["HBM"] and crit_busy["MTE2"] >= crit_busy["MTE3"]:
+    copy_in = max(crit_busy["MTE2"], crit_busy["AIC_MTE2"])
+    if bound == "hbm" and copy_in > 1.5 * crit_busy["HBM"] and copy_in >= crit_busy["MTE3"]:
         bound = "l2"   # the copy-in pipe is busy with L2 hits (e.g. Matmul base tiles read again)
     cube_us = sum(c.cube_macs for c in cores) / (chip.aic_cores * chip.cube_macs_per_cycle * freq_hz) * 1e6
     if launch_us >= body_us:

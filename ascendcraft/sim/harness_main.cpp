@@ -573,7 +573,7 @@ int main(int argc, char** argv) {
         const bool mixed = threaded && g_cross.ratio > 0;
         const CoreSlot* core = threaded ? &g_cross.cores[static_cast<size_t>(b)] : nullptr;
         std::fprintf(s.report, "K\t%lld\t%.1f", static_cast<long long>(core ? core->block : b), cs.end);
-        for (int p = 0; p < 8; ++p) std::fprintf(s.report, "\t%.1f", cs.busy[p]);
+        for (int p = 0; p < static_cast<int>(Pipe::COUNT); ++p) std::fprintf(s.report, "\t%.1f", cs.busy[p]);
         std::fprintf(s.report, "\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\t%s\n", static_cast<unsigned long long>(cs.gm_read),
                      static_cast<unsigned long long>(cs.gm_write), static_cast<unsigned long long>(cs.n_instr),
                      static_cast<unsigned long long>(cs.vec_elems), static_cast<unsigned long long>(cs.cube_macs),

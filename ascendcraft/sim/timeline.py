@@ -31,11 +31,11 @@ TRACE_DTYPE = np.dtype({"names": ["start", "end", "api", "file", "line", "pipe",
 #: Records kept per block by ``run_kernel(trace=True)``; later ones are counted as dropped.
 DEFAULT_TRACE_LIMIT = 200_000
 #: Top-to-bottom order of the pipes in the picture: data flow in, compute, data flow out, scalar.
-DRAW_ORDER = ("MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
+DRAW_ORDER = ("AIC_MTE2", "MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S")
 #: Chrome-trace ids: core c is process c + 1 and pipe p its thread p + 1 (Perfetto treats pid and
 #: tid 0 as the kernel's idle task); the modeled launch and body are on process KERNEL_PID.
 KERNEL_PID = 1_000_000
-_COLORS = {"MTE2": "#1f77b4", "MTE1": "#17becf", "M": "#9467bd", "FIX": "#8c564b", "V": "#2ca02c",
+_COLORS = {"AIC_MTE2": "#aec7e8", "MTE2": "#1f77b4", "MTE1": "#17becf", "M": "#9467bd", "FIX": "#8c564b", "V": "#2ca02c",
            "MTE3": "#ff7f0e", "S": "#7f7f7f", "HBM": "#d62728"}
 
 

@@ -257,7 +257,7 @@ void record_access(const Operand& o, int p, uint32_t epoch) {
 void auto_sync_scalar(const Operand& o) {
     State& s = S();
     const int sp = static_cast<int>(Pipe::S);
-    bool wait[NPIPES] = {false, false, false, false, false, false, false};
+    bool wait[NPIPES] = {};
     for (const Access& a : s.bufs[o.buf].accesses)
         if (conflicts(o, sp, a)) wait[a.pipe] = true;
     for (int q = 0; q < NPIPES; ++q)

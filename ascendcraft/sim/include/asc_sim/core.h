@@ -206,10 +206,13 @@ struct ScalarArg {
     double f = 0;
 };
 
-enum class Pipe : int { S = 0, V, M, MTE1, MTE2, MTE3, FIX, HBM, COUNT };
+// AIC_MTE2: the cube core's own copy-in pipe, which the Matmul API's operand loads take (in a
+// kernel that reaches the cube through the API, one simulated block is a cube core and a vector
+// core: their GM -> L1 and GM -> UB copies do not queue behind each other).
+enum class Pipe : int { S = 0, V, M, MTE1, MTE2, MTE3, FIX, AIC_MTE2, HBM, COUNT };
 inline const char* pipe_name(int p) {
-    static const char* n[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "HBM"};
-    return (p >= 0 && p < 8) ? n[p] : "?";
+    static const char* n[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "AIC_MTE2", "HBM"};
+    return (p >= 0 && p < static_cast<int>(Pipe::COUNT)) ? n[p] : "?";
 }
 
 // TPosition names, in the order of AscendC's TPosition enum (tensor.h)
@@ -226,13 +229,13 @@ inline const char* space_name(int s) {
 }
 
 // ---------------------------------------------------------------- events (happens-before)
-// The seven pipes that execute instructions (HBM is an accounting track, not a pipe).
-constexpr int NPIPES = 7;
+// The pipes that execute instructions (HBM is an accounting track, not a pipe).
+constexpr int NPIPES = static_cast<int>(Pipe::HBM);
 // A vector clock over the pipes: c[q] = how many instructions of pipe q are known to have
 // completed. Pipe p's clock is what p's next instruction is ordered after; an access by p to
 // data that pipe q touched at epoch e is ordered only if clock[p].c[q] >= e.
 struct VClock {
-    uint32_t c[NPIPES] = {0, 0, 0, 0, 0, 0, 0};
+    uint32_t c[NPIPES] = {};
     void join(const VClock& o) {
         for (int i = 0; i < NPIPES; ++i) c[i] = std::max(c[i], o.c[i]);
     }
@@ -413,7 +416,7 @@ struct TraceRec {
 
 struct CoreStats {
     double end = 0;
-    double busy[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    double busy[static_cast<int>(Pipe::COUNT)] = {};
     uint64_t gm_read = 0, gm_write = 0, n_instr = 0, vec_elems = 0, cube_macs = 0;
 };
 

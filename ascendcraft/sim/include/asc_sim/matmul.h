@@ -423,7 +423,7 @@ private:
             if (sa) cyc += abytes / c.l2_bpc; else first(abytes, share_a, hbm, cyc);
             if (sb) cyc += bbytes / c.l2_bpc; else first(bbytes, share_b, hbm, cyc);
             asc_sim::Deps d1; d1.wr[0] = slot_[stage_];
-            asc_sim::schedule(asc_sim::Pipe::MTE2, c.mte_overhead + cyc, d1, hbm, c.gm_latency);
+            asc_sim::schedule(asc_sim::Pipe::AIC_MTE2, c.mte_overhead + cyc, d1, hbm, c.gm_latency);
             s.stats.gm_read += static_cast<uint64_t>(hbm);
             asc_sim::Deps d2; d2.rd[0] = slot_[stage_]; d2.wr[0] = slot_[8 + ping_];
             asc_sim::schedule(asc_sim::Pipe::MTE1, c.cube_overhead + abytes / c.l1_l0a_bpc + bbytes / c.l1_l0b_bpc, d2);
