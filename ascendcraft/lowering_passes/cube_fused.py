@@ -56,7 +56,10 @@ def fused_rewrite(g, names: Names) -> list:
     base = A.Tuple((*g.fused_tile, g.depth))
     col_var, _ = g._tile_of(g.resolve(_mat(g.b0)[0 if tb else 1]))
     row_var, _ = g._tile_of(g.resolve(_mat(g.a0)[1 if ta else 0]))
-    if col_var != g.phase.vars[-1] or row_var == col_var or row_var not in g.phase.vars:
+    # a strip's tiles share A's rows and B's matrix: the column variable picks nothing else
+    lead = [n.id for load in (g.a0, g.b0) for x in load.src.subscripts[:-2] for n in A.walk(g.resolve(x))
+            if isinstance(n, A.Name)]
+    if col_var != g.phase.vars[-1] or row_var == col_var or row_var not in g.phase.vars or col_var in lead:
         product = A.Assign(g.acc, call("Matmul", a, b, **kwargs, base=base), g.loop.span)
         g.ctx.notes.append(f"cube: {g.acc} = {g.a_name} @ {g.b_name} tile by tile, each handed to UB for the vector "
                            f"work after the K loop (a fused epilogue)")

@@ -174,3 +174,25 @@ def test_a_fused_epilogue_matches_torch_on_the_simulator_with_tails_on_every_axi
     h = x @ w.T + bias
     torch.testing.assert_close(y, torch.where(h > 0, h, 0.1 * h), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(r, h.amax(dim=1, keepdim=True), rtol=1e-4, atol=1e-4)
+
+
+def test_a_column_variable_that_also_picks_b_s_matrix_keeps_one_tile_per_iteration(tmp_path):
+    """B's batch index is the column tile's variable: the tiles of a row multiply different matrices,
+    so they are no strip (the strip is started from its first tile's B)."""
+    (tmp_path / "op.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def forward(self, a, b):\n"
+        "        return torch.relu(torch.cat([a @ b[j, :, j * 128:(j + 1) * 128] for j in range(b.shape[0])], 1))\n\n\n"
+        "def get_inputs():\n    return [torch.rand(200, 96), torch.rand(2, 96, 256)]\n\n\n"
+        "def get_init_inputs():\n    return []\n")
+    text = ("kernel k(a: gm f32[M, K], b: gm f32[J, K, N]) -> (c: gm f32[M, N]):\n"
+            "    for i, j in parallel(cdiv(M, 128), J):\n"
+            "        m = i * 128\n"
+            "        n = j * 128\n"
+            "        ta = load(a[m:m + 128, 0:64], space=l1)\n"
+            "        acc = matmul(ta, load(b[j, 0:64, n:n + 128], space=l1))\n"
+            "        for k in range(64, K, 64):\n"
+            "            ta = load(a[m:m + 128, k:k + 64], space=l1)\n"
+            "            acc = acc + matmul(ta, load(b[j, k:k + 64, n:n + 128], space=l1))\n"
+            "        store(c[m:m + 128, n:n + 128], relu(acc))\n")
+    after = _cube(text, tmp_path).final.text
+    assert "strip=" not in after and "for i, j in parallel(cdiv(M, 128), J):" in after
