@@ -65,6 +65,11 @@ class GemmEmitter:
         lines.append(f"        REGIST_MATMUL_OBJ(&pipe, AscendC::GetSysWorkSpacePtr(), mm{i}, &{t});")
         return lines
 
+    def _gemm_n_dim(self, e: A.Call) -> str:
+        """C's column extent: B's N axis."""
+        _, tb = self._gemm_flags(e)
+        return self._dim(tuple(self._gm_shape(e.args[1]))[-2 if tb else -1])
+
     def _gemm_extents(self, e: A.Call):
         """``m_``, ``n_``, ``k_``: the product's extents here (its regions clipped to the tensors)."""
         ta, tb = self._gemm_flags(e)
@@ -73,17 +78,35 @@ class GemmEmitter:
         n = b_axes[0][0] if tb else b_axes[1][0]
         self.emit(f"const int64_t m_ = {m}, n_ = {n}, k_ = {k};")
 
-    def _gemm_operands(self, i: int, e: A.Call):
+    def _gemm_operands(self, i: int, e: A.Call, strip: A.Tuple | None = None):
         """The extents and, inside ``if`` all are positive, the Matmul object's operands and tail; the
-        caller closes the ``if``."""
+        caller closes the ``if``. With ``strip`` (a fused epilogue's tile, strip=(tile, first, end,
+        widest)): at the strip's first tile only, the whole strip's (the core's workspace, the strip's
+        columns) and its start on the cube (``Iterate<false>``: its tiles computed one after the other,
+        each taken by a ``GetTensorC<false>``)."""
         ta, tb = self._gemm_flags(e)
         (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in e.args)
         self._gemm_extents(e)
         self.emit("if (m_ > 0 && n_ > 0 && k_ > 0) {   // cores past the grid's last block have none")
         self.depth += 1
+        tail_n = "n_"
+        if strip is not None:
+            tile, first, end, widest = (self.scalar(x) for x in strip.items)
+            base_m, base_n = (x.value for x in self.ck.expr_types[id(e.kwarg("base"))].items[:2])
+            n_dim = self._gemm_n_dim(e)
+            n_start = self._slice_parts(e.args[1])[-2 if tb else -1][0]
+            w_name, w_off, _ = self._region(e.kwarg("workspace"))
+            self.emit(f"if (({tile}) == ({first})) {{   // the strip's first tile: the strip computed ahead")
+            self.depth += 1
+            self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * ({widest})));")
+            tail_n = f"AcMin<int64_t>((({end}) - ({first})) * {base_n}, ({n_dim}) - ({n_start}))"
         self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
         self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
-        self.emit(f"mm{i}.SetTail(static_cast<int>(m_), static_cast<int>(n_), static_cast<int>(k_));")
+        self.emit(f"mm{i}.SetTail(static_cast<int>(m_), static_cast<int>({tail_n}), static_cast<int>(k_));")
+        if strip is not None:
+            self.emit(f"mm{i}.template Iterate<false>();")
+            self.depth -= 1
+            self.emit("}")
 
     def _gemm_tile(self, target: str, e: A.Call):
         """``acc = Matmul(..., out=b)``: one base block of the product handed to UB (the cube pass's
@@ -92,20 +115,15 @@ class GemmEmitter:
         pitch every tile of its width has. With no K, the product is zeros."""
         i = next(k for k, g in enumerate(self.gemms) if g.value is e)
         out = e.kwarg("out").id
-        base_m, base_n = (x.value for x in self.ck.expr_types[id(e.kwarg("base"))].items[:2])
-        _, tb = self._gemm_flags(e)
-        b_shape = tuple(self._gm_shape(e.args[1]))
-        n_dim = self._dim(b_shape[-2 if tb else -1])
+        base_n = self.ck.expr_types[id(e.kwarg("base"))].items[1].value
+        n_dim = self._gemm_n_dim(e)
         # the pitch a loaded tile of this static width has (copies._static_cols): ops pair them row by row
         pitch = f"AcAlignUp(AcMin<int64_t>({base_n}, {n_dim}), 8)"
         strip = e.kwarg("strip")
         self.emit(f"{target} = {out};")
         self.emit("{")
         self.depth += 1
-        if strip is None:
-            self._gemm_operands(i, e)
-        else:
-            self._strip_launch(i, e, strip, base_m, base_n, n_dim)
+        self._gemm_operands(i, e, strip)
         # the gaps a narrow block leaves in its rows are zeroed first: element-wise ops cover whole rows
         self.emit(f"if (n_ < {base_n}) {{ AcZeroFill({target}, m_ * {base_n}); }}")
         if strip is None:
@@ -128,29 +146,6 @@ class GemmEmitter:
         self.emit("}")
         self.tiles[target] = Tile("float", "f32", "m_", "n_", pitch, out)
         self._freeze(target)
-        self.depth -= 1
-        self.emit("}")
-
-    def _strip_launch(self, i: int, e: A.Call, strip: A.Tuple, base_m: int, base_n: int, n_dim: str):
-        """The extents and, at a strip's first tile, the whole strip started on the cube
-        (``Iterate<false>``: its tiles computed one after the other into the core's workspace, each
-        taken by a ``GetTensorC<false>``); the caller closes the ``if`` the extents open."""
-        ta, tb = self._gemm_flags(e)
-        tile, first, end, widest = (self.scalar(x) for x in strip.items)
-        (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in e.args)
-        w_name, w_off, _ = self._region(e.kwarg("workspace"))
-        n_start = self._slice_parts(e.args[1])[-2 if tb else -1][0]
-        self._gemm_extents(e)
-        self.emit("if (m_ > 0 && n_ > 0 && k_ > 0) {")
-        self.depth += 1
-        self.emit(f"if (({tile}) == ({first})) {{   // the strip's first tile: the strip computed ahead")
-        self.depth += 1
-        self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
-        self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
-        self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * ({widest})));")
-        self.emit(f"mm{i}.SetTail(static_cast<int>(m_), static_cast<int>(AcMin<int64_t>((({end}) - ({first})) * "
-                  f"{base_n}, ({n_dim}) - ({n_start}))), static_cast<int>(k_));")
-        self.emit(f"mm{i}.template Iterate<false>();")
         self.depth -= 1
         self.emit("}")
 

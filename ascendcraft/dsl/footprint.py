@@ -70,11 +70,12 @@ def _is_cube_accumulate(e, types) -> bool:
         isinstance(x, A.Call) and x.func == "matmul" for x in (e.lhs, e.rhs))
 
 
-#: The API ops (lowered levels) that may write over an operand of the result's type.
+#: The API ops (lowered levels) that may write over an operand of the result's type (bufferize
+#: pairs them, through same_type_operands).
 IN_PLACE_FORMS = ("unary", "binary", "scalar", "rowvec", "colvec")
 
 
-def _same_type_operands(e, types) -> list:
+def same_type_operands(e, types) -> list:
     """The operands of an element-wise op (operator, builtin or API op) of the result's tile type."""
     if isinstance(e, (A.Unary, A.Binary)):
         operands = (e.operand,) if isinstance(e, A.Unary) else (e.lhs, e.rhs)
@@ -84,7 +85,7 @@ def _same_type_operands(e, types) -> list:
     else:
         return []
     t = types.get(id(e))
-    return [x for x in operands if isinstance(t, TTile) and types.get(id(x)) == t] if isinstance(t, TTile) else []
+    return [x for x in operands if types.get(id(x)) == t] if isinstance(t, TTile) else []
 
 
 def writes_over_operand(e, types, dying=frozenset()) -> bool:
@@ -92,30 +93,24 @@ def writes_over_operand(e, types, dying=frozenset()) -> bool:
     the same expression, or a variable in ``dying`` (see dying_operands). The result takes that
     operand's place (the lowering places it in the operand's buffer), so it holds no memory of its
     own. The interpreter's accounting and the footprint share this rule."""
-    return any(not isinstance(x, A.Name) or x.id in dying for x in _same_type_operands(e, types))
+    return any(not isinstance(x, A.Name) or x.id in dying for x in same_type_operands(e, types))
 
 
 def writes_over_variable(e, types, dying) -> bool:
     """``writes_over_operand`` where the operand lives in a dying variable's memory (is the variable,
     or wrote over it in turn): the result adds nothing to the statement's temporaries either."""
     return any(x.id in dying if isinstance(x, A.Name) else writes_over_variable(x, types, dying)
-               for x in _same_type_operands(e, types))
+               for x in same_type_operands(e, types))
 
 
 def dying_operands(s, dead) -> frozenset:
     """The variables statement ``s`` reads for the last time (``dead``) and only once: an
     element-wise op may write over them."""
-    value = s.value if isinstance(s, (A.Assign, A.Store)) else None
-    if value is None:
-        return frozenset()
+    parts = (s.value,) if isinstance(s, A.Assign) else (s.dst, s.value) if isinstance(s, A.Store) else ()
     seen: dict[str, int] = {}
-    for n in A.walk(value):
+    for n in (n for part in parts for n in A.walk(part)):
         if isinstance(n, A.Name):
             seen[n.id] = seen.get(n.id, 0) + 1
-    if isinstance(s, A.Store):
-        for n in A.walk(s.dst):
-            if isinstance(n, A.Name):
-                seen[n.id] = seen.get(n.id, 0) + 1
     return frozenset(n for n, k in seen.items() if k == 1 and n in dead)
 
 

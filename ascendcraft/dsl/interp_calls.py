@@ -16,10 +16,10 @@ from .interp_values import (
     cast_array,
     cast_scalar,
     matmul_tiles,
-    on_vector,
     runtime_error,
 )
 from .ops import OPS
+from .types import on_vector
 
 
 class CallInterpreter:

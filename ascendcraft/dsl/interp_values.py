@@ -27,12 +27,6 @@ def runtime_error(msg, node=None, hint=None, kind="runtime error"):
     return InterpreterError(msg, getattr(node, "span", None), kind=kind, hint=hint)
 
 
-def on_vector(space: str) -> str:
-    """Where a vector op's result lives: UB, also when it reads the cube's product (l0c, which the
-    lowering hands to UB for a fused epilogue)."""
-    return "ub" if space == "l0c" else space
-
-
 class Tile:
     """An on-chip value: a NumPy array (bf16 held as float32), its DSL dtype and memory space."""
 

@@ -31,12 +31,11 @@ from .interp_values import (
     BufferState,
     GMTensor,
     Tile,
-    on_vector,
     runtime_error,
     scalar_binary,
 )
 from .ops import BINARY_OPERATORS, CONSTANT_NAMES, OPS, UNARY_OPERATORS
-from .types import TScalar, TStr, TTile, TTuple
+from .types import TScalar, TStr, TTile, TTuple, on_vector
 
 _MISSING = object()
 

@@ -54,9 +54,15 @@ class TTile:
 VECTOR_READS = frozenset({"ub", "l0c"})
 
 
+def on_vector(space: str) -> str:
+    """Where a vector op's operand (and result) lives: UB, also for the cube's product (l0c, which
+    the lowering hands to UB for a fused epilogue). The checker's and the interpreter's rule."""
+    return "ub" if space == "l0c" else space
+
+
 def vector_operand(t: TTile) -> TTile:
     """The tile a vector op reads: a product tile (l0c) as the UB copy the lowering makes of it."""
-    return TTile(t.dtype, t.shape, "ub") if t.space == "l0c" else t
+    return TTile(t.dtype, t.shape, on_vector(t.space))
 
 
 @dataclass(frozen=True)

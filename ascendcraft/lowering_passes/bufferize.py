@@ -44,7 +44,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 
 from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
-from ascendcraft.dsl.footprint import IN_PLACE_FORMS
+from ascendcraft.dsl.footprint import same_type_operands
 from ascendcraft.dsl.indexing import API_FORMS
 from ascendcraft.dsl.ops import OPS
 from ascendcraft.dsl.types import TTile
@@ -208,13 +208,9 @@ class _Bufferizer:
                 self.loops.append((start, self.pos, used, defined))
 
     def _note_in_place(self, s: A.Assign):
-        """An element-wise API op may write over an operand of its result's shape and dtype."""
-        e = s.value
-        if not (isinstance(e, A.Call) and e.func in OPS and OPS[e.func].form in IN_PLACE_FORMS):
-            return
-        t = self.ctx.type_of(e)
-        self.in_place += [(s.target, a.id) for a in e.args if isinstance(a, A.Name) and a.id in self.shape
-                          and self.ctx.type_of(a) == t]
+        """An element-wise op may write over an operand of its result's type (the footprint's rule)."""
+        self.in_place += [(s.target, a.id) for a in same_type_operands(s.value, self.ctx.checked.expr_types)
+                          if isinstance(a, A.Name) and a.id in self.shape]
 
     def _note_strided(self, region):
         if strided_region(region, self.ctx.symbols):

@@ -235,30 +235,16 @@ public:
         const char* api = "Matmul::GetTensorC";
         asc_sim::enter(api, asc_loc_);
         take_block(api, asc_loc_);
-        if (enAtomic) asc_sim::fail("unsupported", api, asc_loc_, "GetTensorC to UB with enAtomic is not simulated");
-        if (ub.sp_ != asc_sim::SP_UB)
-            asc_sim::fail("position", api, asc_loc_, "GetTensorC takes a GlobalTensor or a LocalTensor in UB (VECIN)");
+        check_ub(api, asc_loc_, ub, enAtomic);
         (void)enSequentialWrite;
-        const int64_t pitch = tiling_.baseN > 0 ? tiling_.baseN : cur_n_;
-        const uint64_t n = static_cast<uint64_t>((cur_m_ - 1) * pitch + cur_n_);
         drain_block(cur_m_, cur_n_);
-        asc_sim::use_local(api, asc_loc_, "dst", ub, n, true);   // the operand of the copy below
-        asc_sim::State& s = asc_sim::S();
-        const double bytes = static_cast<double>(cur_m_ * cur_n_) * sizeof(DstT);
         asc_sim::Deps d;
         d.rd[0] = slot_[12];
-        d.wr[0] = ub.buf_;
-        asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + bytes / s.cfg.l2_bpc, d, 0.0, s.cfg.gm_latency);
+        copy_to_ub(api, asc_loc_, ub, cur_m_, cur_n_, block_, d);
         // sync: the call returns with the block in UB, every pipe ordered after the copy
         const asc_sim::EventMark copied = asc_sim::mark_on(static_cast<int>(asc_sim::Pipe::MTE2));
         for (asc_sim::Pipe p : {asc_sim::Pipe::S, asc_sim::Pipe::V, asc_sim::Pipe::MTE3})
             asc_sim::wait_on(static_cast<int>(p), copied);
-        if (s.cfg.cost_only) return;
-        for (int64_t i = 0; i < cur_m_; ++i) {
-            for (int64_t j = 0; j < cur_n_; ++j)
-                ub.ptr()[i * pitch + j] = static_cast<DstT>(block_[static_cast<size_t>(i * cur_n_ + j)]);
-            asc_sim::wrote(ub[static_cast<uint32_t>(i * pitch)], static_cast<uint64_t>(cur_n_));
-        }
     }
     void End() {}
 
@@ -316,24 +302,32 @@ private:
         if (pending_.empty())
             asc_sim::fail("matmul-init", api, loc, "GetTensorC<false> with no block computed ahead: Iterate<false>() "
                           "starts them, and each is taken once");
+        check_ub(api, loc, ub, enAtomic);
+        Pending p = std::move(pending_.front());
+        pending_.pop_front();
+        asc_sim::wait_on(static_cast<int>(asc_sim::Pipe::MTE2), p.drained);
+        copy_to_ub(api, loc, ub, p.m, p.n, p.values, asc_sim::Deps{});
+    }
+    void check_ub(const char* api, const asc_sim::Loc& loc, const LocalTensor<DstT>& ub, uint8_t enAtomic) const {
         if (enAtomic) asc_sim::fail("unsupported", api, loc, "GetTensorC to UB with enAtomic is not simulated");
         if (ub.sp_ != asc_sim::SP_UB)
             asc_sim::fail("position", api, loc, "GetTensorC takes a GlobalTensor or a LocalTensor in UB (VECIN)");
-        Pending p = std::move(pending_.front());
-        pending_.pop_front();
-        const int64_t pitch = tiling_.baseN > 0 ? tiling_.baseN : p.n;
-        asc_sim::use_local(api, loc, "dst", ub, static_cast<uint64_t>((p.m - 1) * pitch + p.n), true);
+    }
+    // An m x n block from the workspace to UB (MTE2, an L2 hit; `d` adds what the copy waits for):
+    // its rows baseN apart, the first n values of each written.
+    void copy_to_ub(const char* api, const asc_sim::Loc& loc, const LocalTensor<DstT>& ub, int64_t m, int64_t n,
+                    const std::vector<float>& values, asc_sim::Deps d) {
+        const int64_t pitch = tiling_.baseN > 0 ? tiling_.baseN : n;
+        asc_sim::use_local(api, loc, "dst", ub, static_cast<uint64_t>((m - 1) * pitch + n), true);
         asc_sim::State& s = asc_sim::S();
-        asc_sim::wait_on(static_cast<int>(asc_sim::Pipe::MTE2), p.drained);
-        asc_sim::Deps d;
         d.wr[0] = ub.buf_;
-        const double bytes = static_cast<double>(p.m * p.n) * sizeof(DstT);
+        const double bytes = static_cast<double>(m * n) * sizeof(DstT);
         asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + bytes / s.cfg.l2_bpc, d, 0.0, s.cfg.gm_latency);
         if (s.cfg.cost_only) return;
-        for (int64_t i = 0; i < p.m; ++i) {
-            for (int64_t j = 0; j < p.n; ++j)
-                ub.ptr()[i * pitch + j] = static_cast<DstT>(p.values[static_cast<size_t>(i * p.n + j)]);
-            asc_sim::wrote(ub[static_cast<uint32_t>(i * pitch)], static_cast<uint64_t>(p.n));
+        for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j)
+                ub.ptr()[i * pitch + j] = static_cast<DstT>(values[static_cast<size_t>(i * n + j)]);
+            asc_sim::wrote(ub[static_cast<uint32_t>(i * pitch)], static_cast<uint64_t>(n));
         }
     }
     struct Grid {
