@@ -16,6 +16,7 @@ from .dsl.checker import CheckedKernel, check
 from .dsl.interpreter import Interpreter
 from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
+from .garbage import fewer_full_collections
 from .progress import reporter
 from .acceptance import check_precision_name
 from .errors import UserError
@@ -262,6 +263,7 @@ def interpreter_runner(checked: CheckedKernel, plan: Plan, parameters: dict, kee
     return run
 
 
+@fewer_full_collections()
 def check_kernel(kernel, op, *, trials: int | None = None, seed: int = 0, chip: str = DEFAULT_CHIP,
                  max_bytes: int = 64 << 20, full_shapes: bool = False, inputs: str = "adversarial",
                  other_shapes: bool = True, progress: Callable[[str], None] | None = None,

@@ -19,6 +19,7 @@ from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
 from .groups import input_dtypes, is_group
 from .errors import AscendcraftError, UserError
+from .garbage import fewer_full_collections
 from .sim.build import SimBuildError
 from .passes import LoweringRun
 from .checking import CheckResult, check_kernel, load_kernel
@@ -283,6 +284,7 @@ def lower_checked(checked: CheckResult, *, chip: str = DEFAULT_CHIP, backend: st
     return result
 
 
+@fewer_full_collections()
 def _lower_one(checked: CheckResult, *, chip, backend, trials, seed, model_time, assist, progress) -> Lowered:
     from .passes import PASS_TRIALS, PassChain
     from .sim.runner import RunQueue

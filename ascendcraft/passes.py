@@ -88,8 +88,12 @@ class _LevelRunner:
 
 
 def apply_pass(p, kernel: A.Kernel, ctx, source: SourceFile | None) -> A.Kernel:
-    """One pass on one level: its program, every node with an origin in the writer's ``source``."""
-    return replace(with_origins(p.run(kernel, ctx)), source=source)
+    """One pass on one level: its program, every node with an origin in the writer's ``source``.
+    A program equal to ``kernel`` (ignoring source positions) is ``kernel`` itself, so that the
+    level's checks, keyed by the kernel's nodes, are the level before's (most passes change
+    nothing in most kernels, and checking a long kernel is most of its lowering's static work)."""
+    after = replace(with_origins(p.run(kernel, ctx)), source=source)
+    return kernel if after == kernel and kernel.source is source else after
 
 
 def with_origins(node, inherited=None):
@@ -97,7 +101,7 @@ def with_origins(node, inherited=None):
     origin of what it is made of (``_pf0 = load(...)`` the load's), else of the next statement
     beside it that has one (temporaries are inserted before the statement they were split
     from), else of the previous one, else of its parent."""
-    if not is_dataclass(node):
+    if not is_dataclass(node) or node in _WITH_ORIGINS:
         return node
     has_span, parts = _origin_fields(type(node))
     own = getattr(node, "span", None) if has_span else None
@@ -119,7 +123,15 @@ def with_origins(node, inherited=None):
                 changes[name] = new
     if has_span and own is None and here is not None:
         changes["span"] = here
-    return replace(node, **changes) if changes else node
+    done = replace(node, **changes) if changes else node
+    if here is not None:    # then every node below has an origin now
+        _WITH_ORIGINS.add(done)
+    return done
+
+
+# Nodes with an origin on every node below them that has a span: a pass keeps most of a level's
+# nodes, and the next pass's with_origins does not walk them again.
+_WITH_ORIGINS = A.ByNode(500_000)
 
 
 def _nearest_spans(items) -> list:
@@ -250,9 +262,9 @@ class PassChain:
                         raise PassError(p.name, f"the program after this pass does not parse: {err.message}",
                                         before=before.text, after=text, ours=True) from None
                     _PARSED.put(text, True)
-                same = kernel == before.kernel
+                same = kernel is before.kernel
                 try:
-                    real = check(kernel, bind(kernel, self.task.real)[0], self.chip)
+                    real = before.real if same else check(kernel, bind(kernel, self.task.real)[0], self.chip)
                     # an equal program passed its verification-shape check, and runs as the level before
                     runner = None if same else _LevelRunner(kernel, self.shapes, self.chip, self.params)
                 except DSLError as err:

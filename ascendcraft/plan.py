@@ -40,7 +40,7 @@ class BufferPlan:
             kind = {"vecin": "copy-in queue", "vecout": "copy-out queue"}.get(b.space, "work buffer")
             slots = (f", {b.depth} slot{'s' if b.depth > 1 else ''}" + (" (double-buffered)" if b.depth >= 2 else "")
                      if b.space != "veccalc" else "")
-            at = f" for line{'s' if len(b.lines) > 1 else ''} {', '.join(map(str, b.lines))}" if b.lines else ""
+            at = f" for {lines_text(b.lines)}" if b.lines else ""
             lines.append(f"  {b.name}: {kind}{slots}, {b.bytes:,} bytes{at}")
         for f in self.fits:
             if f.used is not None:
@@ -49,7 +49,7 @@ class BufferPlan:
                              f"{f.writer_bytes:,} bytes of the {f.capacity:,}-byte UB (padding, work areas); lower "
                              f"uses {f.spelled(f.used)} and verifies it like every pass")
         for b in self.single_buffered:
-            lines.append(f"warning: the tiles of line{'s' if len(b.lines) > 1 else ''} {', '.join(map(str, b.lines))} "
+            lines.append(f"warning: the tiles of {lines_text(b.lines)} "
                          f"are single-buffered (queue {b.name}): the UB has no room for a second slot, so their "
                          f"copies do not overlap the compute; {self._double_hint()}")
         return "\n".join(lines)
@@ -76,6 +76,19 @@ class BufferPlan:
                                 dict(zip((n for n, _, _ in f.consts), f.double))} for f in self.fits]}
 
 
+def lines_text(lines) -> str:
+    """Source lines as a reader takes them in: runs of consecutive lines as ranges
+    (``lines 8-10008, 10010``), not ten thousand numbers."""
+    runs: list[list[int]] = []
+    for n in sorted(set(lines)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    return f"line{'s' if len(set(lines)) > 1 else ''} {text}"
+
+
 def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) -> BufferPlan:
     """Run the lowering passes statically on ``kernel`` (checked at real shapes as ``real``); the
     buffers must also fit at ``other_shapes``, the other shape sets the kernel is verified at."""
@@ -93,9 +106,10 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
         names = frozenset(identifiers(kernel))
         for p in default_passes():
             ctx = PassContext(level, chip, None, shape_envs=envs, source_names=names)
-            k = apply_pass(p, k, ctx, kernel.source)
+            before, k = k, apply_pass(p, k, ctx, kernel.source)
             fits += ctx.fits
-            level = check(k, bind(k, task.real)[0], chip)
+            if k is not before:
+                level = check(k, bind(k, task.real)[0], chip)
         for shapes in others:
             check(k, bind(k, shapes)[0], chip)
     except AscendcraftError as err:

@@ -69,3 +69,37 @@ def test_check_does_not_accept_what_lower_refuses(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     got = doc["result"]
     assert doc["status"] == "failed" and doc["exit_code"] == 1 and got["lowerable"] is False and "window_max" in got["plan"]["refused"]
+
+
+LEAKY_OP = """\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.leaky_relu(x, 0.01)
+
+
+def get_inputs():
+    return [torch.randn(4, 64)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_run_of_consecutive_lines_is_shown_as_a_range(tmp_path):
+    (tmp_path / "op.py").write_text(LEAKY_OP)
+    k = tmp_path / "k.dsl"
+    k.write_text("kernel leaky(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+                 "    for b in parallel(B):\n"
+                 "        t = load(x[b, :])\n" + "        t = where(t >= 0.0, t, t * 1.0)\n" * 40 +
+                 "        store(y[b, :], where(t >= 0.0, t, t * 0.01))\n")
+    plan = check_kernel(k, tmp_path / "op.py", trials=1, other_shapes=False, plan=True).plan
+    summary = plan.summary()
+    runs = [b.lines for b in plan.buffers if len(b.lines) > 30]
+    assert runs and all(b == a + 1 for a, b in zip(runs[0], runs[0][1:]))    # one run of lines
+    assert f"for lines {runs[0][0]}-{runs[0][-1]}\n" in summary + "\n"
+    assert ", ".join(map(str, runs[0][:3])) not in summary

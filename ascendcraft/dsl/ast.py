@@ -322,7 +322,37 @@ MEMORY_SPACES = ("gm", "ub", "l1", "l0c")
 BUFFER_POSITIONS = ("vecin", "vecout", "veccalc")   # AscendC TPosition of a UB buffer
 
 
-_KERNEL_NODES: dict[int, tuple] = {}   # id(kernel) -> (kernel, its nodes): the last few kernels walked
+class ByNode:
+    """Values computed from IR nodes, keyed by the node's identity (nodes are immutable, and the
+    lowering passes keep the nodes they do not change, so each level finds most of its own here).
+    An entry holds its node, so that the node's id cannot be reused while it is a key; past
+    ``limit`` entries the oldest goes."""
+
+    def __init__(self, limit: int):
+        self.limit, self._found = limit, {}
+
+    def get(self, node, compute):
+        """``compute(node)``, computed once while the entry lasts."""
+        found = self._found.get(id(node))
+        if found is None or found[0] is not node:
+            found = self._put(node, compute(node))
+        return found[1]
+
+    def __contains__(self, node) -> bool:
+        found = self._found.get(id(node))
+        return found is not None and found[0] is node
+
+    def add(self, node) -> None:
+        self._put(node, None)
+
+    def _put(self, node, value) -> tuple:
+        if len(self._found) >= self.limit:
+            del self._found[next(iter(self._found))]
+        found = self._found[id(node)] = (node, value)
+        return found
+
+
+_KERNEL_NODES = ByNode(4)   # a kernel's nodes: the last few kernels walked
 
 
 def walk(node):
@@ -332,13 +362,8 @@ def walk(node):
     footprint, the symbol table and the passes each walk the same (immutable) kernel, which
     dominated checking a long one."""
     if not isinstance(node, Kernel):
-        return _walk(node)
-    found = _KERNEL_NODES.get(id(node))
-    if found is None or found[0] is not node:
-        if len(_KERNEL_NODES) >= 4:
-            del _KERNEL_NODES[next(iter(_KERNEL_NODES))]
-        found = _KERNEL_NODES[id(node)] = (node, tuple(_walk(node)))
-    return iter(found[1])
+        return iter(_walk(node))
+    return iter(_KERNEL_NODES.get(node, lambda k: tuple(_walk(k))))
 
 
 @functools.cache
@@ -347,14 +372,22 @@ def child_fields(cls) -> tuple[str, ...]:
     return tuple(n for n in getattr(cls, "__dataclass_fields__", {}) if n not in ("span", "source"))
 
 
-def _walk(node):
-    yield node
-    for name in child_fields(type(node)):
-        value = getattr(node, name)
-        items = value if isinstance(value, tuple) else (value,)
-        for item in items:
-            if hasattr(item, "__dataclass_fields__"):
-                yield from _walk(item)
+def _walk(node) -> list:
+    # a list built with a stack, not nested generators: a generator's items pass up through
+    # every level of nesting, and walks are most of checking a long kernel
+    found, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        found.append(n)
+        below = []
+        for name in child_fields(type(n)):
+            value = getattr(n, name)
+            if type(value) is tuple:
+                below += [v for v in value if hasattr(v, "__dataclass_fields__")]
+            elif hasattr(value, "__dataclass_fields__"):
+                below.append(value)
+        stack += reversed(below)
+    return found
 
 
 def statements(body):
@@ -363,6 +396,29 @@ def statements(body):
         yield s
         if isinstance(s, (For, ParallelFor)):
             yield from statements(s.body)
+
+
+_NAME_COUNTS = ByNode(200_000)
+
+
+def name_counts(node) -> dict[str, int]:
+    """How many times each name is read in ``node`` (a statement: the whole loop for a loop). Do not
+    change the dict: it is kept for the node."""
+    return _NAME_COUNTS.get(node, _count_names)
+
+
+def _count_names(node) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if isinstance(node, (For, ParallelFor)):   # from its statements' counts, which the level before had
+        heads = (node.start, node.stop, node.step) if isinstance(node, For) else node.extents
+        for part in [_count_names(h) for h in heads] + [name_counts(s) for s in node.body]:
+            for name, k in part.items():
+                counts[name] = counts.get(name, 0) + k
+        return counts
+    for n in _walk(node):
+        if type(n) is Name:
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
 
 
 def names_in(node) -> set[str]:

@@ -44,21 +44,13 @@ def _uses(s) -> set[str]:
     return set()
 
 
-# id(statement) -> (statement, names it reads, names it defines). A statement is immutable and the
-# lowering passes keep the ones they do not change, so each level's check finds most of its
-# statements here; the statement is held so that its id cannot be reused while it is a key.
-_SETS: dict[int, tuple] = {}
-_SETS_LIMIT = 200_000
+# A statement's names read and defined: most statements of a level are the level before's.
+_SETS = A.ByNode(200_000)
 
 
 def _uses_defs(s) -> tuple[frozenset, frozenset]:
     """(names statement ``s`` (not a loop) reads, names it defines)."""
-    found = _SETS.get(id(s))
-    if found is None or found[0] is not s:
-        if len(_SETS) >= _SETS_LIMIT:
-            _SETS.clear()
-        found = _SETS[id(s)] = (s, frozenset(_uses(s)), frozenset(_defs(s)))
-    return found[1], found[2]
+    return _SETS.get(s, lambda s: (frozenset(_uses(s)), frozenset(_defs(s))))
 
 
 def _is_cube_accumulate(e, types) -> bool:
@@ -88,12 +80,15 @@ def same_type_operands(e, types) -> list:
     return [x for x in operands if types.get(id(x)) == t] if isinstance(t, TTile) else []
 
 
-def writes_over_operand(e, types, dying=frozenset()) -> bool:
+def writes_over_operand(e, types, dying=frozenset(), operands=None) -> bool:
     """An element-wise op with an operand of the result's type that ends with it: a temporary made by
     the same expression, or a variable in ``dying`` (see dying_operands). The result takes that
     operand's place (the lowering places it in the operand's buffer), so it holds no memory of its
-    own. The interpreter's accounting and the footprint share this rule."""
-    return any(not isinstance(x, A.Name) or x.id in dying for x in same_type_operands(e, types))
+    own. The interpreter's accounting and the footprint share this rule (``operands``: the
+    expression's same_type_operands, when the caller has them)."""
+    if operands is None:
+        operands = same_type_operands(e, types)
+    return any(not isinstance(x, A.Name) or x.id in dying for x in operands)
 
 
 def writes_over_variable(e, types, dying) -> bool:
@@ -106,12 +101,9 @@ def writes_over_variable(e, types, dying) -> bool:
 def dying_operands(s, dead) -> frozenset:
     """The variables statement ``s`` reads for the last time (``dead``) and only once: an
     element-wise op may write over them."""
-    parts = (s.value,) if isinstance(s, A.Assign) else (s.dst, s.value) if isinstance(s, A.Store) else ()
-    seen: dict[str, int] = {}
-    for n in (n for part in parts for n in A.walk(part)):
-        if isinstance(n, A.Name):
-            seen[n.id] = seen.get(n.id, 0) + 1
-    return frozenset(n for n, k in seen.items() if k == 1 and n in dead)
+    if not isinstance(s, (A.Assign, A.Store)):
+        return frozenset()
+    return frozenset(n for n, k in A.name_counts(s).items() if k == 1 and n in dead)
 
 
 def _loop_head(s) -> tuple[set, set]:
@@ -135,8 +127,8 @@ class _Analysis:
                     d = self.var_bytes[t.space]
                     d[node.target] = max(d.get(node.target, 0), t.nbytes)
         # the spaces any tile of the kernel lives in: a vector kernel has nothing to measure in L1 or L0C
-        self.spaces = tuple(sp for sp in SPACES if any(isinstance(t, TTile) and t.space == sp
-                                                        for t in self.types.values()))
+        found = {t.space for t in self.types.values() if isinstance(t, TTile)}
+        self.spaces = tuple(sp for sp in SPACES if sp in found)
         self.peak = {sp: (0, None, ()) for sp in SPACES}
         self.over = {sp: [] for sp in SPACES}   # statements over capacity, reported first in source order
         self.dying: frozenset = frozenset()      # the measured statement's dying_operands
@@ -161,11 +153,12 @@ class _Analysis:
             head, loop_vars = _loop_head(s)
             # Conservative: what is live after the loop is live before it (the loop may run zero times).
             live_in = (live_out | carried | head) - loop_vars
+            self.dead_after[id(s)] = frozenset((live_in | _defs(s)) - live_out)
         else:
             uses, defs = _uses_defs(s)
             live_in = (live_out - defs) | uses
             self._measure(s, live_in, live_out, defs)
-        self.dead_after[id(s)] = frozenset((live_in | _defs(s)) - live_out)
+            self.dead_after[id(s)] = frozenset((live_in | defs) - live_out)
         return live_in
 
     def _summary(self, stmts) -> tuple[frozenset, frozenset]:
@@ -210,38 +203,47 @@ class _Analysis:
             return list(e.items)
         return []
 
-    def temp_peak(self, e, space) -> int:
-        if e is None:
-            return 0
-        if space == "l0c" and _is_cube_accumulate(e, self.types):
-            return self._result(e, space)  # Mmad accumulates into the accumulator's own buffer
-        held, peak = 0, 0
+    def _evaluate(self, e, space) -> tuple[int, int, bool]:
+        """Evaluating ``e``: (the peak of its temporaries in ``space``, the bytes its result adds to
+        the statement's temporaries, whether it writes over a dying variable — for a name: is
+        one). Each node is visited once: operands of the result's type are among its children."""
+        if type(e) is A.Name:
+            return 0, 0, e.id in self.dying
+        if space == "l0c" and _is_cube_accumulate(e, self.types):   # Mmad accumulates into the accumulator's own buffer
+            result, over_variable = self._result(e, space), writes_over_variable(e, self.types, self.dying)
+            return result, 0 if over_variable else result, over_variable
+        held, peak, overs = 0, 0, {}
         for child in self._children(e):
-            peak = max(peak, held + self.temp_peak(child, space))
-            held += self._made(child, space)
-        return max(peak, held + (0 if writes_over_operand(e, self.types, self.dying) else self._result(e, space)))
-
-    def _made(self, e, space) -> int:
-        """The bytes ``e``'s result adds to the statement's temporaries."""
-        return 0 if writes_over_variable(e, self.types, self.dying) else self._result(e, space)
+            child_peak, made, overs[id(child)] = self._evaluate(child, space)
+            peak = max(peak, held + child_peak)
+            held += made
+        operands = same_type_operands(e, self.types)
+        result = self._result(e, space)
+        in_place = writes_over_operand(e, self.types, self.dying, operands)
+        over_variable = any(overs[id(x)] for x in operands)   # writes_over_variable, from its children
+        return max(peak, held + (0 if in_place else result)), 0 if over_variable else result, over_variable
 
     def _measure(self, s, live_in, live_out, defs):
         exprs = [s.value] if isinstance(s, (A.Assign, A.Const)) else [s.dst, s.value] if isinstance(s, A.Store) \
             else []
+        self.dying = dying_operands(s, live_in - live_out)
+        live = live_in | live_out
         for space in self.spaces:
             sized = self.var_bytes[space]
-            held = {v: sized[v] for v in (live_in | live_out) - defs if v in sized}
+            held = {v: sized[v] for v in live if v in sized and v not in defs}
             temps, total = 0, 0
-            self.dying = dying_operands(s, live_in - live_out)
             for e in exprs:
-                total = max(total, temps + self.temp_peak(e, space))
-                temps += self._made(e, space)
+                peak, made, _ = self._evaluate(e, space)
+                total = max(total, temps + peak)
+                temps += made
             size = sum(held.values()) + total
-            record = (size, s, tuple(sorted(held.items(), key=lambda kv: -kv[1])))
-            if size > self.peak[space][0]:
-                self.peak[space] = record
-            if size > self.c.chip.capacity(space):
-                self.over[space].append(record)
+            over = size > self.c.chip.capacity(space)
+            if size > self.peak[space][0] or over:
+                record = (size, s, tuple(sorted(held.items(), key=lambda kv: -kv[1])))
+                if size > self.peak[space][0]:
+                    self.peak[space] = record
+                if over:
+                    self.over[space].append(record)
 
 
 def footprint(checker):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import typing
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 
 from ascendcraft.dsl import ast as A
@@ -141,15 +142,29 @@ def identifiers(kernel: A.Kernel) -> set[str]:
     """Every identifier-shaped string in the kernel's IR: each string field of each node, and each
     string in a tuple field (a ParallelFor's variables, a type's dims). Generic on purpose: a name
     in a field added later is still seen (more taken names only make fresh names longer)."""
+    return set(_KERNEL_IDENTIFIERS.get(kernel, lambda k: frozenset(s for s in _strings(k) if _IDENT.fullmatch(s))))
+
+
+_KERNEL_IDENTIFIERS = A.ByNode(4)   # each pass's Names: most passes leave the kernel as it was
+
+
+_STATEMENTS = typing.get_args(A.Stmt)
+# A statement's strings: each pass makes fresh names, and most statements are the level before's.
+_STATEMENT_STRINGS = A.ByNode(200_000)
+
+
+def _strings(node) -> frozenset:
     strings: set[str] = set()
-    for n in A.walk(kernel):
-        for f in A.child_fields(type(n)):
-            v = getattr(n, f)
-            if isinstance(v, str):
-                strings.add(v)
-            elif isinstance(v, tuple):
-                strings.update(item for item in v if isinstance(item, str))
-    return {s for s in strings if _IDENT.fullmatch(s)}
+    for f in A.child_fields(type(node)):
+        v = getattr(node, f)
+        for item in v if isinstance(v, tuple) else (v,):
+            if isinstance(item, str):
+                strings.add(item)
+            elif isinstance(item, _STATEMENTS):
+                strings |= _STATEMENT_STRINGS.get(item, _strings)
+            elif hasattr(item, "__dataclass_fields__"):
+                strings |= _strings(item)
+    return frozenset(strings)
 
 
 def name(n: str) -> A.Name:

@@ -198,11 +198,7 @@ def _uses_by_statement(stmts) -> dict[str, list[tuple[int, int]]]:
     tile's last use stays linear in the block's length."""
     uses: dict[str, list[tuple[int, int]]] = {}
     for j, s in enumerate(stmts):
-        counts: dict[str, int] = {}
-        for n in A.walk(s):
-            if isinstance(n, A.Name):
-                counts[n.id] = counts.get(n.id, 0) + 1
-        for name, k in counts.items():
+        for name, k in A.name_counts(s).items():
             uses.setdefault(name, []).append((j, k))
     return uses
 
