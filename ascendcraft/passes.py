@@ -74,7 +74,10 @@ class _LevelRunner:
     """Runs one level with the interpreter on verification-shape inputs (compiled once)."""
 
     def __init__(self, kernel: A.Kernel, shapes, chip, params: dict, checked: CheckedKernel | None = None):
+        """``checked``: the kernel's check at these shapes' binding, when the caller has it."""
         binding, self.plan = bind(kernel, shapes)
+        if checked is not None and checked.binding != binding:
+            checked = None
         self.checked = checked or check(kernel, binding, chip)
         self.params, self.out_specs = params, shapes.output_specs
         self._compiled = None
@@ -228,7 +231,7 @@ class PassChain:
         self.draws = draws if draws is not None else make_draws(shapes, trials=trials, seed=seed)
         self.inputs = [d.numpy_inputs for d in self.draws]
         self.runners: list[_LevelRunner | None] = [
-            _LevelRunner(source, shapes, chip, self.params, verification_check)]
+            _LevelRunner(source, shapes, chip, self.params, verification_check or real_check)]
         # outputs[t][n]: level n's outputs on draw t, where computed (a None runner: level n - 1's)
         known = list(source_outputs or [])[:len(self.inputs)]
         self.outputs: list[dict] = [{0: known[t]} if t < len(known) else {} for t in range(len(self.inputs))]
@@ -265,8 +268,9 @@ class PassChain:
                 same = kernel is before.kernel
                 try:
                     real = before.real if same else check(kernel, bind(kernel, self.task.real)[0], self.chip)
-                    # an equal program passed its verification-shape check, and runs as the level before
-                    runner = None if same else _LevelRunner(kernel, self.shapes, self.chip, self.params)
+                    # an equal program passed its verification-shape check, and runs as the level before;
+                    # at the real shapes (a small op) the real check is the verification-shape one
+                    runner = None if same else _LevelRunner(kernel, self.shapes, self.chip, self.params, real)
                 except DSLError as err:
                     raise PassError(p.name, "its output program is invalid", before=before.text, after=text,
                                     ours=True, cause=err.located(self.where)) from None

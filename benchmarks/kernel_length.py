@@ -1,6 +1,6 @@
 """How `check` scales with a kernel's length (issue: the front end must stay near linear).
 
-    python3 benchmarks/kernel_length.py [--lines 250 1000 2000 4000]
+    python3 benchmarks/kernel_length.py [--lines 250 1000 2000 4000 10000]
 
 Each kernel is a leaky ReLU over rows whose body repeats one statement N times
 (`t = where(t >= 0.0, t, t * 1.0)`), checked in this process against a tiny op (2 x 16 f32,
@@ -51,7 +51,7 @@ def kernel(lines: int) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lines", type=int, nargs="+", default=[250, 1000, 2000, 4000])
+    ap.add_argument("--lines", type=int, nargs="+", default=[250, 1000, 2000, 4000, 10000])
     args = ap.parse_args()
     from ascendcraft.checking import check_kernel
     with tempfile.TemporaryDirectory() as d:

@@ -279,6 +279,56 @@ def test_a_level_equal_to_the_one_before_is_not_run(monkeypatch):
     assert len(runs) == 2 + len(changed) + 1
 
 
+def test_a_pass_that_changes_nothing_gives_back_its_level_and_its_checks(monkeypatch):
+    import ascendcraft.passes as P
+    task = load_task(SOFTMAX / "op.py")
+    checked = []
+    real_check = P.check
+    monkeypatch.setattr(P, "check", lambda k, b, chip: checked.append((k, b)) or real_check(k, b, chip))
+    run = run_passes(parse((SOFTMAX / "kernel.dsl").read_text(), "k.dsl"), default_passes(), task=task,
+                     shapes=task.shapes(), chip=load_chip("910B2"), trials=1)
+    levels = run.levels
+    same = [n for n in range(1, len(levels)) if levels[n].kernel == levels[n - 1].kernel]
+    assert same and all(levels[n].kernel is levels[n - 1].kernel and levels[n].real is levels[n - 1].real
+                        for n in same)
+    # each program is checked once at the real shapes (softmax's op is small: its verification shapes
+    # are the real ones), however many levels it is
+    at_real = [k for k, b in checked if b == levels[0].real.binding]
+    assert len(at_real) == len({id(k) for k in at_real}) == len({id(lv.kernel) for lv in levels})
+
+
+def test_collections_are_rarer_during_static_work_and_the_thresholds_come_back():
+    import gc
+
+    from ascendcraft.garbage import fewer_full_collections
+    before = gc.get_threshold()
+    with fewer_full_collections():
+        inside = gc.get_threshold()
+        with fewer_full_collections():
+            assert gc.get_threshold() == inside
+        assert gc.get_threshold() == inside
+    assert gc.get_threshold() == before
+    assert all(a >= b for a, b in zip(inside, before)) and inside[2] > before[2]
+    with pytest.raises(RuntimeError):
+        with fewer_full_collections():
+            raise RuntimeError
+    assert gc.get_threshold() == before
+
+
+def test_a_loops_name_counts_are_its_statements_and_its_header():
+    k = parse("kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N]):\n"
+              "    for b in parallel(B):\n"
+              "        for j in range(0, N, 8):\n"
+              "            t = load(x[b, j:j + 8])\n"
+              "            store(y[b, j:j + 8], t * t + t)\n", "k.dsl")
+    loop = k.body[0]
+    walked: dict = {}
+    for n in A.walk(loop):
+        if isinstance(n, A.Name):
+            walked[n.id] = walked.get(n.id, 0) + 1
+    assert A.name_counts(loop) == walked == {"B": 1, "N": 1, "x": 1, "b": 2, "j": 4, "y": 1, "t": 3}
+
+
 # --------------------------------------------------------------------------- simulator runs
 
 class _FakeRun(R.KernelRun):
