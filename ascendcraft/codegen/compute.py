@@ -361,9 +361,11 @@ class ComputeEmitter:
         return f"AcAlignUp({length}, {per_block})"
 
     def _slice(self, target: str, ix: A.Index, t, ct: str, out: str) -> Tile:
-        """A slice of a tile (``t[a:b]``, ``t[:, a:b]``, ``t[i]``, ``t[a:b, j]``): Gathers from the tile,
-        at any start, 32-byte aligned or not (gidx: the byte offsets of one row of the slice, or of
-        a column's elements); 1- and 8-byte types (which Gather does not move) on the scalar unit.
+        """A slice of a tile (``t[a:b]``, ``t[:, a:b]``, ``t[i]``, ``t[a:b, j]``): whole rows of the tile,
+        or part of one row from a 32-byte aligned start, are one run of its memory, moved by one vector
+        op; otherwise Gathers from the tile, at any start (gidx: the byte offsets of one row of the
+        slice, or of a column's elements); 1- and 8-byte types (which Gather does not move) on the
+        scalar unit.
         Rows of a 2-D slice are ``pitch`` apart, the static length aligned to 32 bytes, as bufferize
         sized its buffer; the gaps of a narrower run-time slice are zeroed first, so element-wise ops
         that cover whole rows read defined values."""
@@ -377,6 +379,13 @@ class ComputeEmitter:
         (rk, r0, nr), (ck_, c0, nc) = (x + (None,) if len(x) == 2 else x for x in subs)
         gidx = self.work["gidx"]
         vec = size in (2, 4)
+        one_run = t.dtype in ("f16", "f32", "i16", "i32")   # the dtypes Muls takes
+
+        def run(start: str, n: str) -> str:
+            # the slice's elements are one run of the tile's memory from a 32-byte aligned start: one
+            # vector op moves it (times 1: exact for every value, -0.0 and infinities included; a
+            # DataCopy would round the run up to whole 32-byte blocks, past what the tile wrote)
+            return f"AscendC::Muls({target}, {start}, static_cast<{ct}>(1), static_cast<int32_t>({n}));"
         self.emit("{")
         self.depth += 1
         if rk == "slice" and ck_ == "slice":        # a block of rows and columns: one Gather per row
@@ -384,6 +393,12 @@ class ComputeEmitter:
             consts = {c.name for c in self.k.body if isinstance(c, A.Const)} | set(self.members) | {"CORES"}
             pitch = self._slice_pitch(sub, src, consts, per_block)
             self.emit(f"const int64_t r0_ = {r0}, nr_ = {nr}, c0_ = {c0}, nc_ = {nc}, p_ = {pitch};")
+            if one_run:
+                # whole rows (a block of the tile's rows, its pitch): one run from an aligned start (run)
+                self.emit(f"if (c0_ == 0 && nc_ == {src.cols} && p_ == {src.pitch}) {{")
+                self.emit("    " + run(f"{name}[r0_ * p_]", "(nr_ - 1) * p_ + nc_"))
+                self.emit("} else {")
+                self.depth += 1
             # a Gather writes exactly nc_ elements of each row: zero the gaps (whole rows but the last)
             self.emit(f"if (nr_ > 1 && nc_ < p_) {{ AcZeroFill({target}, (nr_ - 1) * p_); "
                       f"AscendC::PipeBarrier<PIPE_V>(); }}")
@@ -397,15 +412,27 @@ class ComputeEmitter:
             else:
                 self.emit(f"for (int64_t k_ = 0; k_ < nr_; ++k_) {{ for (int64_t j_ = 0; j_ < nc_; ++j_) {{ "
                           f"{target}.SetValue(k_ * p_ + j_, {name}.GetValue((r0_ + k_) * {src.pitch} + c0_ + j_)); }} }}")
+            if one_run:
+                self.depth -= 1
+                self.emit("}")
             tile = Tile(ct, t.dtype, "nr_", "nc_", "p_", out)
         elif ck_ == "slice":                         # (part of) one row
             self.emit(f"const int64_t at_ = {r0} * {src.pitch} + {c0}, n_ = {nc};")
+            if one_run:
+                # from a 32-byte aligned start (a row, or its part from an aligned column): one run
+                self.emit(f"if (at_ % {per_block} == 0) {{")
+                self.emit("    " + run(f"{name}[at_]", "n_"))
+                self.emit("} else {")
+                self.depth += 1
             if vec:
                 self._gather_table(gidx, "n_", "1", size)
                 self.emit(f"AscendC::Gather({target}, {name}, {gidx}.ReinterpretCast<uint32_t>(), "
                           f"static_cast<uint32_t>(at_ * {size}), static_cast<uint32_t>(n_));")
             else:
                 self.emit(f"for (int64_t j_ = 0; j_ < n_; ++j_) {{ {target}.SetValue(j_, {name}.GetValue(at_ + j_)); }}")
+            if one_run:
+                self.depth -= 1
+                self.emit("}")
             tile = Tile(ct, t.dtype, "1", "n_", f"AcAlignUp(n_, {per_block})", out)
         else:                                        # (part of) one column: elements a pitch apart
             self.emit(f"const int64_t at_ = {r0} * {src.pitch} + {c0}, n_ = {nr};")

@@ -166,3 +166,37 @@ def test_a_slice_ending_at_a_minimum_is_bounded_by_its_known_length(tmp_path):
     only the clamped rows (the next share belongs to another core)."""
     k = _compile(tmp_path, _CLAMPED_KERNEL, _CLAMPED_OP)
     assert k.report["backend_verification"]["verdict"] == "PASS"
+
+
+_ROWS_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        s = x[:, 1:4, :] * 2.0 + x[:, 0:3, :]               # rows 1..3 and 0..2 of each image
+        return s, x[:, 2, :] + 1.0, x[:, 1, 3:] - 1.0
+def get_inputs():
+    return [torch.randn(3, 6, 29)]
+def get_init_inputs():
+    return []
+"""
+
+_ROWS_KERNEL = """
+kernel rows(x: gm f32[B, R, C]) -> (ys: gm f32[B, 3, C], yr: gm f32[B, C], yu: gm f32[B, C3]):
+    for b in parallel(B):
+        t = load(x[b, :, :])
+        store(ys[b, :, :], t[1:4, :] * 2.0 + t[0:3, :])
+        store(yr[b, :], t[2, :] + 1.0)
+        store(yu[b, :], t[1, 3:C] - 1.0)
+"""
+
+
+def test_whole_rows_of_a_tile_are_one_copy_and_an_unaligned_part_of_a_row_is_gathered(tmp_path):
+    # rows 29 values apart in GM, 32 in the tile: t[1:4, :] is one run of 96 values from row 1 (one
+    # copy), t[2, :] a run from an aligned start; t[1, 3:C] starts 3 values into its row (a Gather)
+    import ascendcraft
+    (tmp_path / "k.dsl").write_text(_ROWS_KERNEL.lstrip("\n"))
+    (tmp_path / "op.py").write_text(_ROWS_OP)
+    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=3, model_time=False)
+    assert k.report["backend_verification"]["verdict"] == "PASS"
+    assert "if (c0_ == 0 && nc_ ==" in k.source and "if (at_ % 8 == 0)" in k.source
+    assert "AscendC::Gather(" in k.source
