@@ -191,6 +191,11 @@ class ComputeEmitter:
             elif form == "scalar":
                 self.emit(f"AscendC::{op.api}({target}, {a[0]}, static_cast<{src.ctype}>({self.scalar(args[1])}), "
                           f"{n});")
+            elif form == "axpy":    # Axpy accumulates into its destination: acc's buffer, else a copy of acc
+                if queue or src.home != out:
+                    self.emit(f"AscendC::Muls({target}, {a[0]}, static_cast<{src.ctype}>(1), {n});")
+                    self.emit("AscendC::PipeBarrier<PIPE_V>();")
+                self.emit(f"AscendC::Axpy({target}, {a[1]}, static_cast<{src.ctype}>({self.scalar(args[2])}), {n});")
             elif form == "window":
                 self._window(target, a[0], e, op)
                 tile = Tile(ct, t.dtype, f"{target}_rows", f"{target}_cols", f"{target}_pitch", out)

@@ -64,13 +64,15 @@ def _is_cube_accumulate(e, types) -> bool:
 
 #: The API ops (lowered levels) that may write over an operand of the result's type (bufferize
 #: pairs them, through same_type_operands).
-IN_PLACE_FORMS = ("unary", "binary", "scalar", "rowvec", "colvec")
+IN_PLACE_FORMS = ("unary", "binary", "scalar", "rowvec", "colvec", "axpy")
 
 
 def same_type_operands(e, types) -> list:
     """The operands of an element-wise op (operator, builtin or API op) of the result's tile type."""
     if isinstance(e, (A.Unary, A.Binary)):
         operands = (e.operand,) if isinstance(e, A.Unary) else (e.lhs, e.rhs)
+    elif isinstance(e, A.Call) and e.func in OPS and OPS[e.func].form == "axpy":
+        operands = e.args[:1]      # it accumulates into its first operand, and can write over no other
     elif isinstance(e, A.Call) and e.func in OPS and (
             OPS[e.func].kind == "elementwise" or OPS[e.func].form in IN_PLACE_FORMS):
         operands = e.args

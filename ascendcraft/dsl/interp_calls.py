@@ -274,6 +274,9 @@ class CallInterpreter:
             return lambda env: self._elementwise(cmp, [f(env) for f in args])
         if form in ("select", "selectrows"):   # SelectRows: where with its [R, 1] mask broadcast
             return self._k_select(OPS["where"], e)
+        if form == "axpy":    # acc + x * s: the product rounded, then the sum (two roundings, as Muls then Add)
+            return lambda env: self._elementwise(OPS["add"], [args[0](env), self._elementwise(
+                OPS["mul"], [args[1](env), args[2](env)])])
         of = OPS[op.of]
         return lambda env: self._elementwise(of, [f(env) for f in args])
 

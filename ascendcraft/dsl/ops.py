@@ -194,6 +194,9 @@ _API = [
     ("Muls", "scalar", "mul", frozenset({"f16", "f32", "i16", "i32"})),
     ("Maxs", "scalar", "maximum", frozenset({"f16", "f32", "i16", "i32"})),
     ("Mins", "scalar", "minimum", frozenset({"f16", "f32", "i16", "i32"})),
+    # Axpy(acc, x, s) = acc + x * s, accumulated in acc's place (select fuses a Muls into the Add that
+    # consumes it; the 910B's Axpy takes float: the simulator's vec.h)
+    ("Axpy", "axpy", "add", frozenset({"f32"})),
     ("ReduceSum", "reduce", "sum", frozenset({"f16", "f32"})),
     ("ReduceMax", "reduce", "max", frozenset({"f16", "f32"})),
     ("ReduceMin", "reduce", "min", frozenset({"f16", "f32"})),
@@ -275,7 +278,7 @@ for _name, _form, _of, _dt in _API:
         _kw = {"transpose_a": False, "transpose_b": False, "base": None, "out": None, "strip": None, "workspace": None}
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
                                       "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1, "outer": 2,
-                                      "triangle": 2, "selectrows": 3,
+                                      "triangle": 2, "selectrows": 3, "axpy": 3,
                                       "gemm": 2}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)

@@ -49,6 +49,7 @@ from .select_steps import (
     _subst,
     _true,
 )
+from .select_fuse import fuse_axpy
 from .select_where import WhereRules
 from .unstack import unstacked_statements
 
@@ -76,7 +77,7 @@ class Select(LoweringPass):
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         sel = _Selector(kernel, ctx)
-        return replace(kernel, body=rewrite_block(kernel.body, sel.stmt))
+        return replace(kernel, body=fuse_axpy(rewrite_block(kernel.body, sel.stmt), ctx.type_of))
 
 
 class _Selector(WhereRules):
