@@ -347,7 +347,7 @@ class ByNode:
 
     def _put(self, node, value) -> tuple:
         if len(self._found) >= self.limit:
-            del self._found[next(iter(self._found))]
+            self._found.pop(next(iter(self._found)), None)
         found = self._found[id(node)] = (node, value)
         return found
 
@@ -382,7 +382,7 @@ def _walk(node) -> list:
         below = []
         for name in child_fields(type(n)):
             value = getattr(n, name)
-            if type(value) is tuple:
+            if isinstance(value, tuple):
                 below += [v for v in value if hasattr(v, "__dataclass_fields__")]
             elif hasattr(value, "__dataclass_fields__"):
                 below.append(value)
