@@ -12,7 +12,7 @@ from .binding import Plan, bind, gm_arrays, instance, parameter_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .dsl import ast as A
 from .dsl.bounds import check_gm_bounds
-from .dsl.checker import CheckedKernel, check
+from .dsl.checker import CheckedKernel, check, check_at
 from .dsl.interpreter import Interpreter
 from .memo import Memo, tensor_bytes
 from .dsl.parser import parse, parse_file
@@ -338,7 +338,7 @@ def _check_kernel(k, task, chip, trials, seed, max_bytes, full_shapes, policy, o
     say(f"verifying on {'reduced' if shapes.reduced else 'real'} shapes")
     outputs: list = []
     checked, draws, report = _interpret_at(k, shapes, chip_profile, DEFAULT_TRIALS if trials is None else trials,
-                                           seed, policy, say, real=(real_binding, real), keep=outputs)
+                                           seed, policy, say, real=real, keep=outputs)
     result = CheckResult(k, task, real, checked, shapes, report, draws, outputs=outputs)
     if report.passed and other_shapes:
         result.second = _verify_second(k, task, shapes, chip_profile, seed, max_bytes, policy, say,
@@ -477,15 +477,14 @@ KEPT_OUTPUTS = 2
 
 
 def _interpret_at(k, shapes, chip_profile, trials, seed, policy, say, real=None, keep=None):
-    """Bind and check ``k`` at ``shapes`` (reusing ``real`` = (binding, checked) when the binding is
-    the same) and verify it with the interpreter under ``policy`` (the input policy and the
+    """Bind and check ``k`` at ``shapes`` (reusing ``real``, its check at the real shapes, when the
+    binding is the same) and verify it with the interpreter under ``policy`` (the input policy and the
     precision, as check_kernel takes them): (checked, draws, report)."""
     from .verify import make_draws, verify
     inputs, precision = policy
     k = instance(k, shapes)
     binding, plan = bind(k, shapes)
-    checked = (real[1] if real is not None and binding == real[0] and k is real[1].kernel
-               else check(k, binding, chip_profile))
+    checked = check_at(k, binding, chip_profile, real)
     draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=say)
     report = verify(interpreter_runner(checked, plan, parameter_arrays(plan, shapes), keep, KEPT_OUTPUTS), shapes,
                     draws=draws, progress=say, precision=precision)

@@ -22,7 +22,7 @@ import torch
 
 from .binding import bind, gm_arrays, parameter_arrays
 from .dsl import ast as A
-from .dsl.checker import CheckedKernel, check
+from .dsl.checker import CheckedKernel, check, check_at
 from .dsl.interpreter import Interpreter
 from .dsl.parser import parse
 from .dsl.printer import print_kernel
@@ -76,9 +76,7 @@ class _LevelRunner:
     def __init__(self, kernel: A.Kernel, shapes, chip, params: dict, checked: CheckedKernel | None = None):
         """``checked``: the kernel's check at these shapes' binding, when the caller has it."""
         binding, self.plan = bind(kernel, shapes)
-        if checked is not None and checked.binding != binding:
-            checked = None
-        self.checked = checked or check(kernel, binding, chip)
+        self.checked = check_at(kernel, binding, chip, checked)
         self.params, self.out_specs = params, shapes.output_specs
         self._compiled = None
 
@@ -290,7 +288,7 @@ class PassChain:
         final = self.levels[-1]
         for shapes in self.other_shapes:
             try:
-                check(final.kernel, bind(final.kernel, shapes)[0], self.chip)
+                check_at(final.kernel, bind(final.kernel, shapes)[0], self.chip, final.real)
             except DSLError as err:
                 raise PassError(final.pass_name, f"its program does not hold at {shapes.shapes_text()}, a shape set "
                                 f"the kernel is verified at:\n{err.located(self.where)}", before=final.text,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .binding import bind
 from .dsl import ast as A
-from .dsl.checker import CheckedKernel, check
+from .dsl.checker import CheckedKernel, check, check_at
 from .errors import AscendcraftError, DSLError
 
 
@@ -111,7 +111,7 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
             if k is not before:
                 level = check(k, bind(k, task.real)[0], chip)
         for shapes in others:
-            check(k, bind(k, shapes)[0], chip)
+            check_at(k, bind(k, shapes)[0], chip, level)
     except AscendcraftError as err:
         if isinstance(err, DSLError):
             err.located(kernel.source)

@@ -193,7 +193,7 @@ class ComputeEmitter:
                           f"{n});")
             elif form == "axpy":    # Axpy accumulates into its destination: acc's buffer, else a copy of acc
                 if queue or src.home != out:
-                    self.emit(f"AscendC::Muls({target}, {a[0]}, static_cast<{src.ctype}>(1), {n});")
+                    self.emit(f"AcCopy({target}, {a[0]}, {src.count});")
                     self.emit("AscendC::PipeBarrier<PIPE_V>();")
                 self.emit(f"AscendC::Axpy({target}, {a[1]}, static_cast<{src.ctype}>({self.scalar(args[2])}), {n});")
             elif form == "window":
@@ -384,13 +384,12 @@ class ComputeEmitter:
         (rk, r0, nr), (ck_, c0, nc) = (x + (None,) if len(x) == 2 else x for x in subs)
         gidx = self.work["gidx"]
         vec = size in (2, 4)
-        one_run = t.dtype in ("f16", "f32", "i16", "i32")   # the dtypes Muls takes
 
         def run(start: str, n: str) -> str:
             # the slice's elements are one run of the tile's memory from a 32-byte aligned start: one
-            # vector op moves it (times 1: exact for every value, -0.0 and infinities included; a
-            # DataCopy would round the run up to whole 32-byte blocks, past what the tile wrote)
-            return f"AscendC::Muls({target}, {start}, static_cast<{ct}>(1), static_cast<int32_t>({n}));"
+            # bit-exact copy (a DataCopy would round the run up to whole 32-byte blocks, past what the
+            # tile wrote)
+            return f"AcCopy({target}, {start}, {n});"
         self.emit("{")
         self.depth += 1
         if rk == "slice" and ck_ == "slice":        # a block of rows and columns: one Gather per row
@@ -398,7 +397,7 @@ class ComputeEmitter:
             consts = {c.name for c in self.k.body if isinstance(c, A.Const)} | set(self.members) | {"CORES"}
             pitch = self._slice_pitch(sub, src, consts, per_block)
             self.emit(f"const int64_t r0_ = {r0}, nr_ = {nr}, c0_ = {c0}, nc_ = {nc}, p_ = {pitch};")
-            if one_run:
+            if vec:
                 # whole rows (a block of the tile's rows, its pitch): one run from an aligned start (run)
                 self.emit(f"if (c0_ == 0 && nc_ == {src.cols} && p_ == {src.pitch}) {{")
                 self.emit("    " + run(f"{name}[r0_ * p_]", "(nr_ - 1) * p_ + nc_"))
@@ -417,13 +416,13 @@ class ComputeEmitter:
             else:
                 self.emit(f"for (int64_t k_ = 0; k_ < nr_; ++k_) {{ for (int64_t j_ = 0; j_ < nc_; ++j_) {{ "
                           f"{target}.SetValue(k_ * p_ + j_, {name}.GetValue((r0_ + k_) * {src.pitch} + c0_ + j_)); }} }}")
-            if one_run:
+            if vec:
                 self.depth -= 1
                 self.emit("}")
             tile = Tile(ct, t.dtype, "nr_", "nc_", "p_", out)
         elif ck_ == "slice":                         # (part of) one row
             self.emit(f"const int64_t at_ = {r0} * {src.pitch} + {c0}, n_ = {nc};")
-            if one_run:
+            if vec:
                 # from a 32-byte aligned start (a row, or its part from an aligned column): one run
                 self.emit(f"if (at_ % {per_block} == 0) {{")
                 self.emit("    " + run(f"{name}[at_]", "n_"))
@@ -435,7 +434,7 @@ class ComputeEmitter:
                           f"static_cast<uint32_t>(at_ * {size}), static_cast<uint32_t>(n_));")
             else:
                 self.emit(f"for (int64_t j_ = 0; j_ < n_; ++j_) {{ {target}.SetValue(j_, {name}.GetValue(at_ + j_)); }}")
-            if one_run:
+            if vec:
                 self.depth -= 1
                 self.emit("}")
             tile = Tile(ct, t.dtype, "1", "n_", f"AcAlignUp(n_, {per_block})", out)

@@ -238,18 +238,13 @@ class LoweredFormsChecker:
             elif form == "scalar" or (form == "compare" and op.name == "CompareScalar"):
                 scalar(1, a.dtype)
                 result = TTile(op.result or a.dtype, a.shape)
-            elif form == "axpy":   # (acc, x, s): acc + x * s, tiles of one dtype and shape
-                b = tile(1)
-                if b.dtype != a.dtype or b.shape != a.shape:
-                    raise check_error(f"{op.name} needs two tiles of one dtype and shape, got {a.describe()} and "
-                                      f"{b.describe()}", e, kind="shape error")
-                scalar(2, a.dtype)
-                result = a
-            else:  # binary, Compare: two tiles of one shape (the API does not broadcast)
+            else:  # binary, Compare, Axpy (acc, x, s): two tiles of one shape (the API does not broadcast)
                 b = tile(1)
                 if b.dtype != a.dtype or b.shape != a.shape:
                     raise check_error(f"{op.name} needs two tiles of one dtype and shape, got {a.describe()} and "
                                f"{b.describe()}", e, kind="shape error")
+                if form == "axpy":
+                    scalar(2, a.dtype)
                 result = TTile(op.result or a.dtype, a.shape)
             if form == "compare" and self._kw_const(e, "mode", None) not in API_COMPARE_MODES:
                 raise check_error(f"{op.name}(..., mode=...) is one of {', '.join(API_COMPARE_MODES)}", e)

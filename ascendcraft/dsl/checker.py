@@ -427,5 +427,14 @@ def check(kernel: A.Kernel, binding: Binding, chip: Chip) -> CheckedKernel:
         raise err.located(kernel.source) from None
 
 
+def check_at(kernel: A.Kernel, binding: Binding, chip: Chip, known: CheckedKernel | None = None) -> CheckedKernel:
+    """``kernel`` checked under ``binding``: ``known``, a check made already, when it is this kernel's
+    under the same binding (a shape set equal to another, e.g. a small op's verification shapes
+    and its real ones, is not checked twice)."""
+    if known is not None and known.kernel is kernel and known.binding == binding and known.chip == chip:
+        return known
+    return check(kernel, binding, chip)
+
+
 from .footprint import footprint as _footprint  # noqa: E402  (footprint needs Checker types)
 
