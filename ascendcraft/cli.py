@@ -100,6 +100,10 @@ def _parser() -> argparse.ArgumentParser:
     gen_command.add_parser(sub, parents=[common])
     from .bench import command as bench_command
     bench_command.add_parser(sub, parents=[common])
+    from .export import command as export_command
+    export_command.add_parser(sub, parents=[common])
+    from .reward import command as reward_command
+    reward_command.add_parser(sub, parents=[common])
     from .flags import bound_all
     bound_all(sub)          # every numeric flag of every command gets its range (ascendcraft/flags.py)
     return p
@@ -223,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     except _UsageError as err:
         options = argv[:argv.index("--")] if "--" in argv else argv
         if "--json" in options:
-            command = next((a for a in options if a in ("check", "lower", "gen", "bench")), None)
+            command = next((a for a in options if a in ("check", "lower", "gen", "bench", "export", "reward")), None)
             print(_error_document(command, "usage error", err.message, 2,
                                   hint=f"see `{' '.join(filter(None, ('ascendcraft', command)))} --help`"))
         return 2
@@ -242,9 +246,12 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.redirect_stdout(sys.stderr):
             try:
                 from .bench import command as bench_command
+                from .export import command as export_command
+                from .reward import command as reward_command
                 _preflight(args)
                 return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run,
-                        "bench": bench_command.run}[args.command](args)
+                        "bench": bench_command.run, "export": export_command.run,
+                        "reward": reward_command.run}[args.command](args)
             finally:
                 args.progress.close()
     except AscendcraftError as err:

@@ -50,6 +50,7 @@ RANGES: dict = {
     "jobs": Range(int, 1, 1024),
     ("gen", "timeout"): Range(float, 1, 86_400, "seconds"),        # one model reply
     ("bench", "timeout"): Range(float, 1, 604_800, "seconds"),     # one task
+    ("reward", "timeout"): Range(float, 1, 86_400, "seconds"),     # one reply
 }
 
 

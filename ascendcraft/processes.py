@@ -142,3 +142,17 @@ def fork_worker(body, *, parent_death: int = signal.SIGKILL, channel: bool = Fal
                 os._exit(code)
     os.close(write_end)
     return pid, read_end
+
+
+def kill_worker(pid: int) -> None:
+    """SIGKILL a worker of :func:`fork_worker` and its whole process group (compilers, simulator
+    runs), then reap it; a worker already gone is no error."""
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass

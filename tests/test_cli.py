@@ -190,7 +190,7 @@ def _numeric_flags():
 def test_every_numeric_flag_of_every_command_has_a_range():
     from ascendcraft.flags import Bounded
     flags = _numeric_flags()
-    assert {c for c, _, _ in flags} == {"check", "lower", "gen", "bench"}
+    assert {c for c, _, _ in flags} == {"check", "lower", "gen", "bench", "reward", "export"}
     assert [(c, f) for c, f, a in flags if not isinstance(a.type, Bounded)] == []
 
 
@@ -200,6 +200,8 @@ OUT_OF_RANGE = [
     (["lower", "k.dsl", "--op", "o.py", "--trials", "9" * 40], "--trials", "from 1 to 1,000"),
     (["lower", "k.dsl", "--op", "o.py", "--max-bytes", "0"], "--max-bytes", "from 1 to"),
     (["gen", "o.py", "--samples", "0"], "--samples", "from 1 to 100"),
+    (["reward", "b.jsonl", "--timeout", "0"], "--timeout", "from 1 to 86,400"),
+    (["reward", "b.jsonl", "--jobs", "0"], "--jobs/-j", "from 1 to 1,024"),
     (["gen", "o.py", "--temperature", "nan"], "--temperature", "from 0 to 2"),
     (["gen", "o.py", "--timeout", "0"], "--timeout", "from 1 to 86,400 seconds"),
     (["bench", "t.py", "--jobs", "0"], "--jobs/-j", "from 1 to 1,024"),

@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..errors import AscendcraftError
 from .faults import disk_full
+from ..llm.stages import lowering_after_verify, stage_reporter, timing
 from .tasks import BenchTask
 
 
@@ -91,59 +92,12 @@ def _eager(loaded, chip: str, send) -> dict:
         return {"time_us": None, "note": str(err).splitlines()[0]}
 
 
-def _lowering(options: BenchOptions, say, assist=None):
-    """``after_verify`` for the stages: lower and run on the backend, naming a build failure
-    ``compile`` and any other backend failure ``correct``."""
-    from ..lower import lower_checked
-    from ..sim.build import SimBuildError
-
-    def after_verify(checked):
-        try:
-            return lower_checked(checked, chip=options.chip, backend=options.backend, trials=options.trials,
-                                 seed=options.seed, assist=assist, progress=say)
-        except AscendcraftError as err:
-            if getattr(err, "stage", None) == "backend":
-                err.stage = "compile" if isinstance(err, SimBuildError) else "correct"
-            raise
-    return after_verify
-
-
-def stage_reporter(send):
-    """The ``progress`` callback for check, lower and gen: each message goes to the parent with the
-    table's stage it shows the kernel has reached (so a task cut off by its time limit is counted
-    at that stage)."""
-    at = ["parse"]
-
-    def say(message: str) -> None:
-        text = message.lower()
-        for prefix, stage in _STAGE_OF_MESSAGE:
-            if text.startswith(prefix):
-                at[0] = stage
-                break
-        send({"stage": message, "at": at[0]})
-    return say
-
-
-#: The progress messages (checking.py, passes.py, lower.py) that open each stage of the table.
-_STAGE_OF_MESSAGE = (("loading op", "check"), ("verifying on", "verify"), ("pass ", "lower"),
-                     ("compiling on the simulator", "compile"), ("building with cann", "compile"),
-                     ("verifying the ascendc kernel", "correct"), ("modelling time", "correct"))
-
-
 def _evaluator(loaded, options: BenchOptions, send, assist=None):
     from ..llm.stages import Evaluator
     say = stage_reporter(send)
     return Evaluator(loaded, chip=options.chip, trials=options.trials, seed=options.seed,
                      max_bytes=options.max_bytes, full_shapes=False, inputs=options.inputs,
-                     after_verify=_lowering(options, say, assist), progress=say, precision=options.precision)
-
-
-def _timing(after) -> dict:
-    cost = getattr(after, "cost", None)
-    if cost is None:
-        return {"kernel_us": None}
-    return {"kernel_us": cost.time_us, "floor_us": after.floor_us, "efficiency": after.efficiency,
-            "bound": cost.bound}
+                     after_verify=lowering_after_verify(options.chip, options.backend, options.trials, options.seed, say, assist), progress=say, precision=options.precision)
 
 
 def _kernel_sample(record: dict, task: BenchTask, loaded, options: BenchOptions, folder: Path, send) -> None:
@@ -168,7 +122,7 @@ def _kernel_sample(record: dict, task: BenchTask, loaded, options: BenchOptions,
         record["samples"].append({"ended_at": stage, "error": error, "stopped_by_us": True, "internal_error": error})
         _write_failure(folder, record, text, stage, error)
         return
-    record["samples"].append({"ended_at": "correct", **_timing(evaluation.after)})
+    record["samples"].append({"ended_at": "correct", **timing(evaluation.after)})
     record["stage"] = "write"
     from ..results import write_output
     write_output(evaluation.after, folder, force=True)
@@ -189,12 +143,12 @@ def _model_samples(record: dict, loaded, options: BenchOptions, folder: Path, se
                       best=True, chip=options.chip, backend=options.backend, trials=options.trials,
                       seed=options.seed, inputs=options.inputs, precision=options.precision,
                       max_bytes=options.max_bytes, client=client,
-                      progress=say, after_verify=_lowering(options, say, client.ask), optimize=options.optimize)
+                      progress=say, after_verify=lowering_after_verify(options.chip, options.backend, options.trials, options.seed, say, client.ask), optimize=options.optimize)
     for s in result.samples:
         sample = {"sample": s.index, "turns": len(s.turns), "ended_at": "correct" if s.verified else (s.died_at or "parse"),
                   **s.totals()}
         if s.verified:
-            sample.update(_timing(s.evaluation.after))
+            sample.update(timing(s.evaluation.after))
             if any(t.optimizing for t in s.turns):   # what the optimisation turns gained over the first kernel
                 times = [t.time_us for t in s.turns if t.time_us is not None]
                 sample.update(best_turn=s.best_turn, first_verified_us=times[0] if times else None,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import selectors
-import signal
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -180,15 +179,8 @@ def _detail(w: _Worker) -> str:
 
 
 def _kill(w: _Worker) -> None:
-    for target in (lambda: os.killpg(w.pid, signal.SIGKILL), lambda: os.kill(w.pid, signal.SIGKILL)):
-        try:
-            target()
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
-        os.waitpid(w.pid, 0)
-    except ChildProcessError:
-        pass
+    from ..processes import kill_worker
+    kill_worker(w.pid)
 
 
 def _lost(w: _Worker, status: str, message: str, outside: str | None = None, *, samples: int,

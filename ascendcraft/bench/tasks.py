@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
-from ..npukernelbench import MODULE, is_task_folder, level_of
+from ..identity import category_and_name
+from ..npukernelbench import MODULE, is_task_folder
 
 
 @dataclass(frozen=True)
@@ -26,14 +27,6 @@ class BenchTask:
     def id(self) -> str:
         """The task's key in results.jsonl and its folder under tasks/."""
         return f"{self.category}/{self.name}"
-
-
-def _identity(op: Path) -> tuple[str, str]:
-    if is_task_folder(op):                 # NPUKernelBench: tasks/<level>/<family>/<Op>/
-        return level_of(op), op.name
-    if op.name == "op.py":
-        return op.parent.parent.name or "uncategorised", op.parent.name
-    return op.parent.name or "uncategorised", op.stem
 
 
 def _op_files(directory: Path) -> list[Path]:
@@ -65,7 +58,7 @@ def find_tasks(arguments: list[str]) -> list[BenchTask]:
         else:
             raise UserError(f"no such op file or folder: {arg}")
         for op in ops:
-            category, name = _identity(op)
+            category, name = category_and_name(op)
             task = BenchTask(op, category, name)
             if task.id in tasks and tasks[task.id].op.resolve() != op.resolve():
                 raise UserError(f"two op files are both task {task.id}: {tasks[task.id].op} and {op}",

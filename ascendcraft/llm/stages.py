@@ -54,25 +54,36 @@ class Evaluator:
         self.stage = "extract"
 
     def __call__(self, reply: Reply) -> Evaluation:
+        return self.evaluate_dsl(self.extract(reply))
+
+    def extract(self, reply: Reply) -> str:
+        """The extract stage alone: the kernel's text in the reply."""
         self.stage = "extract"
         dsl = extract_dsl(reply.text)
         if dsl is None:
             error = "the reply has no ```dsl code block holding a kernel" + \
                     (" (it was cut off at the output token limit)" if reply.truncated else "")
             raise StageFailure("extract", error, repair_prompt("extract", error, truncated=reply.truncated))
-        return self.evaluate_dsl(dsl)
+        return dsl
 
     def evaluate_dsl(self, dsl: str, filename: str = KERNEL_FILE) -> Evaluation:
         """The stages after extraction, on a kernel's text (``bench --kernels`` starts here);
         errors name ``filename``."""
+        return self.evaluate_kernel(self.parse(dsl, filename), dsl)
+
+    def parse(self, dsl: str, filename: str = KERNEL_FILE):
+        """The parse stage alone: it needs no task (the reward parses before it loads one)."""
         from ..dsl.parser import parse
-        from ..checking import check_kernel
 
         self.stage = "parse"
         try:
-            kernel = parse(dsl, filename)
+            return parse(dsl, filename)
         except AscendcraftError as err:
             raise self._failed("parse", err, dsl) from None
+
+    def evaluate_kernel(self, kernel, dsl: str) -> Evaluation:
+        """The stages from check on, for a parsed kernel (``dsl`` its text)."""
+        from ..checking import check_kernel
 
         self.stage = "check"
         try:
@@ -114,3 +125,52 @@ class Evaluator:
                 shapes = "the op's shapes"
         return StageFailure(stage, text, repair_prompt(stage, text, shapes=shapes, ours=err.ours), dsl,
                             ours=err.ours)
+
+
+def lowering_after_verify(chip: str, backend: str, trials: int, seed: int, say: Callable[[str], None],
+                          assist: Callable[[str], str] | None = None) -> Callable:
+    """``after_verify`` for bench and the reward: lower and run on the backend, naming a build
+    failure ``compile`` and any other backend failure ``correct`` (the table's stages)."""
+    from ..lower import lower_checked
+    from ..sim.build import SimBuildError
+
+    def after_verify(checked):
+        try:
+            return lower_checked(checked, chip=chip, backend=backend, trials=trials, seed=seed, assist=assist,
+                                 progress=say)
+        except AscendcraftError as err:
+            if getattr(err, "stage", None) == "backend":
+                err.stage = "compile" if isinstance(err, SimBuildError) else "correct"
+            raise
+    return after_verify
+
+
+def stage_reporter(send: Callable[[dict], None]) -> Callable[[str], None]:
+    """The ``progress`` callback for check, lower and gen: each message goes to ``send`` with the
+    table's stage it shows the kernel has reached (so work cut off by its time limit is counted
+    at that stage)."""
+    at = ["parse"]
+
+    def say(message: str) -> None:
+        text = message.lower()
+        for prefix, stage in _STAGE_OF_MESSAGE:
+            if text.startswith(prefix):
+                at[0] = stage
+                break
+        send({"stage": message, "at": at[0]})
+    return say
+
+
+#: The progress messages (checking.py, passes.py, lower.py) that open each stage of the table.
+_STAGE_OF_MESSAGE = (("loading op", "check"), ("verifying on", "verify"), ("pass ", "lower"),
+                     ("compiling on the simulator", "compile"), ("building with cann", "compile"),
+                     ("verifying the ascendc kernel", "correct"), ("modelling time", "correct"))
+
+
+def timing(after) -> dict:
+    """The lowered kernel's modeled time, floor, efficiency and bound (``kernel_us`` None without one)."""
+    cost = getattr(after, "cost", None)
+    if cost is None:
+        return {"kernel_us": None}
+    return {"kernel_us": cost.time_us, "floor_us": after.floor_us, "efficiency": after.efficiency,
+            "bound": cost.bound}
