@@ -104,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     export_command.add_parser(sub, parents=[common])
     from .reward import command as reward_command
     reward_command.add_parser(sub, parents=[common])
+    from .cann import command as sim_op_command
+    sim_op_command.add_parser(sub, parents=[common])
     from .flags import bound_all
     bound_all(sub)          # every numeric flag of every command gets its range (ascendcraft/flags.py)
     return p
@@ -134,17 +136,18 @@ def _preflight(args) -> None:
     from . import inputs
     if args.command in ("check", "lower"):
         inputs.check_file(args.kernel, "kernel file")
-    if args.command in ("check", "lower", "gen"):
+    if args.command in ("check", "lower", "gen") or (args.command == "sim-op" and args.op is not None):
         inputs.check_op(args.op)
     if args.command == "bench":
         for task in args.tasks:
             inputs.check_file_or_folder(task, "op file")
         if args.kernels is not None:
             inputs.check_folder(args.kernels, "--kernels")
-    builds = args.command in ("lower", "bench") or (args.command == "gen" and not args.no_lower and not args.dry_run)
-    if builds and args.backend != "npu":
+    builds = args.command in ("lower", "bench", "sim-op") or (args.command == "gen" and not args.no_lower and not args.dry_run)
+    backend = getattr(args, "backend", "sim")      # sim-op runs on the simulator only
+    if builds and backend != "npu":
         from .lower import resolve_backend
-        if resolve_backend(args.backend) == "sim":
+        if resolve_backend(backend) == "sim":
             from .sim.cache import cache_dir
             cache_dir()
 
@@ -227,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     except _UsageError as err:
         options = argv[:argv.index("--")] if "--" in argv else argv
         if "--json" in options:
-            command = next((a for a in options if a in ("check", "lower", "gen", "bench", "export", "reward")), None)
+            command = next((a for a in options if a in ("check", "lower", "gen", "bench", "export", "reward", "sim-op")), None)
             print(_error_document(command, "usage error", err.message, 2,
                                   hint=f"see `{' '.join(filter(None, ('ascendcraft', command)))} --help`"))
         return 2
@@ -248,10 +251,11 @@ def main(argv: list[str] | None = None) -> int:
                 from .bench import command as bench_command
                 from .export import command as export_command
                 from .reward import command as reward_command
+                from .cann import command as sim_op_command
                 _preflight(args)
                 return {"check": _cmd_check, "lower": _cmd_lower, "gen": gen_command.run,
                         "bench": bench_command.run, "export": export_command.run,
-                        "reward": reward_command.run}[args.command](args)
+                        "reward": reward_command.run, "sim-op": sim_op_command.run}[args.command](args)
             finally:
                 args.progress.close()
     except AscendcraftError as err:

@@ -190,7 +190,7 @@ def _numeric_flags():
 def test_every_numeric_flag_of_every_command_has_a_range():
     from ascendcraft.flags import Bounded
     flags = _numeric_flags()
-    assert {c for c, _, _ in flags} == {"check", "lower", "gen", "bench", "reward", "export"}
+    assert {c for c, _, _ in flags} == {"check", "lower", "gen", "bench", "reward", "export", "sim-op"}
     assert [(c, f) for c, f, a in flags if not isinstance(a.type, Bounded)] == []
 
 

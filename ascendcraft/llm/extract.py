@@ -9,7 +9,7 @@ _KERNEL = re.compile(r"^[ \t]*kernel[ \t]+\w+[ \t]*\(", re.M)
 _DSL_TAGS = ("dsl", "tile", "ascendcraft")
 
 
-def _blocks(text: str) -> list[tuple[str, str]]:
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
     """(language tag, body) of each fenced block; an unclosed last block (a cut-off reply) runs to the end."""
     lines = text.splitlines()
     out, i = [], 0
@@ -38,7 +38,7 @@ def extract_dsl(reply: str) -> str | None:
     last one wins among equals (models often show a draft before the final kernel). Without
     any fence, the text from the first ``kernel`` line on is taken as the kernel.
     """
-    blocks = [(tag, body) for tag, body in _blocks(reply) if _KERNEL.search(body)]
+    blocks = [(tag, body) for tag, body in fenced_blocks(reply) if _KERNEL.search(body)]
     if blocks:
         tagged = [body for tag, body in blocks if tag in _DSL_TAGS]
         body = (tagged or [body for _, body in blocks])[-1]

@@ -32,9 +32,10 @@ HARNESS = PKG_DIR / "harness.h"                 # the hooks, included at the end
 HARNESS_MAIN = PKG_DIR / "harness_main.cpp"     # main(), compiled once per cache and linked in
 HARNESS_SHARED = PKG_DIR / "harness_shared.h"
 HARNESS_CHECKS = PKG_DIR / "harness_checks.h"  # the checks at the end of a run, included by HARNESS_MAIN
+SANDBOX_H = PKG_DIR / "sandbox.h"                 # the seccomp sandbox, shared with the host harness
 RUNTIME_DIR = PKG_DIR / "runtime"               # the headers' function bodies, compiled once and linked in
 DEFAULT_CXXFLAGS = ("-std=c++17", "-O1", "-Wall", "-fno-strict-aliasing", "-g0", "-pthread")
-BUILD_FORMAT = "3"
+BUILD_FORMAT = "4"  # 4: tiling structs of optiling named at global scope in the kernel TU
 
 
 class SimBuildError(UserError):
@@ -64,7 +65,8 @@ class KernelArtifact:
 def _library_digest() -> str:
     h = hashlib.sha256()
     for p in sorted(INCLUDE_DIR.rglob("*")) + sorted(RUNTIME_DIR.glob("*.cpp")) + [HARNESS, HARNESS_MAIN,
-                                                                                    HARNESS_SHARED, HARNESS_CHECKS]:
+                                                                                    HARNESS_SHARED, HARNESS_CHECKS,
+                                                                                    SANDBOX_H]:
         if p.is_file():
             h.update(str(p.relative_to(PKG_DIR)).encode())
             h.update(p.read_bytes())
@@ -409,6 +411,9 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
             tu += ["#define ASC_SIM_HAS_TILING 1", "#define ASC_SIM_DEFAULT_TILING asc_sim_tiling_ns::Default",
                    '#include "asc_sim_tiling_header.h"',
                    f"namespace asc_sim_tiling_ns {{ using namespace optiling; using Default = {tiling_struct}; }}"]
+            # CANN generates the kernel's tiling structs at global scope; a header that defines them in optiling
+            # would leave a kernel naming one (GET_TILING_DATA_WITH_STRUCT(XTilingData, ...)) without it
+            tu += [f"using optiling::{name};" for name in optiling_structs(tiling_header)]
         else:
             tu.append("#define ASC_SIM_DEFAULT_TILING asc_sim::NoDefaultTiling")
         if host_main:  # the source's host main() becomes an ordinary function that nothing calls
@@ -451,6 +456,23 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def optiling_structs(header: str) -> list[str]:
+    """The BEGIN_TILING_DATA_DEF structs ``header`` defines directly inside ``namespace optiling``."""
+    code = strip_comments(header)
+    names, stack = [], []
+    for m in re.finditer(r"\bnamespace\s+(\w+)\s*\{|\bBEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)|[{}]", code):
+        if m.group(1):
+            stack.append(m.group(1))
+        elif m.group(2):
+            if stack == ["optiling"]:
+                names.append(m.group(2))
+        elif m.group(0) == "{":
+            stack.append("")
+        elif stack:
+            stack.pop()
+    return names
 
 
 def _launch_defines(code: str) -> list[str]:

@@ -4,6 +4,7 @@
 #include "kernel_operator.h"
 #include "harness_shared.h"
 #include "harness_checks.h"
+#include "sandbox.h"
 #include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
@@ -13,12 +14,10 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#ifdef ASC_SIM_SECCOMP
-#include <seccomp.h>
-#endif
 
 #include <cerrno>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -28,7 +27,6 @@ namespace asc_sim {
 
 
 inline int g_report_fd = 2;
-inline volatile sig_atomic_t g_in_handler = 0;
 // 1 while kernel code runs: an exit()/quick_exit() then is the kernel's, not the harness's
 inline volatile sig_atomic_t g_kernel_active = 0;
 
@@ -64,108 +62,12 @@ inline void crash_handler(int sig) {
     _exit(128 + sig);
 }
 
-// ---------------------------------------------------------------- sandbox (libseccomp)
-// After the harness has opened every file it needs, a seccomp filter is installed before the
-// kernel runs. It is an allow list: only the calls a kernel needs once the harness has set up
-// (memory, threads, time, writing to the descriptors already open, exit) pass; every other call
-// traps (SIGSYS, the call is not executed) and the handler reports its name and ends the
-// process. See docs/simulator.md, "Sandbox", for the list and why each call is there.
-#ifdef ASC_SIM_SECCOMP
-// Allowed whatever their arguments.
-inline const char* const kAllowed[] = {
-    // memory (mmap: anonymous only, below)
-    "brk", "munmap", "mprotect", "mremap", "madvise",
-    // threads: one per block for SyncAll kernels (clone: threads only, below)
-    "futex", "set_robust_list", "rseq", "set_tid_address", "gettid", "getpid", "sched_yield", "sched_getaffinity",
-    // signals (rt_sigaction: not SIGSYS, kill/tgkill: this process only, below)
-    "rt_sigprocmask", "rt_sigreturn", "sigaltstack", "restart_syscall",
-    // time
-    "clock_gettime", "clock_getres", "gettimeofday", "time", "nanosleep", "clock_nanosleep",
-    // the descriptors the harness opened: the report (append-only), outputs, the log
-    "read", "write", "writev", "close", "fstat",
-    // randomness (std::random_device) and the end
-    "getrandom", "exit", "exit_group",
-};
-constexpr int kMaxSyscall = 1024;
-inline char g_syscall_names[kMaxSyscall][32];  // filled before the filter: the handler may not allocate
-
-inline void sigsys_handler(int, siginfo_t* si, void*) {
-    if (g_in_handler) _exit(159);
-    g_in_handler = 1;
+// ---------------------------------------------------------------- sandbox (sandbox.h)
+// A forbidden call while the kernel runs: reported with where the kernel was (its block, API, line).
+inline void kernel_violation(const char* name) {
     g_kernel_active = 0;
-    char num[32];
-    const char* name = num;
-    int nr = si->si_syscall;
-    if (nr >= 0 && nr < kMaxSyscall && g_syscall_names[nr][0]) name = g_syscall_names[nr];
-    else std::snprintf(num, sizeof num, "syscall %d", nr);
     report_where("V", name);
-    _exit(159);
 }
-
-inline void name_syscalls() {
-    for (int nr = 0; nr < kMaxSyscall; ++nr) {
-        char* n = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-        if (!n) continue;
-        std::snprintf(g_syscall_names[nr], sizeof g_syscall_names[nr], "%s", n);
-        std::free(n);
-    }
-}
-
-// Installs the filter; returns "" or why the sandbox could not be installed.
-inline std::string install_sandbox() {
-    name_syscalls();
-    struct sigaction sa {};
-    sa.sa_sigaction = sigsys_handler;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSYS, &sa, nullptr) != 0) return "sigaction(SIGSYS) failed";
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);  // other architectures' calls: killed (the default)
-    if (!ctx) return "seccomp_init failed";
-    std::string err;
-    auto rule = [&](uint32_t action, const char* n, unsigned cnt, const scmp_arg_cmp* cmp) {
-        int nr = seccomp_syscall_resolve_name(n);
-        if (nr == __NR_SCMP_ERROR) return;  // a call this architecture does not have
-        int rc = seccomp_rule_add_array(ctx, action, nr, cnt, cmp);
-        if (rc != 0 && err.empty()) err = fmt("seccomp_rule_add(%s) failed: %s", n, std::strerror(-rc));
-    };
-    for (const char* n : kAllowed) rule(SCMP_ACT_ALLOW, n, 0, nullptr);
-    const scmp_datum_t self = static_cast<scmp_datum_t>(getpid());
-    // mmap of memory, never of a file: a shared mapping of the report could rewrite it
-    scmp_arg_cmp anon = SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, MAP_ANONYMOUS);
-    rule(SCMP_ACT_ALLOW, "mmap", 1, &anon);
-    // clone: threads only (CLONE_THREAD implies CLONE_VM | CLONE_SIGHAND: no new process)
-    scmp_arg_cmp thread = SCMP_A0(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(CLONE_THREAD),
-                                  static_cast<scmp_datum_t>(CLONE_THREAD));
-    rule(SCMP_ACT_ALLOW, "clone", 1, &thread);
-    // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS makes glibc's
-    // pthread_create fall back to clone, where the rule above applies
-    rule(SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, nullptr);
-    // signals to this process only: raise() and abort() use tgkill(getpid(), ...)
-    scmp_arg_cmp to_self = SCMP_A0(SCMP_CMP_EQ, self);
-    for (const char* n : {"kill", "tgkill"}) rule(SCMP_ACT_ALLOW, n, 1, &to_self);
-    // any signal handler but one for SIGSYS (31), which would hide violations: signals 0-30 and
-    // 32-63, compared on all 64 bits (the kernel reads only the low 32 of this int argument)
-    static_assert(SIGSYS == 31, "the rt_sigaction ranges below assume SIGSYS is 31");
-    scmp_arg_cmp below = SCMP_A0(SCMP_CMP_LT, SIGSYS);
-    scmp_arg_cmp above = SCMP_A0(SCMP_CMP_MASKED_EQ, ~static_cast<scmp_datum_t>(31), 32);
-    rule(SCMP_ACT_ALLOW, "rt_sigaction", 1, &below);
-    rule(SCMP_ACT_ALLOW, "rt_sigaction", 1, &above);
-    // reading this process's own limits (pthread reads RLIMIT_STACK); setting one traps
-    scmp_arg_cmp own[] = {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)};
-    rule(SCMP_ACT_ALLOW, "prlimit64", 2, own);
-    // fstat of an open descriptor (glibc's fstat is newfstatat(fd, "", st, AT_EMPTY_PATH))
-    scmp_arg_cmp empty_path = SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH);
-    rule(SCMP_ACT_ALLOW, "newfstatat", 1, &empty_path);
-    if (err.empty()) {
-        int rc = seccomp_load(ctx);  // also sets no_new_privs
-        if (rc != 0) err = fmt("seccomp_load failed: %s", std::strerror(-rc));
-    }
-    seccomp_release(ctx);
-    return err;
-}
-#else
-inline std::string install_sandbox() { return "the simulator was built without libseccomp"; }
-#endif
 
 inline uint8_t* gm_alloc_guarded(uint64_t bytes) {
     const uint64_t page = 4096;
@@ -334,6 +236,7 @@ int main(int argc, char** argv) {
     std::vector<ScratchName> scratch_names;
     int tiling_index = -1, ws_index = -1;
     uint64_t ws_bytes = 0;
+    std::string tiling_raw;  // a file of tiling bytes (a host TilingFunc's), used instead of the tfield values
     unsigned timeout = 0;
     while (std::getline(job, line)) {
         std::istringstream ls(line);
@@ -376,6 +279,8 @@ int main(int argc, char** argv) {
             scratch_names.push_back(n);
         } else if (kind == "tiling") {
             ls >> tiling_index;
+        } else if (kind == "tiling_raw") {
+            ls >> tiling_raw;
         } else if (kind == "tfield") {
             std::string k, v;
             ls >> k >> v;
@@ -448,6 +353,12 @@ int main(int argc, char** argv) {
                     std::fprintf(s.report, "D\terror\ttiling-field\tGET_TILING_DATA\t\t0\t-1\tthe tiling dict has '%s' but the "
                                  "tiling struct %s has no such field\n", kv.first.c_str(), type_name.c_str());
     }
+    if (!tiling_raw.empty()) {  // zero-padded to the kernel's struct: GET_TILING_DATA reads all of it
+        std::ifstream raw(tiling_raw, std::ios::binary);
+        std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
+        if (bytes.size() < tiling_bytes.size()) bytes.resize(tiling_bytes.size(), 0);
+        tiling_bytes.swap(bytes);
+    }
     if (tiling_index >= 0) {
         uint64_t tb = std::max<uint64_t>(tiling_bytes.size(), 8);
         uint8_t* t = place(tiling_index, "tiling", tb, true);
@@ -475,7 +386,7 @@ int main(int argc, char** argv) {
     std::atexit(exit_hook);
     std::at_quick_exit(exit_hook);
     {
-        std::string why = install_sandbox();
+        std::string why = install_sandbox(kernel_violation);
         for (char& c : why)
             if (c == '\t' || c == '\n') c = ' ';
         if (why.empty()) std::fprintf(s.report, "S\t1\n");

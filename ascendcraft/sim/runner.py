@@ -48,7 +48,7 @@ def gm(shape, dtype) -> GmSpec:
     return GmSpec(tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,))), np.dtype(dtype))
 
 
-def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
+def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | bytes | None = None, block_dim: int,
                cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
                chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
                tiling_key: int = 0, dtypes: dict | None = None, outputs=None,
@@ -56,9 +56,14 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
     """Run a built kernel on ``block_dim`` blocks.
 
     ``args`` follow the kernel's parameter order: NumPy arrays (or :func:`gm` specs in
-    cost-only mode) for GM pointers, Python numbers for scalars.  ``workspace``/``tiling``
+    cost-only mode) for GM pointers, ``None`` for a null GM pointer (an absent optional input
+    of a CANN op), Python numbers for scalars.  ``workspace``/``tiling``
     parameters of custom-operator kernels are filled by the runner; pass ``None`` for them
-    or leave them out.  ``dtypes`` maps a parameter name or index to ``"bfloat16"`` for
+    or leave them out.
+
+    ``tiling`` is a dict of the tiling struct's fields (nested dicts for structs, lists for
+    arrays), or the raw bytes a host TilingFunc saved (``bytes``, zero-padded to the struct;
+    ``sim/host_op.py``).  ``dtypes`` maps a parameter name or index to ``"bfloat16"`` for
     GM_ADDR parameters that hold bf16 data (given as float32 arrays of bf16-exact values).
 
     ``outputs`` names the GM arguments that are the kernel's outputs: kernel parameter names,
@@ -90,7 +95,7 @@ def run_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, b
                         trace=trace, scratch=scratch).wait()
 
 
-def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None, block_dim: int,
+def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | bytes | None = None, block_dim: int,
                  cost_only: bool = False, timeout_s: float = 60, memory_limit_mb: int = 4096,
                  chip: str | None = None, lenient: bool | None = None, workspace_bytes: int = 0,
                  tiling_key: int = 0, dtypes: dict | None = None, outputs=None,
@@ -111,7 +116,10 @@ def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None,
     else:
         names = ", ".join(f"{p.name}:{p.kind}" for p in params)
         raise UserError(f"{art.kernel_name} takes {len(params)} parameters ({names}); got {len(args)} arguments")
-    if tiling is not None and art.tiling_struct is None:
+    raw_tiling = bytes(tiling) if isinstance(tiling, (bytes, bytearray, memoryview)) else None
+    if raw_tiling is not None and not any(p.kind == "tiling" for p in params):
+        raise UserError(f"tiling bytes given but {art.kernel_name} has no tiling parameter")
+    if tiling is not None and raw_tiling is None and art.tiling_struct is None:
         raise UserError("tiling values given but the kernel was built without a tiling header")
     bf16_params = set()
     for k, v in (dtypes or {}).items():
@@ -155,6 +163,8 @@ def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None,
                     raise UserError(f"parameter {p.name} ({p.ctype}) is a scalar; got {type(v).__name__}")
                 job.append(f"scalar {i} {'f' if p.is_float else 'i'} {repr(float(v)) if p.is_float else int(v)}")
                 out_specs.append(None)
+            elif v is None:        # an absent optional input of a CANN op: the kernel gets nullptr
+                out_specs.append(None)
             else:
                 is_bf16 = i in bf16_params or p.name in bf16_params
                 if i in out_params:
@@ -184,8 +194,12 @@ def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | None = None,
                 raw.tofile(fin)
                 job.append(f"gm {i} {p.name} {raw.nbytes} {fin} {fout}")
                 out_specs.append((i, fout, raw.dtype, v.shape, is_bf16))
-        for k, val in (tiling or {}).items():
-            job += tiling_lines(k, val)
+        if raw_tiling is not None:
+            (run_dir / "tiling.bin").write_bytes(raw_tiling)
+            job.append(f"tiling_raw {run_dir / 'tiling.bin'}")
+        else:
+            for k, val in (tiling or {}).items():
+                job += tiling_lines(k, val)
         file_limit = _file_limit(values, block_dim, trace_limit)
         (run_dir / "job.txt").write_text("\n".join(job) + "\n")
         try:

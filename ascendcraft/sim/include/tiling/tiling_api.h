@@ -11,12 +11,13 @@
 #pragma once
 #include <cstdint>
 #include "../register/tilingdata_base.h"
-#include "../kernel_tiling/kernel_tiling.h"
+#include "../asc_sim/tiling_def.h"      // TCubeTiling
 #include "../platform/platform_ascendc.h"
 
 namespace optiling {
 using ::TCubeTiling;
 }
+namespace AscendC {}  // the host adv-API tiling helpers (SoftMaxTilingFunc, ...) live here; none is provided
 
 namespace matmul_tiling {
 enum class DataType : int32_t {

@@ -1,0 +1,3 @@
+// ascendcraft AscendC CPU simulator, host side: the include path "exe_graph/runtime/tiling_context.h" (the gert contexts, shapes and tensors).
+#pragma once
+#include "../../asc_sim/host/context.h"

@@ -1,0 +1,75 @@
+"""A CANN project checked against an op file: its host code tiles, its kernel runs, the outputs
+are verified as check verifies; the binding of forward tensors and attributes; sim-op's CLI."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ascendcraft.cann.bind import bind_case
+from ascendcraft.cann.check import check_project
+from ascendcraft.cli import main
+from ascendcraft.errors import UserError
+from ascendcraft.sim.host import describe_project
+from ascendcraft.task import load_task
+
+HERE = Path(__file__).parent
+PROJECT = HERE / "projects" / "leaky_relu"
+OP = HERE / "leaky_op.py"
+
+
+def _edited(tmp_path, where: str, old: str, new: str) -> Path:
+    copy = tmp_path / "project"
+    shutil.copytree(PROJECT, copy)
+    path = copy / where
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return copy
+
+
+def test_a_right_operator_passes_every_trial_and_gets_a_modeled_time():
+    r = check_project(PROJECT, OP, trials=3)
+    assert r.passed and r.operator == "LeakyReluCustom"
+    assert len(r.checks[0].report.trials) == 3 and all(t.passed for t in r.checks[0].report.trials)
+    assert r.time_us > 0 and r.block_dim == 48 and r.sandboxed
+    assert "PASSED" in r.summary() and "x: f32[37, 1001]" in r.summary()
+
+
+def test_a_wrong_kernel_fails_with_the_worst_elements(tmp_path):
+    wrong = _edited(tmp_path, "op_kernel/leaky_relu_custom.cpp", "LeakyRelu(b, a, slope, n)", "LeakyRelu(b, a, slope * 2, n)")
+    r = check_project(wrong, OP, trials=2, model_time=False)
+    assert not r.passed and "elements wrong" in r.first_failure() and "expected" in r.first_failure()
+
+
+def test_the_attribute_binds_by_name_from_the_op():
+    # the op's slope is 0.2 (get_init_inputs); the OpDef's default 0.01 would fail the check
+    sig = describe_project(PROJECT)
+    shapes = load_task(OP).shapes()
+    case = bind_case(sig, shapes, [np.zeros((37, 1001), np.float32)])
+    assert case.attrs == {"negative_slope": 0.2} and case.inputs[0].shape == (37, 1001)
+    with pytest.raises(UserError, match="required input x gets no tensor"):
+        bind_case(sig, shapes, [3.0])        # a forward that passed a scalar where x is required
+
+
+def test_the_cli_checks_and_runs_a_case(tmp_path, capsys):
+    assert main(["sim-op", str(PROJECT), "--op", str(OP), "--trials", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "passed" and doc["result"]["operator"] == "LeakyReluCustom"
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"inputs": [{"shape": [4, 100], "dtype": "float32"}], "attrs": {"negative_slope": 0.5}}))
+    assert main(["sim-op", str(PROJECT), "--case", str(case)]) == 0
+    out = capsys.readouterr().out
+    assert "OK  operator LeakyReluCustom" in out and "output y: float32[4, 100]" in out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["sim-op", "no/such/project", "--op", str(OP)], "no such project folder"),
+    (["sim-op", str(PROJECT)], "one of the arguments --op --case is required"),
+])
+def test_bad_input_is_a_clear_error(capsys, args, words):
+    assert main(args) == 2
+    assert words in capsys.readouterr().err
