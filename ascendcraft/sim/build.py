@@ -413,7 +413,10 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
                    f"namespace asc_sim_tiling_ns {{ using namespace optiling; using Default = {tiling_struct}; }}"]
             # CANN generates the kernel's tiling structs at global scope; a header that defines them in optiling
             # would leave a kernel naming one (GET_TILING_DATA_WITH_STRUCT(XTilingData, ...)) without it
-            tu += [f"using optiling::{name};" for name in optiling_structs(tiling_header)]
+            # (unless the kernel defines its own copy, as a direct-call kernel does)
+            own = strip_comments(source + "".join((extra_sources or {}).values()))
+            tu += [f"using optiling::{name};" for name in optiling_structs(tiling_header)
+                   if not re.search(rf"\bstruct\s+{name}\s*\{{", own)]
         else:
             tu.append("#define ASC_SIM_DEFAULT_TILING asc_sim::NoDefaultTiling")
         if host_main:  # the source's host main() becomes an ordinary function that nothing calls
