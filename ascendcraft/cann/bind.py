@@ -1,11 +1,15 @@
-"""An op file's forward arguments and attributes as a CANN operator's inputs and attributes.
+"""An op file's forward arguments, parameters and attributes as a CANN operator's inputs and
+attributes (docs/simulator.md, "Checked against an op").
 
-The rule (docs/simulator.md, "CANN projects"): the forward's tensor arguments, in order, are the
-OpDef's inputs in its declaration order (``None``, an optional tensor left out, is an absent
-optional input); an OpDef attribute takes the value of the forward's scalar argument or the
-op's attribute (a ``Model.__init__`` argument or module constant) of the same name, compared
-without case and underscores (``negative_slope`` binds ``negativeSlope``); an attribute with no
-such value keeps the OpDef's default, and a required one without a value is an error naming it.
+Names are compared without case and underscores (``negative_slope`` is ``negativeSlope``). The
+OpDef's inputs take the forward's tensor arguments by name when every one of them names an
+input, else in order; an input no forward tensor takes is the model parameter of its name (a
+``state_dict`` name, ``.`` read as ``_``: an ``nn.Parameter`` gamma) or the tensor ``Model.__init__`` took under its name,
+else absent when it is
+optional (an optional forward argument passed as ``None`` is absent too), else an error naming
+it. An OpDef attribute takes the forward's non-tensor argument of its name (a number, bool,
+string or list), else the op's attribute of its name (a ``Model.__init__`` argument or module
+constant), else keeps the OpDef's default; a required one without a value is an error.
 """
 from __future__ import annotations
 
@@ -15,53 +19,114 @@ import numpy as np
 
 from ..errors import UserError
 
+_ATTR_TYPES = (bool, int, float, str, list, tuple, np.generic)
+
 
 @dataclass(frozen=True)
 class BoundCase:
-    inputs: tuple              # per OpDef input: a NumPy array, or None (absent)
+    inputs: tuple              # per OpDef input: a NumPy array (or gm() spec), or None (absent)
     attrs: dict                # OpDef attribute name -> value
     dtypes: dict               # input/output name -> "bfloat16" where the op's tensor is bf16
 
 
 def _key(name: str) -> str:
-    return name.replace("_", "").lower()
+    return name.replace("_", "").replace(".", "").lower()
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, np.ndarray) or hasattr(value, "shape")     # an array or a gm() spec
 
 
 def bind_case(sig, shapes, inputs: list) -> BoundCase:
-    """Bind one draw's ``inputs`` (forward order, NumPy in the GM convention, scalars as they are) of
-    the op at ``shapes`` to the operator ``sig`` (``ascendcraft.sim.host.OpSignature``)."""
+    """Bind one draw's ``inputs`` (forward order, NumPy in the GM convention, scalars as they are)
+    of the op at ``shapes`` to the operator ``sig`` (``ascendcraft.sim.host.OpSignature``)."""
     names, specs = list(shapes.input_names), list(shapes.input_specs)
-    tensors, scalars, bf16 = [], {}, {}
+    tensors, others = [], {}                 # (forward name, value, spec); attribute values by key
     for name, spec, value in zip(names, specs, inputs):
-        if value is None or isinstance(value, np.ndarray) or hasattr(value, "shape"):   # an array or a gm() spec
-            if len(tensors) < len(sig.inputs) and getattr(spec, "dtype", None) == "bf16":
-                bf16[sig.inputs[len(tensors)].name] = "bfloat16"
-            tensors.append(value)
-        elif isinstance(value, (bool, int, float, np.generic)):
-            scalars[_key(name)] = value
+        if value is None or _is_tensor(value):
+            tensors.append((name, value, spec))
+        elif isinstance(value, _ATTR_TYPES):
+            others[_key(name)] = value
         else:
             raise UserError(f"forward argument {name} is {type(value).__name__}: a CANN operator takes tensors "
-                            f"and scalar attributes")
-    if len(tensors) > len(sig.inputs):
-        raise UserError(f"the op's forward passes {len(tensors)} tensors, operator {sig.name} declares "
-                        f"{len(sig.inputs)} inputs ({', '.join(p.name for p in sig.inputs)})",
-                        hint="the forward's tensors bind to the OpDef's inputs in order")
-    for p in sig.inputs[len(tensors):]:
-        if p.param_type == "REQUIRED":
-            raise UserError(f"operator {sig.name}'s required input {p.name} gets no tensor: the op's forward "
-                            f"passes {len(tensors)} tensor(s)", hint="the forward's tensors bind to the OpDef's inputs in order")
-    known = {**{_key(k): v for k, v in shapes.attributes.items() if isinstance(v, (bool, int, float, list, tuple))},
-             **scalars}
-    attrs = {}
-    for a in sig.attrs:
-        if _key(a.name) in known:
-            attrs[a.name] = known[_key(a.name)]
-        elif a.required:
-            have = ", ".join(sorted(shapes.attributes)) or "none"
-            raise UserError(f"operator {sig.name}'s required attribute {a.name} has no value in the op",
-                            hint=f"name a Model.__init__ argument or a forward scalar like it (the op's "
-                                 f"attributes: {have})")
+                            f"and attributes (numbers, bools, strings, lists)")
+    slots = _input_slots(sig, tensors)
+    bound, bf16 = [], {}
+    params = None
+    for p, slot in zip(sig.inputs, slots):
+        if slot is not None:
+            _, value, spec = slot
+            if value is not None and getattr(spec, "dtype", None) == "bf16":
+                bf16[p.name] = "bfloat16"
+            bound.append(value)
+            continue
+        if params is None:
+            params = _parameters(shapes)
+        if _key(p.name) in params:
+            value, dtype = params[_key(p.name)]
+            if dtype == "bf16":
+                bf16[p.name] = "bfloat16"
+            bound.append(value)
+        elif p.param_type == "REQUIRED":
+            forward = ", ".join(n for n, _, _ in tensors) or "none"
+            raise UserError(f"operator {sig.name}'s required input {p.name} gets no tensor (the op's forward "
+                            f"passes {forward}; model parameters: {', '.join(sorted(shapes.parameters)) or 'none'})",
+                            hint="the forward's tensors bind to the OpDef's inputs by name, else in order; "
+                                 "the rest to model parameters of the same name")
+        else:
+            bound.append(None)
+    attrs = _attributes(sig, shapes, others)
     for p, spec in zip(sig.outputs, shapes.output_specs):
         if getattr(spec, "dtype", None) == "bf16":
             bf16[p.name] = "bfloat16"
-    return BoundCase(tuple(tensors) + (None,) * (len(sig.inputs) - len(tensors)), attrs, bf16)
+    return BoundCase(tuple(bound), attrs, bf16)
+
+
+def _input_slots(sig, tensors: list) -> list:
+    """Per OpDef input, the forward tensor it takes (None: none)."""
+    by_key = {_key(p.name): i for i, p in enumerate(sig.inputs)}
+    slots: list = [None] * len(sig.inputs)
+    if tensors and all(_key(n) in by_key for n, _, _ in tensors):
+        for t in tensors:
+            slots[by_key[_key(t[0])]] = t
+        return slots
+    if len(tensors) > len(sig.inputs):
+        raise UserError(f"the op's forward passes {len(tensors)} tensors, operator {sig.name} declares "
+                        f"{len(sig.inputs)} inputs ({', '.join(p.name for p in sig.inputs)})",
+                        hint="the forward's tensors bind to the OpDef's inputs by name, else in order")
+    slots[:len(tensors)] = tensors
+    return slots
+
+
+def _parameters(shapes) -> dict:
+    """The model's tensors by key: its parameters and the tensors among its ``__init__`` arguments
+    (NPUKernelBench passes a norm's gamma that way), each as (GM-convention NumPy array, DSL dtype)."""
+    import torch
+    from ..compare import to_numpy
+    found = {}
+    for name, value in shapes.attributes.items():
+        if isinstance(value, torch.Tensor):
+            array, dtype = to_numpy(value)
+            found[_key(name)] = (array, dtype)
+    if shapes.parameters:
+        values = shapes.parameter_values()
+        for name, spec in shapes.parameters.items():
+            if name in values:
+                found[_key(name)] = (to_numpy(values[name])[0], spec.dtype)
+    return found
+
+
+def _attributes(sig, shapes, forward: dict) -> dict:
+    known = {**{_key(k): v for k, v in shapes.attributes.items() if isinstance(v, _ATTR_TYPES)}, **forward}
+    attrs = {}
+    for a in sig.attrs:
+        if _key(a.name) in known:
+            value = known[_key(a.name)]
+            attrs[a.name] = value.item() if isinstance(value, np.generic) else \
+                list(value) if isinstance(value, tuple) else value
+        elif a.required:
+            have = ", ".join(sorted(shapes.attributes)) or "none"
+            raise UserError(f"operator {sig.name}'s required attribute {a.name} has no value in the op",
+                            hint=f"name a Model.__init__ argument or a forward argument like it (the op's "
+                                 f"attributes: {have})")
+    return attrs
