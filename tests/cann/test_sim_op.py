@@ -73,3 +73,24 @@ def test_the_cli_checks_and_runs_a_case(tmp_path, capsys):
 def test_bad_input_is_a_clear_error(capsys, args, words):
     assert main(args) == 2
     assert words in capsys.readouterr().err
+
+
+def test_an_input_binds_to_the_tensor_model_init_took_and_extra_outputs_are_not_judged(tmp_path):
+    project, op = HERE / "projects" / "scale_by_gamma", HERE / "gamma_op.py"
+    r = check_project(project, op, trials=2)
+    assert r.passed and r.block_dim == 8          # the host code's choice: fewer blocks than cores
+    # the gamma the operator read is the one the reference used: a different one fails
+    wrong = tmp_path / "other_gamma.py"
+    wrong.write_text(op.read_text().replace("return x * self.gamma", "return x * (self.gamma + 1)"))
+    assert not check_project(project, wrong, trials=1, model_time=False).passed
+
+
+def test_forward_tensors_bind_by_name_when_every_one_names_an_input():
+    sig = describe_project(HERE / "projects" / "scale_by_gamma")
+
+    class Shapes:            # a forward (gamma, x): by name, not by position
+        input_names, input_specs = ("gamma", "x"), (None, None)
+        attributes, parameters, output_specs = {}, {}, ()
+    g, x = np.ones(4, np.float32), np.zeros((2, 4), np.float32)
+    case = bind_case(sig, Shapes, [g, x])
+    assert case.inputs[0] is x and case.inputs[1] is g
