@@ -225,3 +225,50 @@ void TPipe::check_freed(const asc_sim::Loc& loc) {
 }
 
 }  // namespace AscendC
+
+namespace asc_sim {
+
+void set_flag_at(AscendC::HardEvent evt, int32_t eventID, const Loc& loc) {
+    State& s = S();
+    enter("SetFlag", loc);
+    int e = static_cast<int>(evt), id = eventID & 7;
+    auto pp = event_pipes(evt);
+    EventMark m = mark_on(pp.first);
+    s.flag_mark[e][id] = m;
+    s.flag_pending[e][id]++;
+    trace_record(pp.first, m.time, m.time, TR_SET, event_label(evt, true));
+}
+
+void wait_flag_at(AscendC::HardEvent evt, int32_t eventID, const Loc& loc) {
+    State& s = S();
+    enter("WaitFlag", loc);
+    int e = static_cast<int>(evt), id = eventID & 7;
+    auto pp = event_pipes(evt);
+    if (s.flag_pending[e][id] <= 0)
+        fail("sync-unpaired", "WaitFlag", loc,
+             fmt("WaitFlag(event %d, id %d) with no matching SetFlag before it: on the NPU the pipe waits forever", e,
+                 eventID));
+    s.flag_pending[e][id]--;
+    wait_on(pp.second, s.flag_mark[e][id]);
+    trace_record(pp.second, s.flag_mark[e][id].time, s.flag_mark[e][id].time, TR_WAIT, event_label(evt, false));
+}
+
+// The HardEvent SRC_DST of a pair of pipes (set_flag/wait_flag name the pipes, SetFlag the event).
+static AscendC::HardEvent event_of(const char* api, AscendC::pipe_t src, AscendC::pipe_t dst, const Loc& loc) {
+    const int a = pipe_index(src), b = pipe_index(dst);
+    for (int e = 0; e < static_cast<int>(AscendC::HardEvent::MAX); ++e) {
+        auto pp = event_pipes(static_cast<AscendC::HardEvent>(e));
+        if (a >= 0 && pp.first == a && pp.second == b) return static_cast<AscendC::HardEvent>(e);
+    }
+    fail("sync-pipes", api, loc,
+         fmt("%s(%s, %s): no hardware event links these two pipes", api, pipe_name(a), pipe_name(b)));
+}
+
+}  // namespace asc_sim
+
+void set_flag(pipe_t src, pipe_t dst, int32_t eventID, asc_sim::Loc asc_loc_) {
+    asc_sim::set_flag_at(asc_sim::event_of("set_flag", src, dst, asc_loc_), eventID, asc_loc_);
+}
+void wait_flag(pipe_t src, pipe_t dst, int32_t eventID, asc_sim::Loc asc_loc_) {
+    asc_sim::wait_flag_at(asc_sim::event_of("wait_flag", src, dst, asc_loc_), eventID, asc_loc_);
+}

@@ -96,6 +96,11 @@ inline const char* round_name(AscendC::RoundMode m) {
 
 namespace AscendC {
 
+// Scalar bf16 <-> float (asc-devkit impl/basic_api/kernel_scalar_convert.h: ToFloat / ToBfloat16, the
+// A2 overloads; round to nearest even). Scalar-unit arithmetic: it costs the calling API's issue.
+inline float ToFloat(const bfloat16_t& bVal) { return static_cast<float>(bVal); }
+inline bfloat16_t ToBfloat16(const float& fVal) { return bfloat16_t(fVal); }
+
 template <typename T, typename U>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, const uint32_t count,
                  ASC_LOC_PARAM) {

@@ -57,6 +57,14 @@ const uint32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / B32_BYTE_SIZE;
 const int32_t BLOCK_CUBE = 16;
 const int32_t CUBE_MAX_SIZE = 256;
 const int32_t BYTE_PER_FRACTAL = 512;
+
+// scalar helpers (asc-devkit impl/basic_api/utils/kernel_utils_ceil_oom_que.h): scalar-unit arithmetic
+__aicore__ constexpr inline uint32_t DivCeil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+__aicore__ constexpr inline uint32_t AlignUp(uint32_t a, uint32_t b) { return DivCeil(a, b) * b; }
+__aicore__ constexpr inline uint32_t ConstCeil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+// type trait of the same header: IsSameType<T, U>::value
+template <typename T, typename U> struct IsSameType : std::false_type {};
+template <typename T> struct IsSameType<T, T> : std::true_type {};
 }  // namespace AscendC
 
 namespace asc_sim {
@@ -80,10 +88,14 @@ template <class... A> inline std::string assert_detail(const char* f, A... a) {
 // ASSERT(expr) / ascendc_assert(expr[, fmt, args...]): a failing assertion is an error
 // (rule `assert`) at the kernel line, and the kernel stops, as the NPU traps; a passing one
 // does nothing.
+// The condition is evaluated where AscendC's names are visible: a CANN build for the NPU expands
+// ASSERT to nothing (asc-devkit impl/basic_api/kernel_macros.h), so kernels outside the namespace
+// write `ASSERT(GetBlockNum() != 0)` unqualified and it still compiles there.
+#define ASC_SIM_ASSERT_COND(expr) ([&]() -> bool { using namespace AscendC; return static_cast<bool>(expr); }())
 #define ASSERT(expr)                                                                                                  \
-    (static_cast<bool>(expr) ? void(0)                                                                                \
-                             : ::asc_sim::assert_fail(#expr, ::asc_sim::Loc{__FILE__, __LINE__}, std::string()))
+    (ASC_SIM_ASSERT_COND(expr) ? void(0)                                                                              \
+                               : ::asc_sim::assert_fail(#expr, ::asc_sim::Loc{__FILE__, __LINE__}, std::string()))
 #define ascendc_assert(expr, ...)                                                                                     \
-    (static_cast<bool>(expr) ? void(0)                                                                                \
-                             : ::asc_sim::assert_fail(#expr, ::asc_sim::Loc{__FILE__, __LINE__},                     \
-                                                      ::asc_sim::assert_detail(__VA_ARGS__)))
+    (ASC_SIM_ASSERT_COND(expr) ? void(0)                                                                              \
+                               : ::asc_sim::assert_fail(#expr, ::asc_sim::Loc{__FILE__, __LINE__},                   \
+                                                        ::asc_sim::assert_detail(__VA_ARGS__)))

@@ -30,6 +30,15 @@
 #ifndef __CCE_KT_TEST__
 #define __CCE_KT_TEST__ 1  // the 2023 "tik2" samples guard their host launch code with this
 #endif
+// The simulated core is an Atlas A2 (910B) AI Core: the device compiler's architecture macros, which
+// kernels test for their A2 code paths (`#if __CCE_AICORE__ == 220`; dav_c220 is asc-devkit's A2
+// implementation, __NPU_ARCH__ 2201 its vector core).
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
+#endif
+#ifndef __NPU_ARCH__
+#define __NPU_ARCH__ 2201
+#endif
 #define __global__
 #define __aicore__
 #define __gm__
@@ -43,6 +52,11 @@
 #define __cube__
 #define __mix__(...)
 #define __inout_pipe__(...)
+// The device compiler's function attributes as kernels in the CATLASS style write them:
+// `__forceinline__ [aicore] T f()` (and `[host, aicore]`). `__forceinline__` opens and `aicore`
+// closes a standard attribute, so the pair reads `[[maybe_unused]] T f()` here.
+#define __forceinline__ [
+#define aicore maybe_unused]
 #define __sync_alias__
 #define __sync_in__
 #define __sync_out__
@@ -67,47 +81,47 @@ struct Loc {
 #define ASC_LOC_PARAM ::asc_sim::Loc asc_loc_ = ::asc_sim::Loc::here()
 
 // ---------------------------------------------------------------- 16-bit floats
-inline uint16_t f32_to_f16_bits(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
+// constexpr (bit casts, integer rounding), so kernels can declare `constexpr half ONE = 1.0;` as
+// they do for the NPU compiler, whose half is a built-in type.
+constexpr uint32_t f32_bits(float f) { return __builtin_bit_cast(uint32_t, f); }
+constexpr float bits_f32(uint32_t b) { return __builtin_bit_cast(float, b); }
+// v >> s rounded to nearest, ties to even
+constexpr uint32_t shift_rne(uint32_t v, uint32_t s) {
+    if (s == 0) return v;
+    if (s > 31) return 0;
+    uint32_t q = v >> s, rem = v & ((1u << s) - 1u), halfway = 1u << (s - 1);
+    return (rem > halfway || (rem == halfway && (q & 1u))) ? q + 1 : q;
+}
+constexpr uint16_t f32_to_f16_bits(float f) {
+    uint32_t x = f32_bits(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t ax = x & 0x7fffffffu;
     if (ax >= 0x7f800000u) return static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
     if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-    if (ax < 0x38800000u) {                                              // subnormal / zero
-        float v;
-        std::memcpy(&v, &ax, 4);
-        uint32_t m = static_cast<uint32_t>(std::nearbyint(v * 16777216.0f));
-        return static_cast<uint16_t>(sign | m);
+    if (ax < 0x38800000u) {                                              // subnormal / zero: round(|f| * 2^24)
+        uint32_t e = ax >> 23;
+        if (e < 101) return static_cast<uint16_t>(sign);                 // below half the smallest subnormal
+        return static_cast<uint16_t>(sign | shift_rne((ax & 0x7fffffu) | 0x800000u, 126u - e));
     }
     uint32_t m = ax + 0xc8000fffu + ((ax >> 13) & 1u);
     return static_cast<uint16_t>(sign | (m >> 13));
 }
-inline float f16_bits_to_f32(uint16_t h) {
+constexpr float f16_bits_to_f32(uint16_t h) {
     uint32_t sign = (static_cast<uint32_t>(h) & 0x8000u) << 16;
     uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
     if (e == 0) {
         float v = static_cast<float>(m) * (1.0f / 16777216.0f);
         return sign ? -v : v;
     }
-    uint32_t bits = (e == 31) ? (sign | 0x7f800000u | (m << 13)) : (sign | ((e + 112u) << 23) | (m << 13));
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
+    return bits_f32((e == 31) ? (sign | 0x7f800000u | (m << 13)) : (sign | ((e + 112u) << 23) | (m << 13)));
 }
-inline uint16_t f32_to_bf16_bits(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
+constexpr uint16_t f32_to_bf16_bits(float f) {
+    uint32_t x = f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
     x += 0x7fffu + ((x >> 16) & 1u);
     return static_cast<uint16_t>(x >> 16);
 }
-inline float bf16_bits_to_f32(uint16_t b) {
-    uint32_t x = static_cast<uint32_t>(b) << 16;
-    float f;
-    std::memcpy(&f, &x, 4);
-    return f;
-}
+constexpr float bf16_bits_to_f32(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
 
 }  // namespace asc_sim
 
@@ -115,12 +129,12 @@ inline float bf16_bits_to_f32(uint16_t b) {
 struct half {
     uint16_t bits;
     half() = default;
-    half(float f) : bits(asc_sim::f32_to_f16_bits(f)) {}
-    half(double d) : bits(asc_sim::f32_to_f16_bits(static_cast<float>(d))) {}
+    constexpr half(float f) : bits(asc_sim::f32_to_f16_bits(f)) {}
+    constexpr half(double d) : bits(asc_sim::f32_to_f16_bits(static_cast<float>(d))) {}
     template <typename I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
-    half(I i) : bits(asc_sim::f32_to_f16_bits(static_cast<float>(i))) {}
-    operator float() const { return asc_sim::f16_bits_to_f32(bits); }
-    static half from_bits(uint16_t b) { half h; h.bits = b; return h; }
+    constexpr half(I i) : bits(asc_sim::f32_to_f16_bits(static_cast<float>(i))) {}
+    constexpr operator float() const { return asc_sim::f16_bits_to_f32(bits); }
+    static constexpr half from_bits(uint16_t b) { half h{}; h.bits = b; return h; }
     half& operator+=(float o) { *this = half(float(*this) + o); return *this; }
     half& operator-=(float o) { *this = half(float(*this) - o); return *this; }
     half& operator*=(float o) { *this = half(float(*this) * o); return *this; }
@@ -130,15 +144,19 @@ namespace bfloat16 {
 struct Bf16T {
     uint16_t bits;
     Bf16T() = default;
-    Bf16T(float f) : bits(asc_sim::f32_to_bf16_bits(f)) {}
-    Bf16T(double d) : bits(asc_sim::f32_to_bf16_bits(static_cast<float>(d))) {}
+    constexpr Bf16T(float f) : bits(asc_sim::f32_to_bf16_bits(f)) {}
+    constexpr Bf16T(double d) : bits(asc_sim::f32_to_bf16_bits(static_cast<float>(d))) {}
     template <typename I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
-    Bf16T(I i) : bits(asc_sim::f32_to_bf16_bits(static_cast<float>(i))) {}
-    operator float() const { return asc_sim::bf16_bits_to_f32(bits); }
-    static Bf16T from_bits(uint16_t b) { Bf16T h; h.bits = b; return h; }
+    constexpr Bf16T(I i) : bits(asc_sim::f32_to_bf16_bits(static_cast<float>(i))) {}
+    constexpr operator float() const { return asc_sim::bf16_bits_to_f32(bits); }
+    static constexpr Bf16T from_bits(uint16_t b) { Bf16T h{}; h.bits = b; return h; }
 };
 }  // namespace bfloat16
 using bfloat16_t = bfloat16::Bf16T;
+// The AI Core compiler's built-in names of its fp16 and fp32 scalar types (kernels write
+// `std::is_same_v<T, float16_t>` for DTYPE_X = half); asc-devkit's headers do not declare them.
+using float16_t = half;
+using float32_t = float;
 
 namespace asc_sim {
 
@@ -441,6 +459,9 @@ struct State {
     bool mask_counter = false;
     uint64_t mask_hi = ~0ull, mask_lo = ~0ull;
     bool atomic_add = false;
+    // the MAX_MIN_CNT special register: the last WholeReduceMax/Min's (or ReduceMax/Min's) extreme
+    // value's bits (low 32) and its index (high 32), read by GetReduceMaxMinCount
+    uint64_t max_min_cnt = 0;
     // timeline
     double pipe_free[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // when each pipe can start its next instruction
     double pipe_done[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // when all its instructions so far have completed

@@ -2,8 +2,32 @@
 // Brcb (each element fills a 32-byte block) and Gather (byte offsets into a source tensor).
 #pragma once
 #include "vec.h"
+#include "consts.h"
+
+namespace asc_sim {
+template <typename T> inline void set_max_min_cnt(T value, uint64_t index) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    S().max_min_cnt = (index << 32) | bits;
+}
+}  // namespace asc_sim
 
 namespace AscendC {
+
+// GetReduceMaxMinCount (CANN 8.x name; GetReduceRepeatMaxMinSpr.md, dav_c220
+// kernel_operator_vec_reduce_impl.h): the extreme value of the last WholeReduceMax/Min over all its
+// repeats, and its index, stored in T's bits as the register holds it (read the index through
+// reinterpret_cast to uint16_t/uint32_t). A scalar read of a special register.
+template <typename T> inline void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex, ASC_LOC_PARAM) {
+    asc_sim::enter("GetReduceMaxMinCount", asc_loc_);
+    asc_sim::check_dtype<T>("GetReduceMaxMinCount", asc_loc_, asc_sim::DT_FLOAT);
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, -1, 0, 0, false, false);
+    const uint64_t reg = asc_sim::S().max_min_cnt;
+    const uint32_t value = static_cast<uint32_t>(reg & (sizeof(T) == 2 ? 0xffffu : 0xffffffffu));
+    const uint32_t index = static_cast<uint32_t>(reg >> 32);
+    std::memcpy(&maxMinValue, &value, sizeof(T));
+    std::memcpy(&maxMinIndex, &index, sizeof(T));
+}
 
 // ---- ReduceSum / ReduceMax / ReduceMin (count form, with the shared work buffer)
 template <typename T>
@@ -68,6 +92,7 @@ inline void asc_reduce_impl(const char* api, const asc_sim::Loc& loc, const Loca
         }
     }
     dst.ptr()[0] = static_cast<T>(result);
+    if (kind != 0) asc_sim::set_max_min_cnt(static_cast<T>(result), static_cast<uint64_t>(idx));
     if (calIndex) {
         if (sizeof(T) == 4) {
             uint32_t bits = static_cast<uint32_t>(idx);
@@ -124,6 +149,14 @@ inline void asc_whole_reduce(const char* api, const asc_sim::Loc& loc, const Loc
             idx[r] = j;
         }
     });
+    if (kind != 0) {   // the extreme over every repeat, first occurrence on ties, index over all elements
+        uint32_t best = 0;
+        for (uint32_t r = 1; r < reps; ++r)
+            if (idx[r] >= 0 && (idx[best] < 0 || (kind == 1 ? acc[r] > acc[best] : acc[r] < acc[best]))) best = r;
+        if (idx[best] >= 0)
+            asc_sim::set_max_min_cnt(static_cast<T>(acc[best]),
+                                     asc_sim::l0_index<T>(best, static_cast<uint32_t>(idx[best]), srcBlkStride, srcRepStride));
+    }
     for (uint32_t r = 0; r < reps; ++r) {
         uint64_t o = static_cast<uint64_t>(r) * dstRepStride * outLen;
         T val = static_cast<T>(acc[r]);
@@ -229,6 +262,97 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uin
             for (uint32_t k = 0; k < epb; ++k) dst.ptr()[o + k] = v;
             asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + o * sizeof(T)), 32);
         }
+}
+
+// ---- GatherMask (GatherMask.md, kernel_struct_gather.h): the src0 elements whose mask bit is 1, packed
+// into dst; rsvdCnt = how many. The mask is a fixed pattern 1..7 (even, odd, the 1st/2nd/3rd/4th of
+// every four, all) or a user tensor consumed bit by bit within a repeat, src1RepeatStride blocks
+// further per repeat. reduceMode false: repeatTimes repeats of 256 bytes; true (counter mode, A2's
+// "configuration one"): repeatTimes repeats of `mask` elements each.
+enum class GatherMaskMode : uint8_t { VERSION_V1 = 0, VERSION_V2 = 1 };
+const GatherMaskMode defaultGatherMaskMode = GatherMaskMode::VERSION_V2;
+const GatherMaskMode defaultGahterMaskMode = GatherMaskMode::VERSION_V2;  // sic: the public spelling too
+struct GatherMaskParams {
+    GatherMaskParams() {}
+    GatherMaskParams(const uint8_t src0BlockStrideIn, const uint16_t repeatTimesIn, const uint16_t src0RepeatStrideIn,
+                     const uint8_t src1RepeatStrideIn)
+        : src0BlockStride(src0BlockStrideIn), repeatTimes(repeatTimesIn), src0RepeatStride(src0RepeatStrideIn),
+          src1RepeatStride(src1RepeatStrideIn) {}
+    uint8_t src0BlockStride = DEFAULT_BLK_STRIDE;
+    uint16_t repeatTimes = 0;
+    uint16_t src0RepeatStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src1RepeatStride = DEFAULT_REPEAT_STRIDE;
+};
+template <typename T, typename U>
+inline void asc_gather_mask(const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+                            const LocalTensor<U>* pattern, uint8_t fixed, bool reduceMode, uint32_t mask,
+                            const GatherMaskParams& p, uint64_t& rsvdCnt) {
+    const char* api = "GatherMask";
+    asc_sim::enter(api, loc);
+    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_F16 | asc_sim::DT_BF16 | asc_sim::DT_I16 | asc_sim::DT_U16 |
+                                          asc_sim::DT_F32 | asc_sim::DT_I32 | asc_sim::DT_U32);
+    if (pattern && sizeof(U) != sizeof(T))
+        asc_sim::fail("dtype", api, loc, asc_sim::fmt("GatherMask: a %s pattern for %s data; the pattern's type must be "
+                                                      "the unsigned integer of the data's size", asc_sim::type_name<U>(),
+                                                      asc_sim::type_name<T>()));
+    if (!pattern && (fixed < 1 || fixed > 7))
+        asc_sim::fail("param-range", api, loc, asc_sim::fmt("GatherMask: src1Pattern %u outside [1, 7]", fixed));
+    if (reduceMode && mask == 0)
+        asc_sim::fail("param-range", api, loc, "GatherMask: mask 0 in counter mode (reduceMode true); range [1, 2^32-1]");
+    const uint32_t epb = 32 / sizeof(T), per = reduceMode ? mask : 256 / sizeof(T), reps = p.repeatTimes;
+    rsvdCnt = 0;
+    if (reps == 0) return;
+    auto src_index = [&](uint32_t r, uint32_t j) {
+        return static_cast<uint64_t>(r) * p.src0RepeatStride * epb + static_cast<uint64_t>(j / epb) * p.src0BlockStride * epb + j % epb;
+    };
+    auto bit_index = [&](uint32_t r, uint32_t j) { return static_cast<uint64_t>(r) * p.src1RepeatStride * 256 + j; };
+    const uint64_t src_ext = src_index(reps - 1, per - 1) + 1;
+    asc_sim::use_local(api, loc, "src0", src0, src_ext, false, 32, false);
+    const uint64_t bits = pattern ? bit_index(reps - 1, per - 1) + 1 : 0;
+    if (pattern) asc_sim::use_local(api, loc, "src1Pattern", *pattern, (bits + 8 * sizeof(U) - 1) / (8 * sizeof(U)), false);
+    // dst gets at most every element: checked against what is selected below
+    asc_sim::use_local(api, loc, "dst", dst, 0, true);
+    const uint64_t blocks = (static_cast<uint64_t>(reps) * per * sizeof(T) + 255) / 256;
+    asc_sim::vec_schedule(blocks * 256, 1, src0.buf_, pattern ? pattern->buf_ : -1, dst.buf_,
+                          static_cast<uint64_t>(reps) * per);
+    const uint8_t* pm = pattern ? reinterpret_cast<const uint8_t*>(pattern->ptr()) : nullptr;
+    std::vector<T> out;
+    for (uint32_t r = 0; r < reps; ++r)
+        for (uint32_t j = 0; j < per; ++j) {
+            bool take;
+            if (pattern) {
+                uint64_t b = bit_index(r, j);
+                // cost-only: on-chip memory reads as zeros (docs/simulator.md), so nothing is selected
+                take = !asc_sim::S().cfg.cost_only && ((pm[b / 8] >> (b % 8)) & 1u) != 0;
+            } else {
+                take = fixed == 7 || (fixed <= 2 ? j % 2 == static_cast<uint32_t>(fixed - 1) : j % 4 == static_cast<uint32_t>(fixed - 3));
+            }
+            if (!take) continue;
+            uint64_t i = src_index(r, j);
+            if (!asc_sim::S().cfg.cost_only) {
+                asc_sim::check_written(api, loc, "src0", src0.sp_, static_cast<uint32_t>(src0.addr_ + i * sizeof(T)),
+                                       sizeof(T), sizeof(T));
+                out.push_back(src0.ptr()[i]);
+            }
+            ++rsvdCnt;
+        }
+    asc_sim::use_local(api, loc, "dst", dst, rsvdCnt, true);
+    if (asc_sim::S().cfg.cost_only) return;
+    std::memcpy(static_cast<void*>(dst.ptr()), out.data(), out.size() * sizeof(T));
+    asc_sim::wrote(dst, out.size());
+}
+template <typename T, typename U, GatherMaskMode mode = defaultGatherMaskMode>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>& src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& gatherMaskParams,
+                       uint64_t& rsvdCnt, ASC_LOC_PARAM) {
+    asc_gather_mask(asc_loc_, dst, src0, &src1Pattern, 0, reduceMode, mask, gatherMaskParams, rsvdCnt);
+}
+template <typename T, GatherMaskMode mode = defaultGatherMaskMode>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& gatherMaskParams,
+                       uint64_t& rsvdCnt, ASC_LOC_PARAM) {
+    asc_gather_mask(asc_loc_, dst, src0, static_cast<const LocalTensor<uint16_t>*>(nullptr), src1Pattern, reduceMode,
+                    mask, gatherMaskParams, rsvdCnt);
 }
 
 // ---- Gather: dst[i] = src[(srcBaseOffset + srcOffset[i]) / sizeof(T)], offsets in bytes

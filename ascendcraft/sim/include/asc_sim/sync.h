@@ -6,30 +6,17 @@
 namespace AscendC {
 
 // ---------------------------------------------------------------- sync
-template <HardEvent evt> inline void SetFlag(int32_t eventID, ASC_LOC_PARAM) {
-    asc_sim::State& s = asc_sim::S();
-    asc_sim::enter("SetFlag", asc_loc_);
-    int e = static_cast<int>(evt), id = eventID & 7;
-    auto pp = asc_sim::event_pipes(evt);
-    asc_sim::EventMark m = asc_sim::mark_on(pp.first);
-    s.flag_mark[e][id] = m;
-    s.flag_pending[e][id]++;
-    asc_sim::trace_record(pp.first, m.time, m.time, asc_sim::TR_SET, asc_sim::event_label(evt, true));
-}
-template <HardEvent evt> inline void WaitFlag(int32_t eventID, ASC_LOC_PARAM) {
-    asc_sim::State& s = asc_sim::S();
-    asc_sim::enter("WaitFlag", asc_loc_);
-    int e = static_cast<int>(evt), id = eventID & 7;
-    auto pp = asc_sim::event_pipes(evt);
-    if (s.flag_pending[e][id] <= 0)
-        asc_sim::fail("sync-unpaired", "WaitFlag", asc_loc_,
-                      asc_sim::fmt("WaitFlag(event %d, id %d) with no matching SetFlag before it: on the NPU the "
-                                   "pipe waits forever", e, eventID));
-    s.flag_pending[e][id]--;
-    asc_sim::wait_on(pp.second, s.flag_mark[e][id]);
-    asc_sim::trace_record(pp.second, s.flag_mark[e][id].time, s.flag_mark[e][id].time, asc_sim::TR_WAIT,
-                          asc_sim::event_label(evt, false));
-}
+}  // namespace AscendC
+
+namespace asc_sim {
+void set_flag_at(AscendC::HardEvent evt, int32_t eventID, const Loc& loc);
+void wait_flag_at(AscendC::HardEvent evt, int32_t eventID, const Loc& loc);
+}  // namespace asc_sim
+
+namespace AscendC {
+
+template <HardEvent evt> inline void SetFlag(int32_t eventID, ASC_LOC_PARAM) { asc_sim::set_flag_at(evt, eventID, asc_loc_); }
+template <HardEvent evt> inline void WaitFlag(int32_t eventID, ASC_LOC_PARAM) { asc_sim::wait_flag_at(evt, eventID, asc_loc_); }
 // PIPE_ALL: every pipe drains and the scalar unit waits. A barrier on one pipe orders that
 // pipe's instructions among themselves, which in-order pipes already are.
 template <pipe_t pipe> inline void PipeBarrier() {
@@ -80,6 +67,37 @@ template <bool isAIVOnly = true> inline void SyncAll(ASC_LOC_PARAM) {
     asc_sim::release_all_pipes(release);
 }
 
+// The software barrier (SyncAll.md): each core marks its state in gmWorkspace (GetBlockNum() * 32 bytes,
+// zeroed) from ubWorkspace (as many bytes, its own) and polls the others'. The same barrier as the
+// hardware one for all cores, plus its GM traffic: a 32-byte write (MTE3) and a read of every core's
+// mark (MTE2). A subset of the cores (usedCores < GetBlockNum()) is not modelled.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                    const int32_t usedCores = 0, ASC_LOC_PARAM) {
+    const char* api = "SyncAll";
+    asc_sim::enter(api, asc_loc_);
+    const int64_t blocks = GetBlockNum();
+    if (usedCores != 0 && usedCores != blocks)
+        asc_sim::fail("unsupported", api, asc_loc_,
+                      asc_sim::fmt("SyncAll(gm, ub, usedCores=%d) among %d of %lld cores: a barrier of part of the "
+                                   "cores is not modelled", usedCores, usedCores, static_cast<long long>(blocks)));
+    const uint64_t bytes = static_cast<uint64_t>(blocks) * 32;
+    asc_sim::use_local(api, asc_loc_, "ubWorkspace", ubWorkspace, bytes / sizeof(int32_t), true);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(gmWorkspace.GetPhyAddr());
+    if (!asc_sim::gm_find(a, bytes))
+        asc_sim::fail("gm-bounds", api, asc_loc_,
+                      asc_sim::fmt("SyncAll: gmWorkspace needs GetBlockNum() * 32 = %llu bytes at %s",
+                                   static_cast<unsigned long long>(bytes), asc_sim::gm_describe(a, bytes).c_str()));
+    asc_sim::State& s = asc_sim::S();
+    // the library's own flags order these copies: timed, not checked for missing syncs
+    s.n_operands = 0;
+    asc_sim::schedule(asc_sim::Pipe::MTE3, s.cfg.mte_overhead + 32.0 / s.cfg.mte3_bpc, asc_sim::Deps{}, 32.0);
+    s.stats.gm_write += 32;
+    asc_sim::schedule_gm_read(-1, static_cast<double>(bytes), gmWorkspace.GetPhyAddr(), bytes, bytes, 1);
+    asc_sim::wrote(ubWorkspace, bytes / sizeof(int32_t));
+    SyncAll<false>(asc_loc_);
+}
+
 // ---------------------------------------------------------------- cross-core flags
 // CrossCoreSetFlag<mode, pipe>(id) fires when everything issued so far on `pipe` has completed;
 // CrossCoreWaitFlag(id) stops the core issuing until a firing of `id` reaches it (cross.h).
@@ -120,10 +138,30 @@ template <typename T> inline void DumpTensor(const GlobalTensor<T>& t, uint32_t 
         for (uint32_t i = 0; i < size; ++i) std::printf(" %g", static_cast<double>(static_cast<float>(t.addr_[i])));
     std::printf("\n");
 }
+// The scalar unit's data cache (kernel_operator_cache_intf.h, kernel_reg.h): GetValue/SetValue on GM go
+// through it, and DataCacheCleanAndInvalid writes a line (or the whole cache) back to GM and drops it,
+// so that other cores see scalar writes. The simulator's scalar GM accesses are not cached, so only
+// the cost is left: one scalar GM access on the line's address.
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+template <typename T, CacheLine entireType, DcciDst dcciDst = DcciDst::CACHELINE_OUT>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst, ASC_LOC_PARAM) {
+    asc_sim::enter("DataCacheCleanAndInvalid", asc_loc_);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dst.GetPhyAddr());
+    if (entireType == CacheLine::SINGLE_CACHE_LINE && !asc_sim::gm_find(a, sizeof(T)))
+        asc_sim::fail("gm-bounds", "DataCacheCleanAndInvalid", asc_loc_,
+                      asc_sim::fmt("DataCacheCleanAndInvalid flushes the cache line of GM at %s, outside every buffer "
+                                   "the host passed", asc_sim::gm_describe(a, sizeof(T)).c_str()));
+    asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_gm_cycles, -1, 0, 0, false, false);
+}
 inline void Trap() { asc_sim::fail("trap", "Trap", asc_sim::S().cur_loc, "the kernel called Trap()"); }
 
 }  // namespace AscendC
 
 inline int64_t get_block_idx() { return AscendC::GetBlockIdx(); }
 inline int64_t get_block_num() { return AscendC::GetBlockNum(); }
+// The compiler intrinsics behind SetFlag/WaitFlag, with the two pipes named (kernels written for the
+// 220 branch call them directly): the same event as SetFlag<HardEvent::SRC_DST>(id).
+void set_flag(pipe_t src, pipe_t dst, int32_t eventID, ASC_LOC_PARAM);
+void wait_flag(pipe_t src, pipe_t dst, int32_t eventID, ASC_LOC_PARAM);
 #define TILING_KEY_IS(k) (asc_sim::S().cfg.tiling_key == static_cast<uint64_t>(k))

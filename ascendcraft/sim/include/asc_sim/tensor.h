@@ -150,7 +150,8 @@ inline void use_local(const char* api, const Loc& loc, const char* name, const A
     State& s = S();
     if (!t.valid())
         fail("invalid-tensor", api, loc,
-             fmt("%s: operand %s is a LocalTensor that was never obtained from AllocTensor/DeQue/Get", api, name));
+             fmt("%s: operand %s is a LocalTensor that was never obtained from AllocTensor/DeQue/Get (or was got from "
+                 "a TBuf that TPipe::InitBuffer never gave memory)", api, name));
     if (t.buf_ >= 0) {
         const Buffer& b = s.bufs[t.buf_];
         if (b.state == BUF_FREE || b.gen != t.gen_)
@@ -359,6 +360,27 @@ public:
 
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
 
+// A queue's static configuration, passed as TQue's third argument (`TQue<pos, depth, &conf>`;
+// asc-devkit impl/basic_api/utils/kernel_utils_ceil_oom_que.h). The simulated queue takes its buffers
+// from InitBuffer as before; the configuration's format conversions are the cube path's.
+struct TQueConfig {
+    bool nd2nz = false;
+    bool nz2nd = false;
+    bool scmBlockGroup = false;
+    uint32_t bufferLen = 0;
+    uint32_t bufferNumber = 0;
+    uint32_t consumerSize = 0;
+    TPosition consumer[8] = {};
+    bool enableStaticEvtId = false;
+    bool enableLoopQueue = false;
+};
+constexpr TQueConfig GetTQueConfig(bool nd2nzIn, bool nz2ndIn, bool scmBlockGroupIn, uint32_t bufferLenIn,
+                                   uint32_t bufferNumberIn, uint32_t consumerSizeIn, const TPosition consumerIn[]) {
+    return {nd2nzIn, nz2ndIn, scmBlockGroupIn, bufferLenIn, bufferNumberIn, consumerSizeIn,
+            {consumerIn[0], consumerIn[1], consumerIn[2], consumerIn[3], consumerIn[4], consumerIn[5], consumerIn[6],
+             consumerIn[7]}};
+}
+
 template <TPosition pos = TPosition::LCM> class TBuf {
 public:
     int bid_ = -1;
@@ -369,13 +391,17 @@ public:
                                        PositionName(pos)));
         return asc_sim::S().bufs[bid_];
     }
+    // Get on a TBuf that InitBuffer never gave memory yields a tensor that is not usable: on the NPU it
+    // points nowhere, which is harmless until an API reads or writes it (use_local: `invalid-tensor`).
     template <typename T> LocalTensor<T> Get(ASC_LOC_PARAM) {
         asc_sim::enter("TBuf::Get", asc_loc_);
+        if (bid_ < 0) return LocalTensor<T>();
         asc_sim::Buffer& bf = b("TBuf::Get", asc_loc_);
         return make<T>(bf.addr, static_cast<uint32_t>(bf.len / sizeof(T)));
     }
     template <typename T> LocalTensor<T> Get(uint32_t len, ASC_LOC_PARAM) {
         asc_sim::enter("TBuf::Get", asc_loc_);
+        if (bid_ < 0) return LocalTensor<T>();
         asc_sim::Buffer& bf = b("TBuf::Get", asc_loc_);
         if (static_cast<uint64_t>(len) * sizeof(T) > bf.len)
             asc_sim::fail("tbuf-range", "TBuf::Get", asc_loc_,
@@ -396,6 +422,20 @@ public:
             asc_sim::fail("ub-align", "TBuf::GetWithOffset", asc_loc_,
                           asc_sim::fmt("GetWithOffset bufOffset %u is not a multiple of 32 bytes", bufOffset));
         return make<T>(bf.addr + bufOffset, size);
+    }
+    // TBuf's queue interface (kernel_tpipe.h; asc-devkit impl/basic_api/kernel_tbuf_impl.h): AllocTensor
+    // and DeQue return the whole buffer as Get() does; EnQue and FreeTensor issue nothing (a TBuf has no
+    // events), so they cost nothing here either, but the tensor must be this TBuf's.
+    template <typename T> LocalTensor<T> AllocTensor(ASC_LOC_PARAM) { return Get<T>(asc_loc_); }
+    template <typename T> void AllocTensor(LocalTensor<T>& t, ASC_LOC_PARAM) { t = Get<T>(asc_loc_); }
+    template <typename T> LocalTensor<T> DeQue(ASC_LOC_PARAM) { return Get<T>(asc_loc_); }
+    template <typename T> void EnQue(const LocalTensor<T>& t, ASC_LOC_PARAM) { own("TBuf::EnQue", t, asc_loc_); }
+    template <typename T> void FreeTensor(LocalTensor<T>& t, ASC_LOC_PARAM) { own("TBuf::FreeTensor", t, asc_loc_); }
+    template <typename T> void own(const char* api, const LocalTensor<T>& t, const asc_sim::Loc& loc) {
+        asc_sim::enter(api, loc);
+        b(api, loc);
+        if (t.buf_ != bid_)
+            asc_sim::fail("free-foreign", api, loc, asc_sim::fmt("%s of a tensor that does not belong to this TBuf", api));
     }
     template <typename T> LocalTensor<T> make(uint32_t addr, uint32_t size) {
         LocalTensor<T> t;
@@ -486,6 +526,11 @@ private:
     void check_freed(const asc_sim::Loc& loc);
 };
 
-inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(asc_sim::S().cur_pipe); }
+}  // namespace AscendC
 
+// Global, as in asc-devkit include/basic_api/kernel_common.h (kernels outside namespace AscendC call it
+// unqualified), and also reachable as AscendC::GetTPipePtr.
+inline AscendC::TPipe* GetTPipePtr() { return static_cast<AscendC::TPipe*>(asc_sim::S().cur_pipe); }
+namespace AscendC {
+using ::GetTPipePtr;
 }  // namespace AscendC
