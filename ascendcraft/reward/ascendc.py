@@ -13,23 +13,20 @@ import tempfile
 from pathlib import Path
 
 from ..errors import AscendcraftError
-from .score import RewardResult, RewardSettings, scored
+from .score import RewardResult, RewardSettings, correct_result, load_checked_task, scored
 
 
-def score_ascendc(task_path: str | Path, completion: str, settings: RewardSettings, say, label: str,
-                  eager_us) -> RewardResult:
+def score_ascendc(task_path: str | Path, completion: str, settings: RewardSettings, say, label: str) -> RewardResult:
     from ..cann.check import check_project
     from ..cann.reply import ReplyFormError, extract_project
     from ..sim.build import SimBuildError
-    from ..task import load_task
 
     try:
         sources = extract_project(completion)
     except ReplyFormError as err:
         return scored(label, "extract", settings, error=str(err))
     try:
-        task = load_task(task_path)
-        _ = task.shapes(max_bytes=settings.max_bytes).output_specs
+        task = load_checked_task(task_path, settings.max_bytes)
     except AscendcraftError as err:
         return scored(label, "compile", settings, error=str(err), status="task_error")
     with tempfile.TemporaryDirectory(prefix="ascendcraft-reply-") as folder:
@@ -48,8 +45,4 @@ def score_ascendc(task_path: str | Path, completion: str, settings: RewardSettin
                           status="internal_error" if err.ours else "scored")
     if not result.passed:
         return scored(label, "correct", settings, error=result.first_failure())
-    time_us = result.time_us
-    eager = eager_us(task, settings.chip) if time_us is not None else None
-    speedup = eager / time_us if eager and time_us else None
-    return RewardResult(label, "correct", True, settings.shaping.reward("correct", True, speedup), time_us=time_us,
-                        bound=result.bound, eager_us=eager, speedup=speedup)
+    return correct_result(label, task, result.time_us, settings, bound=result.bound)

@@ -9,6 +9,7 @@ so a worker that scores the same task again pays for them once; builds are cache
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -76,18 +77,29 @@ def scored(task: str, stage: str, settings: RewardSettings, *, error: str | None
     return RewardResult(task, stage, False, reward, status=status, error=error, **facts)
 
 
-_EAGER: dict = {}
+#: Each loaded task's modeled eager time by chip. Keyed by the Task object (load_task gives the same
+#: one for the same file text), so an op file edited during a long run is estimated again.
+_EAGER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _eager_us(task, chip: str) -> float | None:
-    key = (str(task.path), chip)
-    if key not in _EAGER:
+def eager_us(task, chip: str) -> float | None:
+    per_chip = _EAGER.setdefault(task, {})
+    if chip not in per_chip:
         from ..eager import estimate_eager
         try:
-            _EAGER[key] = estimate_eager(task, chip).time_us
+            per_chip[chip] = estimate_eager(task, chip).time_us
         except AscendcraftError:           # no baseline: the speed term is left out, the rest stands
-            _EAGER[key] = None
-    return _EAGER[key]
+            per_chip[chip] = None
+    return per_chip[chip]
+
+
+def load_checked_task(task_path, max_bytes: int):
+    """The task, its own failures (an op that does not load, a forward that fails) raised now, so
+    they are the task's error and not the reply's."""
+    from ..task import load_task
+    task = load_task(task_path)
+    _ = task.shapes(max_bytes=max_bytes, full=False).output_specs
+    return task
 
 
 def score_reply(task_path: str | Path, completion: str, settings: RewardSettings,
@@ -97,11 +109,11 @@ def score_reply(task_path: str | Path, completion: str, settings: RewardSettings
     it); ``label`` is the task as the caller named it (default: the path)."""
     from ..llm.client import Reply
     from ..llm.stages import Evaluator, StageFailure, lowering_after_verify, stage_reporter
-    from ..task import load_task
 
     started = time.perf_counter()
     label = label if label is not None else str(task_path)
-    say = stage_reporter(send or (lambda message: None))
+    send = send or (lambda message: None)
+    say = stage_reporter(send)
 
     def result(r: RewardResult) -> RewardResult:
         return replace(r, wall_s=round(time.perf_counter() - started, 3))
@@ -111,8 +123,7 @@ def score_reply(task_path: str | Path, completion: str, settings: RewardSettings
     from ..cann.reply import is_ascendc_reply
     if is_ascendc_reply(completion):
         from .ascendc import score_ascendc
-        return result(score_ascendc(task_path, completion, settings, send or (lambda message: None), label,
-                                    _eager_us))
+        return result(score_ascendc(task_path, completion, settings, send, label))
     after = (lowering_after_verify(settings.chip, settings.backend, settings.trials, settings.seed, say)
              if settings.lower else None)
     evaluate = Evaluator(None, chip=settings.chip, trials=settings.trials, seed=settings.seed,
@@ -123,8 +134,7 @@ def score_reply(task_path: str | Path, completion: str, settings: RewardSettings
         dsl = evaluate.extract(Reply(completion))
         kernel = evaluate.parse(dsl)
         try:
-            evaluate.task = load_task(task_path)
-            _ = evaluate.task.shapes(max_bytes=settings.max_bytes, full=False).output_specs  # the op's own failures
+            evaluate.task = load_checked_task(task_path, settings.max_bytes)
         except AscendcraftError as err:
             return result(scored(label, "check", settings, error=str(err), status="task_error"))
         evaluation = evaluate.evaluate_kernel(kernel, dsl)
@@ -145,9 +155,13 @@ def score_reply(task_path: str | Path, completion: str, settings: RewardSettings
 def _correct(label: str, task, lowered, settings: RewardSettings) -> RewardResult:
     from ..llm.stages import timing
     t = timing(lowered) if lowered is not None else {"kernel_us": None}
-    time_us = t["kernel_us"]
-    eager_us = _eager_us(task, settings.chip) if time_us is not None else None
-    speedup = eager_us / time_us if eager_us and time_us else None
-    return RewardResult(label, "correct", True, settings.shaping.reward("correct", True, speedup),
-                        time_us=time_us, floor_us=t.get("floor_us"), efficiency=t.get("efficiency"),
-                        bound=t.get("bound"), eager_us=eager_us, speedup=speedup)
+    return correct_result(label, task, t["kernel_us"], settings, floor_us=t.get("floor_us"),
+                          efficiency=t.get("efficiency"), bound=t.get("bound"))
+
+
+def correct_result(label: str, task, time_us: float | None, settings: RewardSettings, **facts) -> RewardResult:
+    """A correct reply's result: its speedup over modeled eager (when it has a modeled time) and the reward."""
+    eager = eager_us(task, settings.chip) if time_us is not None else None
+    speedup = eager / time_us if eager and time_us else None
+    return RewardResult(label, "correct", True, settings.shaping.reward("correct", True, speedup), time_us=time_us,
+                        eager_us=eager, speedup=speedup, **facts)

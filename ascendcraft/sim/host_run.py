@@ -15,7 +15,7 @@ from pathlib import Path
 from ..chips import Chip
 from ..errors import UserError
 from .host_build import HostArtifact
-from .job import JOB_PREFIX, reap_dead_jobs, run_root
+from .job import JOB_PREFIX, read_head, reap_dead_jobs, run_root
 from .launch import kill_session, popen_limited
 
 #: what op code may print (a TilingFunc's std::cout) before the rest is dropped; what a result keeps of it
@@ -96,14 +96,8 @@ def run_host(art: HostArtifact, lines: list[str], *, what: str, timeout_s: float
 
 
 def _read_log(path: Path) -> str:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(HOST_LOG_KEEP)
-            size = os.fstat(f.fileno()).st_size
-    except OSError:
-        return ""
-    text = head.decode(errors="replace")
-    return text + (f"\n[{size - len(head):,} more bytes not shown]" if size > len(head) else "")
+    text, cut, _ = read_head(path, HOST_LOG_KEEP)
+    return text + (f"\n[{cut:,} more bytes not shown]" if cut else "")
 
 
 def _answer(report: str, token: str, rc: int, timed_out: bool, log: str, what: str,

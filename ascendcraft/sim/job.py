@@ -36,6 +36,18 @@ JOB_PREFIX = "ascendcraft-sim-run."
 _JOB_RE = re.compile(re.escape(JOB_PREFIX) + r"(\d+)\.")
 
 
+def read_head(path, limit: int) -> tuple[str, int, int]:
+    """The first ``limit`` bytes of a file a run wrote (what it printed), decoded; how many bytes past
+    them were not read; the file's size. ``("", 0, 0)`` when there is no file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(limit)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return "", 0, 0
+    return head.decode(errors="replace"), max(0, size - len(head)), size
+
+
 def reap_dead_jobs(root: str) -> None:
     """Remove job directories (``ascendcraft-sim-run.<pid>.*``) whose calling process is gone:
     a caller killed with SIGKILL cannot clean up, and its GM arrays would stay in RAM."""

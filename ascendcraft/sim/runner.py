@@ -26,7 +26,7 @@ from ..errors import UserError
 from .build import KernelArtifact
 from .collect import collect
 from .cost import chip_config
-from .job import (BF16_NAMES, JOB_PREFIX, output_params, reap_dead_jobs, run_root, tiling_lines, to_bf16_bits,
+from .job import (BF16_NAMES, JOB_PREFIX, output_params, read_head, reap_dead_jobs, run_root, tiling_lines, to_bf16_bits,
                   trace_limit_for)
 from .launch import kill_session, popen_kernel
 from .result import SimResult
@@ -232,15 +232,9 @@ def _file_limit(values: list, block_dim: int, trace_limit: int) -> int:
 
 def _read_log(path: Path, file_limit: int) -> str:
     """The first :data:`LOG_LIMIT` bytes of what the kernel printed, saying what was cut."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(LOG_LIMIT)
-            size = os.fstat(f.fileno()).st_size
-    except OSError:
-        return ""
-    text = head.decode(errors="replace")
-    if size > len(head):
-        text += (f"\n[{size - len(head):,} more bytes of the kernel's output are not shown: a result keeps the first "
+    text, cut, size = read_head(path, LOG_LIMIT)
+    if cut:
+        text += (f"\n[{cut:,} more bytes of the kernel's output are not shown: a result keeps the first "
                  f"{LOG_LIMIT >> 20} MiB]")
     if size >= file_limit:
         text += f"\n[the kernel printed more than {file_limit:,} bytes: the rest was dropped]"
