@@ -1,6 +1,6 @@
 """How many CANN projects' op_host sources build and describe on the simulator's host harness.
 
-    python3 benchmarks/nkb_host_survey.py /tmp/nkb_answers [--jobs 2] [--json out.json] [--tiling]
+    python3 benchmarks/nkb_host_survey.py <folder of NPUKernelBench answers> [--jobs 2] [--json out.json] [--tiling]
 
 Every folder under the corpus path that holds an ``op_host/`` folder is one project (NPUKernelBench's
 ``tasks/level*/<family>/<Op>/answer/0``, copied out of the repository). Each is built and described
