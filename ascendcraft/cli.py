@@ -8,7 +8,7 @@ import os
 import sys
 
 from . import __version__
-from .errors import AscendcraftError
+from .errors import AscendcraftError, render_interrupt
 from .acceptance import PRECISION_HELP, PRECISIONS
 from .distributions import DEFAULT_TRIALS, INPUT_POLICIES, INPUTS_HELP
 
@@ -267,7 +267,6 @@ def main(argv: list[str] | None = None) -> int:
         return err.exit_code
     except KeyboardInterrupt as err:
         args.progress.close()
-        from .errors import render_interrupt
         print(render_interrupt(err), file=sys.stderr)
         _json_error(args, "interrupted", render_interrupt(err), 130)
         return 130
@@ -294,12 +293,18 @@ def entry() -> int:
     import signal
     from .processes import adopt_orphans, end_descendants, fork_worker
 
+    stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
     def worker(write_end: int) -> int:
         code = 3
         try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
             code = main()
         except SystemExit as done:             # argparse: --help, --version, a usage error
             code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
+        except KeyboardInterrupt as err:       # a stop that came before main handles its own
+            print(render_interrupt(err), file=sys.stderr)
+            code = 130
         except BaseException as err:           # --debug re-raises: the traceback is what was asked for
             import traceback
             traceback.print_exc()
@@ -315,16 +320,21 @@ def entry() -> int:
     adopt_orphans()          # a compiler's children, orphaned when the worker is killed, end with the command
     # Ctrl-C, SIGTERM, SIGHUP and this process's death reach the worker as SIGINT, which it turns
     # into a clean stop (its output folder as it was, "interrupted"); a SIGTERM the op file sends
-    # itself still ends only the worker, and is reported below
-    pid, read_end = fork_worker(worker, parent_death=signal.SIGINT, channel=True)
+    # itself still ends only the worker, and is reported below. They wait (blocked) from before the
+    # fork until forward is installed: one that came in between ended this process and orphaned the run.
+    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        pid, read_end = fork_worker(worker, parent_death=signal.SIGINT, channel=True)
 
-    def forward(signum, frame):
-        try:
-            os.kill(pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, forward)
+        def forward(signum, frame):
+            try:
+                os.kill(pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass
+        for sig in stops:
+            signal.signal(sig, forward)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     # The pipe is read as it fills (a full pipe must never stop the worker), on this thread: a
     # second thread would make this process's death reach the worker twice (Linux sends the
     # death signal again when the child, handed to that thread, is reparented once more).

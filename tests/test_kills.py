@@ -106,6 +106,30 @@ def test_sigterm_and_sighup_stop_the_run_as_ctrl_c_does(tmp_path, sig):
     assert _leftovers(tmp_path) == [] and not (tmp_path / "res").exists()
 
 
+def test_a_stop_between_the_fork_and_its_forwarding_still_reaches_the_worker(tmp_path):
+    """A SIGHUP in the moment after the worker was forked and before the command forwards stops
+    used to end the command alone, orphaning the run (a suite run hung on it)."""
+    script = tmp_path / "command.py"
+    script.write_text(COMMAND.replace("cli.main = stand_in", textwrap.dedent("""
+        import os, signal
+        import ascendcraft.processes as processes
+        real_fork = processes.fork_worker
+
+        def fork_then_hangup(*args, **kwargs):
+            forked = real_fork(*args, **kwargs)
+            if os.getpid() == parent:
+                os.kill(parent, signal.SIGHUP)
+            return forked
+        parent = os.getpid()
+        processes.fork_worker = fork_then_hangup
+        cli.main = stand_in""")))
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "res")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "ASCENDCRAFT_NO_WORKER": ""})
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 130), err       # 0: the stop came before the sleep's try; 130: during it
+    assert _leftovers(tmp_path) == []
+
+
 def test_a_forked_worker_runs_torch_after_the_parent_used_its_thread_pool():
     """OpenMP's threads do not survive a fork: a bench worker's first parallel torch op waited
     forever when the parent had run one before (fork_worker makes the worker single-threaded)."""
