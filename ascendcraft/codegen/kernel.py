@@ -371,7 +371,13 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
                   f"{self.scalar(s.stop)}; {s.var} += {self.scalar(s.step)}) {{")
 
     def _phase(self, p: A.ParallelFor):
-        if self.core_type == "mix":
+        if self.core_type == "mix" and not (isinstance(p.extents[0], A.Name) and p.extents[0].id == "CORES"):
+            # a phase without a product, dealt over every vector core (partition: 2 * CORES): each
+            # AIV takes its own, GetBlockIdx() in [0, GetBlockNum() * GetTaskRation())
+            self.emit(f"for (int64_t {p.vars[0]} = AscendC::GetBlockIdx(); {p.vars[0]} < {self.scalar(p.extents[0])}; "
+                      f"{p.vars[0]} += AscendC::GetBlockNum() * AscendC::GetTaskRation()) {{")
+            self.depth += 1
+        elif self.core_type == "mix":
             # MIX (1 AIC : 2 AIV): the kernel runs on both vector cores of a block, GetBlockIdx()
             # counting vector cores (GetBlockIdx.md: [0, 2 * numBlocks) on the AIV); the first of
             # each block does the block's work (and drives its AIC), both reach the SyncAll barriers

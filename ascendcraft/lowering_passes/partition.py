@@ -15,9 +15,13 @@ the first ``B*C % CORES`` blocks one more than the rest)::
             c = f % C
             body
 
-Establishes: every parallel loop has one variable and ``CORES`` iterations, which is what
-``GetBlockIdx()`` / ``GetBlockNum()`` mean on the hardware; the split equals the interpreter's,
-so each core touches the same GM elements as before.
+In a kernel that uses the cube, ``CORES`` counts cube cores (each with two vector cores on the
+910B: a MIX_AIC_1_2 launch), and a phase without a product is dealt over all the vector cores,
+``parallel(2 * CORES)``, so that vector work does not leave half the AIVs idle.
+
+Establishes: every parallel loop has one variable and ``CORES`` (or, for vector phases of a cube
+kernel, ``2 * CORES``) iterations, which is what ``GetBlockIdx()`` / ``GetBlockNum()`` mean on the
+hardware; the split equals the interpreter's, so each core touches the same GM elements as before.
 """
 from __future__ import annotations
 
@@ -28,6 +32,10 @@ from ascendcraft.dsl import ast as A
 from .base import LoweringPass, Names, binary, call, is_phase_loop, name
 
 
+def is_product(n) -> bool:
+    return isinstance(n, A.Call) and n.func in ("matmul", "Matmul")
+
+
 @dataclass(frozen=True)
 class Partition(LoweringPass):
     name: str = "partition"
@@ -35,12 +43,14 @@ class Partition(LoweringPass):
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         names = Names(kernel)
-        body = tuple(self._phase(s, names) if isinstance(s, A.ParallelFor) else
-                     replace(s, body=tuple(self._phase(p, names) for p in s.body)) if is_phase_loop(s) else s
+        # the vector cores per cube core of a mixed launch, for the phases without a product
+        ratio = ctx.chip.aiv_cores // ctx.chip.aic_cores if any(map(is_product, A.walk(kernel))) else 1
+        body = tuple(self._phase(s, names, ratio) if isinstance(s, A.ParallelFor) else
+                     replace(s, body=tuple(self._phase(p, names, ratio) for p in s.body)) if is_phase_loop(s) else s
                      for s in kernel.body)
         return replace(kernel, body=body)
 
-    def _phase(self, s: A.ParallelFor, names: Names) -> A.ParallelFor:
+    def _phase(self, s: A.ParallelFor, names: Names, ratio: int) -> A.ParallelFor:
         if len(s.vars) == 1 and isinstance(s.extents[0], A.Name) and s.extents[0].id == "CORES":
             return s  # already one iteration per core
         total = s.extents[0]
@@ -48,6 +58,8 @@ class Partition(LoweringPass):
             total = binary("*", total, e)
         core, flat = names.fresh("core"), names.fresh("f")
         cores = name("CORES")
+        if ratio > 1 and not any(map(is_product, A.walk(s))):
+            cores = binary("*", A.Int(ratio), cores)
         base, rem = binary("//", total, cores), binary("%", total, cores)
 
         def bound(k):

@@ -483,7 +483,8 @@ def _launch_defines(code: str) -> list[str]:
     flags"): one thread per core when cores wait for each other (SyncAll, cross-core flags), and a
     mixed launch (each block one AIC and `ratio` AIVs) when a MIX_AIC_1_n kernel splits its work by
     core kind or hands work between cores with flags. A MIX kernel that reaches the cube only through
-    the high-level Matmul API runs on its vector blocks, the matmul inside the calling block."""
+    the high-level Matmul API runs on its vector cores, the matmul inside the calling one: all `ratio`
+    AIVs of each block when it counts them (GetTaskRation), else one per block."""
     flags = re.search(r"\bCrossCore(Set|Wait)Flag\b", code) is not None
     by_kind = re.search(r"\bASCEND_IS_(NOT_)?AI[CV]\b|\bGetSubBlockIdx\b", code) is not None
     mix = re.search(r"\bKERNEL_TYPE_MIX_AIC_1_([12])\b|__mix__\s*\(\s*1\s*,\s*([12])\s*\)", code)
@@ -492,11 +493,15 @@ def _launch_defines(code: str) -> list[str]:
     ratio = int(mix.group(1) or mix.group(2)) if mix and (flags or by_kind) else 0
     if ratio:
         out.append(f"#define ASC_SIM_MIX_RATIO {ratio}")
+    # a Matmul-API kernel that counts its AIVs (GetBlockIdx() / GetTaskRation()) runs on all of them
+    split = mix is not None and not ratio and re.search(r"\bGetTaskRati(on|o)\b|\bGetSubBlockNum\b", code)
+    if split:
+        out.append(f"#define ASC_SIM_MATMUL_AIVS {int(mix.group(1) or mix.group(2))}")
     if flags or ratio:
         out.append("#define ASC_SIM_CROSS_CLOCKS 1")   # accesses ordered by flags, not by SyncAll phases
     if flags and not scheduler:
         out.append("#define ASC_SIM_NO_CROSS_SCHEDULER 1")   # an AIV- or AIC-only kernel type: flags never fire
-    if flags or ratio or re.search(r"\bSyncAll\b", code):
+    if flags or ratio or split or re.search(r"\bSyncAll\b", code):
         out.append("#define ASC_SIM_THREADS 1")   # one thread per core: barriers and flags are real waits
     return out
 

@@ -134,10 +134,13 @@ class CostReport:
 def _placement(cores: list[CoreCost], chip: Chip, block_dim: int) -> tuple[list, dict]:
     """The physical cores the run's cores go to, round-robin (waves): the blocks of a one-kind
     launch on the AIC cores if any uses the cube, else on the AIV cores; in a mixed launch each
-    AIC on an AIC core and each AIV on an AIV core (cross.h). Returns the slots (is_aic, index)
+    AIC on an AIC core and each AIV on an AIV core (cross.h; a Matmul-API kernel on every AIV runs
+    no AIC of its own). Returns the slots (is_aic, index)
     and the number of physical cores per kind."""
     if any(c.kind != "block" for c in cores):
-        aics = max(1, min(chip.aic_cores, block_dim))
+        # a Matmul-API kernel on both AIVs of each block has no AIC of its own (the cube is inside
+        # the AIV that drives it): no AIC slots
+        aics = min(chip.aic_cores, block_dim) if any(c.kind == "aic" for c in cores) else 0
         aivs = max(1, min(chip.aiv_cores, sum(c.kind == "aiv" for c in cores)))
         return [(True, i) for i in range(aics)] + [(False, i) for i in range(aivs)], {True: aics, False: aivs}
     uses_cube = any(c.cube_macs for c in cores)

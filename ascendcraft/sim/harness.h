@@ -31,6 +31,14 @@ int hook_mix_ratio() {
 #endif
 }
 
+int hook_matmul_aivs() {
+#ifdef ASC_SIM_MATMUL_AIVS
+    return ASC_SIM_MATMUL_AIVS;
+#else
+    return 0;
+#endif
+}
+
 bool hook_cross_clocks() {
 #ifdef ASC_SIM_CROSS_CLOCKS
     return true;

@@ -397,20 +397,24 @@ int main(int argc, char** argv) {
 
     const int64_t groups = std::max<int64_t>(s.cfg.block_dim, 1);
     const bool threaded = hook_thread_per_block();
+    // a Matmul-API kernel that splits vector work over both AIVs of a block runs its AIVs only, the
+    // cube inside the AIV that drives it (one kind of core for the memory rules: cfg.mix_ratio 0)
+    const int matmul_aivs = threaded ? hook_matmul_aivs() : 0;
     if (threaded) {
-        if (groups * (hook_mix_ratio() + 1) > 1024) {
+        if (groups * (std::max(hook_mix_ratio(), matmul_aivs) + 1) > 1024) {
             std::fprintf(s.report, "X\tkernels that call SyncAll or use cross-core flags are limited to 1024 cores "
                                    "in the simulator\n");
             return 3;
         }
-        cross_setup(groups, hook_mix_ratio(), hook_cross_clocks());
-        s.cfg.mix_ratio = hook_mix_ratio();
+        cross_setup(groups, matmul_aivs ? matmul_aivs : hook_mix_ratio(), hook_cross_clocks(), matmul_aivs == 0);
+        s.cfg.mix_ratio = matmul_aivs ? 0 : hook_mix_ratio();
         s.cross_clocks = hook_cross_clocks();
     }
     // the simulated cores: the blocks, or in a mixed launch each block's AIC and AIVs (cross.h)
     int64_t nblocks = threaded ? cross_threads() : groups;
     std::vector<CoreStats> block_stats(static_cast<size_t>(nblocks));
     std::vector<char> block_failed(static_cast<size_t>(nblocks), 0);
+    std::vector<std::pair<double, double>> last_phase(static_cast<size_t>(nblocks));   // (start, HBM bytes)
     RunAccesses accesses(static_cast<size_t>(nblocks));
     State* main_state = &s;
     // Runs core b on the calling thread's simulator state.
@@ -447,6 +451,7 @@ int main(int argc, char** argv) {
         }
         if (threaded) cross_finish(static_cast<int>(b), block_failed[static_cast<size_t>(b)] != 0);
         st.stats.end = std::max(st.stats.end, st.stats.busy[static_cast<int>(Pipe::HBM)]);
+        last_phase[static_cast<size_t>(b)] = {st.phase_start, st.phase_hbm};
         block_stats[static_cast<size_t>(b)] = st.stats;
         trace_block_end(st, b);
         const size_t bi = static_cast<size_t>(b);
@@ -468,6 +473,15 @@ int main(int argc, char** argv) {
         }
         for (char f : block_failed) failed = failed || f;
         if (!failed) cross_unconsumed(s.report);
+        // the phase after the last SyncAll: its HBM bandwidth shared by the cores that moved data in it
+        int64_t sharers = 0;
+        for (const auto& [start, bytes] : last_phase) sharers += bytes > 0;
+        const double share = hbm_share_per_cycle(sharers);
+        for (int64_t b = 0; b < nblocks; ++b) {
+            const auto& [start, bytes] = last_phase[static_cast<size_t>(b)];
+            CoreStats& cs = block_stats[static_cast<size_t>(b)];
+            if (bytes > 0) cs.end = std::max(cs.end, start + bytes / share);
+        }
     } else {
         g_kernel_active = 1;
         for (int64_t b = 0; b < nblocks && !failed; ++b) {

@@ -64,6 +64,7 @@ struct TilingFiller {
 int hook_num_args();                                       // ASC_SIM_NUM_ARGS
 bool hook_thread_per_block();                              // ASC_SIM_THREADS: SyncAll or cross-core flags
 int hook_mix_ratio();                                      // ASC_SIM_MIX_RATIO: AIVs per AIC, 0: one kind
+int hook_matmul_aivs();                                    // ASC_SIM_MATMUL_AIVS: AIVs per block, no AIC thread
 bool hook_cross_clocks();                                  // ASC_SIM_CROSS_CLOCKS: flags order the accesses
 bool hook_cross_scheduler();                               // not ASC_SIM_NO_CROSS_SCHEDULER (cross.h)
 void hook_launch(uint8_t** gm, const ScalarArg* scalars);  // the runner's asc_sim_launch

@@ -197,3 +197,39 @@ kernel diag_matmul(a: gm f32[N], b: gm f32[N, M]) -> (c: gm f32[N, M]):
     op = _op("torch.diag(A) @ B", "torch.randn(N), torch.randn(N, M)", {"N": 37, "M": 9000})
     k = compile_verified(tmp_path, kernel, op, trials=2)
     assert "IterateAll" not in k.source and "AscendC::Muls" in k.source
+
+
+# a phase without a product in a kernel that uses the cube runs on both vector cores of each
+# block (partition: parallel(2 * CORES); a MIX_AIC_1_2 launch), the product phase on the first
+def test_a_vector_phase_of_a_cube_kernel_runs_on_every_vector_core(tmp_path):
+    import ascendcraft
+    kernel = """
+kernel mm_relu(x: gm f32[M, K], w: gm f32[K, N]) -> (y: gm f32[M, N]):
+    const TM = 128
+    const TN = 128
+    const TK = 64
+    const R = 4
+    scratch c: f32[M, N]
+    for i, j in parallel(cdiv(M, TM), cdiv(N, TN)):
+        m = i * TM
+        n = j * TN
+        a = load(x[m:m + TM, 0:TK], space=l1)
+        acc = matmul(a, load(w[0:TK, n:n + TN], space=l1))
+        for k in range(TK, K, TK):
+            a = load(x[m:m + TM, k:k + TK], space=l1)
+            acc = acc + matmul(a, load(w[k:k + TK, n:n + TN], space=l1))
+        store(c[m:m + TM, n:n + TN], acc)
+    for r in parallel(cdiv(M, R)):
+        store(y[r * R:r * R + R, :], relu(load(c[r * R:r * R + R, :])))
+"""
+    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
+    (tmp_path / "op.py").write_text(_op("torch.relu(A @ B)", "torch.randn(M, K), torch.randn(K, N)",
+                                        {"M": 300, "K": 200, "N": 170}))
+    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2, model_time=True)
+    assert k.report["backend_verification"]["verdict"] == "PASS"
+    assert "core1_u < (2 * AscendC::GetBlockNum())" in k.source
+    cores = sorted(k.lowered.cost.per_core, key=lambda c: c.block)
+    assert [c.kind for c in cores] == ["aiv"] * 48
+    assert all(c.vector_elements > 0 for c in cores)                    # 75 row blocks over 48 AIVs
+    # the first AIV of a block drives its AIC
+    assert all(c.cube_macs == 0 for c in cores[1::2]) and any(c.cube_macs > 0 for c in cores[::2])

@@ -18,21 +18,23 @@ std::string core_label(int t) {
                static_cast<long long>(c.group), static_cast<long long>(c.sub));
 }
 
-void cross_setup(int64_t groups, int ratio, bool clocks) {
+void cross_setup(int64_t groups, int ratio, bool clocks, bool aic_threads) {
     CrossCores& x = g_cross;
     x.active = true;
     x.clocks = clocks;
     x.ratio = ratio;
-    const int64_t per = ratio > 0 ? ratio + 1 : 1;
+    x.aic_threads = aic_threads;
+    const int64_t aic = ratio > 0 && aic_threads ? 1 : 0;   // thread role 0 is the block's AIC
+    const int64_t per = ratio > 0 ? ratio + aic : 1;
     x.cores.assign(static_cast<size_t>(groups * per), CoreSlot{});
     g_block_l2.clear();
-    for (int64_t g = 0; ratio > 0 && g < groups; ++g) g_block_l2.push_back(std::make_unique<BlockL2>());
+    for (int64_t g = 0; aic && g < groups; ++g) g_block_l2.push_back(std::make_unique<BlockL2>());
     for (int64_t t = 0; t < groups * per; ++t) {
         CoreSlot& c = x.cores[static_cast<size_t>(t)];
         c.group = t / per;
         const int64_t role = t % per;
-        c.kind = ratio > 0 && role == 0 ? 1 : 0;
-        c.sub = ratio > 0 && role > 0 ? role - 1 : 0;
+        c.kind = aic && role == 0 ? 1 : 0;
+        c.sub = ratio > 0 && role >= aic ? role - aic : 0;
         c.block = ratio == 0 ? t : c.kind == 1 ? c.group : c.group * ratio + c.sub;
         if (clocks) {
             c.clock.assign(static_cast<size_t>(groups * per), 0);
@@ -171,8 +173,12 @@ void cross_arrive(const std::tuple<int, int64_t, int>& key, const std::vector<in
     for (const auto& p : r.pending)
         if (p.empty()) return;
     Firing d{0, nullptr};
+    int64_t sharers = 0;
+    for (const auto& p : r.pending) sharers += p.front().hbm > 0;
+    const double share = hbm_share_per_cycle(sharers);
     for (auto& p : r.pending) {
         d.time = std::max(d.time, p.front().time);
+        if (p.front().hbm > 0) d.time = std::max(d.time, p.front().since + p.front().hbm / share);
         d.clock = join_clocks(d.clock, p.front().clock);
         p.pop_front();
     }
@@ -301,13 +307,22 @@ double cross_barrier(bool aiv_only, double time, const char* api, const Loc& loc
         if (aiv_only && c.kind == 1)
             fail("cross-core-flag", api, loc, "SyncAll<true> (the default) synchronises the AIVs; an AIC calls "
                  "SyncAll<false>, which waits for every core of the launch");
-        const Firing a{time, x.clocks ? cross_release(c, t) : nullptr};
+        const Firing a{time, x.clocks ? cross_release(c, t) : nullptr, s.phase_hbm, s.phase_start};
         auto aivs = [](const CoreSlot&, const CoreSlot& o) { return o.kind == 0; };
         auto all = [](const CoreSlot&, const CoreSlot&) { return true; };
         std::vector<int> m = cross_members(aiv_only ? +aivs : +all, t);
         cross_arrive({id, 0, id}, m, m, t, id, a, api, loc);
     }
-    return cross_take(t, id, api, loc);
+    const double release = cross_take(t, id, api, loc);
+    s.phase_hbm = 0;
+    s.phase_start = release;
+    return release;
+}
+
+double hbm_share_per_cycle(int64_t sharers) {
+    const Config& c = S().cfg;
+    const double gbps = c.hbm_achievable_gbps > 0 ? c.hbm_achievable_gbps : c.hbm_gbps;
+    return gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(std::max<int64_t>(sharers, 1));
 }
 
 void cross_unconsumed(FILE* out) {

@@ -287,6 +287,7 @@ double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes, double
     if (gm_bytes > 0) {
         hbm_cycles = gm_bytes / hbm_bytes_per_cycle();
         s.stats.busy[static_cast<int>(Pipe::HBM)] += hbm_cycles;
+        s.phase_hbm += gm_bytes;
     }
     double dur = std::max(cycles, hbm_cycles);
     double end = start + dur;

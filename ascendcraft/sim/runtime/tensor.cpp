@@ -102,6 +102,7 @@ void reset_core(int64_t block_idx) {
     State& s = S();
     const Config& c = s.cfg;
     s.block_idx = block_idx;
+    s.phase_hbm = s.phase_start = 0;
     uint32_t caps[SP_COUNT] = {c.ub_bytes, c.l1_bytes, c.l0a_bytes, c.l0b_bytes, c.l0c_bytes, c.bt_bytes, c.fb_bytes};
     for (int i = 0; i < SP_COUNT; ++i) {
         Space& sp = s.spaces[i];

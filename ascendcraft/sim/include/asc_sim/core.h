@@ -473,6 +473,8 @@ struct State {
     std::vector<CoreStats> all_stats;
     L2Recent l2_recent;              // GM bytes this core read lately (L2 reuse model)
     uint64_t l2_clock = 0;
+    // HBM bytes moved since the last SyncAll (released at phase_start): the barrier's share (cross.h)
+    double phase_hbm = 0, phase_start = 0;
     // access records for the checks at the end of the run (cleared by the harness before each block)
     AccessLog gm_writes;             // writes to outputs and scratch
     AccessLog scratch_reads;         // reads of scratch

@@ -24,9 +24,13 @@ using Clock = std::shared_ptr<const std::vector<uint32_t>>;   // one happens-bef
 
 // A firing: when it happens and what its setters had done (their clocks, joined). A round that
 // needs several setters (mode 0, mode 1, the AIVs of mode 2) queues each setter's part as one.
+// A barrier's arrival also carries the core's HBM traffic since the last barrier (``hbm`` bytes
+// from ``since``): the phase's bandwidth is shared by the cores that moved data in it, so each
+// arrival is no earlier than its bytes over that share (cross_arrive).
 struct Firing {
     double time;
     Clock clock;
+    double hbm = 0, since = 0;
 };
 
 struct CoreSlot {
@@ -57,6 +61,7 @@ struct CrossCores {
     bool active = false;       // threaded run (SyncAll, flags or a mixed launch)
     bool clocks = false;       // happens-before clocks for the race checks (flags or mixed launch)
     int ratio = 0;             // AIVs per AIC in a mixed launch; 0: one kind of core
+    bool aic_threads = true;   // false: a Matmul-API kernel's AIVs only, the cube inside the calling AIV
     std::vector<CoreSlot> cores;
     int waiting = 0, done = 0;
     bool broken = false;       // a core failed: every waiter gives up
@@ -71,8 +76,10 @@ extern CrossCores g_cross;   // runtime/cross.cpp
 std::string core_label(int t);
 
 // Sets up the cores of a launch of `groups` blocks: in a mixed launch each block is one AIC and
-// `ratio` AIVs (thread ids group * (ratio + 1) + 0 for the AIC, + 1 + sub for the AIVs).
-void cross_setup(int64_t groups, int ratio, bool clocks);
+// `ratio` AIVs (thread ids group * (ratio + 1) + 0 for the AIC, + 1 + sub for the AIVs); without
+// `aic_threads`, only the `ratio` AIVs (thread ids group * ratio + sub), each of which may drive the
+// cube through the Matmul API.
+void cross_setup(int64_t groups, int ratio, bool clocks, bool aic_threads = true);
 inline int64_t cross_threads() { return static_cast<int64_t>(g_cross.cores.size()); }
 
 // The thread's simulated core: block index, sub-block, kind (reset_core sets the rest).
@@ -114,8 +121,11 @@ double cross_take(int t, int id, const char* api, const Loc& loc);
 // CrossCoreSetFlag<mode, pipe>(id) on thread t, firing at `time`.
 void cross_set(int mode, int id, double time, const char* api, const Loc& loc);
 
-// SyncAll: every AIV (isAIVOnly) or every core arrives, then all resume at the last arrival.
+// SyncAll: every AIV (isAIVOnly) or every core arrives, then all resume at the last arrival, each
+// arrival no earlier than its HBM bytes of the phase over the phase's share (Firing).
 double cross_barrier(bool aiv_only, double time, const char* api, const Loc& loc);
+// The HBM bytes per cycle each of `sharers` cores moving data at once gets.
+double hbm_share_per_cycle(int64_t sharers);
 
 // After a run that completed: flags set and never waited for, and sets whose round never completed
 // (warnings: the NPU leaves the counter raised, and the next launch of the kernel would find it).
