@@ -211,7 +211,10 @@ def group_lines(task, limit: int = 16) -> dict:
             shown.append(g)
     if task.real not in shown:
         shown.append(task.real)
+    plan = task._base.ns.get("tensor_lists", {}).get("plan")      # foreach.split_tensor_lists
+    lists = [groups[0].input_names[k] for k in plan.lists if k < len(groups[0].input_names)] if plan else []
     return {"count": len(groups) + len(task.groups_unsupported),
+            "lists": ", ".join(f"`{n}`" for n in lists),
             "dtypes": ", ".join(f"{k} ({n})" for k, n in counts.items()),
             "ranks": "; ".join(ranks),
             "empty": sum(any(isinstance(s, TensorSpec) and 0 in s.shape for s in g.input_specs) for g in groups),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .errors import UserError
 from .inputs import check_file
-from .opfile import OP_ERRORS, op_failure, running_op
+from .opfile import OP_ERRORS, TooBig, UnmadeGroup, op_failure, running_op
 
 #: The files of a task folder, relative to it.
 MODULE, PREPARE, CASES, DESCRIPTION = ("validation/module.py", "validation/prepare_inputs.py",
@@ -143,7 +143,7 @@ def group_namespace(folder: Path, module_ns: dict, prepare_ns: dict, cases: list
     get_init = prepare_ns.get("get_init_inputs")
 
     def get_input_groups():
-        return [list(get_inputs(dict(row), device=None)) for row in cases]
+        return [_case_inputs(get_inputs, row, folder) for row in cases]
 
     def group_init_inputs(i: int):
         return list(get_init(dict(cases[i]), device=None)) if callable(get_init) else []
@@ -152,3 +152,15 @@ def group_namespace(folder: Path, module_ns: dict, prepare_ns: dict, cases: list
               group_rows=lambda: [dict(row) for row in cases],    # each group's row: the task's rule reads it
               custom_check_precision=prepare_ns.get("custom_check_precision"))
     return ns
+
+
+def _case_inputs(get_inputs, row: dict, folder: Path) -> list:
+    """One case's forward arguments; a case whose inputs cannot be made (a ``torch.rand`` of an
+    integer dtype, say) is set aside alone, with the reason, and the task's other cases still run."""
+    try:
+        return list(get_inputs(dict(row), device=None))
+    except TooBig:
+        raise
+    except Exception as e:  # noqa: BLE001 - the task's own code
+        failure = op_failure(f"get_inputs(row of case {row.get('case_id', '?')})", e, str(folder / PREPARE))
+        return [UnmadeGroup(failure.message)]

@@ -382,6 +382,14 @@ def flatten_outputs(out, filename: str) -> list[torch.Tensor]:
                     hint="return tensors (wrap a Python number with torch.tensor(...))")
 
 
+class UnmadeGroup:
+    """In place of a group's arguments: the case's inputs could not be made (NPUKernelBench's
+    ``get_inputs`` for one row of its table raised), so that group alone is set aside."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+
 def specs_of_inputs(inputs, filename: str, source: str = "get_inputs()") -> tuple:
     """The specs of forward arguments ``inputs`` that ``source`` returned (``group 3 of
     get_input_groups()``)."""
@@ -392,6 +400,8 @@ def specs_of_inputs(inputs, filename: str, source: str = "get_inputs()") -> tupl
         raise UserError(f"{source} in {filename} returned an empty list", hint=TASK_HELP)
     specs = []
     for i, x in enumerate(inputs):
+        if isinstance(x, UnmadeGroup):
+            raise UserError(x.message)
         if isinstance(x, torch.Tensor):
             specs.append(TensorSpec.of(x, f"input {i} of {source}"))
         elif x is None or isinstance(x, (bool, int, float, str)):
@@ -402,7 +412,8 @@ def specs_of_inputs(inputs, filename: str, source: str = "get_inputs()") -> tupl
             specs.append(str(x))     # an attribute naming a dtype: as a string, it binds only by name
         elif isinstance(x, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in x):
             raise UserError(f"input {i} of {source} in {filename} is a list of {len(x)} tensors, which a kernel "
-                            f"cannot take: the DSL has no tensor lists")
+                            f"cannot take: the DSL has no tensor lists (a task with input groups is split into one "
+                            f"group per element of its lists, unless Model.forward combines the elements)")
         else:
             raise UserError(f"input {i} of {source} in {filename} is a {type(x).__name__}; "
                             "inputs must be tensors, Python numbers, strings, lists of numbers or None")

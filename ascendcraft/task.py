@@ -26,6 +26,7 @@ import torch
 from .errors import UserError
 from .inputs import check_file
 from .memo import Memo, caching
+from .foreach import split_tensor_lists
 from .groups import dtype_signature, has_groups, largest, load_groups
 from .npukernelbench import (CASES, DESCRIPTION, MODULE, PREPARE, device_stubs, folder_namespace, is_task_folder,
                              level_of)
@@ -111,9 +112,10 @@ class Task:
             raise op_failure(stage, e, filename) from None
         finally:
             sys.modules.pop(module.__name__, None)
-        if self.folder is not None:
-            return OpModule(folder_namespace(self.folder, module.__dict__), {})
-        return OpModule(module.__dict__, dict(overrides))
+        ns = folder_namespace(self.folder, module.__dict__) if self.folder is not None else module.__dict__
+        if has_groups(ns):
+            ns = split_tensor_lists(ns)
+        return OpModule(ns, {} if self.folder is not None else dict(overrides))
 
     def _eval(self, overrides: dict[str, int], cap: int) -> Evaluation:
         """Shapes with ``overrides`` (cached); a broken setting gives an invalid Evaluation.

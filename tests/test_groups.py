@@ -296,3 +296,13 @@ def test_rows_of_an_empty_group_lower_without_reading_before_the_tensor(tmp_path
     from ascendcraft.lower import lower
     result = lower(LAYER_NORM, op, trials=2)
     assert [(o.shapes.index, r.passed) for o, r in result.other_verifications] == [(1, True)]
+
+
+def test_a_case_whose_inputs_cannot_be_made_is_set_aside_alone(tmp_path):
+    folder = npukernelbench_folder(tmp_path)
+    cases = folder / "validation" / "test_cases.csv"
+    cases.write_text(cases.read_text() + "3;[5];int32;1\n")          # torch.randn of an integer dtype raises
+    task = load_task(folder)
+    assert [g.index for g in task.groups] == [0, 1, 2]
+    ((index, why),) = task.groups_unsupported
+    assert index == 3 and why.startswith("get_inputs(row of case 3) failed: RuntimeError")
