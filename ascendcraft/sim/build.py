@@ -63,10 +63,12 @@ class KernelArtifact:
 
 # ----------------------------------------------------------------------------- build
 def _library_digest() -> str:
+    """The simulator's sources, and this file, which assembles each kernel's translation unit (its
+    launch defines): a change to either builds every kernel again."""
     h = hashlib.sha256()
     for p in sorted(INCLUDE_DIR.rglob("*")) + sorted(RUNTIME_DIR.glob("*.cpp")) + [HARNESS, HARNESS_MAIN,
                                                                                     HARNESS_SHARED, HARNESS_CHECKS,
-                                                                                    SANDBOX_H]:
+                                                                                    SANDBOX_H, Path(__file__)]:
         if p.is_file():
             h.update(str(p.relative_to(PKG_DIR)).encode())
             h.update(p.read_bytes())
@@ -405,7 +407,8 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
         tu = [f'#include <{PCH_HEADER}>', *define_lines, f"#define ASC_SIM_NUM_ARGS {len(params)}"]
-        tu += _launch_defines(strip_comments(source))
+        # the project's headers too: a SyncAll or a kernel type written in an included .h counts
+        tu += _launch_defines(strip_comments("\n".join((source, *(extra_sources or {}).values()))))
         if tiling_header is not None:
             (tmp / "asc_sim_tiling_header.h").write_text(tiling_header)
             tu += ["#define ASC_SIM_HAS_TILING 1", "#define ASC_SIM_DEFAULT_TILING asc_sim_tiling_ns::Default",

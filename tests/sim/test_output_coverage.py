@@ -152,3 +152,19 @@ def test_computing_on_bytes_nothing_wrote_stays_an_error():
     res = run_kernel(art, [np.array([1.5], np.float32), np.full(8, np.nan, np.float32)], block_dim=1)
     assert [d.rule for d in res.errors] == ["uninit-read"]
     assert res.errors[0].api == "ReduceSum"
+
+
+def test_a_syncall_in_a_header_of_the_kernel_is_a_barrier(rng):
+    """The launch is read from the kernel and its headers: a SyncAll only in an included .h still
+    runs each block on its own thread, so the barrier waits (without it the blocks ran one after
+    another and phase 2 read chunks their owners had not written yet)."""
+    source = kernel_source("two_phase.cpp").replace("AscendC::SyncAll();", "Barrier();").replace(
+        '#include "kernel_operator.h"', '#include "kernel_operator.h"\n#include "barrier.h"')
+    art = build_kernel(source, "two_phase",
+                       extra_sources={"barrier.h": "#pragma once\ninline void Barrier() { AscendC::SyncAll(); }\n"})
+    per, blocks = 64, 4
+    x = rng.standard_normal(per * blocks).astype(np.float32)
+    res = run_kernel(art, [x, np.full_like(x, np.nan), np.full(8, np.nan, np.float32), per, 1, 1], block_dim=blocks,
+                     outputs=["y", "z"])
+    assert res.ok, res.report()
+    np.testing.assert_array_equal(res.outputs[1], 2 * x)
