@@ -24,7 +24,7 @@ _ATTR_TYPES = (bool, int, float, str, list, tuple, np.generic)
 
 @dataclass(frozen=True)
 class BoundCase:
-    inputs: tuple              # per OpDef input: a NumPy array (or gm() spec), or None (absent)
+    inputs: tuple              # per OpDef input: a NumPy array (or gm() spec), a list of them (DYNAMIC), or None
     attrs: dict                # OpDef attribute name -> value
     dtypes: dict               # input/output name -> "bfloat16" where the op's tensor is bf16
 
@@ -75,6 +75,9 @@ def bind_case(sig, shapes, inputs: list) -> BoundCase:
                                  "the rest to model parameters of the same name")
         else:
             bound.append(None)
+    # a DYNAMIC input (a tensor list) takes the forward's tensor as a list of one: an op whose forward
+    # takes a list is split into one group per element (ascendcraft/foreach.py)
+    bound = [[v] if p.param_type == "DYNAMIC" and _is_tensor(v) else v for p, v in zip(sig.inputs, bound)]
     attrs = _attributes(sig, shapes, others)
     for p, spec in zip(sig.outputs, shapes.output_specs):
         if getattr(spec, "dtype", None) == "bf16":

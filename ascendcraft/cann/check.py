@@ -133,9 +133,11 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
         case = bind_case(sig, shapes, ins)
         if len(outs) > len(sig.outputs):
             raise ProjectRunError(f"operator {sig.name} has {len(sig.outputs)} outputs, the op {len(outs)}")
-        # the op's outputs are the OpDef's first ones; further OpDef outputs (a norm's mean and rstd) are
-        # inferred by the host code, written by the kernel and not judged
-        given = list(outs) + [(None, None)] * (len(sig.outputs) - len(outs))
+        # the op's outputs are the OpDef's first ones, at the op's shapes in the operator's own dtypes
+        # (IsFinite writes bool where its reference gives 0.0 and 1.0 in x's dtype: compared as those);
+        # further OpDef outputs (a norm's mean and rstd) are inferred by the host code, written by the
+        # kernel and not judged
+        given = [(b.shape, None) for b in outs] + [(None, None)] * (len(sig.outputs) - len(outs))
         r = run_op(project, list(case.inputs), case.attrs, outputs=given, chip=chip, dtypes=case.dtypes)
         if not r.ok:
             raise ProjectRunError(f"operator {sig.name} failed on the simulator at {inputs_text(shapes)}:\n"

@@ -109,18 +109,21 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
     outputs: list[Any] = []
     missing = []
     if not cost_only:
-        for spec, v in zip(out_specs, values):
-            if spec is None:
-                outputs.append(v)
-                continue
+        def read(spec, v):
             _, path, dtype, shape, is_bf16 = spec
             nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
             if finished and path.exists() and path.stat().st_size == nbytes:
                 arr = np.fromfile(path, dtype=dtype).reshape(shape)
-                outputs.append(from_bf16_bits(arr) if is_bf16 else (arr.view(np.bool_) if v.dtype == np.bool_ else arr))
+                return from_bf16_bits(arr) if is_bf16 else (arr.view(np.bool_) if v.dtype == np.bool_ else arr)
+            missing.append(art.params[spec[0]].name)
+            return None
+        for spec, v in zip(out_specs, values):
+            if spec is None:
+                outputs.append(v)
+            elif isinstance(spec, list):      # a tensor list: its tensors, each read back
+                outputs.append([read(sp, t) for sp, t in zip(spec, v)])
             else:
-                outputs.append(None)
-                missing.append(art.params[spec[0]].name)
+                outputs.append(read(spec, v))
     if finished and crash is None and missing:
         crash = (f"the output file of {', '.join(missing)} is not what the harness writes (the kernel wrote into "
                  f"it, or it could not be written whole); its outputs are not trusted")

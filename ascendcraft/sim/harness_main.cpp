@@ -85,7 +85,27 @@ struct GmArg {
     uint64_t bytes;
     uint8_t* ptr = nullptr;
     FILE* out_file = nullptr;  // opened before the sandbox is installed
+    int list = -1;             // an element of the tensor list passed as parameter `list` (index -1)
+    std::vector<uint64_t> dims;
 };
+
+// A tensor list (a CANN op's DYNAMIC input or output) as the kernel receives it: one GM block that
+// ListTensorDesc parses (asc-devkit impl/basic_api/dav_c220/kernel_operator_list_tensor_impl.h,
+// ListTensorDecode): word 0 the byte offset of the data pointers, then per tensor (1 + rank) words,
+// (index << 32 | rank) and the dims (a rank-0 tensor: (index << 32), 0xffffffff), then one pointer
+// per tensor.
+inline std::vector<uint64_t> tensor_list_words(const std::vector<const GmArg*>& elems) {
+    const size_t rank = elems.empty() ? 0 : elems[0]->dims.size();
+    const size_t per = rank == 0 ? 2 : 1 + rank;
+    std::vector<uint64_t> w{static_cast<uint64_t>((1 + per * elems.size()) * sizeof(uint64_t))};
+    for (size_t j = 0; j < elems.size(); ++j) {
+        w.push_back((static_cast<uint64_t>(j) << 32) | rank);
+        if (rank == 0) w.push_back(0xffffffffull);
+        for (uint64_t d : elems[j]->dims) w.push_back(d);
+    }
+    for (const GmArg* e : elems) w.push_back(reinterpret_cast<uint64_t>(e->ptr));
+    return w;
+}
 
 inline bool read_file(const std::string& path, uint8_t* dst, uint64_t bytes) {
     FILE* f = std::fopen(path.c_str(), "rb");
@@ -258,6 +278,14 @@ int main(int argc, char** argv) {
             GmArg g;
             ls >> g.index >> g.name >> g.bytes >> g.in >> g.out;
             gms.push_back(g);
+        } else if (kind == "elem") {   // elem <list parameter> <name> <bytes> <in> <out> <rank> <dims...>
+            GmArg g;
+            size_t rank = 0;
+            g.index = -1;
+            ls >> g.list >> g.name >> g.bytes >> g.in >> g.out >> rank;
+            g.dims.resize(rank);
+            for (uint64_t& d : g.dims) ls >> d;
+            gms.push_back(g);
         } else if (kind == "scalar") {
             int idx;
             std::string t, v;
@@ -325,7 +353,7 @@ int main(int argc, char** argv) {
     const bool real = !s.cfg.cost_only;
     for (GmArg& g : gms) {
         g.ptr = place(g.index, g.name, g.bytes, real);
-        auto oe = out_elem.find(g.index);
+        auto oe = out_elem.find(g.list >= 0 ? g.list : g.index);
         if (oe != out_elem.end()) {
             s.gm.back().output = true;
             s.gm.back().elem = oe->second;
@@ -334,6 +362,23 @@ int main(int argc, char** argv) {
             std::fprintf(s.report, "X\tcannot read input file for '%s'\n", g.name.c_str());
             return 3;
         }
+    }
+    // each tensor list's descriptor: real memory in cost-only runs too (the kernel reads the pointers)
+    std::map<int, std::vector<const GmArg*>> lists;
+    for (const GmArg& g : gms)
+        if (g.list >= 0) lists[g.list].push_back(&g);
+    for (const auto& [index, elems] : lists) {
+        const std::string list = elems[0]->name.substr(0, elems[0]->name.find('['));
+        for (const GmArg* e : elems)
+            if (e->dims.size() != elems[0]->dims.size()) {
+                std::fprintf(s.report, "X\tthe tensors of the list '%s' have different ranks, which the simulator's "
+                                       "tensor-list block does not lay out\n", list.c_str());
+                return 3;
+            }
+        const std::vector<uint64_t> words = tensor_list_words(elems);
+        const std::string name = list + " (tensor list)";
+        std::memcpy(place(index, name, words.size() * sizeof(uint64_t), true), words.data(),
+                    words.size() * sizeof(uint64_t));
     }
     if (ws_index >= 0) {
         uint8_t* w = place(ws_index, "workspace", ws_bytes + AscendC::ASC_SIM_SYS_WORKSPACE, real);

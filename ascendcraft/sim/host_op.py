@@ -49,10 +49,6 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
     project = read_project(project_dir)
     host = build_host(project)
     sig = _signature(project, host, _describe(project, host), op)
-    dynamic = [p.name for p in sig.inputs + sig.outputs if p.param_type == "DYNAMIC"]
-    if dynamic:
-        raise UserError(f"{sig.name}: run_op does not run DYNAMIC (tensor-list) parameters ({', '.join(dynamic)}): "
-                        f"the kernel side of tensor lists is not emulated", hint="run_tiling runs their host side")
     overrides = {k: dtype(v) for k, v in (dtypes or {}).items()}
     unknown = set(overrides) - {p.name for p in sig.inputs + sig.outputs}
     if unknown:
@@ -66,14 +62,24 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
         if v is None:
             case_inputs.append(None)
             continue
-        if not isinstance(v, (np.ndarray, GmSpec)):
-            raise UserError(f"input {p.name}: pass a NumPy array" + (" or a gm() spec" if cost_only else ""))
-        if isinstance(v, GmSpec) and not cost_only:
-            raise UserError(f"input {p.name}: a gm() spec needs cost_only=True; pass an array")
-        spec = {"shape": list(v.shape), "dtype": overrides.get(p.name, dtype(v.dtype)).name}
-        if isinstance(v, np.ndarray):
-            spec["value"] = v
-        case_inputs.append(spec)
+        # a DYNAMIC input is a list of tensors (its kernel parameter a ListTensorDesc block)
+        tensors = _dynamic(p, v) if p.param_type == "DYNAMIC" else [v]
+        specs = []
+        for k, t in enumerate(tensors):
+            where = p.name if p.param_type != "DYNAMIC" else f"{p.name}[{k}]"
+            if not isinstance(t, (np.ndarray, GmSpec)):
+                raise UserError(f"input {where}: pass a NumPy array" + (" or a gm() spec" if cost_only else ""))
+            if isinstance(t, GmSpec) and not cost_only:
+                raise UserError(f"input {where}: a gm() spec needs cost_only=True; pass an array")
+            spec = {"shape": list(t.shape), "dtype": overrides.get(p.name, dtype(t.dtype)).name}
+            if isinstance(t, np.ndarray):
+                spec["value"] = t
+            specs.append(spec)
+        case_inputs.append(specs if p.param_type == "DYNAMIC" else specs[0])
+    longest = max((len(c) for c in case_inputs if isinstance(c, list)), default=1)
+    if longest > 1 and any(p.param_type == "DYNAMIC" for p in sig.outputs):
+        raise UserError(f"{sig.name}: a DYNAMIC output of several tensors is not emulated (its input lists hold "
+                        f"{longest}): the host code infers one shape per output", hint="pass lists of one tensor")
     case = {"inputs": case_inputs, "attrs": dict(attrs or {}), "outputs": _output_specs(sig, outputs, overrides)}
     ht = tiling_for(host, sig, case, chip, timeout_s=host_timeout_s)
     if ht.block_dim < 1:
@@ -83,8 +89,9 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
     args, bf16 = [], {}
     out_positions = []
     for i, (p, v) in enumerate(zip(sig.inputs, ins)):
-        args.append(v)
-        if (overrides.get(p.name) or (dtype(v.dtype) if v is not None else None)) is DTYPES["bfloat16"]:
+        first = _dynamic(p, v)[0] if p.param_type == "DYNAMIC" and v is not None else v
+        args.append(list(_dynamic(p, v)) if p.param_type == "DYNAMIC" and v is not None else v)
+        if (overrides.get(p.name) or (dtype(first.dtype) if first is not None else None)) is DTYPES["bfloat16"]:
             bf16[i] = "bfloat16"
     for k, (p, shape, dt_name) in enumerate(zip(sig.outputs, ht.output_shapes, ht.output_dtypes)):
         dt = dtype(dt_name)
@@ -96,17 +103,32 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
         if dt.name == "bfloat16":
             bf16[i] = "bfloat16"
         if cost_only:
-            args.append(gm(shape, dt.numpy))
+            buf = gm(shape, dt.numpy)
         else:
-            args.append(np.array(given, dtype=dt.numpy, copy=True) if given is not None else np.zeros(shape, dt.numpy))
+            buf = np.array(given, dtype=dt.numpy, copy=True) if given is not None else np.zeros(shape, dt.numpy)
+        # a DYNAMIC output: one tensor (the host code infers one shape per output), passed as a list
+        args.append([buf] if p.param_type == "DYNAMIC" else buf)
     has_tiling = any(p.kind == "tiling" for p in art.params)
     res = run_kernel(art, args, tiling=ht.tiling if has_tiling else None, block_dim=ht.block_dim,
                      tiling_key=ht.tiling_key, workspace_bytes=ht.user_workspace, outputs=out_positions,
                      dtypes=bf16, chip=chip, cost_only=cost_only, lenient=lenient, timeout_s=timeout_s,
                      memory_limit_mb=memory_limit_mb)
     gm_index = [i for i, p in enumerate(art.params) if p.kind not in ("workspace", "tiling")]
-    outs = () if cost_only or not res.outputs else tuple(res.outputs[gm_index[i]] for i in out_positions)
+    outs = () if cost_only or not res.outputs else tuple(
+        _single(res.outputs[gm_index[i]]) for i in out_positions)
     return OpRun(outs, res, ht, sig, decode_tiling(res.tiling_layout, ht.tiling))
+
+
+def _dynamic(p, v) -> list:
+    """A DYNAMIC input's tensors: a non-empty list of arrays (or gm() specs)."""
+    if not isinstance(v, (list, tuple)) or not v:
+        raise UserError(f"input {p.name} is DYNAMIC (a tensor list): pass a non-empty list of arrays")
+    return list(v)
+
+
+def _single(out):
+    """An output as run_op returns it: a DYNAMIC output's one tensor."""
+    return out[0] if isinstance(out, list) else out
 
 
 def _output_specs(sig: OpSignature, outputs, overrides: dict) -> Any:
@@ -136,7 +158,8 @@ def _build(project: Project, sig: OpSignature, ht: HostTiling, ins: list, overri
     defines = {}
     for p, v in zip(sig.inputs, ins):
         if v is not None:
-            _param_macros(defines, p.name, overrides.get(p.name) or dtype(v.dtype))
+            first = _dynamic(p, v)[0] if p.param_type == "DYNAMIC" else v
+            _param_macros(defines, p.name, overrides.get(p.name) or dtype(first.dtype))
     for p, dt_name in zip(sig.outputs, ht.output_dtypes):
         _param_macros(defines, p.name, dtype(dt_name))
     kernel_text = "\n".join(project.kernel_files.values())

@@ -165,35 +165,24 @@ def start_kernel(art: KernelArtifact, args: list, *, tiling: dict | bytes | None
                 out_specs.append(None)
             elif v is None:        # an absent optional input of a CANN op: the kernel gets nullptr
                 out_specs.append(None)
-            else:
+            else:      # a tensor, or a tensor list (a CANN op's DYNAMIC parameter: a ListTensorDesc block)
                 is_bf16 = i in bf16_params or p.name in bf16_params
+                tensors = list(v) if isinstance(v, (list, tuple)) else None
+                if tensors == []:
+                    raise UserError(f"parameter {p.name}: a tensor list needs at least one tensor")
                 if i in out_params:
-                    itemsize = 2 if is_bf16 else (v.dtype.itemsize if isinstance(v, (GmSpec, np.ndarray)) else 1)
-                    job.append(f"output {i} {itemsize}")
-                if isinstance(v, GmSpec):
-                    if not cost_only:
-                        raise UserError(f"parameter {p.name}: a gm() shape spec needs cost_only=True; pass an array")
-                    nbytes = v.nbytes // 2 if (is_bf16 and v.dtype == np.float32) else v.nbytes
-                    job.append(f"gm {i} {p.name} {nbytes} - -")
-                    out_specs.append(None)
+                    job.append(f"output {i} {2 if is_bf16 else _itemsize(tensors[0] if tensors else v)}")
+                if tensors is None:
+                    line, spec = _gm_line(v, p, i, None, is_bf16, cost_only, run_dir)
+                    job.append(f"gm {i} {line}")
+                    out_specs.append(spec)
                     continue
-                if not isinstance(v, np.ndarray):
-                    raise UserError(f"parameter {p.name} ({p.ctype}) is a GM pointer; pass a NumPy array")
-                if cost_only:
-                    nbytes = v.size * 2 if is_bf16 else v.nbytes
-                    job.append(f"gm {i} {p.name} {nbytes} - -")
-                    out_specs.append(None)
-                    continue
-                if is_bf16:
-                    raw = to_bf16_bits(v)
-                elif v.dtype == np.bool_:
-                    raw = np.ascontiguousarray(v).view(np.uint8)
-                else:
-                    raw = np.ascontiguousarray(v)
-                fin, fout = run_dir / f"in{i}.bin", run_dir / f"out{i}.bin"
-                raw.tofile(fin)
-                job.append(f"gm {i} {p.name} {raw.nbytes} {fin} {fout}")
-                out_specs.append((i, fout, raw.dtype, v.shape, is_bf16))
+                specs = []
+                for j, t in enumerate(tensors):
+                    line, spec = _gm_line(t, p, i, j, is_bf16, cost_only, run_dir)
+                    job.append(f"elem {i} {line} {len(t.shape)} " + " ".join(str(int(d)) for d in t.shape))
+                    specs.append(spec)
+                out_specs.append(None if cost_only else specs)
         if raw_tiling is not None:
             (run_dir / "tiling.bin").write_bytes(raw_tiling)
             job.append(f"tiling_raw {run_dir / 'tiling.bin'}")
@@ -223,10 +212,36 @@ FILE_SLACK = 64 << 20
 LOG_LIMIT = 1 << 20
 
 
+def _itemsize(v) -> int:
+    return v.dtype.itemsize if isinstance(v, (GmSpec, np.ndarray)) else 1
+
+
+def _gm_line(v, p, i: int, j: int | None, is_bf16: bool, cost_only: bool, run_dir: Path):
+    """``<name> <bytes> <in> <out>`` of parameter ``p``'s tensor (``i``: its index; element ``j`` of its
+    tensor list), and its output spec (None when nothing is read back)."""
+    name = p.name if j is None else f"{p.name}[{j}]"
+    if isinstance(v, GmSpec):
+        if not cost_only:
+            raise UserError(f"parameter {name}: a gm() shape spec needs cost_only=True; pass an array")
+        return f"{name} {v.nbytes // 2 if (is_bf16 and v.dtype == np.float32) else v.nbytes} - -", None
+    if not isinstance(v, np.ndarray):
+        raise UserError(f"parameter {name} ({p.ctype}) is a GM pointer; pass a NumPy array (or a list of them "
+                        f"for a tensor list)")
+    if cost_only:
+        return f"{name} {v.size * 2 if is_bf16 else v.nbytes} - -", None
+    raw = to_bf16_bits(v) if is_bf16 else np.ascontiguousarray(v).view(np.uint8) if v.dtype == np.bool_ \
+        else np.ascontiguousarray(v)
+    suffix = "" if j is None else f"_{j}"
+    fin, fout = run_dir / f"in{i}{suffix}.bin", run_dir / f"out{i}{suffix}.bin"
+    raw.tofile(fin)
+    return f"{name} {raw.nbytes} {fin} {fout}", (i, fout, raw.dtype, v.shape, is_bf16)
+
+
 def _file_limit(values: list, block_dim: int, trace_limit: int) -> int:
     """The largest file a run may write: an output file holds one GM argument, the trace 32 bytes
     per record and block; beyond that a kernel's printing is cut (the harness ignores SIGXFSZ)."""
-    largest = max((v.nbytes for v in values if isinstance(v, (np.ndarray, GmSpec))), default=0)
+    tensors = [t for v in values for t in (v if isinstance(v, (list, tuple)) else [v])]
+    largest = max((v.nbytes for v in tensors if isinstance(v, (np.ndarray, GmSpec))), default=0)
     return FILE_SLACK + max(largest, 32 * trace_limit * block_dim)
 
 

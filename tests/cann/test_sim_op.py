@@ -94,3 +94,27 @@ def test_forward_tensors_bind_by_name_when_every_one_names_an_input():
     g, x = np.ones(4, np.float32), np.zeros((2, 4), np.float32)
     case = bind_case(sig, Shapes, [g, x])
     assert case.inputs[0] is x and case.inputs[1] is g
+
+
+LIST_PROJECT = HERE / "projects" / "list_scale"
+
+
+def test_a_tensor_list_operator_runs_on_the_simulator_element_by_element():
+    """A DYNAMIC input and output (a CANN tensor list): the op's list is split per element
+    (foreach.py), each element reaches the operator as a list of one, its kernel finds the tensor
+    through the list's block, and the attribute binds by name."""
+    r = check_project(LIST_PROJECT, HERE / "list_scale_op.py", trials=2)
+    assert r.passed, r.summary()
+    assert r.operator == "ListScale" and len(r.checks) == 3      # the three elements of the two groups
+
+
+def test_run_op_takes_a_list_for_a_dynamic_input_and_says_what_it_cannot_run():
+    from ascendcraft.sim.host_op import run_op
+    x = np.arange(300, dtype=np.float32)
+    r = run_op(LIST_PROJECT, [[x]], {"scale": 1.5}, outputs=[((300,), None)])
+    assert r.ok, r.result.failure()
+    np.testing.assert_array_equal(r.outputs[0], 1.5 * x)
+    with pytest.raises(UserError, match="a DYNAMIC output of several tensors is not emulated"):
+        run_op(LIST_PROJECT, [[x, x]], {"scale": 1.5}, outputs=[((300,), None)])
+    with pytest.raises(UserError, match="input x is DYNAMIC"):
+        run_op(LIST_PROJECT, [x], {"scale": 1.5}, outputs=[((300,), None)])
