@@ -1,33 +1,66 @@
-// ascendcraft AscendC CPU simulator: a few element-wise high-level APIs (activations, logs).
+// ascendcraft AscendC CPU simulator: a few element-wise high-level APIs (activations, logs, the
+// lib/math functions: trigonometric, hyperbolic, erf, Sign, Power).
 // Each is computed in fp32 and costed as a handful of vector passes; the optional
 // sharedTmpBuffer overloads check that the buffer is a valid UB tensor and otherwise ignore it.
 #pragma once
 #include "vec.h"
 
 namespace asc_sim {
+// dst[i] = f(i) for i < count, with src0 / src1 (may be null) read over the same count
 template <typename T, typename F>
-inline void adv_unary(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
-                      uint32_t count, double passes, F f) {
+inline void adv_map(const char* api, const Loc& loc, int dts, const AscendC::LocalTensor<T>& dst,
+                    const AscendC::LocalTensor<T>* src0, const AscendC::LocalTensor<T>* src1, uint32_t count,
+                    double passes, F f) {
     enter(api, loc);
-    check_dtype<T>(api, loc, DT_FLOAT);
+    check_dtype<T>(api, loc, dts);
     level2_epilogue();
     if (count == 0) return;
-    use_local(api, loc, "src", src, count, false);
+    if (src0) use_local(api, loc, src1 ? "src0" : "src", *src0, count, false);
+    if (src1) use_local(api, loc, src0 ? "src1" : "src", *src1, count, false);
     use_local(api, loc, "dst", dst, count, true);
     Deps d;
-    d.rd[0] = src.buf_;
+    d.rd[0] = src0 ? src0->buf_ : -1;
+    d.rd[1] = src1 ? src1->buf_ : -1;
     d.wr[0] = dst.buf_;
     schedule(Pipe::V, passes * vec_cycles(static_cast<uint64_t>(count) * sizeof(T), S().cfg.transcendental_cpr), d);
     S().stats.vec_elems += count;
     if (S().cfg.cost_only) return;
-    for (uint32_t i = 0; i < count; ++i) dst.ptr()[i] = static_cast<T>(f(fv(src.ptr()[i])));
+    for (uint32_t i = 0; i < count; ++i) dst.ptr()[i] = f(i);
     wrote(dst, count);
 }
+template <typename T, typename F>
+inline void adv_unary(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                      uint32_t count, double passes, F f) {
+    adv_map(api, loc, DT_FLOAT, dst, &src, static_cast<const AscendC::LocalTensor<T>*>(nullptr), count, passes,
+            [&](uint32_t i) { return static_cast<T>(f(fv(src.ptr()[i]))); });
+}
 inline float sigmoid_f(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+// Sign as the asc-devkit implementation computes it (impl/adv_api/detail/math/sign/sign_common_impl.h):
+// two compares with 0, so NaN gives 0
+inline float sign_f(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+// int32 Power (impl/adv_api/detail/math/power/power_int_impl.h): square-and-multiply in wrapping int32;
+// a negative exponent gives trunc(1 / base^|e|), and 0 where base^|e| is 0
+inline int32_t pow_i32(int32_t b, int32_t e) {
+    uint32_t r = 1, x = static_cast<uint32_t>(b);
+    for (uint32_t n = e < 0 ? 0u - static_cast<uint32_t>(e) : static_cast<uint32_t>(e); n; n >>= 1, x *= x)
+        if (n & 1u) r *= x;
+    if (e >= 0) return static_cast<int32_t>(r);
+    const int32_t p = static_cast<int32_t>(r);
+    return p == 0 ? 0 : static_cast<int32_t>(1.0f / static_cast<float>(p));
+}
+constexpr int DT_POWER = DT_F16 | DT_F32 | DT_I32;
+constexpr double POWER_PASSES = 10;  // an estimate, as the pass counts below
+template <typename T> inline T pow_elem(T b, T e) {
+    if constexpr (std::is_same<T, int32_t>::value) return pow_i32(b, e);
+    else return static_cast<T>(std::pow(fv(b), fv(e)));
+}
 }  // namespace asc_sim
 
 namespace AscendC {
 
+// The four forms of include/adv_api/math/sin.h (and cos.h, tan.h, ..., log.h, activation/sigmoid.h):
+// with or without sharedTmpBuffer, with calCount or over srcTensor.GetSize(); and the function-pointer
+// form of `void (*)(const LocalTensor<T>&, const LocalTensor<T>&, const uint32_t)` (asc_sim::same_locals).
 #define ASC_SIM_ADV(NAME, PASSES, EXPR)                                                                               \
     template <typename T, bool isReuseSource = false>                                                                 \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, ASC_LOC_PARAM) {  \
@@ -38,6 +71,20 @@ namespace AscendC {
                      const uint32_t calCount, ASC_LOC_PARAM) {                                                        \
         asc_sim::use_local(#NAME, asc_loc_, "sharedTmpBuffer", sharedTmpBuffer, 0, true);                             \
         asc_sim::adv_unary(#NAME, asc_loc_, dst, src, calCount, PASSES, [](float x) { return EXPR; });                \
+    }                                                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, ASC_LOC_PARAM) {                           \
+        NAME<T, isReuseSource>(dst, src, src.GetSize(), asc_loc_);                                                    \
+    }                                                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,\
+                     ASC_LOC_PARAM) {                                                                                 \
+        NAME<T, isReuseSource>(dst, src, sharedTmpBuffer, src.GetSize(), asc_loc_);                                   \
+    }                                                                                                                 \
+    template <typename T = void, bool isReuseSource = false, typename D, typename S,                                  \
+              ASC_SIM_PTR_OPERANDS(T, D, S)>                                                                          \
+    inline void NAME(const D& dst, const S& src, const uint32_t calCount) {                                           \
+        NAME<asc_sim::local_elem_t<D>, isReuseSource>(dst, src, calCount, asc_sim::pointer_call_loc());              \
     }
 
 ASC_SIM_ADV(Sigmoid, 4, asc_sim::sigmoid_f(x))
@@ -46,6 +93,65 @@ ASC_SIM_ADV(Silu, 5, x * asc_sim::sigmoid_f(x))
 ASC_SIM_ADV(Log, 1, std::log(x))
 ASC_SIM_ADV(Log2, 2, std::log2(x))
 ASC_SIM_ADV(Log10, 2, std::log10(x))
+// include/adv_api/math/{sin,cos,tan,asin,acos,atan,sinh,cosh,erf,erfc,sign}.h: half and float on
+// Atlas A2. The pass counts are estimates of the vector instructions of their polynomial / range-
+// reduction implementations (impl/adv_api/detail/math/*), not measurements.
+ASC_SIM_ADV(Sin, 12, std::sin(x))
+ASC_SIM_ADV(Cos, 12, std::cos(x))
+ASC_SIM_ADV(Tan, 16, std::tan(x))
+ASC_SIM_ADV(Asin, 14, std::asin(x))
+ASC_SIM_ADV(Acos, 15, std::acos(x))
+ASC_SIM_ADV(Atan, 14, std::atan(x))
+ASC_SIM_ADV(Sinh, 6, std::sinh(x))
+ASC_SIM_ADV(Cosh, 6, std::cosh(x))
+ASC_SIM_ADV(Erf, 12, std::erf(x))
+ASC_SIM_ADV(Erfc, 16, std::erfc(x))
+ASC_SIM_ADV(Sign, 6, asc_sim::sign_f(x))
+
+// ---- Power (include/adv_api/math/power.h): tensor ^ tensor, tensor ^ scalar, scalar ^ tensor; each with
+// or without sharedTmpBuffer and calCount (without: over the tensor operand's GetSize()). half, float
+// and int32_t on Atlas A2 (impl/adv_api/detail/math/power/power_common_impl.h).
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t calCount,
+                  ASC_LOC_PARAM) {
+    asc_sim::adv_map("Power", asc_loc_, asc_sim::DT_POWER, dst, &src0, &src1, calCount, asc_sim::POWER_PASSES,
+                     [&](uint32_t i) { return asc_sim::pow_elem<T>(src0.ptr()[i], src1.ptr()[i]); });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const T& src1Scalar, uint32_t calCount,
+                  ASC_LOC_PARAM) {
+    const T e = src1Scalar;
+    asc_sim::adv_map("Power", asc_loc_, asc_sim::DT_POWER, dst, &src0, static_cast<const LocalTensor<T>*>(nullptr),
+                     calCount, asc_sim::POWER_PASSES, [&](uint32_t i) { return asc_sim::pow_elem<T>(src0.ptr()[i], e); });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const T& src0Scalar, const LocalTensor<T>& src1, uint32_t calCount,
+                  ASC_LOC_PARAM) {
+    const T b = src0Scalar;
+    asc_sim::adv_map("Power", asc_loc_, asc_sim::DT_POWER, dst, static_cast<const LocalTensor<T>*>(nullptr), &src1,
+                     calCount, asc_sim::POWER_PASSES, [&](uint32_t i) { return asc_sim::pow_elem<T>(b, src1.ptr()[i]); });
+}
+// the sharedTmpBuffer and whole-tensor forms of the three
+#define ASC_SIM_POWER_FORMS(A1, A2, SIZE)                                                                             \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    inline void Power(const LocalTensor<T>& dst, A1 a, A2 b, const LocalTensor<uint8_t>& sharedTmpBuffer,             \
+                      uint32_t calCount, ASC_LOC_PARAM) {                                                             \
+        asc_sim::use_local("Power", asc_loc_, "sharedTmpBuffer", sharedTmpBuffer, 0, true);                           \
+        Power<T, isReuseSource>(dst, a, b, calCount, asc_loc_);                                                       \
+    }                                                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    inline void Power(const LocalTensor<T>& dst, A1 a, A2 b, const LocalTensor<uint8_t>& sharedTmpBuffer,             \
+                      ASC_LOC_PARAM) {                                                                                \
+        Power<T, isReuseSource>(dst, a, b, sharedTmpBuffer, SIZE, asc_loc_);                                          \
+    }                                                                                                                 \
+    template <typename T, bool isReuseSource = false>                                                                 \
+    inline void Power(const LocalTensor<T>& dst, A1 a, A2 b, ASC_LOC_PARAM) {                                         \
+        Power<T, isReuseSource>(dst, a, b, SIZE, asc_loc_);                                                           \
+    }
+ASC_SIM_POWER_FORMS(const LocalTensor<T>&, const LocalTensor<T>&, a.GetSize())
+ASC_SIM_POWER_FORMS(const LocalTensor<T>&, const T&, a.GetSize())
+ASC_SIM_POWER_FORMS(const T&, const LocalTensor<T>&, b.GetSize())
+#undef ASC_SIM_POWER_FORMS
 
 // Gelu, tanh approximation written as x * sigmoid(sqrt(8/pi) * (x + 0.044715 x^3))
 template <typename T, bool highPrecision = false, bool highPerformance = false>

@@ -232,9 +232,10 @@ inline void vbin_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<
         mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + kv.first * sizeof(T)), sizeof(T));
     }
 }
-template <typename T, typename F>
+// P: UnaryRepeatParams, or CopyRepeatParams (same field names, wider repeat strides)
+template <typename T, typename F, typename P>
 inline void vun_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
-                   const L0Mask& m, uint8_t repeatTime, const AscendC::UnaryRepeatParams& p, int dts, double cpr, F f) {
+                   const L0Mask& m, uint8_t repeatTime, const P& p, int dts, double cpr, F f) {
     enter(api, loc);
     check_dtype<T>(api, loc, dts);
     use_local(api, loc, "src", a, l0_extent<T>(m, repeatTime, p.srcBlkStride, p.srcRepStride), false, 32, false);
@@ -275,6 +276,31 @@ inline void vmuladd(const char* api, const Loc& loc, const AscendC::LocalTensor<
         dst.ptr()[i] = static_cast<T>(f(fv(src0.ptr()[i]), fv(src1.ptr()[i]), fv(dst.ptr()[i])));
 }
 
+// ---- function-pointer forms
+// Kernels pass API functions as non-type template arguments, e.g. `Op<half, Div>` with
+// `template <typename T, void (*op)(const LocalTensor<T>&, ..., const int32_t&)>`. Our functions take a
+// trailing defaulted Loc, so their types differ from AscendC's. Each such API therefore also has a
+// generic overload with exactly AscendC's parameters (tensor operands as `const D&`), constrained to
+// LocalTensor operands of one element type: a direct call still resolves to the located overload
+// (partial ordering prefers LocalTensor<T> over D, so call-site lines are kept), while only the generic
+// one matches the pointer type. It forwards with the location of the last API call (the call through
+// a pointer has no call-site line of its own). T is optional, so both `Div` and `Sin<half, false>` bind.
+template <typename D> struct local_elem {
+    using type = void;
+    static constexpr bool ok = false;
+};
+template <typename E> struct local_elem<AscendC::LocalTensor<E>> {
+    using type = E;
+    static constexpr bool ok = true;
+};
+template <typename T, typename D, typename... R> constexpr bool same_locals() {
+    return local_elem<D>::ok && (std::is_void<T>::value || std::is_same<T, typename local_elem<D>::type>::value) &&
+           (std::is_same<D, R>::value && ...);
+}
+template <typename D> using local_elem_t = typename local_elem<D>::type;
+inline Loc pointer_call_loc() { return S().cur_loc; }
+#define ASC_SIM_PTR_OPERANDS(...) std::enable_if_t<::asc_sim::same_locals<__VA_ARGS__>(), int> = 0
+
 }  // namespace asc_sim
 
 namespace AscendC {
@@ -296,6 +322,17 @@ namespace AscendC {
                      const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p, ASC_LOC_PARAM) {   \
         asc_sim::vbin_l0(#NAME, asc_loc_, dst, src0, src1, asc_sim::l0_mask<T>(isSetMask, mask, 0, false),            \
                          repeatTime, p, DTS, CPR, [](T a, T b) { return EXPR; });                                     \
+    }                                                                                                                 \
+    /* function-pointer forms (see asc_sim::same_locals): include/basic_api/kernel_operator_vec_binary_intf.h */     \
+    template <typename T = void, typename D, typename S0, typename S1, ASC_SIM_PTR_OPERANDS(T, D, S0, S1)>            \
+    inline void NAME(const D& dst, const S0& src0, const S1& src1, const int32_t& count) {                            \
+        NAME(dst, src0, src1, count, asc_sim::pointer_call_loc());                                                    \
+    }                                                                                                                 \
+    template <typename T = void, bool isSetMask = true, typename D, typename S0, typename S1,                         \
+              ASC_SIM_PTR_OPERANDS(T, D, S0, S1)>                                                                     \
+    inline void NAME(const D& dst, const S0& src0, const S1& src1, uint64_t mask, const uint8_t repeatTime,          \
+                     const BinaryRepeatParams& p) {                                                                   \
+        NAME<asc_sim::local_elem_t<D>, isSetMask>(dst, src0, src1, mask, repeatTime, p, asc_sim::pointer_call_loc()); \
     }
 
 ASC_SIM_BINARY(Add, asc_sim::DT_ARITH, 1, asc_sim::fv(a) + asc_sim::fv(b))
@@ -357,6 +394,11 @@ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, con
                      const uint8_t repeatTime, const UnaryRepeatParams& p, ASC_LOC_PARAM) {                           \
         asc_sim::vun_l0(#NAME, asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, mask, 0, false), repeatTime, p,     \
                         DTS, CPR, [](T a) { return EXPR; });                                                          \
+    }                                                                                                                 \
+    /* function-pointer form: include/basic_api/kernel_operator_vec_unary_intf.h */                                 \
+    template <typename T = void, typename D, typename S, ASC_SIM_PTR_OPERANDS(T, D, S)>                              \
+    inline void NAME(const D& dst, const S& src, const int32_t& count) {                                              \
+        NAME(dst, src, count, asc_sim::pointer_call_loc());                                                           \
     }
 
 ASC_SIM_UNARY(Exp, asc_sim::DT_FLOAT, asc_sim::S().cfg.transcendental_cpr, std::exp(asc_sim::fv(a)))
@@ -388,6 +430,14 @@ ASC_SIM_UNARY(Not, asc_sim::DT_BITS, 1, static_cast<T>(~a))
         const T s = scalarValue;                                                                                      \
         asc_sim::vun_l0(#NAME, asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, mask, 0, false), repeatTime, p,     \
                         DTS, 1, [s](T a) { return EXPR; });                                                           \
+    }                                                                                                                 \
+    /* function-pointer form: include/basic_api/kernel_operator_vec_binary_scalar_intf.h; the scalar must have the   \
+       tensors' element type, as in the located form (a mixed call stays an error) */                                \
+    template <typename T = void, typename D, typename S, typename U,                                                  \
+              std::enable_if_t<asc_sim::same_locals<T, D, S>() && std::is_same<U, asc_sim::local_elem_t<D>>::value, \
+                               int> = 0>                                                                              \
+    inline void NAME(const D& dst, const S& src, const U& scalarValue, const int32_t& count) {                        \
+        NAME(dst, src, scalarValue, count, asc_sim::pointer_call_loc());                                              \
     }
 
 ASC_SIM_SCALAR(Adds, asc_sim::DT_ARITH, asc_sim::fv(a) + asc_sim::fv(s))
@@ -446,6 +496,40 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
         dst.ptr()[i] = scalarValue;
         asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T));
     });
+}
+
+// ---- Copy (level 0, UB -> UB under a mask): include/basic_api/kernel_operator_data_copy_intf.h; the
+// parameter struct is include/basic_api/kernel_struct_data_copy.h (strides in 32-byte blocks; the
+// default block stride is DEFAULT_DATA_COPY_STRIDE = 0 there). B16/B32 types on Atlas A2.
+struct CopyRepeatParams {
+    uint16_t dstStride = 0, srcStride = 0;
+    uint16_t dstRepeatSize = 8, srcRepeatSize = 8;
+    CopyRepeatParams() = default;
+    CopyRepeatParams(const uint16_t dstStrideIn, const uint16_t srcStrideIn, uint16_t dstRepeatSizeIn,
+                     uint16_t srcRepeatSizeIn)
+        : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn), srcRepeatSize(srcRepeatSizeIn) {}
+};
+}  // namespace AscendC
+namespace asc_sim {
+// CopyRepeatParams read with vun_l0's field names
+struct CopyStrides {
+    uint32_t dstBlkStride, srcBlkStride, dstRepStride, srcRepStride;
+    explicit CopyStrides(const AscendC::CopyRepeatParams& c)
+        : dstBlkStride(c.dstStride), srcBlkStride(c.srcStride), dstRepStride(c.dstRepeatSize), srcRepStride(c.srcRepeatSize) {}
+};
+}  // namespace asc_sim
+namespace AscendC {
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask, const uint8_t repeatTime,
+                 const CopyRepeatParams& repeatParams, ASC_LOC_PARAM) {
+    asc_sim::vun_l0("Copy", asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, nullptr, mask, true), repeatTime,
+                    asc_sim::CopyStrides(repeatParams), asc_sim::DT_B16B32, 1, [](T a) { return a; });
+}
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
+                 const CopyRepeatParams& repeatParams, ASC_LOC_PARAM) {
+    asc_sim::vun_l0("Copy", asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, mask, 0, false), repeatTime,
+                    asc_sim::CopyStrides(repeatParams), asc_sim::DT_B16B32, 1, [](T a) { return a; });
 }
 
 // ---- Axpy: dst = scalar * src + dst

@@ -1,0 +1,4 @@
+// ascendcraft AscendC CPU simulator: the lib/math path of Erf (asc-devkit:
+// include/adv_api/math/kernel_operator_erf_intf.h); the simulator declares it in asc_sim/adv.h.
+#pragma once
+#include "../../kernel_operator.h"

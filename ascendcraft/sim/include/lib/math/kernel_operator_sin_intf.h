@@ -1,0 +1,4 @@
+// ascendcraft AscendC CPU simulator: the lib/math path of Sin (asc-devkit:
+// include/adv_api/math/kernel_operator_sin_intf.h); the simulator declares it in asc_sim/adv.h.
+#pragma once
+#include "../../kernel_operator.h"
