@@ -411,6 +411,10 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         tu += _launch_defines(strip_comments("\n".join((source, *(extra_sources or {}).values()))))
         if tiling_header is not None:
             (tmp / "asc_sim_tiling_header.h").write_text(tiling_header)
+            if re.search(r"\bgert::", strip_comments(tiling_header)):
+                # a tiling header with host helpers (a TilingParseContext in a template): the gert contexts
+                # are declared, as the header's own host build has them; the kernel never calls them
+                tu.append('#include "asc_sim/host/context.h"')
             tu += ["#define ASC_SIM_HAS_TILING 1", "#define ASC_SIM_DEFAULT_TILING asc_sim_tiling_ns::Default",
                    '#include "asc_sim_tiling_header.h"',
                    f"namespace asc_sim_tiling_ns {{ using namespace optiling; using Default = {tiling_struct}; }}"]

@@ -190,3 +190,34 @@ def test_set_flag_with_pipes_that_no_event_links_is_an_error():
                                                  np.zeros(N, np.float32), np.zeros(8, np.int32), 0], block_dim=1)
     assert not res.ok
     assert any(d.rule == "sync-pipes" for d in res.diagnostics), res.report()
+
+
+def test_a_tiling_header_with_host_helpers_and_branch_hints_builds_into_the_kernel():
+    """A tiling header may define host helpers on gert contexts (a template reading a
+    TilingParseContext), and kernels write likely()/unlikely() unqualified: both build."""
+    from ascendcraft.sim import build_kernel, run_kernel
+    header = """
+#pragma once
+#include "register/tilingdata_base.h"
+namespace optiling {
+template <typename T> inline T* CompileInfo(gert::TilingParseContext* context) { return context->GetCompiledInfo<T>(); }
+BEGIN_TILING_DATA_DEF(HintTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, n);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(Hint, HintTilingData)
+}
+"""
+    source = """
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void hint(GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+    GET_TILING_DATA(t, tiling);
+    AscendC::GlobalTensor<int32_t> yGm;
+    yGm.SetGlobalBuffer((__gm__ int32_t*)y, 8);
+    if (unlikely(t.n == 0) || !likely(AscendC::GetBlockIdx() == 0)) return;
+    yGm.SetValue(0, static_cast<int32_t>(t.n));
+}
+"""
+    art = build_kernel(source, "hint", tiling_header=header)
+    res = run_kernel(art, [np.zeros(8, np.int32)], tiling={"n": 7}, block_dim=1)
+    assert res.ok, res.report()
+    assert res.outputs[0][0] == 7

@@ -99,3 +99,11 @@ template <class... A> inline std::string assert_detail(const char* f, A... a) {
     (ASC_SIM_ASSERT_COND(expr) ? void(0)                                                                              \
                                : ::asc_sim::assert_fail(#expr, ::asc_sim::Loc{__FILE__, __LINE__},                   \
                                                         ::asc_sim::assert_detail(__VA_ARGS__)))
+
+// Branch hints kernels use unqualified (asc-devkit impl/basic_api/utils/kernel_utils_macros.h).
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
