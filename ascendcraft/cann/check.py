@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from ..chips import DEFAULT_CHIP
 from ..distributions import DEFAULT_TRIALS
 from ..errors import AscendcraftError, UserError
@@ -131,8 +133,8 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
 
     def run(ins: list, outs: list) -> None:
         case = bind_case(sig, shapes, ins)
-        if len(outs) > len(sig.outputs):
-            raise ProjectRunError(f"operator {sig.name} has {len(sig.outputs)} outputs, the op {len(outs)}")
+        written = outs[len(sig.outputs):]     # the op's further outputs: inputs the operator writes in place
+        outs = outs[:len(sig.outputs)]
         # the op's outputs are the OpDef's first ones, at the op's shapes in the operator's own dtypes
         # (IsFinite writes bool where its reference gives 0.0 and 1.0 in x's dtype: compared as those);
         # further OpDef outputs (a norm's mean and rstd) are inferred by the host code, written by the
@@ -147,9 +149,30 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
                 raise ProjectRunError(f"operator {sig.name}'s output is {tuple(got.shape)}, the op's "
                                       f"{tuple(buf.shape)}", hint="check the project's InferShape")
             buf[...] = got.astype(buf.dtype, copy=False)
+        if written:
+            _in_place(sig, case, r.inputs, written)
 
     draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=say)
     return verify(run, shapes, draws=draws, progress=say, precision=precision)
+
+
+def _in_place(sig, case, after: tuple, written: list) -> None:
+    """The op's outputs past the OpDef's (an operator with fewer outputs, Sscal's ``x = alpha * x``):
+    each is the next OpDef input of its dtype and element count, as the run left it."""
+    taken = set()
+    for buf in written:
+        for k, (before, now) in enumerate(zip(case.inputs, after)):
+            tensor = before[0] if isinstance(before, list) else before
+            if k in taken or now is None or not hasattr(tensor, "shape") or now.size != buf.size \
+                    or np.dtype(now.dtype).kind != np.dtype(buf.dtype).kind:
+                continue
+            taken.add(k)
+            buf[...] = np.asarray(now).reshape(buf.shape).astype(buf.dtype, copy=False)
+            break
+        else:
+            raise ProjectRunError(f"operator {sig.name} has {len(sig.outputs)} outputs and the op "
+                                  f"{len(sig.outputs) + len(written)}; no input of its writes in place matches output "
+                                  f"{len(sig.outputs) + len(taken)} ({buf.dtype}, {buf.size} elements)")
 
 
 def _model_time(result: ProjectCheck, project, sig, real, chip, say) -> None:
@@ -160,7 +183,7 @@ def _model_time(result: ProjectCheck, project, sig, real, chip, say) -> None:
     ins = [gm(s.shape, NUMPY[s.dtype]) if hasattr(s, "shape") else s for s in real.input_specs]
     try:
         case = bind_case(sig, real, ins)
-        outs = [(s.shape, NUMPY[s.dtype]) for s in real.output_specs]
+        outs = [(s.shape, NUMPY[s.dtype]) for s in real.output_specs][:len(sig.outputs)]
         r = run_op(project, list(case.inputs), case.attrs, outputs=outs + [(None, None)] * (len(sig.outputs) - len(outs)),
                    chip=chip, cost_only=True, dtypes=case.dtypes)
     except AscendcraftError as err:

@@ -33,6 +33,7 @@ class OpRun:
     tiling: HostTiling
     signature: OpSignature
     tiling_fields: dict
+    inputs: tuple = ()      # the inputs as the run left them (an in-place operator's results), OpDef order
 
     @property
     def ok(self) -> bool:
@@ -116,7 +117,9 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
     gm_index = [i for i, p in enumerate(art.params) if p.kind not in ("workspace", "tiling")]
     outs = () if cost_only or not res.outputs else tuple(
         _single(res.outputs[gm_index[i]]) for i in out_positions)
-    return OpRun(outs, res, ht, sig, decode_tiling(res.tiling_layout, ht.tiling))
+    after = () if cost_only or not res.outputs else tuple(
+        None if v is None else _single(res.outputs[gm_index[i]]) for i, v in enumerate(ins))
+    return OpRun(outs, res, ht, sig, decode_tiling(res.tiling_layout, ht.tiling), after)
 
 
 def _dynamic(p, v) -> list:

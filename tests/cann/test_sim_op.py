@@ -118,3 +118,17 @@ def test_run_op_takes_a_list_for_a_dynamic_input_and_says_what_it_cannot_run():
         run_op(LIST_PROJECT, [[x, x]], {"scale": 1.5}, outputs=[((300,), None)])
     with pytest.raises(UserError, match="input x is DYNAMIC"):
         run_op(LIST_PROJECT, [x], {"scale": 1.5}, outputs=[((300,), None)])
+
+
+def test_an_operator_that_writes_its_input_in_place_is_judged_on_that_input(tmp_path):
+    """An OpDef with fewer outputs than the op returns (Sscal's x = alpha * x): each further output is
+    the next input of its dtype and size, as the run left it; a kernel that does not write it fails."""
+    project = HERE / "projects" / "scale_in_place"
+    op = HERE / "scale_in_place_op.py"
+    assert check_project(project, op, trials=2, model_time=False).passed
+    idle = tmp_path / "idle"
+    shutil.copytree(project, idle)
+    kernel = idle / "op_kernel" / "scale_in_place.cpp"
+    kernel.write_text(kernel.read_text().replace("Muls(a, a, t.scale, m);", "Muls(a, a, 1.0f, m);"))
+    r = check_project(idle, op, trials=1, model_time=False)
+    assert not r.passed and "elements wrong" in r.first_failure()
