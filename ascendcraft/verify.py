@@ -233,12 +233,16 @@ class Draw:
         s = self._spread[dtype]
         return s[i] if s is not None and i < len(s) else None
 
-    def judge(self, got: np.ndarray, i: int, sensitivity: bool = True) -> OutputResult:
+    def judge(self, got: np.ndarray, i: int, sensitivity: bool = True, written_as: str | None = None) -> OutputResult:
         """``got``, output ``i`` of a run (or the op's own result), against the judged reference:
         the per-dtype tolerances first, the float slack (the magnitudes of the terms and, with
-        ``sensitivity``, the op's sensitivity to rounding) only where those fail."""
+        ``sensitivity``, the op's sensitivity to rounding) only where those fail. ``written_as``: the
+        float dtype the run wrote the output in, when coarser than the reference's (an operator whose
+        OpDef writes bf16 where torch promotes to f32): judged at its precision."""
         truth = self.truth[i]
         dtype = dtype_name(self.native[i].dtype)
+        if written_as in _EPS and dtype in _EPS and _EPS[written_as] > _EPS[dtype]:
+            dtype = written_as
         free = self.nonfinite_unjudged
         res = compare(got, truth, i, dtype=dtype, nonfinite_unjudged=free)
         if not res.passed and dtype in _EPS and res.n_unwritten == 0:
@@ -514,7 +518,8 @@ def _derived_draw(t: int, seed_t: int, shapes: TaskShapes, op0: Draw, structures
 
 def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, seed: int = 0,
            inputs: str = "adversarial", draws: list[Draw] | None = None,
-           progress: Callable[[str], None] | None = None, precision: str = "ours") -> VerifyReport:
+           progress: Callable[[str], None] | None = None, precision: str = "ours",
+           written_as: list | None = None) -> VerifyReport:
     """Run ``run(inputs, outputs)`` on every trial's inputs and judge it against torch.
 
     ``inputs`` are NumPy arrays (GM convention) or Python scalars in forward-argument
@@ -522,7 +527,9 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
     (from :func:`make_draws` on the same shapes) saves drawing and evaluating the references
     again. Errors raised by ``run`` propagate unchanged (AscendcraftError is rendered by the
     caller). ``precision="task"`` accepts a trial by the benchmark's own check
-    (:mod:`ascendcraft.acceptance`); ours is still computed and reported beside it.
+    (:mod:`ascendcraft.acceptance`); ours is still computed and reported beside it. ``written_as``:
+    per output, the dtype the run writes it in where that differs from the reference's (a CANN
+    operator's OpDef), filled by ``run`` at its first call at the latest (:meth:`Draw.judge`).
     """
     rule = rule_for(shapes, precision)
     if draws is None:
@@ -541,7 +548,7 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
             continue
         per = []
         for i, (got, native, truth) in enumerate(zip(outputs, draw.native, draw.truth)):
-            res = draw.judge(got, i)
+            res = draw.judge(got, i, written_as=written_as[i] if written_as and i < len(written_as) else None)
             if not res.passed and truth is not native:
                 # A kernel that reproduces the op's own rounding (f16 intermediates, torch's
                 # summation order) is right by the op's contract too.

@@ -311,3 +311,19 @@ def test_l2_norms_of_huge_finite_values_neither_overflow_nor_warn():
         warnings.simplefilter("error")
         _, rel = float_slack(torch.tensor(big), torch.tensor(big), "f32")
     assert math.isfinite(rel) and rel > 0
+
+
+def test_an_output_written_in_a_coarser_dtype_is_judged_at_its_precision():
+    """A CANN operator whose OpDef writes bf16 where torch's reference is f32 (a bf16 tensor times an
+    f32 scalar tensor promotes): its bf16 rounding fails at f32's precision and passes at bf16's,
+    and written_as never loosens an output to a dtype finer than the reference's."""
+    s = shapes("relu")
+
+    def bf16_relu(inputs, outputs):
+        outputs[0][...] = round_bf16(np.maximum(inputs[0], 0))
+
+    assert not verify(bf16_relu, s, trials=1).passed
+    assert verify(bf16_relu, s, trials=2, written_as=["bf16"]).passed
+    wrong = verify(lambda i, o: o[0].__setitem__(..., round_bf16(np.maximum(i[0], 0)) * 1.5), s, trials=1,
+                   written_as=["bf16"])
+    assert not wrong.passed

@@ -131,6 +131,8 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
     from ..sim.host_op import run_op
     from ..verify import make_draws, verify
 
+    written_as: list = []       # the float dtypes the operator writes its outputs in (judged at theirs)
+
     def run(ins: list, outs: list) -> None:
         case = bind_case(sig, shapes, ins)
         written = outs[len(sig.outputs):]     # the op's further outputs: inputs the operator writes in place
@@ -144,6 +146,7 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
         if not r.ok:
             raise ProjectRunError(f"operator {sig.name} failed on the simulator at {inputs_text(shapes)}:\n"
                                   + r.result.failure())
+        written_as[:] = [_FLOAT_NAMES.get(d) for d in r.tiling.output_dtypes]
         for buf, got in zip(outs, r.outputs):
             if tuple(buf.shape) != tuple(got.shape):
                 raise ProjectRunError(f"operator {sig.name}'s output is {tuple(got.shape)}, the op's "
@@ -153,7 +156,11 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
             _in_place(sig, case, r.inputs, written)
 
     draws = make_draws(shapes, trials=trials, seed=seed, inputs=inputs, progress=say)
-    return verify(run, shapes, draws=draws, progress=say, precision=precision)
+    return verify(run, shapes, draws=draws, progress=say, precision=precision, written_as=written_as)
+
+
+#: the float outputs an operator may write coarser than its reference (bf16 where torch promotes to f32)
+_FLOAT_NAMES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 
 
 def _in_place(sig, case, after: tuple, written: list) -> None:
