@@ -355,6 +355,11 @@ class ByNode:
 _KERNEL_NODES = ByNode(4)   # a kernel's nodes: the last few kernels walked
 
 
+def is_product(node) -> bool:
+    """A cube product: the DSL's ``matmul``, or the ``Matmul`` call the cube pass lowers it to."""
+    return isinstance(node, Call) and node.func in ("matmul", "Matmul")
+
+
 def walk(node):
     """``node`` and every IR node below it, depth first, in source order.
 

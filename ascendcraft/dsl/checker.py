@@ -53,7 +53,7 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
     def __init__(self, kernel: A.Kernel, binding: Binding, chip: Chip):
         self.kernel, self.binding, self.chip = kernel, binding, chip
         self.expr_types: dict[int, object] = {}
-        self.uses_cube = any(isinstance(n, A.Call) and n.func in ("matmul", "Matmul") for n in A.walk(kernel))
+        self.uses_cube = any(map(A.is_product, A.walk(kernel)))
         self.cores = chip.aic_cores if self.uses_cube else chip.aiv_cores
         self.env: dict[str, object] = {}
         self.fixed: set[str] = set()     # names that cannot be reassigned

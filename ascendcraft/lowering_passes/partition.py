@@ -32,10 +32,6 @@ from ascendcraft.dsl import ast as A
 from .base import LoweringPass, Names, binary, call, is_phase_loop, name
 
 
-def is_product(n) -> bool:
-    return isinstance(n, A.Call) and n.func in ("matmul", "Matmul")
-
-
 @dataclass(frozen=True)
 class Partition(LoweringPass):
     name: str = "partition"
@@ -44,7 +40,7 @@ class Partition(LoweringPass):
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         names = Names(kernel)
         # the vector cores per cube core of a mixed launch, for the phases without a product
-        ratio = ctx.chip.aiv_cores // ctx.chip.aic_cores if any(map(is_product, A.walk(kernel))) else 1
+        ratio = ctx.chip.aiv_cores // ctx.chip.aic_cores if any(map(A.is_product, A.walk(kernel))) else 1
         body = tuple(self._phase(s, names, ratio) if isinstance(s, A.ParallelFor) else
                      replace(s, body=tuple(self._phase(p, names, ratio) for p in s.body)) if is_phase_loop(s) else s
                      for s in kernel.body)
@@ -58,7 +54,7 @@ class Partition(LoweringPass):
             total = binary("*", total, e)
         core, flat = names.fresh("core"), names.fresh("f")
         cores = name("CORES")
-        if ratio > 1 and not any(map(is_product, A.walk(s))):
+        if ratio > 1 and not any(map(A.is_product, A.walk(s))):
             cores = binary("*", A.Int(ratio), cores)
         base, rem = binary("//", total, cores), binary("%", total, cores)
 

@@ -64,7 +64,7 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
             case_inputs.append(None)
             continue
         # a DYNAMIC input is a list of tensors (its kernel parameter a ListTensorDesc block)
-        tensors = _dynamic(p, v) if p.param_type == "DYNAMIC" else [v]
+        tensors = _tensors(p, v)
         specs = []
         for k, t in enumerate(tensors):
             where = p.name if p.param_type != "DYNAMIC" else f"{p.name}[{k}]"
@@ -90,8 +90,9 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
     args, bf16 = [], {}
     out_positions = []
     for i, (p, v) in enumerate(zip(sig.inputs, ins)):
-        first = _dynamic(p, v)[0] if p.param_type == "DYNAMIC" and v is not None else v
-        args.append(list(_dynamic(p, v)) if p.param_type == "DYNAMIC" and v is not None else v)
+        tensors = _tensors(p, v)
+        first = tensors[0] if tensors else None
+        args.append(tensors if p.param_type == "DYNAMIC" else v)
         if (overrides.get(p.name) or (dtype(first.dtype) if first is not None else None)) is DTYPES["bfloat16"]:
             bf16[i] = "bfloat16"
     for k, (p, shape, dt_name) in enumerate(zip(sig.outputs, ht.output_shapes, ht.output_dtypes)):
@@ -122,8 +123,13 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
     return OpRun(outs, res, ht, sig, decode_tiling(res.tiling_layout, ht.tiling), after)
 
 
-def _dynamic(p, v) -> list:
-    """A DYNAMIC input's tensors: a non-empty list of arrays (or gm() specs)."""
+def _tensors(p, v) -> list | None:
+    """An input's tensors: None when it is absent, a DYNAMIC one's non-empty list of arrays (or gm()
+    specs), else the one."""
+    if v is None:
+        return None
+    if p.param_type != "DYNAMIC":
+        return [v]
     if not isinstance(v, (list, tuple)) or not v:
         raise UserError(f"input {p.name} is DYNAMIC (a tensor list): pass a non-empty list of arrays")
     return list(v)
@@ -161,8 +167,7 @@ def _build(project: Project, sig: OpSignature, ht: HostTiling, ins: list, overri
     defines = {}
     for p, v in zip(sig.inputs, ins):
         if v is not None:
-            first = _dynamic(p, v)[0] if p.param_type == "DYNAMIC" else v
-            _param_macros(defines, p.name, overrides.get(p.name) or dtype(first.dtype))
+            _param_macros(defines, p.name, overrides.get(p.name) or dtype(_tensors(p, v)[0].dtype))
     for p, dt_name in zip(sig.outputs, ht.output_dtypes):
         _param_macros(defines, p.name, dtype(dt_name))
     kernel_text = "\n".join(project.kernel_files.values())

@@ -73,12 +73,16 @@ def test_two_blocks_writing_row_60_is_a_race(rng):
     assert "blocks 0 and 1 both write output 'y' element 100000 " in d.message
 
 
-def test_rewriting_another_blocks_bytes_after_syncall_is_fine(rng):
-    art = _two_phase()
-    per, blocks = 64, 4
+def _synced_run(art, rng, blocks: int = 4, per: int = 64):
+    """two_phase with its SyncAll and atomic adds on: (the result, x)."""
     x = rng.standard_normal(per * blocks).astype(np.float32)
-    res = run_kernel(art, [x, np.full_like(x, np.nan), np.full(8, np.nan, np.float32), per, 1, 1], block_dim=blocks,
-                     outputs=["y", "z"])
+    return run_kernel(art, [x, np.full_like(x, np.nan), np.full(8, np.nan, np.float32), per, 1, 1], block_dim=blocks,
+                      outputs=["y", "z"]), x
+
+
+def test_rewriting_another_blocks_bytes_after_syncall_is_fine(rng):
+    blocks = 4
+    res, x = _synced_run(_two_phase(), rng, blocks)
     assert res.ok, res.report()
     np.testing.assert_array_equal(res.outputs[1], 2 * x)
     np.testing.assert_array_equal(res.outputs[2], np.full(8, blocks, np.float32))   # atomic adds overlap on purpose
@@ -162,9 +166,6 @@ def test_a_syncall_in_a_header_of_the_kernel_is_a_barrier(rng):
         '#include "kernel_operator.h"', '#include "kernel_operator.h"\n#include "barrier.h"')
     art = build_kernel(source, "two_phase",
                        extra_sources={"barrier.h": "#pragma once\ninline void Barrier() { AscendC::SyncAll(); }\n"})
-    per, blocks = 64, 4
-    x = rng.standard_normal(per * blocks).astype(np.float32)
-    res = run_kernel(art, [x, np.full_like(x, np.nan), np.full(8, np.nan, np.float32), per, 1, 1], block_dim=blocks,
-                     outputs=["y", "z"])
+    res, x = _synced_run(art, rng)
     assert res.ok, res.report()
     np.testing.assert_array_equal(res.outputs[1], 2 * x)

@@ -319,12 +319,6 @@ double cross_barrier(bool aiv_only, double time, const char* api, const Loc& loc
     return release;
 }
 
-double hbm_share_per_cycle(int64_t sharers) {
-    const Config& c = S().cfg;
-    const double gbps = c.hbm_achievable_gbps > 0 ? c.hbm_achievable_gbps : c.hbm_gbps;
-    return gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(std::max<int64_t>(sharers, 1));
-}
-
 void cross_unconsumed(FILE* out) {
     const CrossCores& x = g_cross;
     int shown = 0;

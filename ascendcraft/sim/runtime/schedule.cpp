@@ -15,12 +15,13 @@ void trace_record(int pipe, double start, double end, uint8_t kind, const char* 
                                static_cast<uint8_t>(pipe), kind});
 }
 
-double hbm_bytes_per_cycle() {
+double hbm_share_per_cycle(int64_t sharers) {
     const Config& c = S().cfg;
-    const int64_t active = active_cores(c);
-    double gbps = c.hbm_achievable_gbps > 0 ? c.hbm_achievable_gbps : c.hbm_gbps;
-    return gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(active);
+    const double gbps = c.hbm_achievable_gbps > 0 ? c.hbm_achievable_gbps : c.hbm_gbps;
+    return gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(std::max<int64_t>(sharers, 1));
 }
+
+double hbm_bytes_per_cycle() { return hbm_share_per_cycle(active_cores(S().cfg)); }
 
 uint64_t l2_overlap_interval(int64_t lo, int64_t hi, int64_t be, int64_t se, int64_t ne) {
     if (hi <= 0 || lo >= (ne - 1) * se + be || hi <= lo) return 0;

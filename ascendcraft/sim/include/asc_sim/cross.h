@@ -124,8 +124,6 @@ void cross_set(int mode, int id, double time, const char* api, const Loc& loc);
 // SyncAll: every AIV (isAIVOnly) or every core arrives, then all resume at the last arrival, each
 // arrival no earlier than its HBM bytes of the phase over the phase's share (Firing).
 double cross_barrier(bool aiv_only, double time, const char* api, const Loc& loc);
-// The HBM bytes per cycle each of `sharers` cores moving data at once gets.
-double hbm_share_per_cycle(int64_t sharers);
 
 // After a run that completed: flags set and never waited for, and sets whose round never completed
 // (warnings: the NPU leaves the counter raised, and the next launch of the kernel would find it).

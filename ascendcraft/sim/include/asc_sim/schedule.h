@@ -11,6 +11,9 @@ void trace_record(int pipe, double start, double end, uint8_t kind = TR_INSTR, c
 // A core's share of the HBM bandwidth kernels actually reach (not the nominal figure: no
 // streaming kernel reaches that, so modelling it would make bandwidth-bound kernels too fast).
 double hbm_bytes_per_cycle();
+// The HBM bytes per cycle each of `sharers` cores moving data at once gets (the launch's active cores
+// for one transfer; the cores that moved data in a phase at its SyncAll, cross.cpp).
+double hbm_share_per_cycle(int64_t sharers);
 
 // L2 reuse: each active core owns an equal share of the chip's L2 (an approximation of a
 // shared cache). The bytes of a GM read that the same core read within its last `share` bytes
