@@ -45,6 +45,9 @@ def add_parser(sub, parents=()) -> None:
     b.add_argument("--seed", type=int, default=0, help="seed of the first trial (and of the first sample)")
     b.add_argument("--max-bytes", type=int, default=64 << 20,
                    help="verify on reduced shapes when the op's tensors exceed this many bytes (default 64 MiB)")
+    b.add_argument("--no-handwritten", dest="handwritten", action="store_false",
+                   help="do not time a task's hand-written operator (NPUKernelBench's answer/0) beside a correct "
+                   "kernel; by default bench runs it at the same case and reports ours / hand-written")
     b.add_argument("--cache", choices=("on", "off", "replay"), help="LLM response cache (as gen)")
     b.add_argument("--json", action="store_true", help="print one JSON document, the summary as its result")
 
@@ -66,7 +69,8 @@ def run(args) -> int:
     options = BenchOptions(chip=args.chip, backend=resolve_backend(args.backend), trials=args.trials, seed=args.seed,
                            inputs=args.inputs, precision=args.precision, max_bytes=args.max_bytes,
                            samples=args.samples, turns=args.turns, optimize=args.optimize,
-                           model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache)
+                           model=model, api_base=args.api_base, temperature=args.temperature, cache=args.cache,
+                           handwritten=args.handwritten)
     result = run_bench(args.tasks, kernels=args.kernels, out=args.out, options=options, jobs=args.jobs,
                        timeout=args.timeout, resume=args.resume, force=args.force, progress=args.progress)
     from ..cli import emit, emit_json

@@ -34,6 +34,7 @@ class BenchOptions:
     temperature: float | None = None
     cache: str | None = None
     llm_timeout: float | None = None
+    handwritten: bool = True       # time a task's hand-written operator beside a correct kernel (bench/handwritten.py)
 
 
 def run_task(task: BenchTask, options: BenchOptions, folder: Path, send: Callable[[dict], None]) -> dict:
@@ -64,7 +65,23 @@ def run_task(task: BenchTask, options: BenchOptions, folder: Path, send: Callabl
         eager_us = (record.get("eager") or {}).get("time_us")
         if eager_us and chosen.get("kernel_us"):
             record["speedup"] = eager_us / chosen["kernel_us"]
+        if options.handwritten:
+            _against_handwritten(record, task, options, send)
     return _finish(record, started)
+
+
+def _against_handwritten(record: dict, task: BenchTask, options: BenchOptions, send) -> None:
+    """The yardstick: the task's hand-written operator at the same case, and ours ÷ its time."""
+    from .handwritten import handwritten
+    try:
+        hw = handwritten(task.op, options, send)
+    except Exception as err:  # noqa: BLE001 - a bug of ours: the yardstick is missing, the kernel's record stands
+        hw = {"time_us": None, "note": f"internal error timing the hand-written operator: {type(err).__name__}: {err}"}
+    if hw is None:
+        return
+    record["handwritten"] = hw
+    if hw.get("time_us") and record.get("kernel_us"):
+        record["vs_handwritten"] = record["kernel_us"] / hw["time_us"]
 
 
 def _finish(record: dict, started: float, *, status: str = "done", error: dict | None = None,

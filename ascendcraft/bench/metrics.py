@@ -8,6 +8,9 @@ Definitions (docs/bench.md explains each against MultiKernelBench's own metrics)
   with n samples of which c are correct, ``1 - C(n-c, k) / C(n, k)``, averaged over tasks.
 * fast_p is the share of all tasks whose best correct kernel is correct and at least p times
   faster than the modeled eager time; fast_0 is the share of tasks solved.
+* ours ÷ hand-written is a correct task's kernel time over its hand-written operator's at the same
+  case (bench/handwritten.py), for the tasks that carry one that matched; its geometric mean is
+  over those tasks (below 1: ours is faster).
 * A sample stopped by a bug of ascendcraft (an internal error, or a failure it recognises as its
   own: ``stopped_by_us``) is no evidence about the kernel: the stage rates leave it out and count
   it apart (``stopped_by_us``); it is not correct, so pass@k and fast_p count it as unsolved.
@@ -75,6 +78,7 @@ def _summary(records: list[dict], k: int) -> dict:
                     for r in ran]
         passes[f"pass@{kk}"] = sum(per_task) / tasks if tasks else None
     speedups = [r["speedup"] for r in ran if r.get("correct") and r.get("speedup")]
+    against = [r["vs_handwritten"] for r in ran if r.get("correct") and r.get("vs_handwritten")]
     fast = {f"fast_{p:g}": (sum(1 for r in ran if r.get("correct") and (r.get("speedup") or 0) >= p) / tasks
                             if tasks else None) for p in FAST_P}
     usage = [r.get("usage") or {} for r in records]
@@ -89,10 +93,15 @@ def _summary(records: list[dict], k: int) -> dict:
             "stopped_by_us": len(samples) - len(judged),
             "unverifiable_tasks": sum(any(s.get("unverifiable") for s in r.get("samples", [])) for r in ran),
             "stages": rates, **passes, **fast,
-            "geomean_speedup": (math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None),
+            "geomean_speedup": _geomean(speedups),
+            "handwritten_tasks": len(against), "geomean_vs_handwritten": _geomean(against),
             "tokens_in": sum(u.get("tokens_in") or 0 for u in usage),
             "tokens_out": sum(u.get("tokens_out") or 0 for u in usage),
             "cost_usd": None if any(c is None for c in costs) and costs else round(sum(c or 0 for c in costs), 6)}
+
+
+def _geomean(values: list[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
 def _correct(record: dict) -> int:

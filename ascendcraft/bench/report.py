@@ -10,7 +10,7 @@ from . import faults
 from .metrics import FAST_P, STAGES
 
 CSV_FIELDS = ("task", "category", "status", "samples", "correct_samples", "ended_at", "stopped_by_us", "correct",
-              "eager_us", "kernel_us", "speedup", "efficiency", "tokens_in", "tokens_out", "cost_usd", "wall_s", "error")
+              "eager_us", "kernel_us", "speedup", "efficiency", "handwritten_us", "vs_handwritten", "tokens_in", "tokens_out", "cost_usd", "wall_s", "error")
 
 #: How a task's result reads when its last sample ended at a stage (the stage names are the table's).
 ENDED = {"parse": "did not parse", "extract": "no kernel in the reply", "check": "rejected by check",
@@ -58,6 +58,7 @@ def _row(r: dict) -> dict:
             "stopped_by_us": sum(bool(s.get("stopped_by_us")) for s in samples),
             "correct": bool(r.get("correct")), "eager_us": (r.get("eager") or {}).get("time_us"),
             "kernel_us": r.get("kernel_us"), "speedup": r.get("speedup"), "efficiency": r.get("efficiency"),
+            "handwritten_us": (r.get("handwritten") or {}).get("time_us"), "vs_handwritten": r.get("vs_handwritten"),
             "tokens_in": usage.get("tokens_in"), "tokens_out": usage.get("tokens_out"),
             "cost_usd": usage.get("cost_usd"), "wall_s": r.get("wall_s"),
             "error": ((r.get("error") or {}).get("message") or _first_error(samples) or "").splitlines()[0:1]}
@@ -90,13 +91,18 @@ def summary_table(summary: dict) -> str:
     """The per-category table (Markdown), overall last."""
     groups = list(summary["categories"].items()) + [("**overall**", summary["overall"])]
     passes = [k for k in summary["overall"] if k.startswith("pass@")]
+    yardstick = bool(summary["overall"].get("handwritten_tasks"))    # a column only where a task has one
     head = (["category", "tasks"] + list(STAGES[:-1]) + ["correct"] + passes
-            + [f"fast_{p:g}" for p in FAST_P] + ["geomean speedup", "stopped by ascendcraft", "not run (outside)"])
+            + [f"fast_{p:g}" for p in FAST_P] + ["geomean speedup"]
+            + (["geomean ours ÷ hand-written"] if yardstick else []) + ["stopped by ascendcraft", "not run (outside)"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, s in groups:
         cells = [name, str(s["tasks"])] + [_pct(s["stages"][st]["rate"]) for st in STAGES]
         cells += [_pct(s[p]) for p in passes] + [_pct(s[f"fast_{p:g}"]) for p in FAST_P]
         cells.append("—" if s["geomean_speedup"] is None else f"{s['geomean_speedup']:.2f}×")
+        if yardstick:
+            g = s.get("geomean_vs_handwritten")
+            cells.append("—" if g is None else f"{g:.2f} ({s['handwritten_tasks']})")
         cells.append(str(s.get("stopped_by_us", 0)))
         cells.append(str(s.get("not_run", 0)))
         lines.append("| " + " | ".join(cells) + " |")
@@ -147,13 +153,23 @@ def markdown(records: list[dict], summary: dict, settings: dict, *, picture: str
                   + ("unknown (unpriced model)" if o["cost_usd"] is None else f"${o['cost_usd']:.4f}") + ".", ""]
     if picture:
         lines += [f"![modeled speedup over eager, per task]({picture})", ""]
-    lines += ["| task | result | eager µs | kernel µs | speedup | efficiency | folder |", "|---|---|---|---|---|---|---|"]
+    yardstick = any("handwritten" in r for r in records)
+    lines += ["| task | result | eager µs | kernel µs | speedup | efficiency | "
+              + ("hand-written µs | ours ÷ hand-written | " if yardstick else "") + "folder |",
+              "|---|---|---|---|---|---|" + ("---|---|" if yardstick else "") + "---|"]
     for r in sorted(records, key=lambda r: r["task"]):
         row = _row(r)
         result = "correct" if row["correct"] else _result(r, row)
+        against = ""
+        if yardstick:
+            against = f"{_num(row['handwritten_us'])} | {_num(row['vs_handwritten'], '.2f')} | "
         lines.append(f"| {r['task']} | {result} | {_num(row['eager_us'])} | {_num(row['kernel_us'])} | "
                      f"{'—' if row['speedup'] is None else format(row['speedup'], '.2f') + '×'} | "
-                     f"{_pct(row['efficiency'])} | {_folder_link(r['task'], reports)} |")
+                     f"{_pct(row['efficiency'])} | {against}{_folder_link(r['task'], reports)} |")
+    unmatched = sorted((r for r in records if (r.get("handwritten") or {}).get("note")), key=lambda r: r["task"])
+    if unmatched:
+        lines += ["", "## Hand-written operators without a time", ""]
+        lines += [f"- **{r['task']}**: {r['handwritten']['note']}" for r in unmatched]
     outside = sorted((r for r in records if faults.is_outside(r)), key=lambda r: r["task"])
     if outside:
         lines += ["", "## Not run: outside faults", "",

@@ -190,7 +190,8 @@ def _model_time(result: ProjectCheck, project, sig, real, chip, say) -> None:
     ins = [gm(s.shape, NUMPY[s.dtype]) if hasattr(s, "shape") else s for s in real.input_specs]
     try:
         case = bind_case(sig, real, ins)
-        outs = [(s.shape, NUMPY[s.dtype]) for s in real.output_specs][:len(sig.outputs)]
+        # in the operator's own dtypes, as the verification runs it (IsFinite writes bool, not x's dtype)
+        outs = [(s.shape, None) for s in real.output_specs][:len(sig.outputs)]
         r = run_op(project, list(case.inputs), case.attrs, outputs=outs + [(None, None)] * (len(sig.outputs) - len(outs)),
                    chip=chip, cost_only=True, dtypes=case.dtypes)
     except AscendcraftError as err:

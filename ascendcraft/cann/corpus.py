@@ -30,7 +30,7 @@ class AnswerOutcome:
     tiled: bool               # the host code ran for a case
     matched: bool             # every verified case matched the reference
     failure: str | None       # the class (module docstring), None when matched
-    detail: str | None        # the first line of the error, or the first failing case
+    detail: str | None        # the first line of the error, or the first failing case (matched: why no time)
     cases: int = 0            # cases (groups) verified
     not_verified: int = 0     # cases left out (too large, or not reached after a failure)
     time_us: float | None = None
@@ -56,7 +56,8 @@ def task_label(folder: Path) -> str:
 
 
 def run_answer(folder: Path, *, trials: int = 1, max_bytes: int = 16 << 20, model_time: bool = False,
-               chip: str = "910B2") -> AnswerOutcome:
+               chip: str = "910B2", seed: int = 0, inputs: str = "adversarial",
+               precision: str = "ours") -> AnswerOutcome:
     """Run task ``folder``'s answer against its reference on its cases (those within ``max_bytes``)."""
     from ..sim.build import SimBuildError
     from ..sim.host_build import HostBuildError
@@ -74,8 +75,8 @@ def run_answer(folder: Path, *, trials: int = 1, max_bytes: int = 16 << 20, mode
     except AscendcraftError as err:
         return outcome(False, False, False, "task", str(err))
     try:
-        result = check_project(folder / ANSWER, folder, trials=trials, chip=chip, max_bytes=max_bytes,
-                               model_time=model_time)
+        result = check_project(folder / ANSWER, folder, trials=trials, seed=seed, chip=chip, max_bytes=max_bytes,
+                               inputs=inputs, precision=precision, model_time=model_time)
     except HostBuildError as err:
         cls = "host header" if err.missing_headers else "host API" if err.missing_apis else "host build"
         return outcome(False, False, False, cls, str(err))
@@ -94,8 +95,8 @@ def run_answer(folder: Path, *, trials: int = 1, max_bytes: int = 16 << 20, mode
     if not result.passed:
         return outcome(True, True, False, "mismatch", result.first_failure(), cases=cases,
                        not_verified=len(result.skipped))
-    return outcome(True, True, True, None, None, cases=cases, not_verified=len(result.skipped),
-                   time_us=result.time_us)
+    return outcome(True, True, True, None, result.time_note if model_time and result.time_us is None else None,
+                   cases=cases, not_verified=len(result.skipped), time_us=result.time_us)
 
 
 def _first_line(text: str) -> str:

@@ -132,3 +132,11 @@ def test_an_operator_that_writes_its_input_in_place_is_judged_on_that_input(tmp_
     kernel.write_text(kernel.read_text().replace("Muls(a, a, t.scale, m);", "Muls(a, a, 1.0f, m);"))
     r = check_project(idle, op, trials=1, model_time=False)
     assert not r.passed and "elements wrong" in r.first_failure()
+
+
+def test_an_operator_writing_bool_where_its_reference_gives_floats_is_verified_and_timed_as_bool():
+    # the outputs are the operator's own dtype in the verification and in the timed run alike (a
+    # float-sized output buffer would leave 3 of its 4 bytes an element unwritten)
+    r = check_project(HERE / "projects" / "is_positive", HERE / "is_positive_op.py", trials=2)
+    assert r.passed, r.summary()
+    assert r.time_note is None and r.time_us > 0 and r.block_dim == 1

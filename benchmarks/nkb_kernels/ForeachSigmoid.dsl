@@ -1,0 +1,6 @@
+# sigmoid(x) of each tensor of the list (split per tensor: one kernel run each), in f32, one rounding back.
+kernel foreach_sigmoid[T: (f16, bf16, f32)](inputs: gm T[*S]) -> (y: gm T[*S]):
+    const TS = 8192
+    for b in parallel(cdiv(S, TS)):
+        t = cast(load(inputs[b * TS:b * TS + TS]), f32)
+        store(y[b * TS:b * TS + TS], cast(sigmoid(t), T))
