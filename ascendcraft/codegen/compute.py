@@ -212,6 +212,8 @@ class ComputeEmitter:
                 self.emit("    AscendC::PipeBarrier<PIPE_V>();")
                 self.emit(f"    AscendC::{fn}({target}, {target}, {a[0]}[r_ * {src.pitch}], {cols});")
                 self.emit("}")
+            elif form == "copy" and not queue and src.home == out:
+                pass   # onto itself (a cast to the tile's own dtype that bufferize gave its source's buffer)
             elif form == "copy":
                 # a comparison's mask holds one bit per element
                 n = f"AcCdiv({src.count}, 16) * 2" if a[0] in self.bit_masks else src.count

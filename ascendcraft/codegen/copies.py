@@ -410,8 +410,11 @@ class CopyEmitter:
         self.emit("}")
         if s.accumulate:
             self.emit("AscendC::SetAtomicNone();")
-        if space == "vecin":   # the slot's next copy-in waits for this copy-out
-            self._sync("MTE3_MTE2")
+        if space == "vecin":
+            # the slot's next copy-in waits for this copy-out through the vector unit: FreeTensor's
+            # V -> MTE2 flag is queued behind this wait, and only that slot's AllocTensor waits for it,
+            # so the next tile's copy-in (into the other slot) overlaps this copy-out
+            self._sync("MTE3_V")
         elif not queue:
             self._sync("MTE3_V")
 

@@ -153,7 +153,10 @@ EventMark mark_on(int src) {
     State& s = S();
     EventMark m;
     m.vc = issue_on(src);
-    m.time = src == static_cast<int>(Pipe::S) ? s.issue : std::max(s.issue, s.pipe_done[src]);
+    // a flag is an instruction of its pipe: it fires after a WaitFlag queued there before it too
+    // (TQue::FreeTensor's flag on V after a WaitFlag<MTE3_V> fires when the copy-out has finished)
+    m.time = src == static_cast<int>(Pipe::S) ? s.issue
+                                              : std::max(s.issue, std::max(s.pipe_done[src], s.pipe_free[src]));
     m.set = true;
     return m;
 }
