@@ -62,7 +62,8 @@ class BufferPlan:
             if f.consts:
                 return "no smaller tile size leaves room for two slots: keep fewer tiles live at once"
         return ("a smaller tile size leaves room for a second slot (a tile size the lowering can compute is a "
-                "`const` used only as a range step and slice length)")
+                "`const` used only as a range step and slice length, or as a parallel loop's tile count and "
+                "position: parallel(cdiv(S, T)) over x[b * T:b * T + T])")
 
     def to_json(self) -> dict:
         return {"refused": self.refused, "ub_bytes": self.ub_bytes, "ub_capacity": self.ub_capacity,

@@ -59,7 +59,8 @@ class LoweredFormsChecker:
                               f"being kept for scalar math (largest: {listed})", at,
                               kind="memory error",
                               hint="smaller tiles (a tile size that is a const used only as a range step and slice "
-                                   "length, T = 8192 or minimum(N, 8192), is shrunk by the lowering itself), fewer "
+                                   "length, T = 8192 or minimum(N, 8192), or as the tile count and position of a "
+                                   "parallel loop, cdiv(S, T) and b * T, is shrunk by the lowering itself), fewer "
                                    "tiles live at once, or rows of a multiple of 8 values (each row of a 2-D tile "
                                    "takes a whole number of 32-byte blocks)")
         if sum(b.depth for b in self.buffers.values()) > 64:

@@ -20,8 +20,9 @@ After::
 
 Only *tile-size constants* change: ``const T = <integer>`` (or ``minimum(N, <integer>)``, whose integer
 changes) used only as a ``range`` step, as the
-length of a slice (``e:e + T``), as an extent of ``zeros``/``full``/``iota``, as a buffer extent, or in the
-definitions of other constants used only so. Each value then computes the same thing up to the
+length of a slice (``e:e + T``), as an extent of ``zeros``/``full``/``iota``, as a buffer extent, as the
+divisor of a tile count (``cdiv(S, T)``) and then as the factor of a slice's start (``x[b * T:b * T + T]``,
+a parallel loop's tiles), or in the definitions of other constants used only so. Each value then computes the same thing up to the
 order of float sums; the pass manager verifies the new level against the source like any other.
 All tile-size constants shrink by one factor, to multiples of their alignment (the largest power
 of two dividing the writer's value, at most 64). The choice: the largest size at which every
@@ -152,13 +153,22 @@ def _with_literal(value, n: int):
 
 
 def _allowed_name_ids(kernel: A.Kernel) -> set[int]:
-    """ids of the Name nodes in positions where a tile size may change freely."""
+    """ids of the Name nodes in positions where a tile size may change freely. Besides steps and
+    slice lengths, the tiles of a parallel loop (``for b in parallel(cdiv(S, T))`` reading
+    ``x[b * T:b * T + T]``): ``T`` as a tile count's divisor and, for a ``T`` that is one, as the
+    factor of a slice's start (the tile's position)."""
     ok: set[int] = set()
+    counted = {n.args[1].id for n in A.walk(kernel) if isinstance(n, A.Call) and n.func == "cdiv"
+               and len(n.args) == 2 and isinstance(n.args[1], A.Name)}
     for n in A.walk(kernel):
         if isinstance(n, A.For) and isinstance(n.step, A.Name):
             ok.add(id(n.step))
-        elif isinstance(n, A.Slice) and isinstance(n.stop, A.Binary) and n.stop.op == "+":
-            ok |= {id(d) for d in (n.stop.lhs, n.stop.rhs) if isinstance(d, A.Name)}
+        elif isinstance(n, A.Call) and n.func == "cdiv" and len(n.args) == 2 and isinstance(n.args[1], A.Name):
+            ok.add(id(n.args[1]))
+        elif isinstance(n, A.Slice):
+            if isinstance(n.stop, A.Binary) and n.stop.op == "+":
+                ok |= {id(d) for d in (n.stop.lhs, n.stop.rhs) if isinstance(d, A.Name)}
+            ok |= {id(d) for bound in (n.start, n.stop) for d in _tile_positions(bound, counted)}
         elif isinstance(n, A.Call) and n.func in ("zeros", "full", "iota", "Duplicate") and n.args:
             # a new tile's extents: zeros((T,), f32), iota(T, i32, start=j), the lowered Duplicate(T, 1.0, f32)
             shape = n.args[0].items if isinstance(n.args[0], A.Tuple) else (n.args[0],)
@@ -166,6 +176,22 @@ def _allowed_name_ids(kernel: A.Kernel) -> set[int]:
         elif isinstance(n, A.Const):
             ok |= {id(d) for d in A.walk(n.value) if isinstance(d, A.Name)}
     return ok
+
+
+def _tile_positions(bound, counted: set[str]) -> list:
+    """The ``T`` Names of ``v * T`` products in a slice bound (``b * T`` and ``b * T + T``), for
+    ``T`` a tile count's divisor and ``v`` a name (the tile's index)."""
+    found = []
+    stack = [bound] if bound is not None else []
+    while stack:
+        e = stack.pop()
+        if isinstance(e, A.Binary) and e.op == "+":
+            stack += [e.lhs, e.rhs]
+        elif isinstance(e, A.Binary) and e.op == "*":
+            for v, t in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+                if isinstance(v, A.Name) and isinstance(t, A.Name) and t.id in counted:
+                    found.append(t)
+    return found
 
 
 @dataclass(frozen=True)

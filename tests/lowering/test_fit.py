@@ -91,6 +91,72 @@ kernel k(x: gm f32[B, N]) -> (y: gm f32[B, N], z: gm f32[B]):
     assert tile_constants(k)[0] == "T"    # largest first
 
 
+PARALLEL_ERF = """
+kernel perf(x: gm f32[*S]) -> (y: gm f32[*S]):
+    const TS = TILE
+    for b in parallel(cdiv(S, TS)):
+        store(y[b * TS:b * TS + TS], erf(load(x[b * TS:b * TS + TS])))
+"""
+
+PARALLEL_ERF_OP = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.erf(x)
+
+N = 37
+M = 40001
+
+def get_inputs():
+    return [torch.randn(N, M)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def _parallel_erf_at(tmp_path, tile: int) -> tuple[Path, Path]:
+    (tmp_path / "k.dsl").write_text(PARALLEL_ERF.replace("TILE", str(tile)).lstrip("\n"))
+    (tmp_path / "op.py").write_text(PARALLEL_ERF_OP)
+    return tmp_path / "k.dsl", tmp_path / "op.py"
+
+
+def test_a_parallel_loops_tile_count_and_position_are_tile_size_uses_a_row_width_is_not():
+    k = parse("""
+kernel k(x: gm f32[R, N], z: gm f32[M]) -> (y: gm f32[R, N], w: gm f32[M]):
+    const T = 4096
+    const W = 1024
+    for b in parallel(cdiv(M, T)):
+        store(w[b * T:b * T + T], load(z[b * T:b * T + T]) * 2.0)
+    for r in parallel(R):
+        store(y[r, 0:W], load(x[r, 0:W]))
+        store(y[r, W:N], load(x[r, W:N]))
+""", "k.dsl")
+    # W is a position of its own (not a tile count's divisor): changing it moves the split
+    assert tile_constants(k) == ["T"]
+
+
+def test_check_names_the_tile_size_that_keeps_a_parallel_loop_double_buffered(tmp_path):
+    r = _plan(*_parallel_erf_at(tmp_path, 8192))
+    assert r.plan.single_buffered
+    (fit,) = r.plan.fits
+    size = fit.double[0]
+    assert size < 8192 and f"with TS = {size} (line 2) every tile loaded or stored in a loop keeps two slots" \
+        in r.summary()
+    assert not _plan(*_parallel_erf_at(tmp_path, size)).plan.single_buffered
+
+
+def test_a_parallel_loops_tile_the_buffers_do_not_fit_is_lowered_smaller(tmp_path):
+    kernel, op = _parallel_erf_at(tmp_path, 12288)
+    r = _plan(kernel, op)
+    assert r.plan.refused is None, r.plan.refused
+    (fit,) = r.plan.fits
+    assert fit.writer_bytes > fit.capacity - 256 and fit.used[0] < 12288     # 256 bytes kept for scalar math
+    compile_verified(tmp_path, kernel.read_text(), op.read_text(), trials=2)
+
+
 def test_a_scan_whose_work_areas_overflow_the_ub_is_lowered_with_a_smaller_tile(tmp_path):
     """At T = 12000 the checker's tiles take 144 KB, but the scan's work areas make 241,920 bytes."""
     k = _cumsum_at(tmp_path, 12000)
