@@ -31,7 +31,9 @@ RESULTS = "results.jsonl"
 SETTINGS = "settings.json"
 DEFAULT_TIMEOUT_S = 900.0
 #: settings that may change between a run and its resume without changing what a record means
-_RESUMABLE = ("jobs", "timeout", "resume", "sandbox")
+# options a resumed run may change: how it runs, not what a task's record means ("handwritten" adds
+# a comparison to a record and changes none of it)
+_RESUMABLE = ("jobs", "timeout", "resume", "sandbox", "handwritten")
 
 
 @dataclass

@@ -117,6 +117,10 @@ def test_no_handwritten_skips_the_answer(tmp_path):
     (r,) = b.records
     assert r["correct"] and "handwritten" not in r
     assert "hand-written" not in (tmp_path / "b" / "bench.md").read_text()
+    # a run resumed with the comparison on keeps its records (it adds to a record, changes none)
+    again = run_bench([str(folder)], kernels=tmp_path / "k", out=tmp_path / "b", resume=True,
+                      options=BenchOptions(backend="sim", trials=1), jobs=1, timeout=600)
+    assert again.ran == 0 and again.records == b.records
 
 
 @pytest.mark.parametrize("path", sorted((TESTS.parent / "benchmarks" / "nkb_kernels").glob("*.dsl")), ids=lambda p: p.stem)
