@@ -5,7 +5,7 @@ and the buffers of the last level are read off. So the writer sees, before payin
 refuses a statement (located in the writer's kernel: spans are origins)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .binding import bind
 from .dsl import ast as A
@@ -27,8 +27,7 @@ class BufferPlan:
     buffers: tuple[PlannedBuffer, ...]
     ub_bytes: int
     ub_capacity: int
-    single_buffered: tuple[PlannedBuffer, ...]   # queues of tiles loaded or stored in a loop, one slot; work
-                                                 # buffers loaded in a loop (with those lines only)
+    single_buffered: tuple[PlannedBuffer, ...]   # queues of tiles loaded or stored in a loop, one slot
     refused: str | None = None                   # the lowering's error, rendered, if a pass refuses
     fits: tuple = ()                             # lowering_passes.fit.TileFit: tile sizes against the UB
 
@@ -50,14 +49,9 @@ class BufferPlan:
                              f"{f.writer_bytes:,} bytes of the {f.capacity:,}-byte UB (padding, work areas); lower "
                              f"uses {f.spelled(f.used)} and verifies it like every pass")
         for b in self.single_buffered:
-            if b.space == "veccalc":
-                lines.append(f"warning: the tiles of {lines_text(b.lines)} are loaded straight into a work buffer "
-                             f"({b.name}): the UB has no room for a copy-in queue, so their copies do not overlap "
-                             f"the compute; {self._double_hint()}")
-            else:
-                lines.append(f"warning: the tiles of {lines_text(b.lines)} "
-                             f"are single-buffered (queue {b.name}): the UB has no room for a second slot, so their "
-                             f"copies do not overlap the compute; {self._double_hint()}")
+            lines.append(f"warning: the tiles of {lines_text(b.lines)} "
+                         f"are single-buffered (queue {b.name}): the UB has no room for a second slot, so their "
+                         f"copies do not overlap the compute; {self._double_hint()}")
         return "\n".join(lines)
 
     def _double_hint(self) -> str:
@@ -131,22 +125,16 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
 
 
 def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = ()) -> BufferPlan:
-    from ascendcraft.lowering_passes.fit import loaded, placements
+    from ascendcraft.lowering_passes.fit import placements
     placed: dict[str, set[int]] = {}
     in_loop: set[str] = set()
-    loaded_in_loop: dict[str, set[int]] = {}     # lines loading a tile in a loop, by buffer
     for s, out, loop in placements(k):
         if s.span is not None:
             placed.setdefault(out, set()).add(s.span.line)
         if loop:
             in_loop.add(out)
-            if loaded(s):
-                loaded_in_loop.setdefault(out, set()).update([s.span.line] if s.span is not None else [])
     buffers = tuple(PlannedBuffer(b.name, b.type.space, b.depth, level.buffer_bytes.get(b.name, 0),
                                   tuple(sorted(placed.get(b.name, set()))))
                     for b in level.buffers.values())
     single = tuple(b for b in buffers if b.space in ("vecin", "vecout") and b.depth == 1 and b.name in in_loop)
-    # a work buffer a loop loads into: the pipeline found no room for a copy-in queue
-    single += tuple(replace(b, lines=tuple(sorted(loaded_in_loop[b.name]))) for b in buffers
-                    if b.space == "veccalc" and b.name in loaded_in_loop)
     return BufferPlan(buffers, sum(b.bytes for b in buffers), level.chip.capacity("ub"), single, fits=fits)

@@ -255,19 +255,11 @@ class _Trial:
 
 
 def single_buffered_lines(kernel: A.Kernel) -> tuple[int, ...]:
-    """Source lines of tiles loaded or stored in a loop through a queue of one slot, or loaded in a
-    loop straight into a work buffer (no room for a queue: the copy-in never overlaps the compute)."""
+    """Source lines of tiles loaded or stored in a loop through a queue of one slot."""
     single = {s.name for s in kernel.body if isinstance(s, A.Buffer)
               and s.type.space in ("vecin", "vecout") and s.depth == 1}
-    work = {s.name for s in kernel.body if isinstance(s, A.Buffer) and s.type.space == "veccalc"}
     return tuple(sorted({s.span.line for s, buffer, in_loop in placements(kernel)
-                         if in_loop and s.span is not None
-                         and (buffer in single or buffer in work and loaded(s))}))
-
-
-def loaded(s) -> bool:
-    """Whether statement ``s`` places a tile loaded from GM."""
-    return isinstance(getattr(s, "value", None), A.Load)
+                         if in_loop and buffer in single and s.span is not None}))
 
 
 def placements(kernel: A.Kernel):
