@@ -30,6 +30,7 @@ class BufferPlan:
     single_buffered: tuple[PlannedBuffer, ...]   # queues of tiles loaded or stored in a loop, one slot
     refused: str | None = None                   # the lowering's error, rendered, if a pass refuses
     fits: tuple = ()                             # lowering_passes.fit.TileFit: tile sizes against the UB
+    unqueued: tuple[int, ...] = ()               # lines of loop tiles with no room for a queue at all
 
     def summary(self) -> str:
         if self.refused is not None:
@@ -48,6 +49,10 @@ class BufferPlan:
                 lines.append(f"note: at {f.spelled([v for _, _, v in f.consts])} ({where}) the lowering's buffers take "
                              f"{f.writer_bytes:,} bytes of the {f.capacity:,}-byte UB (padding, work areas); lower "
                              f"uses {f.spelled(f.used)} and verifies it like every pass")
+        if self.unqueued:
+            lines.append(f"warning: the tiles of {lines_text(self.unqueued)} are copied in or out through a work "
+                         f"buffer: the UB has no room for a queue, so their copies do not overlap the compute; "
+                         f"{self._double_hint()}")
         for b in self.single_buffered:
             lines.append(f"warning: the tiles of {lines_text(b.lines)} "
                          f"are single-buffered (queue {b.name}): the UB has no room for a second slot, so their "
@@ -70,6 +75,7 @@ class BufferPlan:
                 "buffers": [{"name": b.name, "space": b.space, "depth": b.depth, "bytes": b.bytes,
                              "lines": list(b.lines)} for b in self.buffers],
                 "single_buffered_lines": sorted({n for b in self.single_buffered for n in b.lines}),
+                "unqueued_lines": list(self.unqueued),
                 "tile_sizes": [{"constants": {n: {"line": line, "value": v} for n, line, v in f.consts},
                                 "ub_bytes_at_written_sizes": f.writer_bytes,
                                 "lowered_with": None if f.used is None else dict(zip((n for n, _, _ in f.consts), f.used)),
@@ -101,6 +107,7 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
     chip, level = real.chip, real
     k = kernel
     fits: list = []
+    unqueued: set = set()
     others = [s for s in other_shapes if s is not None]
     try:
         envs = shape_envs(kernel, others)
@@ -109,6 +116,7 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
             ctx = PassContext(level, chip, None, shape_envs=envs, source_names=names)
             before, k = k, apply_pass(p, k, ctx, kernel.source)
             fits += ctx.fits
+            unqueued.update(ctx.unqueued)
             if k is not before:
                 level = check(k, bind(k, task.real)[0], chip)
         for shapes in others:
@@ -121,10 +129,10 @@ def buffer_plan(kernel: A.Kernel, task, real: CheckedKernel, other_shapes=()) ->
         return BufferPlan((), 0, chip.capacity("ub"), (),
                           refused=f"internal error in the lowering ({type(err).__name__}: {err}); this is a bug of "
                                   f"ours: please report it")
-    return _read_plan(k, level, tuple(fits))
+    return _read_plan(k, level, tuple(fits), tuple(sorted(unqueued)))
 
 
-def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = ()) -> BufferPlan:
+def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = (), unqueued: tuple = ()) -> BufferPlan:
     from ascendcraft.lowering_passes.fit import placements
     placed: dict[str, set[int]] = {}
     in_loop: set[str] = set()
@@ -137,4 +145,5 @@ def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = ()) -> BufferPla
                                   tuple(sorted(placed.get(b.name, set()))))
                     for b in level.buffers.values())
     single = tuple(b for b in buffers if b.space in ("vecin", "vecout") and b.depth == 1 and b.name in in_loop)
-    return BufferPlan(buffers, sum(b.bytes for b in buffers), level.chip.capacity("ub"), single, fits=fits)
+    return BufferPlan(buffers, sum(b.bytes for b in buffers), level.chip.capacity("ub"), single, fits=fits,
+                      unqueued=unqueued)

@@ -22,6 +22,9 @@ class PassContext:
     assist: object = None    # optional LLM assist: Callable[[str], str] (prompt -> answer)
     notes: list = field(default_factory=list)   # what the pass decided, for the report
     fits: list = field(default_factory=list)    # fit.TileFit records: tile sizes and the UB (for check's plan)
+    # source lines of tiles a loop loads or stores that pipeline found no room to give a queue (their
+    # copies wait for the compute and the compute for them; for check's plan and fit)
+    unqueued: list = field(default_factory=list)
     # the dims and attributes of the other shape sets the kernel will run at (verification, second):
     # buffers sized by dims must fit the UB at each of them, not only at the real shapes
     shape_envs: tuple = ()

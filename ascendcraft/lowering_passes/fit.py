@@ -198,7 +198,7 @@ def _tile_positions(bound, counted: set[str]) -> list:
 class _Outcome:
     fits: bool
     bytes: int
-    single: tuple[int, ...]       # lines of loop tiles left with one queue slot
+    single: tuple[int, ...]       # lines of loop tiles left with one queue slot, or none (no room)
 
 
 class _Trial:
@@ -235,7 +235,7 @@ class _Trial:
         return self._seen[top]
 
     def _run(self, kernel) -> _Outcome:
-        probe = replace(self.ctx, notes=[], fits=[])
+        probe = replace(self.ctx, notes=[], fits=[], unqueued=[])
         try:
             buffered = Bufferize().run(kernel, probe)
         except DSLError:
@@ -251,7 +251,7 @@ class _Trial:
             piped = Pipeline().run(buffered, probe)
         except DSLError:
             return _Outcome(True, total, ())
-        return _Outcome(True, total, single_buffered_lines(piped))
+        return _Outcome(True, total, tuple(sorted(set(single_buffered_lines(piped)) | set(probe.unqueued))))
 
 
 def single_buffered_lines(kernel: A.Kernel) -> tuple[int, ...]:

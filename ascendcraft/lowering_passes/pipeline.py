@@ -69,7 +69,7 @@ class _Pipeliner:
             if isinstance(n, A.Name):
                 self.uses[n.id] = self.uses.get(n.id, 0) + 1
         self.queues: list[A.Buffer] = []
-        self.candidates: list[tuple] = []        # (loop depth, bytes, tile, position, TBuf, GM region)
+        self.candidates: list[tuple] = []        # (loop depth, bytes, tile, position, TBuf, GM region, line)
         self.chosen: dict[str, str] | None = None
         # tiles placed in each TBuf: a TBuf whose only tile moves to a queue gives its bytes back
         self.occupants: dict[str, int] = {}
@@ -162,7 +162,7 @@ class _Pipeliner:
             if self.chosen is None:
                 region = s.value.src if isinstance(s.value, A.Load) else stmts[last].dst
                 self.candidates.append((depth, self._region_bytes(region, self.buffers[buf].type.dtype), s.target,
-                                        position, buf, region))
+                                        position, buf, region, s.span.line if s.span is not None else None))
                 continue
             q = self.chosen.get(s.target)
             if q is None:
@@ -179,10 +179,12 @@ class _Pipeliner:
         """Queues go first to tiles in the most deeply nested loops, then to the biggest copies:
         those move the most data, while a one-element load outside the hot loop gains nothing."""
         self.chosen = {}
-        for _, _, target, position, buf, region in sorted(self.candidates, key=lambda c: (-c[0], -c[1])):
+        for _, _, target, position, buf, region, line in sorted(self.candidates, key=lambda c: (-c[0], -c[1])):
             q = self._queue(position, buf, region)
             if q is not None:
                 self.chosen[target] = q
+            elif line is not None:      # no room: the copy stays in its work buffer, unoverlapped
+                self.ctx.unqueued.append(line)
 
     def _last_use_in_block(self, name: str, uses: dict, i: int) -> int | None:
         """Index of the last statement of the block after ``i`` using ``name``, if every use is in

@@ -148,6 +148,19 @@ def test_check_names_the_tile_size_that_keeps_a_parallel_loop_double_buffered(tm
     assert not _plan(*_parallel_erf_at(tmp_path, size)).plan.single_buffered
 
 
+def test_a_tile_with_no_room_for_a_queue_is_named_as_not_overlapped(tmp_path):
+    # at 11264 the erf's four work buffers leave no room for a copy-in queue at all: each tile's load
+    # waits for the compute before it, as a single-buffered queue's does
+    r = _plan(*_parallel_erf_at(tmp_path, 11264))
+    assert {b.space for b in r.plan.buffers} == {"veccalc"} and r.plan.unqueued == (4,)
+    (fit,) = r.plan.fits
+    assert "the tiles of line 4 are copied in or out through a work buffer: the UB has no room for a queue" \
+        in r.summary()
+    assert f"with TS = {fit.double[0]} (line 2) every tile" in r.summary()
+    at = _plan(*_parallel_erf_at(tmp_path, fit.double[0])).plan
+    assert not at.single_buffered and not at.unqueued and at.to_json()["unqueued_lines"] == []
+
+
 def test_a_parallel_loops_tile_the_buffers_do_not_fit_is_lowered_smaller(tmp_path):
     kernel, op = _parallel_erf_at(tmp_path, 12288)
     r = _plan(kernel, op)
