@@ -44,7 +44,13 @@ class BufferPlan:
             at = f" for {lines_text(b.lines)}" if b.lines else ""
             lines.append(f"  {b.name}: {kind}{slots}, {b.bytes:,} bytes{at}")
         for f in self.fits:
-            if f.used is not None:
+            if f.used is not None and f.writer_fits:
+                where = ", ".join(f"line {line}" for _, line, _ in f.consts)
+                lines.append(f"note: at {f.spelled([v for _, _, v in f.consts])} ({where}) the tiles of "
+                             f"{lines_text(f.single_lines)} would have one queue slot or none, so their copies would "
+                             f"not overlap the compute; lower uses {f.spelled(f.used)}, which keeps two slots, and "
+                             f"verifies it like every pass")
+            elif f.used is not None:
                 where = ", ".join(f"line {line}" for _, line, _ in f.consts)
                 lines.append(f"note: at {f.spelled([v for _, _, v in f.consts])} ({where}) the lowering's buffers take "
                              f"{f.writer_bytes:,} bytes of the {f.capacity:,}-byte UB (padding, work areas); lower "

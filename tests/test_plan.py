@@ -31,13 +31,14 @@ def test_the_plan_names_each_queue_its_slots_and_the_lines_it_serves():
     assert "double-buffered" in r.summary() and f"line {first_load}" in r.summary()
 
 
-def test_a_tile_too_big_for_two_slots_is_a_warning_at_its_line(tmp_path):
+def test_a_tile_too_big_for_two_slots_is_named_and_lowered_at_a_size_that_keeps_them(tmp_path):
     k = _softmax_with_tile(tmp_path, 12000)
     r = check_kernel(k, SOFTMAX / "op.py", trials=1, other_shapes=False, plan=True)
-    single = r.plan.single_buffered
     store_line = _line_of(k, "store(y[b, j:j + T]")
-    assert single and any(store_line in b.lines for b in single)
-    assert f"the tiles of line {store_line} are single-buffered" in r.summary()
+    (fit,) = r.plan.fits
+    assert fit.writer_fits and store_line in fit.single_lines and fit.used[0] < 12000
+    assert not r.plan.single_buffered and not r.plan.unqueued     # the plan is at the size lower uses
+    assert f"would have one queue slot or none" in r.summary() and f"lower uses T = {fit.used[0]}" in r.summary()
 
 
 def test_a_statement_the_lowering_refuses_is_named_by_check(tmp_path):

@@ -28,8 +28,10 @@ All tile-size constants shrink by one factor, to multiples of their alignment (t
 of two dividing the writer's value, at most 64). The choice: the largest size at which every
 queue loaded or stored in a loop keeps two slots, else the largest size that fits.
 
-When the writer's size fits but costs double buffering, the kernel is left alone and the size
-that keeps it is recorded (:class:`TileFit`) so ``check`` can name it.
+When the writer's size fits but leaves a loop's tiles with one queue slot or none (their copies
+cannot overlap the compute), the largest size that keeps two slots is used too: on the bundled
+examples at MultiKernelBench's shapes that made softmax 12 % faster and none slower
+(docs/performance.md). With no such size the kernel is left alone and ``check`` says so.
 
 Every shape set the kernel runs at counts (the real shapes, the verification ones, the second
 set): a tile of ``8192 // TW`` rows of ``TW`` values fits at TW = 32, and needs a third more at
@@ -63,6 +65,7 @@ class TileFit:
     single_lines: tuple[int, ...]              # lines whose tiles are single-buffered at the writer's sizes
     used: tuple[int, ...] | None               # values lower uses, when they differ from the writer's
     double: tuple[int, ...] | None             # largest values that keep every loop queue double-buffered
+    writer_fits: bool = False                  # the writer's sizes fit (used: only to keep two slots)
 
     def spelled(self, values) -> str:
         return ", ".join(f"{name} = {v}" for (name, _, _), v in zip(self.consts, values))
@@ -70,6 +73,10 @@ class TileFit:
     def describe(self) -> str:
         """The report's note."""
         writer = self.spelled([v for _, _, v in self.consts])
+        if self.used is not None and self.writer_fits:
+            lines = ", ".join(map(str, self.single_lines))
+            return (f"fit: at {writer} the tiles of line(s) {lines} have one queue slot or none, so their copies "
+                    f"would not overlap the compute; lowered with {self.spelled(self.used)} (double-buffered)")
         if self.used is not None:
             how = "double-buffered" if self.used == self.double else "single-buffered"
             return (f"fit: at {writer} the lowering's buffers take {self.writer_bytes:,} bytes of the "
@@ -96,9 +103,12 @@ class Fit(LoweringPass):
         used = None
         if not writer.fits:      # the largest size keeping two slots, else the largest that fits
             used = double if double is not None else _largest(plan, lambda t: t.fits)
+        elif double is not None:   # the writer's size fits only with loop tiles that cannot overlap their copies
+            used = double
         fit = TileFit(tuple(plan.consts), writer.bytes, plan.capacity, writer.single,
                       None if used is None else plan.values(used),
-                      None if double is None or plan.values(double) == plan.written else plan.values(double))
+                      None if double is None or plan.values(double) == plan.written else plan.values(double),
+                      writer_fits=writer.fits)
         ctx.notes.append(fit.describe())
         ctx.fits.append(fit)
         return kernel if used is None else plan.kernel(used)
