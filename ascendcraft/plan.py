@@ -45,14 +45,12 @@ class BufferPlan:
             lines.append(f"  {b.name}: {kind}{slots}, {b.bytes:,} bytes{at}")
         for f in self.fits:
             if f.used is not None and f.writer_fits:
-                where = ", ".join(f"line {line}" for _, line, _ in f.consts)
-                lines.append(f"note: at {f.spelled([v for _, _, v in f.consts])} ({where}) the tiles of "
+                lines.append(f"note: at {f.written()} ({f.where()}) the tiles of "
                              f"{lines_text(f.single_lines)} would have one queue slot or none, so their copies would "
                              f"not overlap the compute; lower uses {f.spelled(f.used)}, which keeps two slots, and "
                              f"verifies it like every pass")
             elif f.used is not None:
-                where = ", ".join(f"line {line}" for _, line, _ in f.consts)
-                lines.append(f"note: at {f.spelled([v for _, _, v in f.consts])} ({where}) the lowering's buffers take "
+                lines.append(f"note: at {f.written()} ({f.where()}) the lowering's buffers take "
                              f"{f.writer_bytes:,} bytes of the {f.capacity:,}-byte UB (padding, work areas); lower "
                              f"uses {f.spelled(f.used)} and verifies it like every pass")
         if self.unqueued:
@@ -68,8 +66,7 @@ class BufferPlan:
     def _double_hint(self) -> str:
         for f in self.fits:
             if f.double is not None:
-                where = ", ".join(f"line {line}" for _, line, _ in f.consts)
-                return f"with {f.spelled(f.double)} ({where}) every tile loaded or stored in a loop keeps two slots"
+                return f"with {f.spelled(f.double)} ({f.where()}) every tile loaded or stored in a loop keeps two slots"
             if f.consts:
                 return "no smaller tile size leaves room for two slots: keep fewer tiles live at once"
         return ("a smaller tile size leaves room for a second slot (a tile size the lowering can compute is a "

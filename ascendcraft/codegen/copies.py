@@ -410,12 +410,11 @@ class CopyEmitter:
         self.emit("}")
         if s.accumulate:
             self.emit("AscendC::SetAtomicNone();")
-        if space == "vecin":
-            # the slot's next copy-in waits for this copy-out through the vector unit: FreeTensor's
-            # V -> MTE2 flag is queued behind this wait, and only that slot's AllocTensor waits for it,
-            # so the next tile's copy-in (into the other slot) overlaps this copy-out
-            self._sync("MTE3_V")
-        elif not queue:
+        if not queue:
+            # the vector unit waits for this copy-out before it writes the tile's buffer again; a VECIN
+            # tile's next copy-in waits through it too: FreeTensor's V -> MTE2 flag is queued behind
+            # this wait, and only that slot's AllocTensor waits for it, so the next tile's copy-in (into
+            # the other slot) overlaps this copy-out
             self._sync("MTE3_V")
 
     def _check_broadcast(self, s: A.Store) -> bool:

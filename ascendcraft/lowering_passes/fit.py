@@ -70,18 +70,25 @@ class TileFit:
     def spelled(self, values) -> str:
         return ", ".join(f"{name} = {v}" for (name, _, _), v in zip(self.consts, values))
 
+    def written(self) -> str:
+        """The writer's sizes, spelled: ``T = 8192``."""
+        return self.spelled([v for _, _, v in self.consts])
+
+    def where(self) -> str:
+        """The lines the sizes are written at: ``line 2``."""
+        return ", ".join(f"line {line}" for _, line, _ in self.consts)
+
     def describe(self) -> str:
         """The report's note."""
-        writer = self.spelled([v for _, _, v in self.consts])
+        writer = self.written()
+        lines = ", ".join(map(str, self.single_lines))
         if self.used is not None and self.writer_fits:
-            lines = ", ".join(map(str, self.single_lines))
             return (f"fit: at {writer} the tiles of line(s) {lines} have one queue slot or none, so their copies "
                     f"would not overlap the compute; lowered with {self.spelled(self.used)} (double-buffered)")
         if self.used is not None:
             how = "double-buffered" if self.used == self.double else "single-buffered"
             return (f"fit: at {writer} the lowering's buffers take {self.writer_bytes:,} bytes of the "
                     f"{self.capacity:,}-byte UB; lowered with {self.spelled(self.used)} ({how})")
-        lines = ", ".join(map(str, self.single_lines))
         keep = f"; {self.spelled(self.double)} keeps double buffering" if self.double else ""
         return f"fit: at {writer} the tiles of line(s) {lines} are single-buffered{keep}"
 
@@ -168,13 +175,12 @@ def _allowed_name_ids(kernel: A.Kernel) -> set[int]:
     ``x[b * T:b * T + T]``): ``T`` as a tile count's divisor and, for a ``T`` that is one, as the
     factor of a slice's start (the tile's position)."""
     ok: set[int] = set()
-    counted = {n.args[1].id for n in A.walk(kernel) if isinstance(n, A.Call) and n.func == "cdiv"
-               and len(n.args) == 2 and isinstance(n.args[1], A.Name)}
+    counted = {d.id for d in map(_tile_count_divisor, A.walk(kernel)) if d is not None}
     for n in A.walk(kernel):
         if isinstance(n, A.For) and isinstance(n.step, A.Name):
             ok.add(id(n.step))
-        elif isinstance(n, A.Call) and n.func == "cdiv" and len(n.args) == 2 and isinstance(n.args[1], A.Name):
-            ok.add(id(n.args[1]))
+        elif _tile_count_divisor(n) is not None:
+            ok.add(id(_tile_count_divisor(n)))
         elif isinstance(n, A.Slice):
             if isinstance(n.stop, A.Binary) and n.stop.op == "+":
                 ok |= {id(d) for d in (n.stop.lhs, n.stop.rhs) if isinstance(d, A.Name)}
@@ -186,6 +192,13 @@ def _allowed_name_ids(kernel: A.Kernel) -> set[int]:
         elif isinstance(n, A.Const):
             ok |= {id(d) for d in A.walk(n.value) if isinstance(d, A.Name)}
     return ok
+
+
+def _tile_count_divisor(n) -> A.Name | None:
+    """``T`` of a tile count ``cdiv(S, T)``."""
+    if isinstance(n, A.Call) and n.func == "cdiv" and len(n.args) == 2 and isinstance(n.args[1], A.Name):
+        return n.args[1]
+    return None
 
 
 def _tile_positions(bound, counted: set[str]) -> list:
