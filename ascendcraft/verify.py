@@ -64,8 +64,9 @@ from . import distributions as D
 from .acceptance import TaskRule, as_tensors, rule_for
 # the comparison's names, re-exported: callers import them from the policy module
 from .compare import (_EPS, POISON_BITS, REL_L2_BOUND, SENSITIVITY_FACTOR, TOLERANCES, OutputResult,  # noqa: F401
-                      _as_float64, _fmt, _val, compare, float_slack, l2_norm, poison_buffer, to_numpy)
+                      _as_float64, _fmt, _val, buffer_dtype, compare, float_slack, l2_norm, poison_buffer, to_numpy)
 from .errors import UserError
+from .evidence import why_no_evidence, why_unverifiable
 from .memo import Memo, tensor_bytes
 from .progress import reporter
 from .shapes import TaskShapes
@@ -238,11 +239,13 @@ class Draw:
         the per-dtype tolerances first, the float slack (the magnitudes of the terms and, with
         ``sensitivity``, the op's sensitivity to rounding) only where those fail. ``written_as``: the
         float dtype the run wrote the output in, when coarser than the reference's (an operator whose
-        OpDef writes bf16 where torch promotes to f32): judged at its precision."""
+        OpDef writes bf16 or f16 where torch promotes to f32): judged at its precision, in its buffer
+        type (an f16 output the caller widened into the reference's f32 buffer narrows back exactly)."""
         truth = self.truth[i]
         dtype = dtype_name(self.native[i].dtype)
         if written_as in _EPS and dtype in _EPS and _EPS[written_as] > _EPS[dtype]:
             dtype = written_as
+            got = got.astype(buffer_dtype(dtype), copy=False)
         free = self.nonfinite_unjudged
         res = compare(got, truth, i, dtype=dtype, nonfinite_unjudged=free)
         if not res.passed and dtype in _EPS and res.n_unwritten == 0:
@@ -296,34 +299,6 @@ def _nonfinite_of_either(truth: torch.Tensor, other: torch.Tensor | None) -> tor
     if other is None or other.shape != truth.shape or not (truth.is_floating_point() and other.is_floating_point()):
         return truth
     return torch.where(torch.isfinite(other), truth, other.to(truth.dtype))
-
-
-def _degenerate(out: torch.Tensor, earlier: list[tuple[int, torch.Tensor]], nonfinite_unjudged: bool = False) -> str:
-    """Why ``out`` is no evidence (constant, or the same as an earlier trial's), or "". With
-    ``nonfinite_unjudged`` (a specials draw) its NaN and infinite elements are not judged, so they
-    do not count."""
-    a = _as_float64(out)
-    if a.size == 0:
-        return ""      # an empty output (a dim of 0) is all there: no draw can show more
-    if nonfinite_unjudged and not np.isfinite(a).all():
-        judged = a[np.isfinite(a)]
-        if judged.size == 0:
-            return "is NaN/Inf everywhere"
-        if judged.min() == judged.max():
-            return f"is {_val(float(judged[0]))} wherever it is finite"
-    if a.size >= 2:
-        finite = np.isfinite(a)
-        if not finite.any():
-            return "is NaN/Inf everywhere"
-        b = np.where(np.isnan(a), np.inf, a)   # as np.unique counts: NaNs with +Inf, -0.0 with 0.0
-        if b.min() == b.max():
-            return f"is {_val(float(a.reshape(-1)[0]))} everywhere"
-    elif a.size == 1 and not np.isfinite(a).all():
-        return "is NaN/Inf"
-    for trial, e in earlier:
-        if e.shape == out.shape and np.array_equal(a, _as_float64(e), equal_nan=True):
-            return f"equals trial {trial}'s although it is another draw"
-    return ""
 
 
 #: A derived draw on which the op's own float result is this many times further from float64
@@ -445,7 +420,7 @@ def _make_draws(shapes: TaskShapes, trials: int, seed: int, inputs: str,
         native, truth, ref = _references(shapes, xs, free)
         same = next((k for k, d in enumerate(draws) if _same_inputs(d.inputs, xs)), None)
         earlier = [[(k, d.truth[i]) for k, d in enumerate(draws) if i < len(d.truth)] for i in range(len(truth))]
-        degenerate = [f"has the same inputs as trial {same}" if same is not None else _degenerate(o, e, free)
+        degenerate = [f"has the same inputs as trial {same}" if same is not None else why_no_evidence(o, e, free)
                       for o, e in zip(truth, earlier)]
         return Draw(t, seed_t, label, xs, native, truth, ref, degenerate, notes, inputs, shapes)
 
@@ -564,7 +539,7 @@ def verify(run: Runner, shapes: TaskShapes, *, trials: int = DEFAULT_TRIALS, see
         if rule is not None:
             _judge_by(rule, trial, draw, outputs)
         results.append(trial)
-    unverifiable = _unverifiable(draws)
+    unverifiable = why_unverifiable(draws)
     passed = all(r.passed for r in results) and not unverifiable
     return VerifyReport(passed, results, shapes.to_json(), shapes.describe(), unverifiable, draws[0].policy, precision)
 
@@ -583,13 +558,3 @@ def _judge_by(rule: TaskRule, trial: TrialResult, draw: Draw, outputs: list) -> 
                                     f"{_fmt(o.max_rel_err)}" for o in trial.outputs) + ")"
     trial.passed = not why
     trial.problem = f"{rule.name}: {why}" if why else ""
-
-
-def _unverifiable(draws: list[Draw]) -> str:
-    """Why some output has no trial that is evidence, or ""."""
-    n = min(len(d.degenerate) for d in draws)
-    for i in range(n):
-        if all(d.degenerate[i] for d in draws):
-            why = "; ".join(f"trial {d.trial} ({d.label}): {d.degenerate[i]}" for d in draws)
-            return f"output {i} is no evidence in any trial ({why})"
-    return ""

@@ -327,3 +327,15 @@ def test_an_output_written_in_a_coarser_dtype_is_judged_at_its_precision():
     wrong = verify(lambda i, o: o[0].__setitem__(..., round_bf16(np.maximum(i[0], 0)) * 1.5), s, trials=1,
                    written_as=["bf16"])
     assert not wrong.passed
+
+
+def test_an_output_written_in_f16_into_the_references_f32_buffer_is_judged_as_f16():
+    """f16 has a buffer type of its own: the f16 values an operator wrote, widened into the f32
+    buffer of a reference that torch promotes, are judged as the f16 array they were."""
+    s = shapes("relu")
+
+    def f16_relu(inputs, outputs):
+        outputs[0][...] = np.maximum(inputs[0], 0).astype(np.float16)
+
+    assert not verify(f16_relu, s, trials=1).passed
+    assert verify(f16_relu, s, trials=2, written_as=["f16"]).passed

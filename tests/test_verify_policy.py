@@ -99,6 +99,19 @@ def test_degenerate_op_draw_is_no_evidence_and_redrawn():
     assert any(not t.outputs[0].degenerate for t in result.report.trials[1:])
 
 
+def test_a_constant_output_is_evidence_once_draws_give_it_another_constant():
+    """A fill's output is constant by the op's nature: the draw that gives it another value than an
+    earlier draw's is evidence (no kernel writing one fixed value matches both); the same constant
+    again, or a first constant, is not."""
+    import torch
+
+    from ascendcraft.evidence import why_no_evidence
+    three, two = torch.full((4, 4), 3.0), torch.full((4, 4), 2.0)
+    assert why_no_evidence(three, []) == "is 3 everywhere"
+    assert why_no_evidence(three, [(0, three.clone())]) == "is 3 everywhere"
+    assert why_no_evidence(three, [(0, two)]) == ""
+
+
 def test_only_degenerate_draws_are_not_verifiable():
     """With the op's own draws only, a product that underflows is never evidence: NOT VERIFIABLE,
     for the cheat and the correct kernel alike, never PASS."""

@@ -318,7 +318,8 @@ def _run(case: FuzzCase, tmp: Path, *, seed: int, trials: int, chip: str | None,
             tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, fbinding.attrs)
             sim = run_kernel(art, [arrays[n] for n in gm_params], tiling=tiling, block_dim=cores,
                              workspace_bytes=workspace_size(spec, tiling, cores), chip=chip_profile.name,
-                             timeout_s=timeout_s, scratch=scratch_layout(spec, tiling, cores))
+                             timeout_s=timeout_s, scratch=scratch_layout(spec, tiling, cores),
+                             outputs=[gm_params.index(o.name) for o in fk.outputs if o.name in gm_params])
         except Exception as err:  # noqa: BLE001
             return fail("sim", f"{type(err).__name__}: {_err_text(err)}")
         if not sim.ok:

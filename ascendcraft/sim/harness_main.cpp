@@ -69,14 +69,20 @@ inline void kernel_violation(const char* name) {
     report_where("V", name);
 }
 
+// A buffer of `bytes` at the start of its device allocation (gm_alloc_size: the size rounded up to
+// 32 bytes plus 32, as aclrtMalloc allocates), the allocation right-aligned against a PROT_NONE
+// guard page: a raw access past the allocation faults. The padding holds garbage (0xFF bytes: NaN
+// for float/half), as the NPU's uninitialised memory would.
 inline uint8_t* gm_alloc_guarded(uint64_t bytes) {
-    const uint64_t page = 4096;
-    uint64_t data = (std::max<uint64_t>(bytes, 1) + page - 1) / page * page;
+    const uint64_t page = 4096, alloc = asc_sim::gm_alloc_size(bytes);
+    uint64_t data = (alloc + page - 1) / page * page;
     void* p = mmap(nullptr, data + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return nullptr;
     uint8_t* base = static_cast<uint8_t*>(p);
-    mprotect(base + data, page, PROT_NONE);  // a write/read past the end faults
-    return base + data - bytes;
+    mprotect(base + data, page, PROT_NONE);
+    uint8_t* start = base + data - alloc;
+    std::memset(start + bytes, 0xff, alloc - bytes);
+    return start;
 }
 
 struct GmArg {
@@ -344,10 +350,10 @@ int main(int argc, char** argv) {
             }
         } else {
             p = reinterpret_cast<uint8_t*>(fake);
-            fake += ((bytes + 4095) / 4096 + 16) * 4096;
+            fake += ((asc_sim::gm_alloc_size(bytes) + 4095) / 4096 + 16) * 4096;
         }
         if (index >= 0 && index < static_cast<int>(ptrs.size())) ptrs[index] = p;
-        s.gm.push_back(GmRegion{reinterpret_cast<uintptr_t>(p), bytes, name});
+        s.gm.push_back(GmRegion{reinterpret_cast<uintptr_t>(p), bytes, name, asc_sim::gm_alloc_size(bytes)});
         return p;
     };
     const bool real = !s.cfg.cost_only;
@@ -488,6 +494,7 @@ int main(int argc, char** argv) {
                     if (st.flag_pending[e][id] > 0)
                         warn("sync-unpaired", "SetFlag", Loc{"", 0},
                              fmt("a SetFlag (event %d, id %d) was never matched by a WaitFlag before kernel end", e, id));
+            check_gm_garbage();
         } catch (const Abort&) {
             block_failed[static_cast<size_t>(b)] = 1;
         } catch (const std::exception& ex) {

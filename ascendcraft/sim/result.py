@@ -76,10 +76,12 @@ class SimResult:
 
     def failure(self) -> str:
         """Why the run failed, for a person or a model: each diagnostic once and the crash; not the
-        modeled time of the failed run or the sandbox's state (facts of this machine, not the kernel)."""
-        lines = distinct(self.diagnostics)
+        modeled time of the failed run or the sandbox's state (facts of this machine, not the kernel).
+        The errors come first, then the crash, then the warnings: the first line says why."""
+        lines = distinct(self.errors)
         if self.crash:
             lines.append(f"crash: {self.crash}")
+        lines += distinct(self.warnings)
         return "\n".join(lines) if lines else "the run failed without a diagnostic"
 
     def report(self) -> str:

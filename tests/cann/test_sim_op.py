@@ -51,8 +51,53 @@ def test_the_attribute_binds_by_name_from_the_op():
     shapes = load_task(OP).shapes()
     case = bind_case(sig, shapes, [np.zeros((37, 1001), np.float32)])
     assert case.attrs == {"negative_slope": 0.2} and case.inputs[0].shape == (37, 1001)
+
+    class Nothing:           # a forward that passes nothing for x
+        input_names, input_specs = (), ()
+        attributes, parameters, output_specs = {}, {}, ()
     with pytest.raises(UserError, match="required input x gets no tensor"):
-        bind_case(sig, shapes, [3.0])        # a forward that passed a scalar where x is required
+        bind_case(sig, Nothing, [])
+
+
+def test_a_number_the_op_passes_where_the_operator_wants_a_tensor_binds_as_one():
+    """TopKV3's k, Fill's dims, a Foreach op's scalar weight: the OpDef takes a tensor the reference
+    passes as a number or list: by name, else the forward's only value no attribute takes."""
+    sig = describe_project(PROJECT)
+
+    class Forward:
+        input_names, input_specs = ("value",), (None,)
+        attributes, parameters, output_specs = {}, {}, ()
+    for names in (("x",), ("value",)):
+        Forward.input_names = names
+        case = bind_case(sig, Forward, [3.0])
+        x = case.inputs[0]
+        assert x.shape == () and x.dtype == np.float32 and float(x) == 3.0
+
+
+def test_inputs_travel_in_the_dtypes_the_opdef_declares():
+    """A .ScalarList() input takes the dtype of the OpDef column the tensors match (CANN's Foreach ops
+    declare int64 scalars for int32 tensors): the framework converts the value, so does the binding.
+    A bool mask the OpDef declares as uint8 is passed as its bytes."""
+    from types import SimpleNamespace
+
+    from ascendcraft.sim.host import ParamSig
+    sig = SimpleNamespace(name="MulScalars", attrs=(), outputs=(), inputs=(
+        ParamSig("x", "REQUIRED", ("DT_FLOAT", "DT_INT32"), ("ND", "ND"), False, False),
+        ParamSig("scalars", "REQUIRED", ("DT_FLOAT", "DT_INT64"), ("ND", "ND"), False, True)))
+
+    class Forward:
+        input_names, input_specs = ("x", "scalars"), (None, None)
+        attributes, parameters, output_specs = {}, {}, ()
+    for x, want in ((np.ones(4, np.int32), np.int64), (np.ones(4, np.float32), np.float32)):
+        case = bind_case(sig, Forward, [x, np.array([3], np.int32)])
+        assert case.inputs[0] is x and case.inputs[1].dtype == want and case.inputs[1][0] == 3
+    # a bool mask where the OpDef declares uint8 (and no bool) travels as its bytes
+    masked = SimpleNamespace(name="Masked", attrs=(), outputs=(), inputs=(
+        ParamSig("mask", "REQUIRED", ("DT_UINT8",), ("ND",), False, False),))
+    Forward.input_names, Forward.input_specs = ("mask",), (None,)
+    mask = np.array([True, False, True])
+    bound = bind_case(masked, Forward, [mask]).inputs[0]
+    assert bound.dtype == np.uint8 and list(bound) == [1, 0, 1]
 
 
 def test_the_cli_checks_and_runs_a_case(tmp_path, capsys):
@@ -83,6 +128,25 @@ def test_an_input_binds_to_the_tensor_model_init_took_and_extra_outputs_are_not_
     wrong = tmp_path / "other_gamma.py"
     wrong.write_text(op.read_text().replace("return x * self.gamma", "return x * (self.gamma + 1)"))
     assert not check_project(project, wrong, trials=1, model_time=False).passed
+
+
+def test_an_extra_output_infer_data_type_leaves_unset_takes_its_opdef_dtype(tmp_path):
+    """CrossEntropyLoss's InferDataType sets its loss and leaves zloss unset: the output is allocated
+    in the dtype the OpDef's column declares, as a caller would."""
+    project = tmp_path / "project"
+    shutil.copytree(HERE / "projects" / "scale_by_gamma", project)
+    host = project / "op_host" / "scale_by_gamma.cpp"
+    text = host.read_text()
+    text = text.replace("}  // namespace ge", """static ge::graphStatus InferDataType(gert::InferDataTypeContext* context)
+{
+    context->SetOutputDataType(0, context->GetInputDataType(0));   // x_out left unset
+    return GRAPH_SUCCESS;
+}
+}  // namespace ge""")
+    text = text.replace("this->SetInferShape(ge::InferShape);",
+                        "this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);")
+    host.write_text(text)
+    assert check_project(project, HERE / "gamma_op.py", trials=1, model_time=False).passed
 
 
 def test_forward_tensors_bind_by_name_when_every_one_names_an_input():

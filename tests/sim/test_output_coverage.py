@@ -132,7 +132,11 @@ extern "C" __global__ __aicore__ void one_value(GM_ADDR x, GM_ADDR y)
     AscendC::LocalTensor<float> t = buf.Get<float>();
     t.SetValue(0, xGm.GetValue(0) * 2.0f);
 #ifdef USE_GARBAGE
+    AscendC::SetFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::S_V>(EVENT_ID0);
     AscendC::ReduceSum(t, t, t, 8);
+    AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+    AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
 #endif
     AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
@@ -151,11 +155,12 @@ def test_copying_out_bytes_nothing_wrote_is_a_warning_at_the_copy():
     assert res.outputs[1][0] == 3.0
 
 
-def test_computing_on_bytes_nothing_wrote_stays_an_error():
+def test_a_result_computed_from_bytes_nothing_wrote_is_an_error_where_it_reaches_an_output():
     art = build_kernel(_ONE_VALUE, "one_value", defines={"USE_GARBAGE": "1"})
-    res = run_kernel(art, [np.array([1.5], np.float32), np.full(8, np.nan, np.float32)], block_dim=1)
+    res = run_kernel(art, [np.array([1.5], np.float32), np.full(8, np.nan, np.float32)], block_dim=1, outputs=[1])
     assert [d.rule for d in res.errors] == ["uninit-read"]
-    assert res.errors[0].api == "ReduceSum"
+    assert res.errors[0].api == "ReduceSum"        # reported where the garbage was read
+    assert "reached an output: output 'y'" in res.errors[0].message
 
 
 def test_a_syncall_in_a_header_of_the_kernel_is_a_barrier(rng):

@@ -15,7 +15,9 @@ TILE, TILES, BLOCKS = 256, 2, 2
 # macro -> (rule, text on the kernel line the diagnostic must point at, words the message must contain)
 BUGS = {
     "SECOND_TPIPE": ("second-tpipe", "AscendC::TPipe pipe2;", ["second TPipe"]),
-    "UB_CAPACITY": ("ub-capacity", "pipe.InitBuffer(inX, 2, 40000", ["InitBuffer", "len=160000", "196608", "910B2"]),
+    # a queue's second buffer past the end of UB: an error where it is first used, naming its InitBuffer
+    "UB_CAPACITY": ("ub-capacity", "AscendC::DataCopy(yl, yGm[t * TILE], TILE);",
+                    ["InitBuffer at line 25", "past the end of UB", "196608", "910B2"]),
     "L1_CAPACITY": ("l1-capacity", "pipe.InitBuffer(l1Queue", ["InitBuffer", "A1", "524288"]),
     "BUFFERS_PER_POSITION": ("buffers-per-position", "pipe.InitBuffer(extra3", ["VECIN", "10 buffers", "at most 8"]),
     "MAX_BUFFERS": ("max-buffers", "pipe.InitBuffer(scratch[i], 32)", ["more than 64 buffers"]),
@@ -26,7 +28,7 @@ BUGS = {
     "ENQUE_FULL": ("enque-full", "one.EnQue(o2)", ["depth=1", "without a DeQue"]),
     "DEQUE_EMPTY": ("deque-empty", "LocalTensor<float> xd = inX.DeQue", ["empty TQue<VECIN>"]),
     "UB_ALIGN": ("ub-align", "xd[3]", ["src0", "not 32-byte aligned", "0xc"]),
-    "USE_AFTER_FREE": ("use-after-free", "// reads a freed tensor", ["src0", "FreeTensor"]),
+    "USE_AFTER_FREE": ("use-after-free", "// reads a freed tensor", ["src0", "FreeTensor", "handed out again"]),
     "NOT_FREED": ("not-freed", "zl = outZ.AllocTensor", ["VECOUT", "never released with FreeTensor"]),
     "TENSOR_OVERFLOW": ("tensor-overflow", "// count larger than the tensors", ["512 elements", "holds only 256"]),
     "COMPARE_256": ("compare-256", "AscendC::Compare(cmpMask", ["992 bytes", "256"]),
@@ -48,7 +50,7 @@ def _run(bug: str | None, **kw):
     n = BLOCKS * TILES * TILE
     rng = np.random.default_rng(7)
     x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
-    res = run_kernel(art, [x, y, poisoned(n, np.float32), TILES], block_dim=BLOCKS, **kw)
+    res = run_kernel(art, [x, y, poisoned(n, np.float32), TILES], block_dim=BLOCKS, outputs=[2], **kw)
     return res, x, y
 
 
@@ -73,6 +75,20 @@ def test_planted_bug_is_caught(bug):
     assert d.file == "kernel.cpp"
     for w in words:
         assert w in d.message, (w, d.message)
+
+
+def test_a_freed_tensor_read_before_its_buffer_is_handed_out_again_is_a_warning():
+    """The buffer keeps its bytes until the queue reuses it: the read works on the NPU."""
+    src = "#define READ_AFTER_FREE\n#line 1\n" + PLANTED
+    n = BLOCKS * TILES * TILE
+    x, y = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    res = run_kernel(build_kernel(src, "planted"), [x, y, poisoned(n, np.float32), TILES], block_dim=BLOCKS,
+                     outputs=[2])
+    assert res.ok, res.report()
+    assert_close(res.outputs[2], x + y)
+    (w,) = [d for d in res.warnings if d.rule == "use-after-free"]
+    assert w.line == _line_of("// a freed tensor the queue has not handed out again")
+    assert "until the queue hands the buffer out again" in w.message
 
 
 def test_datacopy_round_down_in_lenient_mode():

@@ -364,6 +364,9 @@ std::string tiling_json(Op& op) {
             if (st != ge::GRAPH_SUCCESS)
                 return "{\"error\":" + jstr("InferDataType returned " + std::string(st == ge::GRAPH_FAILED ? "GRAPH_FAILED" : std::to_string(st))) +
                        ",\"status\":" + std::to_string(st) + ",\"phase\":\"InferDataType\"}";
+            // an output InferDataType leaves unset (CrossEntropyLoss's zloss) is allocated, as a
+            // caller would, in the dtype the OpDef's column for these inputs declares
+            dtypes_from_table(op, n);
         } else if (op.impl.infer_dtype_first_input && !n.in_dtypes.empty()) {
             for (auto& t : n.out_dtypes)
                 if (t == ge::DT_UNDEFINED) t = n.in_dtypes[0];

@@ -12,4 +12,5 @@
 #include "asc_sim/load3d.h"
 #include "asc_sim/adv.h"
 #include "asc_sim/consts.h"
+#include "asc_sim/intrinsics.h"
 #include "asc_sim/host.h"

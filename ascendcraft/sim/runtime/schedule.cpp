@@ -379,12 +379,26 @@ void interval_add(std::map<uint64_t, uint64_t>& set, uint64_t lo, uint64_t hi) {
     set.emplace(lo, hi);
 }
 
+void interval_remove(std::map<uint64_t, uint64_t>& set, uint64_t lo, uint64_t hi) {
+    auto it = set.upper_bound(lo);
+    if (it != set.begin() && std::prev(it)->second > lo) --it;
+    while (it != set.end() && it->first < hi) {
+        const uint64_t a = it->first, b = it->second;
+        it = set.erase(it);
+        if (a < lo) set.emplace(a, lo);
+        if (b > hi) { set.emplace(hi, b); break; }
+    }
+}
+
 void record_gm_access(const GmRegion* r, uint64_t lo, uint64_t hi, bool write, const char* api, const Loc& loc) {
     if (r->scratch ? hi <= r->track_from : (!r->output || !write)) return;
     State& s = S();
     const size_t region = static_cast<size_t>(r - s.gm.data());
     if (write) {
         s.gm_writes.add(region, lo, hi, api, loc, s.phase, s.atomic_add ? WR_ATOMIC : 0);
+        // the bytes hold what this write puts there (a copy of garbage marks its garbage after this)
+        auto garbage = s.gm_garbage.find(region);
+        if (garbage != s.gm_garbage.end() && !s.atomic_add) interval_remove(garbage->second.bytes, lo, hi);
         if (r->scratch) interval_add(s.scratch_own, lo, hi);
         return;
     }
@@ -401,9 +415,19 @@ void gm_check(const char* api, const Loc& loc, const void* p, uint64_t bytes, co
         fail("gm-bounds", api, loc,
              fmt("%s %s %llu bytes of GM at %s, outside every buffer the host passed", api, what,
                  static_cast<unsigned long long>(bytes), gm_describe(a, bytes).c_str()));
+    const uint64_t lo = a - r->base, hi = a + bytes - r->base;
+    if (hi > r->bytes)
+        warn("gm-padding", api, loc,
+             fmt("%s %s %llu bytes of GM at %s+%llu bytes, %llu of them past the end of '%s' (%llu bytes) in the "
+                 "padding of its device allocation (aclrtMalloc rounds a size up to 32 bytes and adds 32): %s",
+                 api, what, static_cast<unsigned long long>(bytes), r->name.c_str(),
+                 static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi - std::max(lo, r->bytes)),
+                 r->name.c_str(), static_cast<unsigned long long>(r->bytes),
+                 what[0] == 'w' ? "those bytes are not part of the output and nothing reads them"
+                                : "on the NPU those bytes are garbage, which the results must not depend on"));
     // Every API access to GM is bounds-checked here ("reads ...", "writes ..."), so this is where
-    // writes to outputs and accesses to scratch are recorded.
-    record_gm_access(r, a - r->base, a + bytes - r->base, what[0] == 'w', api, loc);
+    // writes to outputs and accesses to scratch are recorded (the tensor's own bytes only).
+    if (lo < r->bytes) record_gm_access(r, lo, std::min(hi, r->bytes), what[0] == 'w', api, loc);
 }
 
 void note_scratch_rows(const char* api, const Loc& loc, const void* p, int64_t rows, uint64_t row_bytes,
@@ -413,51 +437,8 @@ void note_scratch_rows(const char* api, const Loc& loc, const void* p, int64_t r
     if (!r || !r->scratch) return;
     for (int64_t i = 0; i < rows; ++i) {
         uint64_t lo = a - r->base + static_cast<uint64_t>(i) * stride;
-        record_gm_access(r, lo, lo + row_bytes, false, api, loc);
+        if (lo < r->bytes) record_gm_access(r, lo, std::min(lo + row_bytes, r->bytes), false, api, loc);
     }
-}
-
-void mark_written(int sp, uint32_t addr, uint64_t bytes) {
-    if (S().cfg.cost_only || bytes == 0) return;
-    Space& s = S().spaces[sp];
-    if (addr + bytes > s.shadow.size()) bytes = s.shadow.size() > addr ? s.shadow.size() - addr : 0;
-    std::memset(s.shadow.data() + addr, 1, bytes);
-}
-
-void mark_unwritten(int sp, uint32_t addr, uint64_t bytes) {
-    if (S().cfg.cost_only || bytes == 0) return;
-    Space& s = S().spaces[sp];
-    if (addr + bytes > s.shadow.size()) bytes = s.shadow.size() > addr ? s.shadow.size() - addr : 0;
-    std::memset(s.shadow.data() + addr, 0, bytes);
-}
-
-int64_t first_unwritten(int sp, uint32_t addr, uint64_t bytes) {
-    if (S().cfg.cost_only || bytes == 0) return -1;
-    Space& s = S().spaces[sp];
-    const void* z = std::memchr(s.shadow.data() + addr, 0, bytes);
-    return z ? static_cast<const uint8_t*>(z) - (s.shadow.data() + addr) : -1;
-}
-
-void check_written(const char* api, const Loc& loc, const char* operand, int sp, uint32_t addr,
-                   uint64_t bytes, uint32_t elem_size) {
-    const int64_t off = first_unwritten(sp, addr, bytes);
-    if (off >= 0)
-        fail("uninit-read", api, loc,
-             fmt("%s reads %s element %llu (%s address 0x%llx), which nothing wrote since the buffer was allocated "
-                 "(operand covers %llu elements)",
-                 api, operand, static_cast<unsigned long long>(off / elem_size), space_name(sp),
-                 static_cast<unsigned long long>(addr + off), static_cast<unsigned long long>(bytes / elem_size)));
-}
-
-void check_copied_out(const char* api, const Loc& loc, int sp, uint32_t addr, uint64_t bytes,
-                      uint32_t elem_size) {
-    const int64_t off = first_unwritten(sp, addr, bytes);
-    if (off >= 0)
-        warn("uninit-copy-out", api, loc,
-             fmt("%s copies src element %llu (%s address 0x%llx) to GM, which nothing wrote since the buffer was "
-                 "allocated: those GM elements get garbage unless something writes them later",
-                 api, static_cast<unsigned long long>(off / elem_size), space_name(sp),
-                 static_cast<unsigned long long>(addr + off)));
 }
 
 }  // namespace asc_sim

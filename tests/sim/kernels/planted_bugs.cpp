@@ -32,7 +32,7 @@ extern "C" __global__ __aicore__ void planted(GM_ADDR x, GM_ADDR y, GM_ADDR z, u
 #endif
 #ifdef BUG_L1_CAPACITY
     AscendC::TQue<AscendC::TPosition::A1, 1> l1Queue;
-    pipe.InitBuffer(l1Queue, 2, 300 * 1024);  // 600 KB > 512 KB of L1
+    pipe.InitBuffer(l1Queue, 2, 600 * 1024);  // 1200 KB: more than twice the 512 KB of L1 fails at once
 #endif
 #ifdef BUG_MAX_BUFFERS
     AscendC::TBuf<AscendC::TPosition::VECCALC> scratch[62];
@@ -96,14 +96,21 @@ extern "C" __global__ __aicore__ void planted(GM_ADDR x, GM_ADDR y, GM_ADDR z, u
         AscendC::Add(zl, xd[3], yd[3], TILE - 8);  // xd[3] starts 12 bytes into the buffer
 #elif defined(BUG_USE_AFTER_FREE)
         inX.FreeTensor(xd);
+        AscendC::LocalTensor<float> x6 = inX.AllocTensor<float>();   // the queue's other buffer
+        AscendC::LocalTensor<float> x7 = inX.AllocTensor<float>();   // xd's buffer, handed out again
+        (void)x6;
+        (void)x7;
         AscendC::Add(zl, xd, yd, TILE);  // reads a freed tensor
+#elif defined(READ_AFTER_FREE)
+        inX.FreeTensor(xd);
+        AscendC::Add(zl, xd, yd, TILE);  // a freed tensor the queue has not handed out again
 #elif defined(BUG_TENSOR_OVERFLOW)
         AscendC::Add(zl, xd, yd, 2 * TILE);  // count larger than the tensors
 #else
         AscendC::Add(zl, xd, yd, TILE);  // the correct Add
 #endif
         outZ.EnQue(zl);
-#ifndef BUG_USE_AFTER_FREE
+#if !defined(BUG_USE_AFTER_FREE) && !defined(READ_AFTER_FREE)
         inX.FreeTensor(xd);  // free input
 #endif
         inY.FreeTensor(yd);

@@ -26,7 +26,9 @@ inline void adv_map(const char* api, const Loc& loc, int dts, const AscendC::Loc
     S().stats.vec_elems += count;
     if (S().cfg.cost_only) return;
     for (uint32_t i = 0; i < count; ++i) dst.ptr()[i] = f(i);
-    wrote(dst, count);
+    if (src0 && src1) wrote_lanes(dst, count, *src0, *src1);
+    else if (src0 || src1) wrote_lanes(dst, count, src0 ? *src0 : *src1);
+    else wrote(dst, count);
 }
 template <typename T, typename F>
 inline void adv_unary(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
@@ -173,6 +175,50 @@ inline void Swish(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t
     const float beta = asc_sim::fv(scalarValue);
     asc_sim::adv_unary("Swish", asc_loc_, dst, src, dataSize, 5,
                        [beta](float x) { return x * asc_sim::sigmoid_f(beta * x); });
+}
+
+// BroadCast (adv_api broadcast.h): dst of dstShape from src of srcShape, each of src's axes equal to
+// dst's or 1 (repeated along it); one or two axes (the template's `axis` names the broadcast one and
+// is implied by the shapes here). Costed as one vector pass over dst.
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], ASC_LOC_PARAM) {
+    static_assert(dim == 1 || dim == 2, "BroadCast: the simulator models one or two axes");
+    const char* api = "BroadCast";
+    asc_sim::enter(api, asc_loc_);
+    const uint32_t rows = dim == 2 ? dstShape[0] : 1, cols = dstShape[dim - 1];
+    const uint32_t srows = dim == 2 ? srcShape[0] : 1, scols = srcShape[dim - 1];
+    if ((srows != rows && srows != 1) || (scols != cols && scols != 1))
+        asc_sim::fail("param-range", api, asc_loc_,
+                      asc_sim::fmt("BroadCast: source shape [%u, %u] does not broadcast to [%u, %u] (each axis equal "
+                                   "or 1)", srows, scols, rows, cols));
+    const uint64_t count = static_cast<uint64_t>(rows) * cols;
+    if (count == 0) return;
+    asc_sim::use_local(api, asc_loc_, "src", src, static_cast<uint64_t>(srows) * scols, false);
+    asc_sim::use_local(api, asc_loc_, "dst", dst, count, true);
+    asc_sim::Deps d;
+    d.rd[0] = src.buf_;
+    d.wr[0] = dst.buf_;
+    asc_sim::schedule(asc_sim::Pipe::V, asc_sim::vec_cycles(count * sizeof(T), 1), d);
+    asc_sim::S().stats.vec_elems += count;
+    if (asc_sim::S().cfg.cost_only) return;
+    std::vector<T> out(count);
+    std::vector<uint8_t> holds(count);
+    for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t c = 0; c < cols; ++c) {
+            const uint64_t si = static_cast<uint64_t>(srows == 1 ? 0 : r) * scols + (scols == 1 ? 0 : c);
+            out[static_cast<uint64_t>(r) * cols + c] = src.ptr()[si];
+            holds[static_cast<uint64_t>(r) * cols + c] = !asc_sim::lane_garbage(src, si);
+        }
+    std::memcpy(static_cast<void*>(dst.ptr()), out.data(), count * sizeof(T));
+    for (uint64_t i = 0; i < count; ++i)
+        asc_sim::mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), holds[i] != 0);
+}
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer, ASC_LOC_PARAM) {
+    asc_sim::use_local("BroadCast", asc_loc_, "sharedTmpBuffer", sharedTmpBuffer, 0, true);
+    BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, asc_loc_);
 }
 
 }  // namespace AscendC

@@ -43,7 +43,11 @@ template <typename H> inline H to_f16_mode(float x, AscendC::RoundMode m) {
 }
 template <typename T, typename U> inline T cast_one(U v, AscendC::RoundMode m) {
     if constexpr (std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value) {
-        if constexpr (std::is_integral<U>::value) return T(static_cast<float>(v));
+        // int32 -> half is a dequantising conversion: times the DEQSCALE register (SetDeqScale), round
+        // mode ignored (dav_c220 kernel_operator_vec_vconv_impl.h: vconv_deq)
+        if constexpr (std::is_same<T, half>::value && std::is_same<U, int32_t>::value)
+            return T(static_cast<float>(v) * S().deq_scale);
+        else if constexpr (std::is_integral<U>::value) return T(static_cast<float>(v));
         else return to_f16_mode<T>(static_cast<float>(v), m);
     } else if constexpr (std::is_same<T, float>::value) {
         if constexpr (std::is_same<U, float>::value) return static_cast<float>(round_mode(v, m));
@@ -68,6 +72,7 @@ template <typename T, typename U> inline int cast_rule(AscendC::RoundMode m) {
     bool five = m == R::CAST_RINT || m == R::CAST_FLOOR || m == R::CAST_CEIL || m == R::CAST_ROUND || m == R::CAST_TRUNC;
     bool none = m == R::CAST_NONE;
     if (std::is_same<U, half>::value && std::is_same<T, float>::value) return none;
+    if (std::is_same<U, int32_t>::value && std::is_same<T, half>::value) return 1;   // vconv_deq: mode ignored
     if (std::is_same<U, float>::value && std::is_same<T, half>::value) return five || none || m == R::CAST_ODD;
     if (std::is_same<U, float>::value && std::is_same<T, int32_t>::value) return five;
     if (std::is_same<U, int32_t>::value && std::is_same<T, float>::value) return five || none;
@@ -99,6 +104,8 @@ namespace AscendC {
 // Scalar bf16 <-> float (asc-devkit impl/basic_api/kernel_scalar_convert.h: ToFloat / ToBfloat16, the
 // A2 overloads; round to nearest even). Scalar-unit arithmetic: it costs the calling API's issue.
 inline float ToFloat(const bfloat16_t& bVal) { return static_cast<float>(bVal); }
+// The DEQSCALE register an int32 -> half Cast multiplies by (SetDeqScale.md, the half form).
+inline void SetDeqScale(half scale) { asc_sim::S().deq_scale = static_cast<float>(scale); }
 inline bfloat16_t ToBfloat16(const float& fVal) { return bfloat16_t(fVal); }
 
 template <typename T, typename U>
@@ -130,7 +137,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
     } else {
         for (uint32_t i = 0; i < count; ++i) dst.ptr()[i] = asc_sim::cast_one<T, U>(src.ptr()[i], roundMode);
     }
-    asc_sim::wrote(dst, count);
+    asc_sim::wrote_lanes(dst, count, src);
 }
 
 // ---- Compare / CompareScalar: one bit per element in dst (uint8_t bitmask)
@@ -175,7 +182,13 @@ inline void asc_compare_impl(const char* api, const asc_sim::Loc& loc, const Loc
     std::memset(out, 0, mask_bytes);
     for (uint32_t i = 0; i < count; ++i)
         if (asc_cmp<T>(src0.ptr()[i], get1(i), cmpMode)) out[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-    asc_sim::mark_written(dst.sp_, dst.addr_, mask_bytes);
+    // a mask byte is garbage when one of its eight lanes compared garbage
+    for (uint64_t k = 0; k < mask_bytes; ++k) {
+        bool bad = false;
+        for (uint32_t i = static_cast<uint32_t>(k * 8); i < std::min<uint64_t>(count, k * 8 + 8) && !bad; ++i)
+            bad = asc_sim::lane_garbage(src0, i) || (src1 && asc_sim::lane_garbage(*src1, i));
+        asc_sim::mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + k), 1, !bad);
+    }
 }
 template <typename T, typename U>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
@@ -219,8 +232,16 @@ inline void asc_select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& sel
         bool take0 = (m[bit / 8] >> (bit % 8)) & 1u;
         tmp[i] = take0 ? src0.ptr()[i] : get1(i);
     }
+    std::vector<uint8_t> bad(count, 0);   // first, as dst may be a source
+    if (asc_sim::S().op_read_garbage)
+        for (uint32_t i = 0; i < count; ++i) {
+            uint32_t bit = selMode == SELMODE::VSEL_CMPMASK_SPR ? i % epr : i;
+            bad[i] = asc_sim::first_unwritten(selMask.sp_, static_cast<uint32_t>(selMask.addr_ + bit / 8), 1) >= 0 ||
+                     asc_sim::lane_garbage(src0, i) || (src1 && asc_sim::lane_garbage(*src1, i));
+        }
     std::memcpy(static_cast<void*>(dst.ptr()), tmp.data(), count * sizeof(T));
-    asc_sim::wrote(dst, count);
+    for (uint32_t i = 0; i < count; ++i)
+        asc_sim::mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad[i]);
 }
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,

@@ -65,7 +65,17 @@ __aicore__ constexpr inline uint32_t ConstCeil(uint32_t a, uint32_t b) { return 
 // type trait of the same header: IsSameType<T, U>::value
 template <typename T, typename U> struct IsSameType : std::false_type {};
 template <typename T> struct IsSameType<T, T> : std::true_type {};
+// core kinds (asc-devkit impl/utils/sys_constants.h)
+constexpr int32_t MIX = 0;
+constexpr int32_t AIC = 1;
+constexpr int32_t AIV = 2;
 }  // namespace AscendC
+
+// The kind of core running the code, a variable as in CANN's CPU-debug build (asc-devkit
+// impl/utils/sys_macros.h, ASCENDC_CPU_DEBUG): the device compiler makes it a constant of each
+// half of a kernel, which `if (g_coreType == AIV)` reads the same way. Template arguments and
+// `constexpr` uses need that constant and do not build here (docs/simulator.md).
+#define g_coreType (ASCEND_IS_AIC ? ::AscendC::AIC : ::AscendC::AIV)
 
 namespace asc_sim {
 [[noreturn]] inline void assert_fail(const char* expr, const Loc& loc, const std::string& detail) {

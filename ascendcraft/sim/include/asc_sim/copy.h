@@ -100,8 +100,8 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     uint64_t bytes = asc_sim::datacopy_round<T>(api, asc_loc_, count, "local->GM");
     uint64_t n = bytes / sizeof(T);
     asc_sim::use_local(api, asc_loc_, "src", src, n, false, 32, false);
-    asc_sim::check_copied_out(api, asc_loc_, src.sp_, src.addr_, bytes, sizeof(T));
     asc_sim::gm_check(api, asc_loc_, dst.addr_, bytes, "writes");
+    asc_sim::check_copied_out(api, asc_loc_, src.sp_, src.addr_, bytes, sizeof(T), dst.addr_);
     asc_sim::Deps d;
     d.rd[0] = src.buf_;
     asc_sim::schedule(asc_sim::Pipe::MTE3, s.cfg.mte_overhead + bytes / s.cfg.mte3_bpc, d, static_cast<double>(bytes));
@@ -117,7 +117,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     asc_sim::enter(api, asc_loc_);
     uint64_t bytes = asc_sim::datacopy_round<T>(api, asc_loc_, count, "local->local");
     uint64_t n = bytes / sizeof(T);
-    asc_sim::use_local(api, asc_loc_, "src", src, n, false);
+    asc_sim::use_local(api, asc_loc_, "src", src, n, false, 32, false);   // a copy moves garbage as it is
     asc_sim::use_local(api, asc_loc_, "dst", dst, n, true);
     asc_sim::Deps d;
     d.rd[0] = src.buf_;
@@ -125,7 +125,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     asc_sim::schedule(asc_sim::Pipe::V, s.cfg.vec_overhead + std::ceil(bytes / s.cfg.vec_bpc), d);
     if (!s.cfg.cost_only) {
         std::memmove(static_cast<void*>(dst.ptr()), static_cast<const void*>(src.ptr()), bytes);
-        asc_sim::wrote(dst, n);
+        asc_sim::copy_shadow(dst.sp_, dst.addr_, src.sp_, src.addr_, bytes);
     }
 }
 
@@ -169,9 +169,9 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sizeof(T) - 1) / sizeof(T), false, 32, false);
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         uint64_t u = static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
-        asc_sim::check_copied_out(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + u), blk, sizeof(T));
         uint8_t* g = reinterpret_cast<uint8_t*>(dst.addr_) + static_cast<uint64_t>(i) * (p.blockLen + p.dstStride) * 32;
         asc_sim::gm_check(api, asc_loc_, g, blk, "writes");
+        asc_sim::check_copied_out(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + u), blk, sizeof(T), g);
     }
     uint64_t bytes = blk * p.blockCount;
     asc_sim::Deps d;
@@ -206,9 +206,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         uint64_t us = static_cast<uint64_t>(i) * (p.blockLen + p.srcStride) * 32;
         uint64_t ud = static_cast<uint64_t>(i) * (p.blockLen + p.dstStride) * 32;
-        asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + us), blk, sizeof(T));
         std::memmove(reinterpret_cast<uint8_t*>(dst.ptr()) + ud, reinterpret_cast<const uint8_t*>(src.ptr()) + us, blk);
-        asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + ud), blk);
+        asc_sim::copy_shadow(dst.sp_, static_cast<uint32_t>(dst.addr_ + ud), src.sp_, static_cast<uint32_t>(src.addr_ + us), blk);
     }
 }
 
@@ -290,9 +289,9 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     uint64_t ub_extent = (p.blockCount - 1) * ub_step + p.blockLen;
     asc_sim::use_local(api, asc_loc_, "src", src, (ub_extent + sz - 1) / sz, false, 32, false);
     for (uint32_t i = 0; i < p.blockCount; ++i) {
-        asc_sim::check_copied_out(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + i * ub_step), p.blockLen, sz);
-        asc_sim::gm_check(api, asc_loc_, reinterpret_cast<uint8_t*>(dst.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.dstStride),
-                          p.blockLen, "writes");
+        uint8_t* g = reinterpret_cast<uint8_t*>(dst.addr_) + i * (static_cast<uint64_t>(p.blockLen) + p.dstStride);
+        asc_sim::gm_check(api, asc_loc_, g, p.blockLen, "writes");
+        asc_sim::check_copied_out(api, asc_loc_, src.sp_, static_cast<uint32_t>(src.addr_ + i * ub_step), p.blockLen, sz, g);
     }
     uint64_t bytes = static_cast<uint64_t>(p.blockLen) * p.blockCount;
     asc_sim::Deps d;

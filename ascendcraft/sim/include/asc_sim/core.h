@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>   // CANN's CPU-debug build has it: kernels assert() under __CCE_KT_TEST__
 #include <cmath>
 #include <csignal>
 #include <cstddef>
@@ -69,6 +70,10 @@
 #define ASCEND_IS_AIC (::asc_sim::S().core_kind == 1)
 #define ASCEND_IS_NOT_AIV (!ASCEND_IS_AIV)
 #define ASCEND_IS_NOT_AIC (!ASCEND_IS_AIC)
+// The compiler's block variables, which older CANN operators read unqualified (the block a core runs
+// and the launch's block count); set before each block (reset_core), one per block thread.
+inline thread_local int64_t block_idx = 0;
+inline thread_local int64_t block_num = 0;
 
 namespace asc_sim {
 
@@ -245,6 +250,8 @@ inline const char* space_name(int s) {
     static const char* n[] = {"UB", "L1", "L0A", "L0B", "L0C", "BT", "FB"};
     return (s >= 0 && s < SP_COUNT) ? n[s] : "?";
 }
+// The rule a buffer past the end of on-chip memory `s` breaks.
+inline const char* capacity_rule(int s) { return s == SP_UB ? "ub-capacity" : (s == SP_L1 ? "l1-capacity" : "l0-capacity"); }
 
 // ---------------------------------------------------------------- events (happens-before)
 // The pipes that execute instructions (HBM is an accounting track, not a pipe).
@@ -314,6 +321,9 @@ struct Buffer {
     int state = BUF_FREE;
     uint32_t gen = 1;
     Loc alloc_loc{"", 0};
+    Loc free_loc{"", 0};   // its last FreeTensor
+    Loc init_loc{"", 0};   // the InitBuffer that placed it
+    bool beyond = false;   // placed past the end of its memory: any use is an error (TPipe::alloc_space)
     // Library-internal buffers (the Matmul API's L1/L0 stages) are ordered by the library's own
     // waits: their accesses are timed by dataflow and not checked for missing syncs.
     bool internal = false;
@@ -339,6 +349,10 @@ struct GmRegion {
     uintptr_t base;
     uint64_t bytes;
     std::string name;
+    // The device allocation the buffer sits in: aclrtMalloc rounds a size up to 32 bytes and adds 32
+    // (CANN AscendCL reference, aclrtMalloc / aclrtMallocAlign32), so an access past `bytes` but within
+    // `alloc` reads garbage or writes bytes nobody reads, without a fault.
+    uint64_t alloc = 0;
     bool output = false;  // an output tensor: its writes are recorded for the coverage / race checks
     uint32_t elem = 1;    // element size in bytes (for the element indices in those messages)
     bool scratch = false; // the workspace holding scratch tensors: reads and writes from `track_from` on
@@ -462,6 +476,9 @@ struct State {
     // the MAX_MIN_CNT special register: the last WholeReduceMax/Min's (or ReduceMax/Min's) extreme
     // value's bits (low 32) and its index (high 32), read by GetReduceMaxMinCount
     uint64_t max_min_cnt = 0;
+    // the accumulator register: the last accumulating vcadd's sum in its type's bits (get_acc_val)
+    uint64_t acc_val = 0;
+    float deq_scale = 1.0f;   // DEQSCALE: an int32 -> half Cast's factor (SetDeqScale)
     // timeline
     double pipe_free[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // when each pipe can start its next instruction
     double pipe_done[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // when all its instructions so far have completed
@@ -480,6 +497,19 @@ struct State {
     AccessLog scratch_reads;         // reads of scratch
     AccessLog scratch_unowned;       // the parts of scratch reads this core had not written itself
     std::map<uint64_t, uint64_t> scratch_own;   // scratch bytes this core wrote: [lo, hi) keyed by lo
+    // Garbage: local bytes nothing wrote, and the results computed from them (the shadow's unwritten
+    // bytes). A vector op may compute on them; what is wrong is garbage reaching an output, a scalar
+    // read or the cube (schedule.cpp, note_garbage_read).
+    bool op_read_garbage = false;    // the current API call read garbage: what it writes is garbage
+    // this core's first such read (its message, API and line): where garbage reaching an output is reported
+    std::string garbage_origin, garbage_api;
+    Loc garbage_loc{"", 0};
+    struct GmGarbage {
+        std::map<uint64_t, uint64_t> bytes;   // [lo, hi) of the output holding garbage, keyed by lo
+        std::string api;                      // the first copy that put it there
+        Loc loc{"", 0};
+    };
+    std::map<size_t, GmGarbage> gm_garbage;   // by output region
     uint32_t phase = 0;              // SyncAll calls this core has made (cross_clocks: its clock's snapshot)
     Operand operands[8];             // the current call's local operands (missing-sync check)
     int n_operands = 0;
@@ -527,6 +557,7 @@ inline void enter(const char* api, const Loc& loc) {
     s.cur_api = api;
     s.cur_loc = loc;
     s.n_operands = 0;
+    s.op_read_garbage = false;
     // SyncAll separates parallel phases for the output race check
     if (!s.cross_clocks && api[0] == 'S' && api[1] == 'y' && std::strcmp(api, "SyncAll") == 0) s.phase++;
 }

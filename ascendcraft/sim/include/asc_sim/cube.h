@@ -113,7 +113,7 @@ public:
         uint32_t align = sp == asc_sim::SP_L0C ? 1024 : (sp == asc_sim::SP_L0A || sp == asc_sim::SP_L0B ? 512 : 32);
         cursor_ = (cursor_ + align - 1) / align * align;
         if (static_cast<uint64_t>(cursor_) + bytes > s.spaces[sp].cap)
-            asc_sim::fail(sp == asc_sim::SP_UB ? "ub-capacity" : (sp == asc_sim::SP_L1 ? "l1-capacity" : "l0-capacity"),
+            asc_sim::fail(asc_sim::capacity_rule(sp),
                           "LocalMemAllocator::Alloc", asc_loc_,
                           asc_sim::fmt("Alloc of %u bytes at offset %u exceeds the %u bytes of %s", bytes, cursor_,
                                        s.spaces[sp].cap, asc_sim::space_name(sp)));
@@ -506,7 +506,7 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
     for (uint32_t i = 0; i < p.mSize; ++i)
         for (uint32_t j = 0; j < p.nSize; ++j) {
             uint64_t si = static_cast<uint64_t>(j / 16) * p.srcStride * 16 + static_cast<uint64_t>(i) * 16 + j % 16;
-            asc_sim::check_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + si * sizeof(U)), sizeof(U), sizeof(U));
+            asc_sim::require_written(api, asc_loc_, "src", src.sp_, static_cast<uint32_t>(src.addr_ + si * sizeof(U)), sizeof(U), sizeof(U));
             float v = asc_sim::fv(src.ptr()[si]);
             if (p.reluEn && v < 0) v = 0;
             dst.addr_[static_cast<uint64_t>(i) * p.dstStride + j] = static_cast<T>(v);

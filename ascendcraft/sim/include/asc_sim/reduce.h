@@ -121,16 +121,88 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     asc_reduce_impl("ReduceMin", asc_loc_, dst, src, sharedTmpBuffer, count, 2, calIndex);
 }
 
+// The prologue of the level-0 reductions: the call entered, its dtype and repeat count checked; the
+// repeats its mask runs (0: nothing to do).
+template <typename T>
+inline uint32_t l0_reduce_repeats(const char* api, const asc_sim::Loc& loc, const asc_sim::L0Mask& m, int32_t repeatTime) {
+    asc_sim::enter(api, loc);
+    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_FLOAT);
+    if (repeatTime < 0 || repeatTime > 255)
+        asc_sim::fail("param-range", api, loc, asc_sim::fmt("%s: repeatTime=%d outside [0, 255]", api, repeatTime));
+    return asc_sim::l0_repeats<T>(m, static_cast<uint32_t>(repeatTime));
+}
+
+#define ASC_SIM_REDUCE_COMMA ,
+// ---- ReduceSum / ReduceMax / ReduceMin, the level-0 forms: every active lane of every repeat (blocks
+// contiguous, repeats srcRepStride blocks apart) to one value (and, for max/min, the index of its lane
+// in src); the work tensor holds the per-repeat partials.
+template <typename T>
+inline void asc_reduce_l0(const char* api, const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                          const LocalTensor<T>& work, const asc_sim::L0Mask& m, int32_t repeatTime, int32_t srcRepStride,
+                          int kind, bool calIndex) {
+    const uint32_t reps = l0_reduce_repeats<T>(api, loc, m, repeatTime);
+    if (reps == 0) return;
+    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, 1, srcRepStride), false, 32, false);
+    asc_sim::use_local(api, loc, "dst", dst, calIndex ? 2 : 1, true, sizeof(T));
+    asc_sim::use_local(api, loc, "workLocal", work, std::min<uint64_t>(reps, work.GetSize()), true);
+    asc_sim::l0_check_read(api, loc, "src", src, m, repeatTime, 1, srcRepStride);
+    double cyc = asc_sim::vec_cycles(reps * 256ull, 1);
+    for (uint64_t parts = reps; parts > 1; parts = (parts + 255 / sizeof(T)) / (256 / sizeof(T)))
+        cyc += asc_sim::vec_cycles(parts * sizeof(T), 1);
+    asc_sim::Deps d;
+    d.rd[0] = src.buf_;
+    d.wr[0] = dst.buf_;
+    d.wr[1] = work.buf_;
+    asc_sim::schedule(asc_sim::Pipe::V, cyc, d);
+    asc_sim::S().stats.vec_elems += reps * (256 / sizeof(T));
+    if (asc_sim::S().cfg.cost_only) return;
+    float result = 0;
+    int64_t idx = -1;
+    asc_sim::l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
+        const uint64_t si = asc_sim::l0_index<T>(r, j, 1, srcRepStride);
+        const float v = asc_sim::fv(src.ptr()[si]);
+        if (kind == 0) result += v;
+        else if (idx < 0 || (kind == 1 && v > result) || (kind == 2 && v < result)) {
+            result = v;
+            idx = static_cast<int64_t>(si);
+        }
+    });
+    dst.ptr()[0] = static_cast<T>(result);
+    if (kind != 0 && idx >= 0) asc_sim::set_max_min_cnt(static_cast<T>(result), static_cast<uint64_t>(idx));
+    if (calIndex) {
+        const uint32_t bits = static_cast<uint32_t>(std::max<int64_t>(idx, 0));
+        if (sizeof(T) == 4) std::memcpy(&dst.ptr()[1], &bits, 4);
+        else { const uint16_t b16 = static_cast<uint16_t>(bits); std::memcpy(&dst.ptr()[1], &b16, 2); }
+    }
+    asc_sim::wrote(dst, calIndex ? 2 : 1);
+}
+#define ASC_SIM_REDUCE_L0(NAME, KIND, INDEX_PARAM, INDEX_ARG)                                                         \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& workLocal,           \
+                     const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,         \
+                     ASC_LOC_PARAM) {                                                                                 \
+        asc_reduce_l0(#NAME, asc_loc_, dst, src, workLocal, asc_sim::l0_mask<T>(isSetMask, mask, 0, false),           \
+                      repeatTime, srcRepStride, KIND, INDEX_ARG);                                                     \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& workLocal,           \
+                     const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride INDEX_PARAM,            \
+                     ASC_LOC_PARAM) {                                                                                 \
+        asc_reduce_l0(#NAME, asc_loc_, dst, src, workLocal,                                                           \
+                      asc_sim::l0_mask<T>(isSetMask, nullptr, static_cast<uint64_t>(mask), true), repeatTime,         \
+                      srcRepStride, KIND, INDEX_ARG);                                                                 \
+    }
+ASC_SIM_REDUCE_L0(ReduceSum, 0, , false)
+ASC_SIM_REDUCE_L0(ReduceMax, 1, ASC_SIM_REDUCE_COMMA bool calIndex = 0, calIndex)
+ASC_SIM_REDUCE_L0(ReduceMin, 2, ASC_SIM_REDUCE_COMMA bool calIndex = 0, calIndex)
+#undef ASC_SIM_REDUCE_L0
+
 // ---- WholeReduce*: one result per repeat (CANN 8.x names)
 template <typename T>
 inline void asc_whole_reduce(const char* api, const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                              const asc_sim::L0Mask& m, int32_t repeatTime, int32_t dstRepStride, int32_t srcBlkStride,
                              int32_t srcRepStride, int kind, ReduceOrder order) {
-    asc_sim::enter(api, loc);
-    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_FLOAT);
-    if (repeatTime < 0 || repeatTime > 255)
-        asc_sim::fail("param-range", api, loc, asc_sim::fmt("%s: repeatTime=%d outside [0, 255]", api, repeatTime));
-    uint32_t reps = asc_sim::l0_repeats<T>(m, static_cast<uint32_t>(repeatTime));
+    const uint32_t reps = l0_reduce_repeats<T>(api, loc, m, repeatTime);
     if (reps == 0) return;
     const int outLen = (kind == 0 || order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX) ? 1 : 2;
     uint64_t dst_ext = static_cast<uint64_t>(reps - 1) * dstRepStride * outLen + outLen;
@@ -185,6 +257,48 @@ inline void asc_whole_reduce(const char* api, const asc_sim::Loc& loc, const Loc
         asc_whole_reduce(#NAME, asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, mask, 0, false), repeatTime,       \
                          dstRepStride, srcBlkStride, srcRepStride, KIND, EXTRA_ARG);                                  \
     }
+// ---- PairReduceSum: adjacent lanes summed (a1 + a2, a3 + a4, ...): a repeat's results are half its
+// lanes, at dst + repeat * dstRepStride * 128 bytes (PairReduceSum.md: the stride's unit is a reduced
+// repeat). An output none of whose two lanes is active is not written.
+template <typename T>
+inline void asc_pair_reduce(const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                            const asc_sim::L0Mask& m, int32_t repeatTime, int32_t dstRepStride, int32_t srcBlkStride,
+                            int32_t srcRepStride) {
+    const char* api = "PairReduceSum";
+    const uint32_t reps = l0_reduce_repeats<T>(api, loc, m, repeatTime);
+    if (reps == 0) return;
+    const uint64_t half = 128 / sizeof(T);
+    asc_sim::use_local(api, loc, "src", src, asc_sim::l0_extent<T>(m, repeatTime, srcBlkStride, srcRepStride), false, 32, false);
+    asc_sim::use_local(api, loc, "dst", dst, static_cast<uint64_t>(reps - 1) * dstRepStride * half + half, true);
+    asc_sim::l0_check_read(api, loc, "src", src, m, repeatTime, srcBlkStride, srcRepStride);
+    asc_sim::vec_schedule(reps * 256ull, 1, src.buf_, -1, dst.buf_, reps * (256 / sizeof(T)));
+    if (asc_sim::S().cfg.cost_only) return;
+    std::map<uint64_t, std::pair<float, bool>> out;   // dst element -> sum, holds a value
+    asc_sim::l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
+        const uint64_t si = asc_sim::l0_index<T>(r, j, srcBlkStride, srcRepStride);
+        auto it = out.emplace(static_cast<uint64_t>(r) * dstRepStride * half + j / 2, std::make_pair(0.0f, true)).first;
+        it->second.first += asc_sim::fv(src.ptr()[si]);
+        it->second.second = it->second.second && !asc_sim::lane_garbage(src, si);
+    });
+    for (auto& [i, v] : out) {
+        dst.ptr()[i] = static_cast<T>(v.first);
+        asc_sim::mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), v.second);
+    }
+}
+template <typename T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                          const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride, ASC_LOC_PARAM) {
+    asc_pair_reduce(asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, nullptr, static_cast<uint64_t>(mask), true),
+                    repeatTime, dstRepStride, srcBlkStride, srcRepStride);
+}
+template <typename T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                          const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride, ASC_LOC_PARAM) {
+    asc_pair_reduce(asc_loc_, dst, src, asc_sim::l0_mask<T>(isSetMask, mask, 0, false), repeatTime, dstRepStride,
+                    srcBlkStride, srcRepStride);
+}
 #define ASC_SIM_COMMA ,
 ASC_SIM_WHOLE(WholeReduceSum, 0, , ReduceOrder::ORDER_ONLY_VALUE)
 ASC_SIM_WHOLE(WholeReduceMax, 1, ASC_SIM_COMMA ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, order)

@@ -150,11 +150,14 @@ void schedule_gm_read(int dst_buf, double moved, const void* src, uint64_t blk, 
 void schedule_scalar(double cycles, int buf, uint32_t lo, uint32_t hi, bool read, bool write);
 
 // ---------------------------------------------------------------- GM registry
+// The buffer whose device allocation (its bytes and their padding) holds [a, a + bytes).
 inline const GmRegion* gm_find(uintptr_t a, uint64_t bytes) {
     for (const GmRegion& r : S().gm)
-        if (a >= r.base && a + bytes <= r.base + r.bytes) return &r;
+        if (a >= r.base && a + bytes <= r.base + std::max(r.bytes, r.alloc)) return &r;
     return nullptr;
 }
+// aclrtMalloc's allocation for a buffer of `bytes`: rounded up to 32 bytes, plus 32.
+inline uint64_t gm_alloc_size(uint64_t bytes) { return (bytes + 31) / 32 * 32 + 32; }
 std::string gm_describe(uintptr_t a, uint64_t bytes);
 // ---------------------------------------------------------------- output write records
 // Sort and merge one core's records: same output, phase, mode, API and line; touching or
@@ -162,6 +165,8 @@ std::string gm_describe(uintptr_t a, uint64_t bytes);
 void compact_writes(std::vector<WriteRec>& w);
 // Adds [lo, hi) to a set of disjoint intervals (touching ones merge).
 void interval_add(std::map<uint64_t, uint64_t>& set, uint64_t lo, uint64_t hi);
+// Removes [lo, hi) from such a set.
+void interval_remove(std::map<uint64_t, uint64_t>& set, uint64_t lo, uint64_t hi);
 // Calls gap(glo, ghi) for each part of [lo, hi) the set does not cover.
 template <class F> inline void interval_gaps(const std::map<uint64_t, uint64_t>& set, uint64_t lo, uint64_t hi, F gap) {
     auto it = set.upper_bound(lo);
@@ -182,19 +187,5 @@ void gm_check(const char* api, const Loc& loc, const void* p, uint64_t bytes, co
 void note_scratch_rows(const char* api, const Loc& loc, const void* p, int64_t rows, uint64_t row_bytes,
                        uint64_t stride);
 
-// ---------------------------------------------------------------- UB shadow ("was written")
-void mark_written(int sp, uint32_t addr, uint64_t bytes);
-void mark_unwritten(int sp, uint32_t addr, uint64_t bytes);
-// Offset of the first byte of [addr, addr + bytes) in space `sp` that nothing wrote, or -1.
-int64_t first_unwritten(int sp, uint32_t addr, uint64_t bytes);
-void check_written(const char* api, const Loc& loc, const char* operand, int sp, uint32_t addr,
-                   uint64_t bytes, uint32_t elem_size);
-
-// A copy to GM of local bytes nothing wrote moves garbage, which is harmless when nothing reads
-// or compares those GM elements (a kernel that copies out a whole 32-byte block of which the op
-// returns one value): a warning with the line. The verification compares every output element,
-// so garbage that reaches a compared element still fails there.
-void check_copied_out(const char* api, const Loc& loc, int sp, uint32_t addr, uint64_t bytes,
-                      uint32_t elem_size);
-
 }  // namespace asc_sim
+#include "shadow.h"

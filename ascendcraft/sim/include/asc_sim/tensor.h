@@ -15,6 +15,7 @@ enum class TPosition : uint8_t {
     C2PIPE2GM, C2PIPE2LOCAL, MAX
 };
 using QuePosition = TPosition;
+using TBufHandle = uint8_t*;   // a queue buffer's handle (kernel_tpipe.h): the untyped EnQue/DeQue
 
 inline const char* PositionName(TPosition p) { return asc_sim::position_label(static_cast<int>(p)); }
 int PositionSpace(TPosition p);
@@ -154,10 +155,26 @@ inline void use_local(const char* api, const Loc& loc, const char* name, const A
                  "a TBuf that TPipe::InitBuffer never gave memory)", api, name));
     if (t.buf_ >= 0) {
         const Buffer& b = s.bufs[t.buf_];
-        if (b.state == BUF_FREE || b.gen != t.gen_)
+        // A released buffer keeps its bytes until its queue hands it out again: a use before that works
+        // on the NPU (a warning; a pipe that writes it for the next allocation while this use is in
+        // flight is a missing-sync race), a use after it reads or writes another tensor's data.
+        if (b.gen != t.gen_ && b.state == BUF_FREE && b.gen == t.gen_ + 1)
+            warn("use-after-free", api, loc,
+                 fmt("%s: operand %s (%s address 0x%x) belongs to a queue buffer released by FreeTensor at line %d "
+                     "(allocated at line %d): its data stays only until the queue hands the buffer out again",
+                     api, name, space_name(t.sp_), t.addr_, b.free_loc.line, b.alloc_loc.line));
+        else if (b.gen != t.gen_)
             fail("use-after-free", api, loc,
                  fmt("%s: operand %s (%s address 0x%x) belongs to a queue buffer that was released by FreeTensor "
-                     "(allocated at line %d)", api, name, space_name(t.sp_), t.addr_, b.alloc_loc.line));
+                     "and handed out again (AllocTensor at line %d): it holds another tensor's data",
+                     api, name, space_name(t.sp_), t.addr_, b.alloc_loc.line));
+        if (b.beyond)
+            fail(capacity_rule(b.space), api, loc,
+                 fmt("%s: operand %s lies in a buffer that TPipe::InitBuffer at line %d placed past the end of %s "
+                     "(bytes %u..%u of a %u-byte %s on %s): there is no such memory on the NPU; make the buffers fit "
+                     "(the InitBuffer calls' lengths add up to more than %s)", api, name, b.init_loc.line,
+                     space_name(b.space), b.addr, b.addr + b.len, s.spaces[b.space].cap, space_name(b.space),
+                     s.cfg.chip.c_str(), space_name(b.space)));
     }
     if (elems > t.size_)
         fail("tensor-overflow", api, loc,
@@ -167,7 +184,11 @@ inline void use_local(const char* api, const Loc& loc, const char* name, const A
         fail("ub-align", api, loc,
              fmt("%s: operand %s starts at %s address 0x%x, which is not %u-byte aligned (offset of %u bytes)", api,
                  name, space_name(t.sp_), t.addr_, align, t.addr_ % align));
-    if (!write && whole_read) check_written(api, loc, name, t.sp_, t.addr_, elems * sizeof(T), sizeof(T));
+    // the vector unit may compute on garbage in UB; the cube's memories must hold values
+    if (!write && whole_read) {
+        if (t.sp_ == SP_UB) check_written(api, loc, name, t.sp_, t.addr_, elems * sizeof(T), sizeof(T));
+        else require_written(api, loc, name, t.sp_, t.addr_, elems * sizeof(T), sizeof(T));
+    }
     // the bytes this call touches, for the missing-sync check of the instruction it schedules
     if (t.buf_ >= 0 && elems > 0 && s.n_operands < 8)
         s.operands[s.n_operands++] = Operand{t.buf_, t.addr_, static_cast<uint32_t>(t.addr_ + elems * sizeof(T)), write};
@@ -177,6 +198,25 @@ inline void use_local(const char* api, const Loc& loc, const char* name, const A
 void operand_rows(uint64_t blk, uint64_t stride);
 template <typename T> inline void wrote(const AscendC::LocalTensor<T>& t, uint64_t elems) {
     mark_written(t.sp_, t.addr_, elems * sizeof(T));
+}
+// Element i of t holds garbage and the current op read garbage (only then is it worth asking).
+template <typename T> inline bool lane_garbage(const AscendC::LocalTensor<T>& t, uint64_t i) {
+    return S().op_read_garbage && first_unwritten(t.sp_, static_cast<uint32_t>(t.addr_ + i * sizeof(T)), sizeof(T)) >= 0;
+}
+// What an op that maps lanes one to one wrote: lane i holds a value when lane i of every source
+// does (an op that read no garbage marks it all, as wrote()).
+template <typename T, typename... Src>
+inline void wrote_lanes(const AscendC::LocalTensor<T>& dst, uint64_t elems, const Src&... srcs) {
+    if (!S().op_read_garbage || S().cfg.cost_only) return wrote(dst, elems);
+    std::vector<uint8_t> bad(elems, 0);   // first, as dst may be a source
+    auto scan = [&](const auto& src) {
+        using U = typename std::decay_t<decltype(src)>::PrimType;
+        for (uint64_t i = 0; i < elems; ++i)
+            if (!bad[i] && first_unwritten(src.sp_, static_cast<uint32_t>(src.addr_ + i * sizeof(U)), sizeof(U)) >= 0) bad[i] = 1;
+    };
+    (scan(srcs), ...);
+    for (uint64_t i = 0; i < elems; ++i)
+        mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad[i]);
 }
 
 void reset_core(int64_t block_idx);
@@ -191,7 +231,7 @@ template <typename T> T LocalTensor<T>::GetValue(uint32_t index, asc_sim::Loc as
     if (index >= size_)
         asc_sim::fail("tensor-overflow", "LocalTensor::GetValue", asc_loc_,
                       asc_sim::fmt("index %u is outside the LocalTensor of %u elements", index, size_));
-    asc_sim::check_written("LocalTensor::GetValue", asc_loc_, "tensor", sp_, addr_ + index * sizeof(T), sizeof(T),
+    asc_sim::require_written("LocalTensor::GetValue", asc_loc_, "tensor", sp_, addr_ + index * sizeof(T), sizeof(T),
                            sizeof(T));
     asc_sim::schedule_scalar(asc_sim::S().cfg.scalar_ub_cycles, buf_, addr_ + index * sizeof(T),
                              addr_ + (index + 1) * sizeof(T), true, false);
@@ -254,6 +294,7 @@ public:
                 }
                 bf.state = asc_sim::BUF_ALLOC;
                 bf.alloc_loc = asc_loc_;
+                bf.gen++;   // the tensors of its last allocation are now two generations behind
                 asc_sim::mark_unwritten(bf.space, bf.addr, bf.len);  // contents are undefined
                 LocalTensor<T> t;
                 t.sp_ = bf.space;
@@ -323,6 +364,10 @@ public:
         return t;
     }
     template <typename T> void DeQue(LocalTensor<T>& t, ASC_LOC_PARAM) { t = DeQue<T>(asc_loc_); }
+    // The untyped form (kernel_tpipe.h): the buffer's handle, here its local address.
+    TBufHandle DeQue(ASC_LOC_PARAM) {
+        return reinterpret_cast<TBufHandle>(static_cast<uintptr_t>(DeQue<uint8_t>(asc_loc_).addr_));
+    }
 
     template <typename T> void FreeTensor(LocalTensor<T>& t, ASC_LOC_PARAM) {
         const char* api = "TQue::FreeTensor";
@@ -343,6 +388,7 @@ public:
         }
         bf.state = asc_sim::BUF_FREE;
         bf.gen++;
+        bf.free_loc = asc_loc_;
         bf.enq.set = false;
         bf.freed = asc_sim::mark_on(asc_sim::consumer_pipe(dst));
     }

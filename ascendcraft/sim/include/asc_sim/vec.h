@@ -111,7 +111,7 @@ inline void vbin(const char* api, const Loc& loc, const AscendC::LocalTensor<T>&
     const T* x = a.ptr();
     const T* y = b.ptr();
     for (int32_t i = 0; i < count; ++i) o[i] = static_cast<T>(f(x[i], y[i]));
-    wrote(dst, count);
+    wrote_lanes(dst, count, a, b);
 }
 template <typename T, typename F>
 inline void vun(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
@@ -128,7 +128,7 @@ inline void vun(const char* api, const Loc& loc, const AscendC::LocalTensor<T>& 
     T* o = dst.ptr();
     const T* x = a.ptr();
     for (int32_t i = 0; i < count; ++i) o[i] = static_cast<T>(f(x[i]));
-    wrote(dst, count);
+    wrote_lanes(dst, count, a);
 }
 
 // ---- level-0 iteration: calls cb(repeat, element-in-repeat) for each active lane.
@@ -221,15 +221,16 @@ inline void vbin_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<
     uint32_t reps = l0_repeats<T>(m, repeatTime);
     vec_schedule(static_cast<uint64_t>(reps) * 256, cpr, a.buf_, b.buf_, dst.buf_, reps * (256 / sizeof(T)));
     if (S().cfg.cost_only) return;
-    std::vector<std::pair<uint64_t, T>> out;
+    std::vector<std::tuple<uint64_t, T, bool>> out;   // dst lane, value, computed from garbage
     l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
-        T x = a.ptr()[l0_index<T>(r, j, p.src0BlkStride, p.src0RepStride)];
-        T y = b.ptr()[l0_index<T>(r, j, p.src1BlkStride, p.src1RepStride)];
-        out.emplace_back(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(x, y)));
+        const uint64_t ia = l0_index<T>(r, j, p.src0BlkStride, p.src0RepStride);
+        const uint64_t ib = l0_index<T>(r, j, p.src1BlkStride, p.src1RepStride);
+        out.emplace_back(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(a.ptr()[ia], b.ptr()[ib])),
+                         lane_garbage(a, ia) || lane_garbage(b, ib));
     });
-    for (auto& kv : out) {
-        dst.ptr()[kv.first] = kv.second;
-        mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + kv.first * sizeof(T)), sizeof(T));
+    for (auto& [i, v, bad] : out) {
+        dst.ptr()[i] = v;
+        mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad);
     }
 }
 // P: UnaryRepeatParams, or CopyRepeatParams (same field names, wider repeat strides)
@@ -244,14 +245,15 @@ inline void vun_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<T
     uint32_t reps = l0_repeats<T>(m, repeatTime);
     vec_schedule(static_cast<uint64_t>(reps) * 256, cpr, a.buf_, -1, dst.buf_, reps * (256 / sizeof(T)));
     if (S().cfg.cost_only) return;
-    std::vector<std::pair<uint64_t, T>> out;
+    std::vector<std::tuple<uint64_t, T, bool>> out;   // dst lane, value, computed from garbage
     l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
-        T x = a.ptr()[l0_index<T>(r, j, p.srcBlkStride, p.srcRepStride)];
-        out.emplace_back(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(x)));
+        const uint64_t ia = l0_index<T>(r, j, p.srcBlkStride, p.srcRepStride);
+        out.emplace_back(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(a.ptr()[ia])),
+                         lane_garbage(a, ia));
     });
-    for (auto& kv : out) {
-        dst.ptr()[kv.first] = kv.second;
-        mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + kv.first * sizeof(T)), sizeof(T));
+    for (auto& [i, v, bad] : out) {
+        dst.ptr()[i] = v;
+        mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad);
     }
 }
 
@@ -410,6 +412,22 @@ ASC_SIM_UNARY(Reciprocal, asc_sim::DT_FLOAT, asc_sim::S().cfg.transcendental_cpr
 ASC_SIM_UNARY(Relu, asc_sim::DT_FLOAT | asc_sim::DT_I32, 1, (a > T(0) ? a : T(0)))
 ASC_SIM_UNARY(Not, asc_sim::DT_BITS, 1, static_cast<T>(~a))
 
+}  // namespace AscendC
+namespace asc_sim {
+// A shift by the type's width or more shifts every bit out: 0, or the sign for an arithmetic right
+// shift. The API documents shifts within the width only; C++ leaves the rest undefined (x86 takes the
+// count modulo the width), so the simulator fixes the one result that does not depend on the host:
+// NPUKernelBench's AbsMath answer takes an int32's sign as `x >> 32`.
+template <typename T> inline T shift_left(T a, T s) {
+    using U = typename std::make_unsigned<T>::type;
+    return static_cast<uint64_t>(s) >= sizeof(T) * 8 ? T(0) : static_cast<T>(static_cast<U>(a) << s);
+}
+template <typename T> inline T shift_right(T a, T s) {
+    if (static_cast<uint64_t>(s) >= sizeof(T) * 8) return (std::is_signed<T>::value && a < 0) ? T(-1) : T(0);
+    return static_cast<T>(a >> s);
+}
+}  // namespace asc_sim
+namespace AscendC {
 #define ASC_SIM_SCALAR(NAME, DTS, EXPR)                                                                               \
     template <typename T>                                                                                             \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count,\
@@ -445,8 +463,8 @@ ASC_SIM_SCALAR(Muls, asc_sim::DT_ARITH, asc_sim::fv(a) * asc_sim::fv(s))
 ASC_SIM_SCALAR(Maxs, asc_sim::DT_ARITH, (a > s ? a : s))
 ASC_SIM_SCALAR(Mins, asc_sim::DT_ARITH, (a < s ? a : s))
 ASC_SIM_SCALAR(LeakyRelu, asc_sim::DT_FLOAT, (asc_sim::fv(a) >= 0.0f ? asc_sim::fv(a) : asc_sim::fv(a) * asc_sim::fv(s)))
-ASC_SIM_SCALAR(ShiftLeft, asc_sim::DT_I16 | asc_sim::DT_U16 | asc_sim::DT_I32 | asc_sim::DT_U32, (a << s))
-ASC_SIM_SCALAR(ShiftRight, asc_sim::DT_I16 | asc_sim::DT_U16 | asc_sim::DT_I32 | asc_sim::DT_U32, (a >> s))
+ASC_SIM_SCALAR(ShiftLeft, asc_sim::DT_I16 | asc_sim::DT_U16 | asc_sim::DT_I32 | asc_sim::DT_U32, asc_sim::shift_left(a, s))
+ASC_SIM_SCALAR(ShiftRight, asc_sim::DT_I16 | asc_sim::DT_U16 | asc_sim::DT_I32 | asc_sim::DT_U32, asc_sim::shift_right(a, s))
 
 // Integer Adds/Muls (int16_t/int32_t are documented types: Adds.md, Muls.md) compute in integer
 // lanes, wrapping; they must not go through float either (int32 beyond 2^24 would lose precision),
@@ -479,15 +497,14 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
     std::fill(dst.ptr(), dst.ptr() + count, scalarValue);
     asc_sim::wrote(dst, count);
 }
-template <typename T, bool isSetMask = true>
-inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
-                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASC_LOC_PARAM) {
-    UnaryRepeatParams p(dstBlockStride, dstBlockStride, dstRepeatStride, dstRepeatStride);
+template <typename T>
+inline void asc_duplicate_l0(const asc_sim::Loc& loc, const LocalTensor<T>& dst, const T& scalarValue,
+                             const asc_sim::L0Mask& m, const uint8_t repeatTime, const uint16_t dstBlockStride,
+                             const uint8_t dstRepeatStride) {
     const char* api = "Duplicate";
-    asc_sim::enter(api, asc_loc_);
-    asc_sim::check_dtype<T>(api, asc_loc_, asc_sim::DT_B16B32);
-    asc_sim::L0Mask m = asc_sim::l0_mask<T>(isSetMask, nullptr, mask, true);
-    asc_sim::use_local(api, asc_loc_, "dst", dst, asc_sim::l0_extent<T>(m, repeatTime, dstBlockStride, dstRepeatStride), true);
+    asc_sim::enter(api, loc);
+    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_B16B32);
+    asc_sim::use_local(api, loc, "dst", dst, asc_sim::l0_extent<T>(m, repeatTime, dstBlockStride, dstRepeatStride), true);
     uint32_t reps = asc_sim::l0_repeats<T>(m, repeatTime);
     asc_sim::vec_schedule(reps * 256ull, 1, -1, -1, dst.buf_, reps * (256 / sizeof(T)));
     if (asc_sim::S().cfg.cost_only) return;
@@ -496,6 +513,18 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
         dst.ptr()[i] = scalarValue;
         asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T));
     });
+}
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASC_LOC_PARAM) {
+    asc_duplicate_l0(asc_loc_, dst, scalarValue, asc_sim::l0_mask<T>(isSetMask, nullptr, mask, true), repeatTime,
+                     dstBlockStride, dstRepeatStride);
+}
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[], const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASC_LOC_PARAM) {
+    asc_duplicate_l0(asc_loc_, dst, scalarValue, asc_sim::l0_mask<T>(isSetMask, mask, 0, false), repeatTime,
+                     dstBlockStride, dstRepeatStride);
 }
 
 // ---- Copy (level 0, UB -> UB under a mask): include/basic_api/kernel_operator_data_copy_intf.h; the
