@@ -3,7 +3,8 @@ RmsNorm and DeepNorm families of NPUKernelBench's answers: docs/simulator.md), e
 own checked against NumPy: `g_coreType`, `AscendCUtils::SetMask` with the raw `vcadd` in both forms and
 the accumulator read back, `SetDeqScale` with an int32 -> half Cast, a shift by the whole width, the
 level-0 ReduceMax with its index, PairReduceSum, BroadCast of a column and of a row, Duplicate under a bit
-mask, the mask-mode intrinsics, InitOutput, the
+mask, the mask-mode intrinsics, Sum and Mean over rows, level-0 repeats in order (an Add with repeat strides
+0 accumulates), InitOutput, the
 `block_idx`/`block_num` variables, the untyped DeQue and PopStackBuffer."""
 from __future__ import annotations
 
@@ -93,6 +94,12 @@ extern "C" __global__ __aicore__ void intrinsics(GM_ADDR x, GM_ADDR y, GM_ADDR f
     Adds<float, false>(o[864], xl, 1.0f, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});
     set_mask_norm();
     set_vector_mask(FULL_MASK, FULL_MASK);
+    // o[928..931], o[936..939]: the sums and means of x as 4 rows of 64, 60 of them counted
+    Sum(o[928], xl, SumParams{4, 64, 60});
+    Mean(o[936], xl, MeanParams{4, 64, 60});
+    // o[960..1023]: x's 4 repeats of 64 added into one (dst and src1 repeat strides 0: each repeat adds
+    // to the sum the previous one wrote)
+    Add(o[960], xl, o[960], 64, N / 64, {1, 1, 1, 0, 8, 0});
     set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     DataCopy(yGm, o, OUT);
@@ -156,6 +163,18 @@ def test_duplicate_under_a_bit_mask_and_the_mask_mode_intrinsics(run):
     np.testing.assert_array_equal(y[800:864], np.tile([0.0, 5.0], 32))
     assert_close(y[864:874], x[:10] + 1)
     np.testing.assert_array_equal(y[874:928], 0.0)
+
+
+def test_row_sums_and_means_of_the_valid_columns(run):
+    x, y, _ = run
+    rows = x.reshape(4, 64)[:, :60]
+    assert_close(y[928:932], rows.sum(axis=1))
+    assert_close(y[936:940], rows.mean(axis=1))
+
+
+def test_repeats_run_in_order_so_a_stride_0_add_accumulates(run):
+    x, y, _ = run
+    assert_close(y[960:1024], x.reshape(4, 64).sum(axis=0))
 
 
 def test_block_variables_pop_stack_buffer_c0_count_and_init_output(run):

@@ -221,3 +221,24 @@ extern "C" __global__ __aicore__ void hint(GM_ADDR y, GM_ADDR workspace, GM_ADDR
     res = run_kernel(art, [np.zeros(8, np.int32)], tiling={"n": 7}, block_dim=1)
     assert res.ok, res.report()
     assert res.outputs[0][0] == 7
+
+
+def test_an_assert_without_its_semicolon_builds_as_the_device_build_compiles_it():
+    """CANN's device build compiles ASSERT to nothing, so `n = len ASSERT(len != 0);` builds there:
+    here too, with a warning that the kernel's conditions are not checked (a failing one does not
+    stop it); an ASSERT with its semicolon is still evaluated."""
+    from ascendcraft.sim.asserts import unterminated_asserts
+    assert unterminated_asserts('ASSERT(a(1) && "x)");\n  n = m ASSERT(n != 0);\nASSERT(b)\nint c;') == [2, 3]
+    assert unterminated_asserts("if (c) ASSERT(x);\nelse ASSERT(y);\n#define CHECK(v) ASSERT(v)\n") == []
+    src = """#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void sloppy(GM_ADDR x, uint32_t n)
+{
+    uint32_t m = n ASSERT(n == 12345 && "never true here");
+    AscendC::GlobalTensor<float> xGm;
+    xGm.SetGlobalBuffer((__gm__ float *)x, m);
+}
+"""
+    art = build_kernel(src, "sloppy")
+    assert [w for w in art.warnings if "ASSERT(...) is not followed by ';'" in w and "kernel.cpp:4:" in w], art.warnings
+    res = run_kernel(art, [np.zeros(8, np.float32), 8], block_dim=1)
+    assert res.ok, res.report()

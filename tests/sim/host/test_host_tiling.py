@@ -85,3 +85,26 @@ def test_case_errors_name_what_is_wrong():
         run_tiling(SCALE_SHIFT, {"inputs": [None], "attrs": {"beta": 0}})
     with pytest.raises(UserError, match="unknown data type"):
         run_tiling(SCALE_SHIFT, {"inputs": [{"shape": [8], "dtype": "float17"}], "attrs": {"beta": 0}})
+
+
+def test_the_work_buffer_sizes_of_the_adv_api_tiling_helpers(tmp_path):
+    """GetMeanMaxMinTmpSize and GetSigmoidMaxMinTmpSize, called from a TilingFunc, give the sizes of
+    asc-devkit's formulas (half accumulated in float: the partials' blocks plus a float copy of the row)."""
+    import shutil
+    project = tmp_path / "scale_shift"
+    shutil.copytree(SCALE_SHIFT, project)
+    host = project / "op_host" / "scale_shift.cpp"
+    text = host.read_text().replace('#include "tiling/platform/platform_ascendc.h"',
+                                    '#include "tiling/platform/platform_ascendc.h"\n#include "tiling/tiling_api.h"')
+    text = text.replace("    tiling.set_totalLength(total);\n    tiling.set_blockLength(blockLength);\n    tiling.set_tileLength(tile);", """
+    uint32_t meanMax = 0, meanMin = 0, sigMax = 0, sigMin = 0;
+    AscendC::GetMeanMaxMinTmpSize(total, elem, 4, false, meanMax, meanMin);
+    AscendC::GetSigmoidMaxMinTmpSize(ge::Shape(std::vector<int64_t>{total}), elem, false, sigMax, sigMin);
+    tiling.set_totalLength(meanMax);
+    tiling.set_blockLength(sigMax);
+    tiling.set_tileLength(sigMin);""")
+    host.write_text(text)
+    t = _scale_shift_fields(run_tiling(project, {"inputs": [{"shape": [3, 1000], "dtype": "float16"}],
+                                                 "attrs": {"beta": 1}}))
+    # 3000 halves: 47 repeats of 64 floats -> 64 bytes of partials, plus 3008 floats
+    assert (t["totalLength"], t["blockLength"], t["tileLength"]) == (64 + 3008 * 4, 6000, 256)

@@ -221,4 +221,66 @@ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, asc_loc_);
 }
 
+// Sum / Mean over the last axis (adv_api reduce/sum.h, mean.h; SumParams/MeanParams in *_utils.h): each
+// of `outter` rows of `inner` elements (n of them valid, inner the 32-byte-aligned n) to one value in
+// dst[row], accumulated in AccT (Mean: float for half with accType float); costed as one vector pass.
+struct SumParams {
+    uint32_t outter = 1;
+    uint32_t inner;
+    uint32_t n;
+};
+struct MeanParams {
+    uint32_t outter = 1;
+    uint32_t inner;
+    uint32_t n;
+};
+template <typename T, typename AccT>
+inline void asc_row_reduce(const char* api, const asc_sim::Loc& loc, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                           uint32_t outter, uint32_t inner, uint32_t n, bool mean) {
+    asc_sim::enter(api, loc);
+    asc_sim::check_dtype<T>(api, loc, asc_sim::DT_FLOAT);
+    if (n == 0 || n > inner || inner * sizeof(T) % 32 != 0)
+        asc_sim::fail("param-range", api, loc,
+                      asc_sim::fmt("%s: n=%u and inner=%u: n must be in [1, inner] and inner * sizeof(T) a multiple "
+                                   "of 32 bytes", api, n, inner));
+    if (outter == 0) return;
+    asc_sim::use_local(api, loc, "src", src, static_cast<uint64_t>(outter) * inner, false, 32, false);
+    asc_sim::use_local(api, loc, "dst", dst, outter, true);
+    for (uint32_t r = 0; r < outter; ++r)
+        asc_sim::check_written(api, loc, "src", src.sp_, static_cast<uint32_t>(src.addr_ + static_cast<uint64_t>(r) * inner * sizeof(T)),
+                               static_cast<uint64_t>(n) * sizeof(T), sizeof(T));
+    asc_sim::Deps d;
+    d.rd[0] = src.buf_;
+    d.wr[0] = dst.buf_;
+    asc_sim::schedule(asc_sim::Pipe::V, asc_sim::vec_cycles(static_cast<uint64_t>(outter) * inner * sizeof(T), 1), d);
+    asc_sim::S().stats.vec_elems += static_cast<uint64_t>(outter) * inner;
+    if (asc_sim::S().cfg.cost_only) return;
+    for (uint32_t r = 0; r < outter; ++r) {
+        AccT acc = 0;
+        for (uint32_t j = 0; j < n; ++j) acc += static_cast<AccT>(src.ptr()[static_cast<uint64_t>(r) * inner + j]);
+        dst.ptr()[r] = static_cast<T>(mean ? acc / static_cast<AccT>(n) : acc);
+    }
+    asc_sim::wrote(dst, outter);
+}
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SumParams& p, ASC_LOC_PARAM) {
+    asc_row_reduce<T, float>("Sum", asc_loc_, dst, src, p.outter, p.inner, p.n, false);
+}
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                const SumParams& p, ASC_LOC_PARAM) {
+    asc_sim::use_local("Sum", asc_loc_, "sharedTmpBuffer", sharedTmpBuffer, 0, true);
+    Sum<T, reduceDim, isReuseSource, isBasicBlock>(dst, src, p, asc_loc_);
+}
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false, int32_t reduceDim = -1>
+inline void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const MeanParams& p, ASC_LOC_PARAM) {
+    asc_row_reduce<T, float>("Mean", asc_loc_, dst, src, p.outter, p.inner, p.n, true);
+}
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false, int32_t reduceDim = -1>
+inline void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                 const MeanParams& p, ASC_LOC_PARAM) {
+    asc_sim::use_local("Mean", asc_loc_, "sharedTmpBuffer", sharedTmpBuffer, 0, true);
+    Mean<T, accType, isReuseSource, isBasicBlock, reduceDim>(dst, src, p, asc_loc_);
+}
+
 }  // namespace AscendC

@@ -364,6 +364,13 @@ public:
         return t;
     }
     template <typename T> void DeQue(LocalTensor<T>& t, ASC_LOC_PARAM) { t = DeQue<T>(asc_loc_); }
+    // The forms naming the user positions (kernel_tpipe.h): a TQueBind's own flags are what they order.
+    template <TPosition srcUserPos, TPosition dstUserPos, typename T> bool EnQue(const LocalTensor<T>& t, ASC_LOC_PARAM) {
+        return EnQue<T>(t, asc_loc_);
+    }
+    template <TPosition srcUserPos, TPosition dstUserPos, typename T> LocalTensor<T> DeQue(ASC_LOC_PARAM) {
+        return DeQue<T>(asc_loc_);
+    }
     // The untyped form (kernel_tpipe.h): the buffer's handle, here its local address.
     TBufHandle DeQue(ASC_LOC_PARAM) {
         return reinterpret_cast<TBufHandle>(static_cast<uintptr_t>(DeQue<uint8_t>(asc_loc_).addr_));

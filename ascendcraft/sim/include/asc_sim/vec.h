@@ -197,6 +197,28 @@ template <typename T> inline uint64_t l0_extent(const L0Mask& m, uint32_t repeat
     });
     return any ? mx + 1 : 0;
 }
+// A level-0 op's results, written one repeat at a time: a repeat reads its operands, then writes, and
+// the next repeat sees those writes (CANN's reductions add every repeat into one block with dst and
+// src1 repeat strides of 0: each repeat must read the sum so far).
+template <typename T> struct L0Repeats {
+    const AscendC::LocalTensor<T>& dst;
+    std::vector<std::tuple<uint64_t, T, bool>> pending;   // dst lane, value, computed from garbage
+    uint32_t repeat = 0;
+    explicit L0Repeats(const AscendC::LocalTensor<T>& d) : dst(d) {}
+    // before repeat r reads its operands: the writes of the repeat before land
+    void begin(uint32_t r) {
+        if (r != repeat) flush();
+        repeat = r;
+    }
+    void lane(uint64_t i, T value, bool garbage) { pending.emplace_back(i, value, garbage); }
+    void flush() {
+        for (auto& [i, v, bad] : pending) {
+            dst.ptr()[i] = v;
+            mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad);
+        }
+        pending.clear();
+    }
+};
 template <typename T>
 inline void l0_check_read(const char* api, const Loc& loc, const char* name, const AscendC::LocalTensor<T>& t,
                           const L0Mask& m, uint32_t repeatTime, uint32_t blk, uint32_t rep) {
@@ -221,17 +243,15 @@ inline void vbin_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<
     uint32_t reps = l0_repeats<T>(m, repeatTime);
     vec_schedule(static_cast<uint64_t>(reps) * 256, cpr, a.buf_, b.buf_, dst.buf_, reps * (256 / sizeof(T)));
     if (S().cfg.cost_only) return;
-    std::vector<std::tuple<uint64_t, T, bool>> out;   // dst lane, value, computed from garbage
+    L0Repeats<T> out(dst);
     l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
+        out.begin(r);
         const uint64_t ia = l0_index<T>(r, j, p.src0BlkStride, p.src0RepStride);
         const uint64_t ib = l0_index<T>(r, j, p.src1BlkStride, p.src1RepStride);
-        out.emplace_back(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(a.ptr()[ia], b.ptr()[ib])),
-                         lane_garbage(a, ia) || lane_garbage(b, ib));
+        out.lane(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(a.ptr()[ia], b.ptr()[ib])),
+                 lane_garbage(a, ia) || lane_garbage(b, ib));
     });
-    for (auto& [i, v, bad] : out) {
-        dst.ptr()[i] = v;
-        mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad);
-    }
+    out.flush();
 }
 // P: UnaryRepeatParams, or CopyRepeatParams (same field names, wider repeat strides)
 template <typename T, typename F, typename P>
@@ -245,16 +265,13 @@ inline void vun_l0(const char* api, const Loc& loc, const AscendC::LocalTensor<T
     uint32_t reps = l0_repeats<T>(m, repeatTime);
     vec_schedule(static_cast<uint64_t>(reps) * 256, cpr, a.buf_, -1, dst.buf_, reps * (256 / sizeof(T)));
     if (S().cfg.cost_only) return;
-    std::vector<std::tuple<uint64_t, T, bool>> out;   // dst lane, value, computed from garbage
+    L0Repeats<T> out(dst);
     l0_for_each<T>(m, repeatTime, [&](uint32_t r, uint32_t j) {
+        out.begin(r);
         const uint64_t ia = l0_index<T>(r, j, p.srcBlkStride, p.srcRepStride);
-        out.emplace_back(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(a.ptr()[ia])),
-                         lane_garbage(a, ia));
+        out.lane(l0_index<T>(r, j, p.dstBlkStride, p.dstRepStride), static_cast<T>(f(a.ptr()[ia])), lane_garbage(a, ia));
     });
-    for (auto& [i, v, bad] : out) {
-        dst.ptr()[i] = v;
-        mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad);
-    }
+    out.flush();
 }
 
 template <typename T> inline float fv(T v) { return static_cast<float>(v); }

@@ -17,7 +17,33 @@
 namespace optiling {
 using ::TCubeTiling;
 }
-namespace AscendC {}  // the host adv-API tiling helpers (SoftMaxTilingFunc, ...) live here; none is provided
+// The host adv-API tiling helpers: the work-buffer sizes of Sigmoid and Mean, by the formulas of
+// asc-devkit impl/adv_api/tiling/activation/sigmoid_tiling_impl.cpp and reduce/mean_tiling.cpp (bytes).
+// Others (SoftMaxTilingFunc, ...) are not provided.
+namespace AscendC {
+template <typename Shape>   // ge::Shape (or the newer TensorShape): anything with GetShapeSize()
+inline void GetSigmoidMaxMinTmpSize(const Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                    uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    const uint64_t bytes = static_cast<uint64_t>(srcShape.GetShapeSize()) * typeSize;
+    minValue = 256;
+    maxValue = bytes > 256 ? static_cast<uint32_t>(bytes) : 256;
+}
+inline void GetMeanMaxMinTmpSize(const uint32_t n, const uint32_t srcTypeSize, const uint32_t accTypeSize,
+                                 const bool isReuseSource, uint32_t& maxSize, uint32_t& minSize) {
+    (void)isReuseSource;
+    if (srcTypeSize == 0 || n == 0) return;
+    uint32_t perRepeat = 256 / srcTypeSize, repeats = (n + perRepeat - 1) / perRepeat;
+    uint32_t work = (repeats + 31) / 32 * 32;
+    if (srcTypeSize == 2 && accTypeSize == 4) {   // half accumulated in float: the float copy of n too
+        const uint32_t inner = (n * srcTypeSize + 31) / 32 * 32 / srcTypeSize;
+        perRepeat = 256 / 4;
+        repeats = (n + perRepeat - 1) / perRepeat;
+        work = (repeats + 31) / 32 * 32 + inner * 4;
+    }
+    maxSize = minSize = work;
+}
+}  // namespace AscendC
 
 namespace matmul_tiling {
 enum class DataType : int32_t {
