@@ -33,11 +33,11 @@ import functools
 import json
 import os
 import re
+import secrets
 import shutil
 import stat
 import sys
-import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Iterator
 
@@ -195,11 +195,22 @@ def check_writable(final: Path | str, *, force: bool) -> Path:
         if target.exists() or target.is_symlink():
             _may_replace(target, final, force)
         target.parent.mkdir(parents=True, exist_ok=True)
-        probe = Path(tempfile.mkdtemp(prefix=f".{target.name}.probe-{os.getpid()}-", dir=target.parent))
-        probe.rmdir()
+        probe = _sibling(target, "probe")
+        try:
+            probe.mkdir()
+        finally:
+            with suppress(OSError):
+                probe.rmdir()
     except OSError as err:
         raise _fs_error(final, err) from None
     return final
+
+
+def _sibling(final: Path, kind: str) -> Path:
+    """The name of a folder beside ``final`` that a run makes for a while (``probe``, ``partial``,
+    ``old``), which :func:`reap_leftovers` recognises. Named before it is made, so the handler of a
+    stop that comes while it is made knows what to remove."""
+    return final.parent / f".{final.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 # --------------------------------------------------------------------------- leftovers of killed runs
@@ -238,12 +249,6 @@ def _locked(directory: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 @contextmanager
@@ -304,12 +309,12 @@ def atomic_output_dir(final: Path | str, *, force: bool = False, kind: str = "re
     check_writable(shown, force=force)
     final = shown.resolve()
     tell_parent("out", str(final))        # a killed worker's leftovers here are reaped by the command
+    staging = _sibling(final, "partial")
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.partial-{os.getpid()}-", dir=final.parent))
-        os.chmod(staging, 0o777 & ~_umask())      # mkdtemp makes 0700; results are ordinary folders
-    except OSError as err:
-        raise _fs_error(shown, err) from None
-    try:
+        try:
+            staging.mkdir(mode=0o777)      # the umask applies: results are ordinary folders
+        except OSError as err:
+            raise _fs_error(shown, err) from None
         yield staging
         write_marker(staging, kind)
         with _locked(final.parent):
@@ -393,7 +398,8 @@ def _swap(staging: Path, final: Path) -> tuple[Path, Path]:
     them leaves an ``.old-`` folder that :func:`reap_leftovers` puts back)."""
     if _exchange(staging, final):
         return staging, staging
-    holder = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
+    holder = _sibling(final, "old")
+    holder.mkdir(mode=0o700)
     previous = holder / final.name
     os.rename(final, previous)
     try:

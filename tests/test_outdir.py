@@ -336,3 +336,24 @@ def test_leftovers_of_a_killed_failure_folder_are_removed_too(tmp_path):
     (partial / "report.json").write_text("{}")
     check_writable(tmp_path / "res", force=False)
     assert not partial.exists()
+
+
+def test_a_stop_while_a_sibling_folder_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """The probe and the staging folder are named before they are made: a Ctrl-C that comes as one
+    is made (after the mkdir, before the caller holds its name) still finds and removes it."""
+    from ascendcraft.errors import Interrupted
+    real_mkdir = Path.mkdir
+
+    def mkdir_then_stop(self, *args, **kwargs):
+        real_mkdir(self, *args, **kwargs)
+        if ".probe-" in self.name or ".partial-" in self.name:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(Path, "mkdir", mkdir_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        check_writable(tmp_path / "res", force=False)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr("ascendcraft.outdir.check_writable", lambda final, force: Path(final))
+    with pytest.raises(Interrupted, match="nothing was written"):
+        with atomic_output_dir(tmp_path / "res"):
+            pass
+    assert list(tmp_path.iterdir()) == []
