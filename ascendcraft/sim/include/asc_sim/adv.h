@@ -203,16 +203,15 @@ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     asc_sim::S().stats.vec_elems += count;
     if (asc_sim::S().cfg.cost_only) return;
     std::vector<T> out(count);
-    std::vector<uint8_t> holds(count);
+    std::vector<uint8_t> garbage(count);
     for (uint32_t r = 0; r < rows; ++r)
         for (uint32_t c = 0; c < cols; ++c) {
             const uint64_t si = static_cast<uint64_t>(srows == 1 ? 0 : r) * scols + (scols == 1 ? 0 : c);
             out[static_cast<uint64_t>(r) * cols + c] = src.ptr()[si];
-            holds[static_cast<uint64_t>(r) * cols + c] = !asc_sim::lane_garbage(src, si);
+            garbage[static_cast<uint64_t>(r) * cols + c] = asc_sim::lane_garbage(src, si);
         }
     std::memcpy(static_cast<void*>(dst.ptr()), out.data(), count * sizeof(T));
-    for (uint64_t i = 0; i < count; ++i)
-        asc_sim::mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), holds[i] != 0);
+    asc_sim::mark_lanes(dst, count, garbage);
 }
 template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
 inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],

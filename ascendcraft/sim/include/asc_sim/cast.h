@@ -183,12 +183,13 @@ inline void asc_compare_impl(const char* api, const asc_sim::Loc& loc, const Loc
     for (uint32_t i = 0; i < count; ++i)
         if (asc_cmp<T>(src0.ptr()[i], get1(i), cmpMode)) out[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
     // a mask byte is garbage when one of its eight lanes compared garbage
-    for (uint64_t k = 0; k < mask_bytes; ++k) {
-        bool bad = false;
-        for (uint32_t i = static_cast<uint32_t>(k * 8); i < std::min<uint64_t>(count, k * 8 + 8) && !bad; ++i)
-            bad = asc_sim::lane_garbage(src0, i) || (src1 && asc_sim::lane_garbage(*src1, i));
-        asc_sim::mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + k), 1, !bad);
+    std::vector<uint8_t> bad;
+    if (asc_sim::S().op_read_garbage) {
+        bad.assign(mask_bytes, 0);
+        for (uint32_t i = 0; i < count; ++i)
+            bad[i / 8] |= asc_sim::lane_garbage(src0, i) || (src1 && asc_sim::lane_garbage(*src1, i));
     }
+    asc_sim::mark_lanes(dst.template ReinterpretCast<uint8_t>(), mask_bytes, bad);
 }
 template <typename T, typename U>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
@@ -232,16 +233,17 @@ inline void asc_select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& sel
         bool take0 = (m[bit / 8] >> (bit % 8)) & 1u;
         tmp[i] = take0 ? src0.ptr()[i] : get1(i);
     }
-    std::vector<uint8_t> bad(count, 0);   // first, as dst may be a source
-    if (asc_sim::S().op_read_garbage)
+    std::vector<uint8_t> bad;   // first, as dst may be a source
+    if (asc_sim::S().op_read_garbage) {
+        bad.assign(count, 0);
         for (uint32_t i = 0; i < count; ++i) {
             uint32_t bit = selMode == SELMODE::VSEL_CMPMASK_SPR ? i % epr : i;
             bad[i] = asc_sim::first_unwritten(selMask.sp_, static_cast<uint32_t>(selMask.addr_ + bit / 8), 1) >= 0 ||
                      asc_sim::lane_garbage(src0, i) || (src1 && asc_sim::lane_garbage(*src1, i));
         }
+    }
     std::memcpy(static_cast<void*>(dst.ptr()), tmp.data(), count * sizeof(T));
-    for (uint32_t i = 0; i < count; ++i)
-        asc_sim::mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad[i]);
+    asc_sim::mark_lanes(dst, count, bad);
 }
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,

@@ -158,7 +158,7 @@ inline void use_local(const char* api, const Loc& loc, const char* name, const A
         // A released buffer keeps its bytes until its queue hands it out again: a use before that works
         // on the NPU (a warning; a pipe that writes it for the next allocation while this use is in
         // flight is a missing-sync race), a use after it reads or writes another tensor's data.
-        if (b.gen != t.gen_ && b.state == BUF_FREE && b.gen == t.gen_ + 1)
+        if (b.state == BUF_FREE && b.gen == t.gen_ + 1)
             warn("use-after-free", api, loc,
                  fmt("%s: operand %s (%s address 0x%x) belongs to a queue buffer released by FreeTensor at line %d "
                      "(allocated at line %d): its data stays only until the queue hands the buffer out again",
@@ -205,18 +205,22 @@ template <typename T> inline bool lane_garbage(const AscendC::LocalTensor<T>& t,
 }
 // What an op that maps lanes one to one wrote: lane i holds a value when lane i of every source
 // does (an op that read no garbage marks it all, as wrote()).
+// Marks dst's first `elems` lanes: lane i garbage where garbage[i]. An op that read no garbage wrote
+// values everywhere: one mark, and `garbage` need not have been computed.
+template <typename T>
+inline void mark_lanes(const AscendC::LocalTensor<T>& dst, uint64_t elems, const std::vector<uint8_t>& garbage) {
+    if (!S().op_read_garbage || S().cfg.cost_only) return wrote(dst, elems);
+    for (uint64_t i = 0; i < elems; ++i)
+        mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !garbage[i]);
+}
 template <typename T, typename... Src>
 inline void wrote_lanes(const AscendC::LocalTensor<T>& dst, uint64_t elems, const Src&... srcs) {
-    if (!S().op_read_garbage || S().cfg.cost_only) return wrote(dst, elems);
-    std::vector<uint8_t> bad(elems, 0);   // first, as dst may be a source
-    auto scan = [&](const auto& src) {
-        using U = typename std::decay_t<decltype(src)>::PrimType;
-        for (uint64_t i = 0; i < elems; ++i)
-            if (!bad[i] && first_unwritten(src.sp_, static_cast<uint32_t>(src.addr_ + i * sizeof(U)), sizeof(U)) >= 0) bad[i] = 1;
-    };
-    (scan(srcs), ...);
-    for (uint64_t i = 0; i < elems; ++i)
-        mark_holds(dst.sp_, static_cast<uint32_t>(dst.addr_ + i * sizeof(T)), sizeof(T), !bad[i]);
+    std::vector<uint8_t> bad;   // first, as dst may be a source
+    if (S().op_read_garbage && !S().cfg.cost_only) {
+        bad.assign(elems, 0);
+        for (uint64_t i = 0; i < elems; ++i) bad[i] = (lane_garbage(srcs, i) || ...);
+    }
+    mark_lanes(dst, elems, bad);
 }
 
 void reset_core(int64_t block_idx);
