@@ -30,7 +30,9 @@ def default_passes():
     from ascendcraft.lowering_passes.bufferize import Bufferize
     from ascendcraft.lowering_passes.collapse import Collapse
     from ascendcraft.lowering_passes.cube import Cube
+    from ascendcraft.lowering_passes.deepen import Deepen
     from ascendcraft.lowering_passes.fit import Fit
+    from ascendcraft.lowering_passes.hoist import Hoist
     from ascendcraft.lowering_passes.linearize import Linearize
     from ascendcraft.lowering_passes.partition import Partition
     from ascendcraft.lowering_passes.pipeline import Pipeline
@@ -40,8 +42,8 @@ def default_passes():
     from ascendcraft.lowering_passes.unstack import Unstack
     from ascendcraft.lowering_passes.widen import Widen
     from ascendcraft.lowering_passes.windows import Windows
-    return (Cube(), Partition(), Collapse(), Linearize(), Strides(), Unstack(), Windows(), Widen(), Select(), Fit(), Bufferize(), Pipeline(),
-            Prefetch())
+    return (Cube(), Partition(), Collapse(), Linearize(), Hoist(), Strides(), Unstack(), Windows(), Widen(), Select(), Fit(), Bufferize(), Pipeline(),
+            Prefetch(), Deepen())
 
 
 class KernelMismatch(AscendcraftError):

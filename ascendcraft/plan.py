@@ -39,8 +39,7 @@ class BufferPlan:
                  f"bytes"]
         for b in self.buffers:
             kind = {"vecin": "copy-in queue", "vecout": "copy-out queue"}.get(b.space, "work buffer")
-            slots = (f", {b.depth} slot{'s' if b.depth > 1 else ''}" + (" (double-buffered)" if b.depth >= 2 else "")
-                     if b.space != "veccalc" else "")
+            slots = (f", {b.depth} slot{'s' if b.depth > 1 else ''}" + _buffering(b.depth) if b.space != "veccalc" else "")
             at = f" for {lines_text(b.lines)}" if b.lines else ""
             lines.append(f"  {b.name}: {kind}{slots}, {b.bytes:,} bytes{at}")
         for f in self.fits:
@@ -150,3 +149,9 @@ def _read_plan(k: A.Kernel, level: CheckedKernel, fits: tuple = (), unqueued: tu
     single = tuple(b for b in buffers if b.space in ("vecin", "vecout") and b.depth == 1 and b.name in in_loop)
     return BufferPlan(buffers, sum(b.bytes for b in buffers), level.chip.capacity("ub"), single, fits=fits,
                       unqueued=unqueued)
+
+
+def _buffering(depth: int) -> str:
+    """What a queue's slots buy: two overlap one tile's copy with the next tile's compute, more keep
+    the copies of several small tiles in flight (the deepen pass)."""
+    return "" if depth < 2 else " (double-buffered)" if depth == 2 else f" ({depth} tiles in flight)"

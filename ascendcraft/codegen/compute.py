@@ -136,18 +136,16 @@ class ComputeEmitter:
             self.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
             if op.of == "prod":
                 # no ReduceProd API: the row (copied into swork, padded with ones to whole 64-element
-                # chunks) folded chunk by chunk with Mul, then its 64 lanes on the scalar unit
+                # chunks) folded in halves with Mul, then one 32-byte block's lanes on the scalar unit
                 swork = self.work["swork"]
                 self.emit(f"    const int64_t k_ = AcAlignUp({src.cols}, 64);")
                 self.emit(f"    AscendC::Duplicate({swork}, static_cast<{ct}>(1), static_cast<int32_t>(k_));")
                 self.emit("    AscendC::PipeBarrier<PIPE_V>();")
                 self.emit(f"    AcCopy({swork}, {args[0].id}[r_ * {src.pitch}], {src.cols});")
-                self.emit("    for (int64_t q_ = 64; q_ < k_; q_ += 64) {")
-                self.emit("        AscendC::PipeBarrier<PIPE_V>();")
-                self.emit(f"        AscendC::Mul({swork}, {swork}, {swork}[q_], 64);")
-                self.emit("    }")
-                self.emit(f"    {src.ctype} p_ = 1;")
-                self.emit(f"    for (int64_t c_ = 0; c_ < 64; ++c_) {{ p_ = p_ * {swork}.GetValue(c_); }}")
+                self.emit("    int64_t rows_ = k_ / 64;")
+                self.depth += 1
+                self._fold_product(swork, src.ctype, 32 // D.ITEMSIZE[src.dtype])
+                self.depth -= 1
                 self.emit(f"    {target}.SetValue({at}, p_);")
             else:
                 fn = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}[op.of]
@@ -494,24 +492,45 @@ class ComputeEmitter:
                   f"static_cast<int32_t>(s_ - a_)); }}")
 
     def _reduce_prod(self, target: str, name: str):
-        """Product of a 1-D tile: multiply its 64-element rows into one row, then its 64 lanes."""
+        """Product of a 1-D tile, folded in halves: its 64-element rows into one row (the last half
+        of the rows times the first, an odd middle row kept, until one is left: log2(rows) vector
+        ops, where one per row kept the scalar unit issuing), that row's lanes likewise down to one
+        32-byte block, whose lanes the scalar unit multiplies."""
         src = self.tiles[name]
         swork = self.work["swork"]
+        per_block = 32 // D.ITEMSIZE[src.dtype]
         self.emit("{")
         self.depth += 1
         self._fill_tail(name, src, "1")
-        self.emit("const int64_t rows_ = s_ / 64;")
-        self.emit(f"if (rows_ == 1) {{ AscendC::DataCopy({swork}, {name}, 64); }}")
-        self.emit(f"else {{ AscendC::Mul({swork}, {name}, {name}[64], 64); }}")
-        self.emit("for (int64_t r_ = 2; r_ < rows_; ++r_) {")
-        self.emit("    AscendC::PipeBarrier<PIPE_V>();")
-        self.emit(f"    AscendC::Mul({swork}, {swork}, {name}[r_ * 64], 64);")
+        self.emit("int64_t rows_ = s_ / 64;")
+        self.emit(f"if (rows_ == 1) {{ AcCopy({swork}, {name}, 64); }}")
+        self.emit("else {")
+        self.emit("    const int64_t h_ = rows_ / 2;")
+        self.emit(f"    AscendC::Mul({swork}, {name}, {name}[(rows_ - h_) * 64], static_cast<int32_t>(h_ * 64));")
+        self.emit(f"    if (rows_ % 2 != 0) {{ AcCopy({swork}[h_ * 64], {name}[h_ * 64], 64); }}")
+        self.emit("    rows_ -= h_;")
         self.emit("}")
-        self.emit(f"{src.ctype} p_ = 1;")
-        self.emit(f"for (int64_t c_ = 0; c_ < 64; ++c_) {{ p_ = p_ * {swork}.GetValue(c_); }}")
+        self._fold_product(swork, src.ctype, per_block)
         self.emit(f"{target} = p_;")
         self.depth -= 1
         self.emit("}")
+
+    def _fold_product(self, swork: str, ctype: str, per_block: int):
+        """``p_`` = the product of ``rows_`` 64-element rows in ``swork``: the last half of the rows
+        times the first (an odd middle row kept) until one is left, its lanes likewise down to one
+        32-byte block, whose ``per_block`` lanes the scalar unit multiplies."""
+        self.emit("while (rows_ > 1) {")
+        self.emit("    const int64_t h_ = rows_ / 2;")
+        self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+        self.emit(f"    AscendC::Mul({swork}, {swork}, {swork}[(rows_ - h_) * 64], static_cast<int32_t>(h_ * 64));")
+        self.emit("    rows_ -= h_;")
+        self.emit("}")
+        self.emit(f"for (int64_t w_ = 32; w_ >= {per_block}; w_ /= 2) {{")
+        self.emit("    AscendC::PipeBarrier<PIPE_V>();")
+        self.emit(f"    AscendC::Mul({swork}, {swork}, {swork}[w_], static_cast<int32_t>(w_));")
+        self.emit("}")
+        self.emit(f"{ctype} p_ = 1;")
+        self.emit(f"for (int64_t c_ = 0; c_ < {per_block}; ++c_) {{ p_ = p_ * {swork}.GetValue(c_); }}")
 
     def _scan(self, target: str, name: str, op, reverse: bool):
         """Inclusive scan of a 1-D tile of s_ elements seen as 64 chunks of rows_ = s_ / 64:

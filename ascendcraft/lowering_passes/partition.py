@@ -62,17 +62,23 @@ class Partition(LoweringPass):
             return binary("+", binary("*", k, base), call("minimum", k, rem))
         lo = bound(name(core))
         hi = bound(binary("+", name(core), A.Int(1)))
-        unpack = []
-        rest = name(flat)
-        for i, (var, ext) in enumerate(zip(s.vars, s.extents)):
-            inner = s.extents[i + 1:]
-            if not inner:
-                unpack.append(A.Assign(var, rest if i == 0 else binary("%", rest, ext)))
-                continue
-            stride = inner[0]
-            for e in inner[1:]:
-                stride = binary("*", stride, e)
-            q = binary("//", name(flat), stride)
-            unpack.append(A.Assign(var, q if i == 0 else binary("%", q, ext)))
+        unpack = [A.Assign(var, e) for var, e in zip(s.vars, unpacked(flat, s.extents))]
         loop = A.For(flat, lo, hi, A.Int(1), tuple(unpack) + s.body)
         return A.ParallelFor((core,), (cores,), (loop,), s.span)
+
+
+def unpacked(flat: str, extents) -> list:
+    """The index along each of ``extents`` of the flat index ``flat`` (row-major: the last varies
+    fastest): ``f // C`` and ``f % C`` for two."""
+    out = []
+    for i, ext in enumerate(extents):
+        inner = extents[i + 1:]
+        if not inner:
+            out.append(name(flat) if i == 0 else binary("%", name(flat), ext))
+            continue
+        stride = inner[0]
+        for e in inner[1:]:
+            stride = binary("*", stride, e)
+        q = binary("//", name(flat), stride)
+        out.append(q if i == 0 else binary("%", q, ext))
+    return out

@@ -36,7 +36,7 @@ def test_json_and_pairs(runs, tmp_path, capsys):
 def test_examples_report_progress_per_example(tmp_path, capsys):
     assert main(["export", "--examples", "--only", "activation/leaky_relu", "--out", str(tmp_path / "s"), "-v"]) == 0
     out, err = capsys.readouterr()
-    assert "[1/1] activation/leaky_relu: lowered, 14 levels" in err
+    assert "[1/1] activation/leaky_relu: lowered, 16 levels" in err
     assert "exported 1 record of 1 task (1 example; 1 verified)" in out
 
 

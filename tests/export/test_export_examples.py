@@ -23,7 +23,7 @@ def test_one_example_with_every_level_and_its_ascendc(tmp_path):
     assert row["dsl"] == (LEAKY / "kernel.dsl").read_text()
     assert row["prompt"] is row["turns"] is row["run"] is row["model"] is None
     passes = [lv["pass"] for lv in row["levels"]]
-    assert passes[0] == "source" and passes[-1] == "prefetch" and "select" in passes and len(passes) > 10
+    assert passes[0] == "source" and passes[-1] == "deepen" and "select" in passes and len(passes) > 10
     assert "__aicore__" in row["ascendc"] and row["tiling_header"] and row["ascendc_instances"] == []
     assert row["modeled"]["time_us"] > 0 and row["modeled"]["floor_us"] > 0 and row["modeled"]["eager_us"] is None
     assert "export_examples" in r.card_file.read_text() and r.failures == ()

@@ -66,7 +66,7 @@ def test_bench_kernels_run_has_no_conversation(runs, tmp_path):
         assert row["prompt"] is row["turns"] is row["model"] is None and row["kind"] == "bench"
         assert row["task_sha256"] == task_hash(runs.reference / "activation" / f"{row['name']}.py")
     assert good["verified"] and good["dsl"] == R.KERNEL and good["failed_dsl"] is None
-    assert good["levels"][0]["pass"] == "source" and good["levels"][-1]["pass"] == "prefetch"
+    assert good["levels"][0]["pass"] == "source" and good["levels"][-1]["pass"] == "deepen"
     assert "__aicore__" in good["ascendc"] and good["tiling_header"]
     result = next(json.loads(line) for line in (runs.bench / "results.jsonl").read_text().splitlines()
                   if json.loads(line)["task"] == "activation/leaky_relu")

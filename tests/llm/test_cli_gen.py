@@ -94,7 +94,7 @@ def test_gen_end_to_end_through_http(server, tmp_path, capsys):
     assert lines[2]["content"] == R.GOOD and lines[2]["tokens_in"] == 1200
     assert not list(out.parent.glob(".*partial*"))   # no staging directory left behind
     # the verified kernel was lowered, built and verified on the simulator
-    assert (out / "ascendc" / "leaky_relu_custom.cpp").exists() and (out / "passes" / "13_prefetch.dsl").exists()
+    assert (out / "ascendc" / "leaky_relu_custom.cpp").exists() and (out / "passes" / "15_deepen.dsl").exists()
     lowered = report["after_verify"]
     assert lowered["backend"] == "sim" and lowered["backend_verification"]["passed"]
     assert "compiled and verified on sim" in stdout

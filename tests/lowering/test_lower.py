@@ -26,7 +26,7 @@ def test_lower_writes_the_kernel_its_passes_and_a_report(tmp_path, capsys):
     assert printed.count(said) == 1 and (out / "report.md").read_text().count(said) == 1
     assert json.loads((out / "report.json").read_text())["sandboxed"] is sandbox_support()[0]
     assert parse((out / "kernel.dsl").read_text()) == parse((d / "kernel.dsl").read_text())   # the source, printed
-    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "13_prefetch.dsl"
+    assert sorted(p.name for p in (out / "passes").iterdir())[-1] == "15_deepen.dsl"
     src = (out / "ascendc" / "leaky_relu_custom.cpp").read_text()
     assert 'extern "C" __global__ __aicore__ void leaky_relu_custom' in src and "AscendC::Select(" in src
     project = out / "project"   # CANN project, torch_npu binding and MultiKernelBench exports
@@ -93,7 +93,7 @@ def _lower_rownorm(kernel: str, out: Path, capsys) -> Path:
 
 
 def test_row_and_column_vectors_broadcast_on_the_simulator(tmp_path, capsys):
-    final = (_lower_rownorm("kernel.dsl", tmp_path / "r", capsys) / "passes" / "13_prefetch.dsl").read_text()
+    final = (_lower_rownorm("kernel.dsl", tmp_path / "r", capsys) / "passes" / "15_deepen.dsl").read_text()
     for op in ("SumEachRow(", "SubColVec(", "DivColVec(", "MulRowVec(", "AddRowVec("):
         assert op in final, op
 

@@ -58,3 +58,31 @@ def test_row_products_and_keepdims_column_reductions_on_tails(tmp_path):
     assert calls.count("ProdEachRow") == 2
     assert {"SumRows", "MaxRows", "MinRows", "ProdRows"} <= set(calls)
     assert "SubRowVec" in calls and "MulRowVec" in calls and "DivRowVec" in calls   # [R, C] op [1, C]
+
+
+_PROD_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x, h):
+        return torch.prod(x, dim=1), torch.prod(h.float(), dim=1).half()
+R = 3
+C = 5000
+def get_inputs():
+    return [torch.rand(R, C) * 0.02 + 0.995, (torch.rand(R, 70) * 0.2 + 0.95).half()]
+def get_init_inputs():
+    return []
+"""
+
+# 5000 values: 79 rows of 64 (the last padded with ones), so the halving fold meets odd row counts
+# (79, 40, 20, 10, 5, 3, 2); the f16 rows are multiplied in f32 (widen), 70 values: 2 rows
+_PROD_KERNEL = """
+kernel prods(x: gm f32[R, C], h: gm f16[R, H]) -> (p: gm f32[R], q: gm f16[R]):
+    for r in parallel(R):
+        store(p[r], prod(load(x[r, :])))
+        store(q[r], prod(load(h[r, :])))
+"""
+
+
+def test_a_tile_product_folds_in_halves_down_to_one_block_on_the_scalar_unit(tmp_path):
+    k = _compile(tmp_path, _PROD_KERNEL, _PROD_OP.replace("(R, 70)", "(R, H)").replace("C = 5000", "C = 5000\nH = 70"))
+    assert "while (rows_ > 1)" in k.source and "c_ < 8; ++c_" in k.source and "c_ < 64" not in k.source
