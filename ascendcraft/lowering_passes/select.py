@@ -540,18 +540,20 @@ class _Selector(WhereRules):
                      "broadcast)")
 
     def _erf(self, x) -> list:
-        # x is clamped to [-10, 10] first (erf(10) is 1 in f32): at x = inf the sign x / |x| would
-        # be inf / inf = NaN where erf is 1
+        # erf(x) = sign(x) erf(|x|) with erf(|x|) = 1 - poly(t) exp(-x^2); the polynomial's
+        # coefficients negated, so the product is -poly exp(-x^2) and one Adds gives 1 - it. The sign is
+        # x * 1e30 clamped to [-1, 1]: +-1, and 0 or -0 at x = +-0 (x / max(|x|, 1e-30) before, an
+        # inf / inf = NaN at x = inf that a clamp of x to [-10, 10] had to avoid: three ops more,
+        # one of them a division). At x = inf, t = 0 and exp(-inf) = 0, so erf(|x|) = 1.
         a1, a2, a3, a4, a5 = _ERF_A
-        c, ax, t = _step(1), _step(2), _step(5)
+        t = _step(3)
         return [
-            call("Mins", x, lit(10.0)), call("Maxs", P, lit(-10.0)),                 # c
-            call("Abs", c), call("Muls", P, lit(_ERF_P)), call("Adds", P, lit(1.0)), call("Reciprocal", P),  # t
-            call("Muls", t, lit(a5)), call("Adds", P, lit(a4)), call("Mul", P, t), call("Adds", P, lit(a3)),
-            call("Mul", P, t), call("Adds", P, lit(a2)), call("Mul", P, t), call("Adds", P, lit(a1)),
-            call("Mul", P, t),                                                       # step 14: the polynomial
-            call("Mul", c, c), call("Muls", P, lit(-1.0)), call("Exp", P),           # exp(-c^2)
-            call("Mul", _step(14), P), call("Muls", P, lit(-1.0)), call("Adds", P, lit(1.0)),  # erf(|c|)
-            call("Maxs", ax, lit(1e-30)), call("Div", c, P),                         # sign(c); 0 at c = 0
-            call("Mul", _step(20), P),
+            call("Abs", x), call("Muls", P, lit(_ERF_P)), call("Adds", P, lit(1.0)), call("Reciprocal", P),  # t
+            call("Muls", t, lit(-a5)), call("Adds", P, lit(-a4)), call("Mul", P, t), call("Adds", P, lit(-a3)),
+            call("Mul", P, t), call("Adds", P, lit(-a2)), call("Mul", P, t), call("Adds", P, lit(-a1)),
+            call("Mul", P, t),                                                       # step 12: -poly(t)
+            call("Mul", x, x), call("Muls", P, lit(-1.0)), call("Exp", P),           # exp(-x^2)
+            call("Mul", _step(12), P), call("Adds", P, lit(1.0)),                    # step 17: erf(|x|)
+            call("Muls", x, lit(1e30)), call("Maxs", P, lit(-1.0)), call("Mins", P, lit(1.0)),  # sign(x)
+            call("Mul", _step(17), P),
         ]

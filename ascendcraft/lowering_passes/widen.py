@@ -25,7 +25,7 @@ f16 arithmetic stays f16 (the vector unit computes half natively, and the DSL sa
 f16 math) except where the lowered form of an op would not be the interpreter's value:
 
 * ``erf``, ``tanh``, ``sigmoid`` and non-literal powers are compositions of several API ops
-  (select.py), each rounding in f16 (erf's 1e-30 guard underflows to 0 in half: 0/0 at x = 0);
+  (select.py), each rounding in f16 (erf's sign, x * 1e30 clamped to +-1, would overflow half);
   the interpreter evaluates them in f32 and rounds once, which is what the widened form does;
 * ``sum``/``mean``/``prod`` of a whole tile or of each row: the interpreter's NumPy reduction of
   a contiguous half axis accumulates in float (pairwise), so the lowered one accumulates in f32;

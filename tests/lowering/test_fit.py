@@ -148,7 +148,7 @@ def test_a_parallel_loops_tile_is_lowered_at_the_size_that_keeps_it_double_buffe
 
 
 def test_a_tile_with_no_room_for_a_queue_counts_as_not_overlapped(tmp_path):
-    # at 11264 the erf's four work buffers leave no room for a copy-in queue at all: each tile's load
+    # at 11264 the erf's work buffers leave no room for a copy-in queue at all: each tile's load
     # waits for the compute before it, as a single-buffered queue's does
     r = _plan(*_parallel_erf_at(tmp_path, 11264))
     (fit,) = r.plan.fits
@@ -163,11 +163,11 @@ def test_a_tile_with_no_room_for_a_queue_counts_as_not_overlapped(tmp_path):
 
 
 def test_a_parallel_loops_tile_the_buffers_do_not_fit_is_lowered_smaller(tmp_path):
-    kernel, op = _parallel_erf_at(tmp_path, 12288)
+    kernel, op = _parallel_erf_at(tmp_path, 16384)     # the checker's three live tiles take the whole UB
     r = _plan(kernel, op)
     assert r.plan.refused is None, r.plan.refused
     (fit,) = r.plan.fits
-    assert fit.writer_bytes > fit.capacity - 256 and fit.used[0] < 12288     # 256 bytes kept for scalar math
+    assert fit.writer_bytes > fit.capacity - 256 and fit.used[0] < 16384     # 256 bytes kept for scalar math
     compile_verified(tmp_path, kernel.read_text(), op.read_text(), trials=2)
 
 
