@@ -132,10 +132,10 @@ BROKEN = [
      [("load(m[r:r + RB, c:c + TW]) * beta1", "0.0 * beta1")]),
     ("pooling/max_pooling_2d",  # zero padding instead of -inf
      [("pad=-inf", "pad=0.0")]),
-    ("index/argmax_over_a_dimension",  # the last chunk's maximum wins ties instead of the first
-     [("better = v > bv", "better = v >= bv")]),
-    ("index/argmax_over_a_dimension",  # the chunks' partial results folded without the first one
-     [("bi = load(pi[b, 0, m:m + TM])", "bi = load(pi[b, 1, m:m + TM])")]),
+    ("index/argmax_over_a_dimension",  # a later chunk's maximum wins ties instead of the first
+     [("better = (cv > bv)", "better = (cv >= bv)")]),
+    ("index/argmax_over_a_dimension",  # a chunk's rows counted from 0, not from the chunk's first row
+     [("argmax(u, axis=0, dtype=i32) + p", "argmax(u, axis=0, dtype=i32)")]),
     ("index/index_add",  # x dropped (MKB's zero x would hide this)
      [("store(y[r, j:j + T], load(x[r, j:j + T]))", "store(y[r, j:j + T], 0.0)")]),
     ("index/scatter_add",  # repeated indices overwrite instead of adding

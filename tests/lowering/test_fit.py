@@ -204,7 +204,7 @@ def test_lower_uses_the_largest_tile_size_that_keeps_double_buffering_and_check_
     (fit,) = r.plan.fits
     size = fit.used[0]
     assert fit.writer_fits and fit.used == fit.double and size < 8192 and not r.plan.single_buffered
-    assert f"note: at T = 8192 (line 2) the tiles of line" in r.summary()
+    assert "note: at T = 8192 (line 2) the tiles of line" in r.summary()
     assert f"lower uses T = {size}, which keeps two slots" in r.summary()
     # the claim, checked by planning again: at that size no loop tile is single-buffered and nothing
     # changes; one step up the fit comes down to it again

@@ -360,7 +360,6 @@ def get_init_inputs():
 def test_a_cores_last_iteration_prefetches_nothing(tmp_path):
     # two rows per core: prefetching "the next row" on a core's last iteration read the first row of
     # the next core's share, 50 % more HBM bytes than the kernel needs; now that region is empty
-    from compiled import compile_verified
     kernel = """
 kernel rowsum(x: gm f32[B, N]) -> (y: gm f32[B]):
     for b in parallel(B):
