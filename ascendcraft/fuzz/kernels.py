@@ -12,7 +12,8 @@ rank-3 tiles with broadcasts, :mod:`.forms_elementwise`) and ``rowreduce``, ``co
 ``scan``, ``window``, ``twophase``, ``atomic`` (accumulators, scans, windows, scratch phases and
 atomics, :mod:`.forms_reductions`), ``relayout``, ``scratchmm``, ``inplace``, ``maskbcast``
 (multi-phase kernels over GM scratch, :mod:`.forms_scratch`), ``strided`` and ``permuted`` (strided
-slices of GM and of tiles, strided stores, permuted views, :mod:`.forms_strided`); each module's
+slices of GM and of tiles, strided stores, permuted views, :mod:`.forms_strided`), ``lookup`` (rows
+picked by an index read one value per iteration, :mod:`.forms_indexed`); each module's
 docstring describes its forms. They come with scalar attributes (``alpha: f32 = ...``, sometimes bound from the op file), bool mask inputs
 (``where(load(m[...]), a, b)``) and ``f16`` inputs/outputs through ``cast`` (f16 arithmetic does
 not lower; docs/dsl.md). :mod:`.builder` assembles a kernel and :mod:`.expressions` draws its
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 from .differential import FuzzCase
 from .expressions import Options
 from .forms_elementwise import ELEMENTWISE_FORMS
+from .forms_indexed import INDEXED_FORMS
 from .forms_reductions import REDUCTION_FORMS
 from .forms_scratch import SCRATCH_FORMS
 from .forms_strided import STRIDED_FORMS
@@ -129,7 +131,7 @@ KNOWN_BUGS: dict[str, str] = {
 
 
 #: Form name -> generator ``(draw, Options) -> FuzzCase`` (the order is part of what a seed draws).
-FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS, **SCRATCH_FORMS, **STRIDED_FORMS}
+FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS, **SCRATCH_FORMS, **STRIDED_FORMS, **INDEXED_FORMS}
 
 
 @st.composite

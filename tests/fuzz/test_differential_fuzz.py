@@ -77,6 +77,18 @@ def test_lowered_strided_kernels_agree_with_the_interpreter_on_the_simulator(cas
     _agrees_on_the_simulator(case)
 
 
+# one value read per iteration (an index, a weight): rows of a table picked by it, what the hoist
+# pass reads from a whole tile, or in blocks at the loop's variable (through a flat view when
+# partition unpacked the loop's index)
+INDEXED = settings(max_examples=5, derandomize=True, deadline=None, database=None)
+
+
+@INDEXED
+@given(fuzz_cases(("lookup",), Options(avoid_known=True)))
+def test_lowered_lookup_kernels_agree_with_the_interpreter_on_the_simulator(case):
+    _agrees_on_the_simulator(case)
+
+
 # ----------------------------------------------------------------------------- finds
 
 
