@@ -3,27 +3,32 @@
 # stores from several cores would race on a repeated index, so each index's last k is found first
 # and only that value row is stored: every destination row has one writer. Exact for every value
 # (rows are copied, never scaled), inf and NaN included.
-# * Once, on one core: last[r] = the last k with idx[k] == r, or -1 (a scatter of k = 0, 1, ... into
-#   a row of -1 in index order on the scalar unit; 10000 i32 = 39 KiB at the MKB shape), and the
-#   per-row flag wins[k] = 1 if last[idx[k]] == k else 0, a vector gather in 1024-index tiles.
-# * Phase 1: 1250 blocks of RB = 8 rows ([8, 1024] f32 = 32 KiB copies) of x into y, in balanced
-#   runs per core (26 or 27 blocks: the next block's load overlaps this one's store).
-# * Phase 2: the value rows in balanced runs per core (42 or 43): the flag and the destination read
-#   on the scalar unit, a winner's row stored over y's (a loser's range(flag) loop runs zero times).
-# HBM traffic is the floor's plus the indexed rows of x copied and then overwritten; the serial
-# prologue and phase 2's 4 KiB row copies are what keep it from the floor.
+# * Phase 1, core 0 (a `range(1 - minimum(c, 1))` loop: the DSL's `if`): last[r] = the last k with
+#   idx[k] == r, or -1 (a scatter of k = 0, 1, ... into a row of -1 in index order on the scalar
+#   unit; 10000 i32 = 39 KiB at the MKB shape), and the per-row flag wins[k] = 1 if last[idx[k]] == k
+#   else 0, a vector gather in 1024-index tiles. Meanwhile the other CORES - 1 cores copy x into y,
+#   1250 blocks of RB = 8 rows ([8, 1024] f32 = 32 KiB copies) in balanced runs (26 or 27 blocks:
+#   the next block's load overlaps this one's store). (The table first, on its own, then the copy:
+#   103 us at the MKB shape; 94.7 us so.)
+# * Phase 2: the value rows in balanced runs per core (42 or 43): the flag and the destination (read
+#   in blocks by the lowering), a winner's row stored over y's (a loser's range(flag) loop runs zero
+#   times).
+# HBM traffic is the floor's plus the indexed rows of x copied and then overwritten; torch writes
+# into x itself, so eager's bound is below this kernel's floor (docs/performance.md).
 kernel inplace_update_dim0(x: gm f32[R, C], idx: gm i64[K], value: gm f32[K, C]) -> (y: gm f32[R, C]):
     const RB = 8
     const T = minimum(C, 1024)
     const TK = minimum(K, 1024)
     const NB = cdiv(R, RB)
+    const W = CORES - 1
     scratch wins: i32[K]
-    lastk = scatter(full((R,), -1, i32), load(idx), iota(K, i32))
-    for i in range(0, K, TK):
-        later = gather(lastk, load(idx[i:i + TK])) - iota(TK, i32, start=i)[0:K - i]
-        store(wins[i:i + TK], 1 - minimum(later, 1))     # later >= 0; 1 for the last k of its index
     for c in parallel(CORES):
-        for b in range(c * NB // CORES, (c + 1) * NB // CORES):
+        for first in range(1 - minimum(c, 1)):
+            lastk = scatter(full((R,), -1, i32), load(idx), iota(K, i32))
+            for i in range(0, K, TK):
+                later = gather(lastk, load(idx[i:i + TK])) - iota(TK, i32, start=i)[0:K - i]
+                store(wins[i:i + TK], 1 - minimum(later, 1))
+        for b in range(maximum(c - 1, 0) * NB // W, c * NB // W):
             r = b * RB
             for j in range(0, C, T):
                 store(y[r:r + RB, j:j + T], load(x[r:r + RB, j:j + T]))
