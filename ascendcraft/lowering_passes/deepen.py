@@ -9,7 +9,8 @@ The number of bytes that must be in flight to draw the whole share is latency x 
 ``vecin`` queue of a loop gets ``ceil(latency x share / bytes per iteration) + 1`` slots, as
 many as the chip's per-position limit (8 on A2/A3: one event ID per live buffer), the 64-buffer
 limit and the UB at every shape set allow; slots are handed out one at a time, the queues of the
-smallest loads first, so the queues of one loop grow together. Tiles of 16 KiB or more keep two.
+smallest loads first, so the queues of one loop grow together. A loop that loads 17 KiB or more
+per iteration keeps two.
 
 Before::
 
