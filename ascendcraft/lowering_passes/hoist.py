@@ -72,31 +72,33 @@ class Hoist(LoweringPass):
         views = {s.name: s.base for s in kernel.body if isinstance(s, A.View)}
         tensors = [p.name for p in kernel.inputs if isinstance(p.type, A.TensorType)] + \
             [s.name for s in kernel.body if isinstance(s, A.Scratch)]
-        names, decls, body = Names(kernel), [], []
+        names, decls, flat, body = Names(kernel), [], {}, []
         for s in kernel.body:
             if isinstance(s, A.ParallelFor):
                 written = {_storage(_base(n.dst), views) for n in A.walk(s) if isinstance(n, A.Store)}
                 readable = {t for t in tensors if t not in written and ctx.tensor(t).dtype in _SCALAR_DTYPES}
-                phase = _Phase(readable, names, ctx)
+                phase = _Phase(readable, names, ctx, flat)
                 s = phase.rewrite(s)
                 decls += phase.decls
             body.append(s)
         if not decls:
             return replace(kernel, body=tuple(body))
-        cut = max((i + 1 for i, s in enumerate(body) if isinstance(s, (A.Const, A.View, A.Scratch))), default=0)
+        # the flat views need only their tensor's dims (and their own size constant): before the first
+        # statement that is not a declaration, so before every phase that reads through them
+        cut = next((i for i, s in enumerate(body) if not isinstance(s, (A.Const, A.View, A.Scratch))), len(body))
         return replace(kernel, body=tuple(body[:cut]) + tuple(decls) + tuple(body[cut:]))
 
 
 class _Phase:
     """One parallel loop: its one-value loads inside loops, read from whole tiles or blocks."""
 
-    def __init__(self, readable: set, names: Names, ctx):
+    def __init__(self, readable: set, names: Names, ctx, flat: dict):
         self.names, self.ctx = names, ctx
         self.whole_ok = {t for t in readable if 1 <= len(ctx.tensor(t).dims) <= 2 and _fits(ctx.tensor(t), ctx.envs())}
         self.readable = readable
         self.whole: dict[str, str] = {}       # tensor -> the tile holding it
-        self.flat: dict[str, str] = {}        # tensor -> its flat view (blocks read at a flat index)
-        self.decls: list = []                 # the views' declarations
+        self.flat = flat                      # tensor -> its flat view (blocks read at a flat index), every phase's
+        self.decls: list = []                 # the declarations of the views this phase made
         self.hoisted: list[tuple] = []        # (tensor, values per block), for the note
 
     def rewrite(self, phase: A.ParallelFor) -> A.ParallelFor:

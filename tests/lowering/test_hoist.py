@@ -166,3 +166,35 @@ kernel twice(x: gm f32[N]) -> (y: gm f32[N]):
     text = print_kernel(Hoist().run(kernel, ctx))
     assert "v = load(s[i])" in text                  # written in this phase: read where it is written
     assert re.search(r"w = _k\d+\[i - _kb\d+\]", text)   # the input: in blocks
+
+
+def test_one_flat_view_is_declared_before_every_phase_even_with_constants_between_phases():
+    from ascendcraft.dsl.parser import parse
+    from ascendcraft.lowering_passes.hoist import Hoist
+    kernel = parse("""
+kernel pick(idx: gm i32[A, B], t: gm f32[V, C]) -> (y: gm f32[A, B, C], z: gm f32[A, B, C]):
+    for core0 in parallel(CORES):
+        for f0 in range(core0 * (A * B) // CORES, (core0 + 1) * (A * B) // CORES):
+            a = f0 // B
+            b = f0 % B
+            r = load(idx[a, b])
+            store(y[a, b, :], load(t[r, :]))
+    const H = 2
+    for core1 in parallel(CORES):
+        for f1 in range(core1 * (A * B) // CORES, (core1 + 1) * (A * B) // CORES):
+            a = f1 // B
+            b = f1 % B
+            r = load(idx[a, b])
+            store(z[a, b, :], load(t[r, :]) * H)
+""".lstrip("\n"), "k.dsl")
+
+    class Tensor:
+        def __init__(self, dtype, dims):
+            self.dtype, self.dims = dtype, dims
+
+    tensors = {"idx": Tensor("i32", ("A", "B")), "t": Tensor("f32", ("V", "C"))}
+    ctx = SimpleNamespace(notes=[], envs=lambda: [{"A": 40, "B": 300, "V": 9, "C": 5}], tensor=tensors.__getitem__)
+    text = print_kernel(Hoist().run(kernel, ctx))
+    views = re.findall(r"(_flat\d+) = view\(idx, \((_n\d+),\)\)", text)
+    assert len(views) == 1 and text.index(" = view(") < text.index("for core0 in parallel")   # one, before both phases
+    assert len(re.findall(rf"= load\({views[0][0]}\[_kb\d+:_kb\d+ \+ 512\]\)", text)) == 2
