@@ -40,6 +40,13 @@ def get_init_inputs():
 """
 
 
+class _Tensor:
+    """What hoist reads of a GM tensor's symbol: its dtype and declared dims."""
+
+    def __init__(self, dtype, dims):
+        self.dtype, self.dims = dtype, dims
+
+
 def _lowered(k) -> str:
     return k.lowered.run.final.text
 
@@ -157,12 +164,8 @@ kernel twice(x: gm f32[N]) -> (y: gm f32[N]):
             store(y[i], v + w)
 """.lstrip("\n"), "k.dsl")
 
-    class Tensor:
-        def __init__(self, dtype, dims):
-            self.dtype, self.dims = dtype, dims
-
     ctx = SimpleNamespace(notes=[], envs=lambda: [{"N": 5000}],
-                          tensor=lambda t: Tensor("f32", ("N",)))
+                          tensor=lambda t: _Tensor("f32", ("N",)))
     text = print_kernel(Hoist().run(kernel, ctx))
     assert "v = load(s[i])" in text                  # written in this phase: read where it is written
     assert re.search(r"w = _k\d+\[i - _kb\d+\]", text)   # the input: in blocks
@@ -188,11 +191,7 @@ kernel pick(idx: gm i32[A, B], t: gm f32[V, C]) -> (y: gm f32[A, B, C], z: gm f3
             store(z[a, b, :], load(t[r, :]) * H)
 """.lstrip("\n"), "k.dsl")
 
-    class Tensor:
-        def __init__(self, dtype, dims):
-            self.dtype, self.dims = dtype, dims
-
-    tensors = {"idx": Tensor("i32", ("A", "B")), "t": Tensor("f32", ("V", "C"))}
+    tensors = {"idx": _Tensor("i32", ("A", "B")), "t": _Tensor("f32", ("V", "C"))}
     ctx = SimpleNamespace(notes=[], envs=lambda: [{"A": 40, "B": 300, "V": 9, "C": 5}], tensor=tensors.__getitem__)
     text = print_kernel(Hoist().run(kernel, ctx))
     views = re.findall(r"(_flat\d+) = view\(idx, \((_n\d+),\)\)", text)
