@@ -26,35 +26,28 @@ def _lookup(draw, opts: Options) -> FuzzCase:
     k.inp("tab", "V, C", (v, c))
     style = draw(st.sampled_from(["rows", "flat"]))
     k.tag(f"lookup_{style}")
-    if style == "rows":
-        r, n = draw(st.integers(1, 4)), draw(st.sampled_from([1, 7, 511, 512, 513, 700]))
-        k.inp("idx", "R, K", (r, n), "i32", 0, v)
-        k.inp("wt", "K", (n,))
-        k.out("y", "R, K, C", (r, n, c))
-        k.line(1, "for r in parallel(R):")
-        k.line(2, "for q in range(0, K):")
-        k.line(3, "d = load(idx[r, q])")
-        k.line(3, "w = load(wt[q])")
-        row, dst = "d", "y[r, q, j:j + T]"
-        depth = 3
-    else:
-        b = draw(st.sampled_from([1, 5, 64, 300, 2100]))      # 2,100 weights: 8.4 KiB, not loaded whole
-        a = draw(st.integers(1, 20 if b < 1000 else 3))
-        k.inp("idx", "A, B", (a, b), "i32", 0, v)
-        k.inp("wt", "B", (b,))
-        k.out("y", "A, B, C", (a, b, c))
-        k.line(1, "for i, q in parallel(A, B):")
-        k.line(2, "d = load(idx[i, q])")
-        k.line(2, "w = load(wt[q])")
-        row, dst = "d", "y[i, q, j:j + T]"
-        depth = 2
+    if style == "rows":         # a row of indices read at the sequential loop's variable q
+        outer, n = draw(st.integers(1, 4)), draw(st.sampled_from([1, 7, 511, 512, 513, 700]))
+        axes, at, loops = ("R", "K"), "r, q", ["for r in parallel(R):", "for q in range(0, K):"]
+    else:                       # every axis of the indices, unpacked from the parallel loop's index
+        n = draw(st.sampled_from([1, 5, 64, 300, 2100]))      # 2,100 weights: 8.4 KiB, not loaded whole
+        outer = draw(st.integers(1, 20 if n < 1000 else 3))
+        axes, at, loops = ("A", "B"), "i, q", ["for i, q in parallel(A, B):"]
+    k.inp("idx", ", ".join(axes), (outer, n), "i32", 0, v)
+    k.inp("wt", axes[1], (n,))
+    k.out("y", ", ".join(axes) + ", C", (outer, n, c))
+    for depth, loop in enumerate(loops, 1):
+        k.line(depth, loop)
+    depth = len(loops) + 1
+    k.line(depth, f"d = load(idx[{at}])")
+    k.line(depth, "w = load(wt[q])")
     bias = draw(st.booleans())
     if bias:
         k.inp("bias", "C", (c,))
         k.tag("lookup_bias")
     k.line(depth, "for j in range(0, C, T):")
-    value = f"load(tab[{row}, j:j + T]) * w" + (" + load(bias[j:j + T])" if bias else "")
-    k.line(depth + 1, f"store({dst}, {value})")
+    value = "load(tab[d, j:j + T]) * w" + (" + load(bias[j:j + T])" if bias else "")
+    k.line(depth + 1, f"store(y[{at}, j:j + T], {value})")
     return k.case("lookup")
 
 

@@ -38,7 +38,7 @@ from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.check_lowered import SCALAR_RESERVE
 
 from .base import LoweringPass
-from .pipeline import const_values, slot_bytes
+from .pipeline import buffers_bytes, shape_set_values, slot_bytes
 
 
 @dataclass(frozen=True)
@@ -49,32 +49,32 @@ class Deepen(LoweringPass):
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
         decls = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
         queues = {n for n, b in decls.items() if b.type.space == "vecin" and b.depth >= 2}
-        budgets = [const_values(kernel, env, ctx.checked.cores) for env in ctx.envs()]
+        budgets = shape_set_values(kernel, ctx)
         real = budgets[0]
         per_loop = _bytes_per_iteration(kernel.body, queues, lambda q: slot_bytes(decls[q].type, real))
         if not per_loop:
             return kernel
         in_flight = in_flight_bytes(ctx.chip)
         want: dict[str, int] = {}
-        for loaded, total in per_loop:
-            depth = min(ctx.chip.max_buffers_per_position, math.ceil(in_flight / max(total, 1)) + 1)
+        for loaded, loaded_bytes in per_loop:
+            depth = min(ctx.chip.max_buffers_per_position, math.ceil(in_flight / max(loaded_bytes, 1)) + 1)
             for q in loaded:        # a queue loaded in several loops takes the shallowest need
                 want[q] = min(want.get(q, depth), depth)
         depth = {n: b.depth for n, b in decls.items()}
         room = ctx.chip.capacity("ub") - SCALAR_RESERVE
-        used = [sum(slot_bytes(b.type, v) * b.depth for b in decls.values()) for v in budgets]
+        used = [buffers_bytes(decls.values(), v) for v in budgets]
         vecin = sum(d for n, d in depth.items() if decls[n].type.space == "vecin")
-        total = sum(depth.values())
+        slots = sum(depth.values())
         grown = True
         while grown:                # one slot at a time, the smallest slots first
             grown = False
             for q in sorted((q for q in want if depth[q] < want[q]), key=lambda q: slot_bytes(decls[q].type, real)):
                 extra = [slot_bytes(decls[q].type, v) for v in budgets]
-                if vecin + 1 > ctx.chip.max_buffers_per_position or total + 1 > ctx.chip.max_buffers or \
+                if vecin + 1 > ctx.chip.max_buffers_per_position or slots + 1 > ctx.chip.max_buffers or \
                         any(u + e > room for u, e in zip(used, extra)):
                     continue
                 depth[q] += 1
-                vecin, total, grown = vecin + 1, total + 1, True
+                vecin, slots, grown = vecin + 1, slots + 1, True
                 used = [u + e for u, e in zip(used, extra)]
         changed = {n: d for n, d in depth.items() if d != decls[n].depth}
         for n, d in changed.items():

@@ -69,13 +69,12 @@ class Hoist(LoweringPass):
                                     "whole tile or a block loaded for the loop can hold its values",)
 
     def run(self, kernel: A.Kernel, ctx) -> A.Kernel:
-        views = {s.name: s.base for s in kernel.body if isinstance(s, A.View)}
         tensors = [p.name for p in kernel.inputs if isinstance(p.type, A.TensorType)] + \
             [s.name for s in kernel.body if isinstance(s, A.Scratch)]
         names, decls, flat, body = Names(kernel), [], {}, []
         for s in kernel.body:
             if isinstance(s, A.ParallelFor):
-                written = {_storage(_base(n.dst), views) for n in A.walk(s) if isinstance(n, A.Store)}
+                written = {ctx.symbols.root(_base(n.dst)) for n in A.walk(s) if isinstance(n, A.Store)}
                 readable = {t for t in tensors if t not in written and ctx.tensor(t).dtype in _SCALAR_DTYPES}
                 phase = _Phase(readable, names, ctx, flat)
                 s = phase.rewrite(s)
@@ -128,46 +127,50 @@ class _Phase:
         """``loop`` over blocks of the values its one-value loads read at its own variable, if any."""
         if not (isinstance(loop.step, A.Int) and loop.step.value == 1):
             return loop
-        assigned = {n.target for n in A.walk(loop) if isinstance(n, A.Assign)} | \
-            {n.var for n in A.walk(loop) if isinstance(n, A.For)}
-        blocked: dict[str, tuple] = {}     # tensor -> (the tensor or its flat view, fixed subscripts)
-        for s in loop.body:
+        defs: dict = {}          # every name the loop assigns (its loops' variables too), with its values
+        for n in A.walk(loop):
+            if isinstance(n, A.Assign):
+                defs.setdefault(n.target, []).append(n.value)
+            elif isinstance(n, A.For):
+                defs.setdefault(n.var, []).append(None)
+        blocked: dict[str, tuple] = {}     # tensor -> (fixed subscripts, read through its flat view)
+        reads: dict[int, str] = {}         # statement of the loop's body -> the tensor its block holds
+        for i, s in enumerate(loop.body):
             if isinstance(s, A.Assign) and _one_value(s.value, self.readable):
                 t = s.value.src.base.id
-                at = self._at_loop_variable(s.value.src, loop, assigned)
-                if at is not None and blocked.get(t, at) == at:
-                    blocked[t] = at
-        if not blocked:
+                at = self._at_loop_variable(s.value.src, loop, defs)
+                if at is not None and blocked.setdefault(t, at) == at:
+                    reads[i] = t
+        if not reads:
             return loop
         kb = self.names.fresh("_kb")
         tiles = {t: self.names.fresh("_k") for t in blocked}
-        loads = []
         step = min(BLOCK_BYTES // D.ITEMSIZE[self.ctx.tensor(t).dtype] for t in blocked)
-        for t, (source, fixed) in blocked.items():
+        loads = []
+        for t, (fixed, flat) in blocked.items():
+            source = self._flat_view(t) if flat else t
             region = A.Index(A.Name(source), fixed + (A.Slice(A.Name(kb), binary("+", A.Name(kb), A.Int(step))),))
             loads.append(A.Assign(tiles[t], A.Load(region, span=loop.span), span=loop.span))
             self.hoisted.append((t, step))
-        step = A.Int(step)
         element = binary("-", A.Name(loop.var), A.Name(kb))
+        body = tuple(replace(s, value=A.Index(A.Name(tiles[reads[i]]), (element,), span=s.value.span))
+                     if i in reads else s for i, s in enumerate(loop.body))
+        inner = replace(loop, start=A.Name(kb), stop=call("minimum", binary("+", A.Name(kb), A.Int(step)), loop.stop),
+                        body=body)
+        return A.For(kb, loop.start, loop.stop, A.Int(step), tuple(loads) + (inner,), loop.span)
 
-        def read(s):
-            if isinstance(s, A.Assign) and _one_value(s.value, self.readable) and s.value.src.base.id in blocked \
-                    and self._at_loop_variable(s.value.src, loop, assigned) == blocked[s.value.src.base.id]:
-                return replace(s, value=A.Index(A.Name(tiles[s.value.src.base.id]), (element,), span=s.value.span))
-            return s
-        inner = replace(loop, start=A.Name(kb), stop=call("minimum", binary("+", A.Name(kb), step), loop.stop),
-                        body=tuple(read(s) for s in loop.body))
-        return A.For(kb, loop.start, loop.stop, step, tuple(loads) + (inner,), loop.span)
-
-    def _at_loop_variable(self, src: A.Index, loop: A.For, assigned: set):
-        """Where a block holding ``src`` (a one-value region) at ``k - kb``, for the loop's variable
-        ``k``, is loaded from: ``(tensor, fixed subscripts)`` of ``tensor[fixed..., kb:kb + n]``, or None."""
+    def _at_loop_variable(self, src: A.Index, loop: A.For, defs: dict):
+        """How a block holding ``src`` (a one-value region) at ``k - kb``, for the loop's variable ``k``,
+        is loaded: ``(fixed subscripts, False)`` for ``tensor[fixed..., kb:kb + n]``, ``((), True)`` for
+        ``flat_view[kb:kb + n]``; None if the element is not read so. ``defs``: what the loop assigns."""
         t, subs, k = src.base.id, src.subscripts, loop.var
         if isinstance(subs[-1], A.Name) and subs[-1].id == k and \
-                not any(A.names_in(e) & (assigned | {k}) for e in subs[:-1]):
-            return t, tuple(subs[:-1])
-        if not self._unpacked(t, subs, loop):
-            return None
+                not any(A.names_in(e) & (set(defs) | {k}) for e in subs[:-1]):
+            return tuple(subs[:-1]), False
+        return ((), True) if self._unpacked(t, subs, loop, defs) else None
+
+    def _flat_view(self, t: str) -> str:
+        """A one-axis view of tensor ``t``, declared once for every phase."""
         if t not in self.flat:
             size, self.flat[t] = self.names.fresh("_n"), self.names.fresh("_flat")
             dims = [dim_expr(d) for d in self.ctx.tensor(t).dims]
@@ -175,21 +178,17 @@ class _Phase:
             for d in dims[1:]:
                 total = binary("*", total, d)
             self.decls += [A.Const(size, total), A.View(self.flat[t], t, (size,))]
-        return self.flat[t], ()
+        return self.flat[t]
 
-    def _unpacked(self, t: str, subs, loop: A.For) -> bool:
+    def _unpacked(self, t: str, subs, loop: A.For, defs: dict) -> bool:
         """The subscripts are the variables the loop unpacks from its own (flat) index over extents
-        that are the tensor's dims, as partition writes them (``b = f0 // S``, ``s = f0 % S``): the
-        element's flat offset in the tensor is the loop's variable."""
+        that are the tensor's dims, as partition writes them (``b = f0 // S``, ``s = f0 % S``), each
+        assigned nowhere else in the loop: the element's flat offset in the tensor is the loop's variable."""
         dims = [dim_expr(d) for d in self.ctx.tensor(t).dims]
         if len(subs) < 2 or len(subs) != len(dims) or not all(isinstance(e, A.Name) for e in subs):
             return False
-        defs: dict = {}
-        for n in A.walk(loop):
-            if isinstance(n, A.Assign):
-                defs.setdefault(n.target, []).append(n.value)
         unpack = {s.target: s.value for s in loop.body if isinstance(s, A.Assign)}
-        return all(defs.get(v.id) == [unpack.get(v.id)] and unpack.get(v.id) == e
+        return all(v.id in unpack and defs.get(v.id) == [e] and unpack[v.id] == e
                    for v, e in zip(subs, unpacked(loop.var, dims)))
 
 
@@ -217,10 +216,3 @@ def _base(e) -> str | None:
     while isinstance(e, A.Index):
         e = e.base
     return e.id if isinstance(e, A.Name) else None
-
-
-def _storage(name, views: dict):
-    """The parameter or scratch tensor whose memory ``name`` (maybe a view) addresses."""
-    while name in views:
-        name = views[name]
-    return name

@@ -58,8 +58,8 @@ class _Pipeliner:
         self.values = const_values(kernel, {**ctx.checked.binding.attrs, **ctx.checked.binding.dims},
                                    ctx.checked.cores)
         # the UB in use at every shape set the kernel runs at (real first): a queue must fit at each
-        self.budgets = [const_values(kernel, env, ctx.checked.cores) for env in ctx.envs()]
-        self.used = [sum(slot_bytes(b.type, v) * b.depth for b in self.buffers.values()) for v in self.budgets]
+        self.budgets = shape_set_values(kernel, ctx)
+        self.used = [buffers_bytes(self.buffers.values(), v) for v in self.budgets]
         self.count = {"vecin": 0, "vecout": 0, "all": sum(b.depth for b in self.buffers.values())}
         self.defs: dict[str, int] = {}
         self.uses: dict[str, int] = {}
@@ -203,6 +203,17 @@ def _uses_by_statement(stmts) -> dict[str, list[tuple[int, int]]]:
         for name, k in A.name_counts(s).items():
             uses.setdefault(name, []).append((j, k))
     return uses
+
+
+def shape_set_values(kernel: A.Kernel, ctx) -> list[dict]:
+    """The kernel's constants, dims and attributes at every shape set it runs at, the real shapes
+    first: buffers must fit the UB at each (:func:`const_values`)."""
+    return [const_values(kernel, env, ctx.checked.cores) for env in ctx.envs()]
+
+
+def buffers_bytes(buffers, values: dict) -> int:
+    """UB bytes of ``buffers`` (declarations) with every slot, at ``values``."""
+    return sum(slot_bytes(b.type, values) * b.depth for b in buffers)
 
 
 def slot_bytes(t: A.TensorType, values: dict) -> int:

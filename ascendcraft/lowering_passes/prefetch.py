@@ -81,13 +81,12 @@ class _Prefetcher:
         self.decls = {s.name: s for s in kernel.body if isinstance(s, A.Buffer)}
         self.depth: dict[str, int] = {}          # queues that need a third slot (prefetch at two levels)
         self.new_queues: list[A.Buffer] = []     # queues of inner loops' first tiles, loaded an outer iteration ahead
-        from .pipeline import const_values, slot_bytes
+        from .pipeline import buffers_bytes, shape_set_values, slot_bytes
         # a slot's bytes and the UB left, at the shape set where the buffers take the most
-        budgets = [const_values(kernel, env, ctx.checked.cores) for env in ctx.envs()]
-        worst = max(budgets, key=lambda v: sum(slot_bytes(b.type, v) * b.depth for b in self.decls.values()))
+        budgets = shape_set_values(kernel, ctx)
+        worst = max(budgets, key=lambda v: buffers_bytes(self.decls.values(), v))
         self.slot_bytes = {n: max(slot_bytes(b.type, v) for v in budgets) for n, b in self.decls.items()}
-        self.ub_free = ctx.chip.capacity("ub") - SCALAR_RESERVE - sum(
-            slot_bytes(b.type, worst) * b.depth for b in self.decls.values())
+        self.ub_free = ctx.chip.capacity("ub") - SCALAR_RESERVE - buffers_bytes(self.decls.values(), worst)
 
     def run(self, kernel) -> A.Kernel:
         body = self.block(kernel.body)

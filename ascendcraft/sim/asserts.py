@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import re
 
+from .signature import balanced_end, mask_code
+
 _ASSERT = re.compile(r"\bASSERT\s*\(")
 
 
-def unterminated_asserts(code: str) -> list[int]:
-    """The lines (1-based) of ``code`` (comments stripped, lines kept) whose ``ASSERT(...)`` is not a
-    statement of its own: not followed by a semicolon, or following an expression (``n = m ASSERT(...);``).
-    Preprocessor lines are left alone."""
+def unterminated_asserts(source: str) -> list[int]:
+    """The lines (1-based) of ``source`` whose ``ASSERT(...)`` is not a statement of its own: not
+    followed by a semicolon, or following an expression (``n = m ASSERT(...);``). Comments, string
+    and character literals and preprocessor lines are left alone."""
+    code = mask_code(source)
     lines = []
     for m in _ASSERT.finditer(code):
         line_start = code.rfind("\n", 0, m.start()) + 1
         if code[line_start:m.start()].lstrip().startswith("#"):
             continue
-        end = _closing_paren(code, m.end() - 1)
+        end = balanced_end(code, m.end() - 1, "(", ")") - 1
         if end < 0:
             continue
         before = code[:m.start()].rstrip()
@@ -29,23 +32,3 @@ def unterminated_asserts(code: str) -> list[int]:
         if not starts or not code[end + 1:].lstrip().startswith(";"):
             lines.append(code.count("\n", 0, m.start()) + 1)
     return lines
-
-
-def _closing_paren(code: str, start: int) -> int:
-    """The index of the parenthesis closing the one at ``start``, skipping string and character
-    literals; -1 when there is none."""
-    depth, i, n = 0, start, len(code)
-    while i < n:
-        c = code[i]
-        if c in "\"'":
-            i += 1
-            while i < n and code[i] != c:
-                i += 2 if code[i] == "\\" else 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1

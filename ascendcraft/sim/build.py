@@ -25,7 +25,7 @@ from .asserts import unterminated_asserts
 from .cache import cache_dir
 from .launch import kill_session, popen_limited
 from .includes import HINT as INCLUDE_HINT, first_escape
-from .signature import Param, parse_signature, registered_tiling_struct, strip_comments
+from .signature import Param, balanced_end, mask_code, parse_signature, registered_tiling_struct, strip_comments
 
 PKG_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = PKG_DIR / "include"
@@ -163,50 +163,9 @@ def _launcher(kernel_name: str, params: list[Param]) -> str:
 
 
 # ----------------------------------------------------------------------------- foreign host code
-def _mask_code(src: str) -> str:
-    """``src`` with comments and string/char literals replaced by spaces (same length, same
-    newlines), so the host-code scan below never matches inside them."""
-    out = list(src)
-    i, n = 0, len(src)
-    while i < n:
-        c = src[i]
-        if src.startswith("//", i):
-            j = src.find("\n", i)
-            j = n if j < 0 else j
-        elif src.startswith("/*", i):
-            j = src.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-        elif c in "\"'":
-            j = i + 1
-            while j < n and src[j] != c and src[j] != "\n":
-                j += 2 if src[j] == "\\" else 1
-            j = min(j + 1, n)
-        else:
-            i += 1
-            continue
-        for k in range(i, j):
-            if out[k] != "\n":
-                out[k] = " "
-        i = j
-    return "".join(out)
-
-
 _CALLEE_RE = re.compile(r"((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*(?:\s*<[^;{}()<>]*(?:<[^;{}()<>]*>[^;{}()<>]*)*>)?)"
                         r"\s*\Z")
 _HOST_MAIN_RE = re.compile(r"\b(?:int|int32_t|auto)\s+main\s*\(")
-
-
-def _balanced_end(masked: str, i: int, open_: str, close: str) -> int:
-    """Index just past the bracket that closes the one at ``masked[i]``, or -1."""
-    depth = 0
-    for j in range(i, len(masked)):
-        if masked[j] == open_:
-            depth += 1
-        elif masked[j] == close:
-            depth -= 1
-            if depth == 0:
-                return j + 1
-    return -1
 
 
 def rewrite_host_launches(source: str) -> str:
@@ -214,7 +173,7 @@ def rewrite_host_launches(source: str) -> str:
     ``::asc_sim_host::launch(kernel, blockDim, l2ctrl, stream, args...)``, a no-op that still
     makes the compiler see every expression.  Line numbers are preserved: the newlines of a
     rewritten launch follow it.  Sources without ``<<<`` are returned unchanged."""
-    masked = _mask_code(source)
+    masked = mask_code(source)
     if "<<<" not in masked:
         return source
     out, pos = [], 0
@@ -231,7 +190,7 @@ def rewrite_host_launches(source: str) -> str:
             k += 1
         if k >= len(masked) or masked[k] != "(":
             continue
-        end = _balanced_end(masked, k, "(", ")")
+        end = balanced_end(masked, k, "(", ")")
         if end < 0:
             continue
         cstart = start - len(callee.group(1)) - (len(masked[max(0, start - 400):start]) - callee.end(1))
@@ -343,7 +302,7 @@ def run_compiler(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedPr
 
 
 def has_host_main(source: str) -> bool:
-    return bool(_HOST_MAIN_RE.search(_mask_code(source)))
+    return bool(_HOST_MAIN_RE.search(mask_code(source)))
 
 
 def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = None,
@@ -410,7 +369,7 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         tu = [f'#include <{PCH_HEADER}>', *define_lines, f"#define ASC_SIM_NUM_ARGS {len(params)}"]
         unterminated = [f"{name}:{line}: warning: ASSERT(...) is not followed by ';': it builds only as CANN's device "
                         f"build compiles ASSERT, to nothing, so this kernel's ASSERT conditions are not checked"
-                        for name, text in sources.items() for line in unterminated_asserts(strip_comments(text))]
+                        for name, text in sources.items() for line in unterminated_asserts(text)]
         if unterminated:
             tu += ["#undef ASSERT", "#define ASSERT(...)"]
         # the project's headers too: a SyncAll or a kernel type written in an included .h counts

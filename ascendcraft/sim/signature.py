@@ -35,6 +35,47 @@ def strip_comments(src: str) -> str:
     return re.sub(r"//[^\n]*", "", out)
 
 
+def mask_code(src: str) -> str:
+    """``src`` with comments and string/char literals replaced by spaces (same length, same
+    newlines), so a scan of the code never matches inside them."""
+    out = list(src)
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+        elif src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif c in "\"'":
+            j = i + 1
+            while j < n and src[j] != c and src[j] != "\n":
+                j += 2 if src[j] == "\\" else 1
+            j = min(j + 1, n)
+        else:
+            i += 1
+            continue
+        for k in range(i, j):
+            if out[k] != "\n":
+                out[k] = " "
+        i = j
+    return "".join(out)
+
+
+def balanced_end(masked: str, i: int, open_: str, close: str) -> int:
+    """Index just past the bracket that closes the one at ``masked[i]``, or -1."""
+    depth = 0
+    for j in range(i, len(masked)):
+        if masked[j] == open_:
+            depth += 1
+        elif masked[j] == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return -1
+
+
 def _split_params(text: str) -> list[str]:
     parts, depth, cur = [], 0, []
     for ch in text:

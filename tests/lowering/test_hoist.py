@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
+from ascendcraft.dsl.parser import parse
 from ascendcraft.dsl.printer import print_kernel
+from ascendcraft.lowering_passes.hoist import Hoist
 
 from compiled import compile_verified
 
@@ -150,10 +152,17 @@ def test_a_row_of_indices_read_at_a_loops_variable_is_read_in_blocks_of_that_row
     assert f"d = GetValue({block[1]}[k - {block[2]}])" in text
 
 
+def _hoisted(kernel: str, env: dict, tensors: dict, views: dict | None = None) -> str:
+    """The hoist pass alone on ``kernel`` (written as partition leaves a kernel), at the dims ``env``,
+    with ``tensors`` (name -> _Tensor) as the symbols of the kernel's GM tensors and ``views`` (view
+    -> the tensor whose memory it is)."""
+    ctx = SimpleNamespace(notes=[], envs=lambda: [env], tensor=tensors.__getitem__,
+                          symbols=SimpleNamespace(root=lambda name: (views or {}).get(name, name)))
+    return print_kernel(Hoist().run(parse(kernel.lstrip("\n"), "k.dsl"), ctx))
+
+
 def test_a_tensor_the_phase_writes_keeps_its_one_value_loads():
-    from ascendcraft.dsl.parser import parse
-    from ascendcraft.lowering_passes.hoist import Hoist
-    kernel = parse("""
+    text = _hoisted("""
 kernel twice(x: gm f32[N]) -> (y: gm f32[N]):
     scratch s: f32[N]
     for c in parallel(CORES):
@@ -162,19 +171,25 @@ kernel twice(x: gm f32[N]) -> (y: gm f32[N]):
             v = load(s[i])
             w = load(x[i])
             store(y[i], v + w)
-""".lstrip("\n"), "k.dsl")
-
-    ctx = SimpleNamespace(notes=[], envs=lambda: [{"N": 5000}],
-                          tensor=lambda t: _Tensor("f32", ("N",)))
-    text = print_kernel(Hoist().run(kernel, ctx))
+""", {"N": 5000}, {t: _Tensor("f32", ("N",)) for t in ("x", "s", "y")})
     assert "v = load(s[i])" in text                  # written in this phase: read where it is written
     assert re.search(r"w = _k\d+\[i - _kb\d+\]", text)   # the input: in blocks
+    # written through a view of it: the same memory
+    through_view = _hoisted("""
+kernel twice(x: gm f32[N]) -> (y: gm f32[N]):
+    scratch s: f32[N]
+    sv = view(s, (N, 1))
+    for c in parallel(CORES):
+        for i in range(c * N // CORES, (c + 1) * N // CORES):
+            store(sv[i, 0], load(x[i]) * 2.0)
+            v = load(s[i])
+            store(y[i], v + 1.0)
+""", {"N": 5000}, {t: _Tensor("f32", ("N",)) for t in ("x", "s", "y")}, {"sv": "s"})
+    assert "v = load(s[i])" in through_view
 
 
 def test_one_flat_view_is_declared_before_every_phase_even_with_constants_between_phases():
-    from ascendcraft.dsl.parser import parse
-    from ascendcraft.lowering_passes.hoist import Hoist
-    kernel = parse("""
+    text = _hoisted("""
 kernel pick(idx: gm i32[A, B], t: gm f32[V, C]) -> (y: gm f32[A, B, C], z: gm f32[A, B, C]):
     for core0 in parallel(CORES):
         for f0 in range(core0 * (A * B) // CORES, (core0 + 1) * (A * B) // CORES):
@@ -189,11 +204,7 @@ kernel pick(idx: gm i32[A, B], t: gm f32[V, C]) -> (y: gm f32[A, B, C], z: gm f3
             b = f1 % B
             r = load(idx[a, b])
             store(z[a, b, :], load(t[r, :]) * H)
-""".lstrip("\n"), "k.dsl")
-
-    tensors = {"idx": _Tensor("i32", ("A", "B")), "t": _Tensor("f32", ("V", "C"))}
-    ctx = SimpleNamespace(notes=[], envs=lambda: [{"A": 40, "B": 300, "V": 9, "C": 5}], tensor=tensors.__getitem__)
-    text = print_kernel(Hoist().run(kernel, ctx))
+""", {"A": 40, "B": 300, "V": 9, "C": 5}, {"idx": _Tensor("i32", ("A", "B")), "t": _Tensor("f32", ("V", "C"))})
     views = re.findall(r"(_flat\d+) = view\(idx, \((_n\d+),\)\)", text)
     assert len(views) == 1 and text.index(" = view(") < text.index("for core0 in parallel")   # one, before both phases
     assert len(re.findall(rf"= load\({views[0][0]}\[_kb\d+:_kb\d+ \+ 512\]\)", text)) == 2
