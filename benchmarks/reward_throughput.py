@@ -3,13 +3,16 @@ built, run on the simulator and timed), wrong (the interpreter finds the mismatc
 unparseable (the parser stops it).
 
     python3 benchmarks/reward_throughput.py [--replies 24] [--jobs N] [--trials 5] [--no-lower] [--examples a,b]
+    python3 benchmarks/reward_throughput.py --ascendc [--replies 8]
 
 Each kind is scored as one batch of ``--replies`` replies spread over the bundled examples named
 (round-robin), in a pool of ``--jobs`` workers, once cold (fresh workers: each loads its tasks
 and computes their references) and once warm (the same pool again: what an RL run sees after its
 first batches). A private simulator build cache is used, so "cold" also pays each kernel's first
 build; the warm batch rebuilds nothing. docs/performance.md ("Reward throughput") records the
-figures.
+figures. ``--ascendc``: replies in AscendC instead, MultiKernelBench's direct-launch form (the test operator
+tests/cann/direct/leaky against tests/cann/leaky_op.py; wrong: its slope doubled; unparseable: broken JSON),
+each made distinct by a comment in its ModelNew.py, so the warm batch's C++ is in the build cache.
 """
 from __future__ import annotations
 
@@ -20,7 +23,21 @@ import tempfile
 import time
 from pathlib import Path
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+CANN_TESTS = ROOT / "tests" / "cann"
+
+
+def _ascendc_reply(kind: str, tag: str) -> str:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("direct_helpers", CANN_TESTS / "direct_helpers.py")
+    h = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(h)
+    files = h.edited("ModelNew.py", "import torch", f"# reply {tag}\nimport torch")
+    if kind == "wrong":
+        files = h.edited("kernel/leaky_kernel.cpp", "static_cast<T>(slope), n)", "static_cast<T>(slope * 2), n)", files)
+    text = h.direct_reply(files)
+    return text.replace('"sources": [', '"sources": [[', 1) if kind == "unparseable" else text
 
 
 def _replies(example: str) -> dict[str, str]:
@@ -52,6 +69,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-lower", action="store_true", help="stop at the interpreter's verdict (no lowering)")
     ap.add_argument("--examples", default="activation/leaky_relu,activation/softmax,reduce/sum_reduction_over_a_dimension",
                     help="comma-separated bundled examples the replies are for")
+    ap.add_argument("--ascendc", action="store_true", help="AscendC replies in the direct-launch form (see above)")
     args = ap.parse_args(argv)
     os.environ.setdefault("ASCENDCRAFT_CACHE_DIR", tempfile.mkdtemp(prefix="reward-bench-"))
 
@@ -59,7 +77,8 @@ def main(argv=None) -> int:
     examples = args.examples.split(",")
     replies = {e: _replies(e) for e in examples}
     settings = RewardSettings(lower=not args.no_lower, **({"trials": args.trials} if args.trials else {}))
-    print(f"{args.jobs} workers, {args.replies} replies per kind over {', '.join(examples)}, trials {settings.trials}"
+    what = "the direct-launch AscendC test operator" if args.ascendc else ", ".join(examples)
+    print(f"{args.jobs} workers, {args.replies} replies per kind over {what}, trials {settings.trials}"
           + ("" if settings.lower else ", no lowering"),
           file=sys.stderr)
     rows = []
@@ -68,13 +87,17 @@ def main(argv=None) -> int:
             for phase in ("cold", "warm"):
                 if phase == "cold":
                     pool.close()          # fresh workers: nothing loaded, nothing computed
-                items = [(EXAMPLES / examples[i % len(examples)] / "op.py",
-                          _distinct(replies[examples[i % len(examples)]][kind], f"{phase}{i}"))
-                         for i in range(args.replies)]
+                if args.ascendc:
+                    items = [(CANN_TESTS / "leaky_op.py", _ascendc_reply(kind, f"{phase}{i}")) for i in range(args.replies)]
+                else:
+                    items = [(EXAMPLES / examples[i % len(examples)] / "op.py",
+                              _distinct(replies[examples[i % len(examples)]][kind], f"{phase}{i}"))
+                             for i in range(args.replies)]
                 started = time.perf_counter()
                 results = pool.score(items)
                 wall = time.perf_counter() - started
-                expected = {"verified": "correct", "wrong": "verify", "unparseable": "parse"}[kind]
+                expected = {"verified": "correct", "wrong": "correct" if args.ascendc else "verify",
+                            "unparseable": "extract" if args.ascendc else "parse"}[kind]
                 off = [r for r in results if r.stage != expected]
                 if off:
                     print(f"warning: {len(off)} {kind} replies ended elsewhere: {off[0].stage}: {off[0].error}",

@@ -73,8 +73,9 @@ class ProjectCheck:
         if not self.passed:
             lines.append("  " + (self.first_failure() or "").replace("\n", "\n  "))
         if self.time_us is not None:
+            key = f"tiling key {self.tiling_key}, " if self.tiling_key is not None else ""
             lines.append(f"  modeled {self.time_us:,.1f} us at the real shapes on {self.block_dim} blocks "
-                         f"(tiling key {self.tiling_key}, {self.bound}-bound)")
+                         f"({key}{self.bound}-bound)")
         elif self.time_note:
             lines.append(f"  no modeled time: {self.time_note}")
         return "\n".join(lines)
@@ -103,20 +104,7 @@ def check_project(project: str | Path, op: str | Path, *, trials: int = DEFAULT_
     say(f"building the host code of {project}")
     sig = describe_project(project)
     result = ProjectCheck(str(op), sig.name)
-    main = task.shapes(max_bytes=max_bytes)
-    from ..groups import is_group
-    sets = [(main.title() if is_group(main) else "main shapes", main)]
-    second = task.variant(main, seed, max_bytes)
-    if second is not None:
-        sets.append(("second shapes", second))
-    for g in getattr(task, "groups", ()) or ():
-        if g is main:
-            continue
-        if g.nbytes > max_bytes:
-            result.skipped.append((g.title(), f"larger than --max-bytes {max_bytes:,}"))
-        else:
-            sets.append((g.title(), g))
-    for label, shapes in sets:
+    for label, shapes in shape_sets(task, seed, max_bytes, result.skipped):
         say(f"verifying {sig.name} at {label} ({inputs_text(shapes)})")
         report = _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
         result.checks.append(ShapeCheck(label, shapes, report))
@@ -125,6 +113,25 @@ def check_project(project: str | Path, op: str | Path, *, trials: int = DEFAULT_
     if model_time and result.passed:
         _model_time(result, project, sig, task.real, chip, say)
     return result
+
+
+def shape_sets(task, seed: int, max_bytes: int, skipped: list) -> list:
+    """The (label, shapes) an operator is verified at: the main shape set, the second one, every group of a
+    group task within ``max_bytes`` (the others are added to ``skipped`` with why)."""
+    from ..groups import is_group
+    main = task.shapes(max_bytes=max_bytes)
+    sets = [(main.title() if is_group(main) else "main shapes", main)]
+    second = task.variant(main, seed, max_bytes)
+    if second is not None:
+        sets.append(("second shapes", second))
+    for g in getattr(task, "groups", ()) or ():
+        if g is main:
+            continue
+        if g.nbytes > max_bytes:
+            skipped.append((g.title(), f"larger than --max-bytes {max_bytes:,}"))
+        else:
+            sets.append((g.title(), g))
+    return sets
 
 
 def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say):
@@ -146,7 +153,7 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
         if not r.ok:
             raise ProjectRunError(f"operator {sig.name} failed on the simulator at {inputs_text(shapes)}:\n"
                                   + r.result.failure())
-        written_as[:] = [_FLOAT_NAMES.get(d) for d in r.tiling.output_dtypes]
+        written_as[:] = [FLOAT_NAMES.get(d) for d in r.tiling.output_dtypes]
         for buf, got in zip(outs, r.outputs):
             if tuple(buf.shape) != tuple(got.shape):
                 raise ProjectRunError(f"operator {sig.name}'s output is {tuple(got.shape)}, the op's "
@@ -160,7 +167,7 @@ def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
 
 
 #: the float outputs an operator may write coarser than its reference (bf16 where torch promotes to f32)
-_FLOAT_NAMES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+FLOAT_NAMES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 
 
 def _in_place(sig, case, after: tuple, written: list) -> None:

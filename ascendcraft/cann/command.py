@@ -19,7 +19,8 @@ def add_parser(sub, parents=()) -> None:
                     "its TilingFunc for each case, then build and run op_kernel with that tiling, block dim, tiling "
                     "key and workspace. With --op the outputs are verified against the op file as check verifies "
                     "a kernel; with --case one case runs on seeded random inputs. See docs/simulator.md.")
-    s.add_argument("project", help="the project folder (op_host/ and op_kernel/)")
+    s.add_argument("project", help="the project folder (op_host/ and op_kernel/), or a direct-launch operator: "
+                   "MultiKernelBench's ascendc_direct_launch JSON document (sources, a pybind11 binding, ModelNew.py)")
     what = s.add_mutually_exclusive_group(required=True)
     what.add_argument("--op", help="the op file the operator must match (its forward's tensors are the OpDef's "
                       "inputs in order; its attributes bind by name)")
@@ -39,13 +40,27 @@ def add_parser(sub, parents=()) -> None:
 def run(args) -> int:
     from ..cli import emit, emit_json
     project = Path(args.project)
-    if not project.is_dir():
-        raise UserError(f"{args.project}: no such project folder", hint="a CANN project holds op_host/ and op_kernel/")
+    direct = project.is_file()
+    if not direct and not project.is_dir():
+        raise UserError(f"{args.project}: no such project folder or file",
+                        hint="a CANN project holds op_host/ and op_kernel/; a direct-launch operator is a JSON file")
+    if direct and args.op is None:
+        raise UserError("a direct-launch operator is checked against an op file: pass --op", hint="--case is for "
+                        "custom-operator projects")
     if args.op is not None:
-        from .check import check_project
-        result = check_project(project, args.op, trials=args.trials, seed=args.seed, chip=args.chip,
-                               max_bytes=args.max_bytes, inputs=args.inputs, precision=args.precision,
-                               model_time=not args.no_model, progress=args.progress.callback)
+        options = dict(trials=args.trials, seed=args.seed, chip=args.chip, max_bytes=args.max_bytes,
+                       inputs=args.inputs, precision=args.precision, model_time=not args.no_model,
+                       progress=args.progress.callback)
+        if direct:
+            from ..inputs import check_file
+            from .direct_check import check_direct
+            from .direct_reply import extract_direct
+            check_file(project, "direct-launch operator")
+            text = project.read_text(encoding="utf-8", errors="replace")
+            result = check_direct(extract_direct(text), args.op, **options)
+        else:
+            from .check import check_project
+            result = check_project(project, args.op, **options)
         code = 0 if result.passed else 1
         if args.json:
             emit_json(args, "passed" if code == 0 else "failed", code, result.to_json())

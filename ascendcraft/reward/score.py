@@ -120,8 +120,8 @@ def score_reply(task_path: str | Path, completion: str, settings: RewardSettings
 
     if not isinstance(completion, str):
         raise UserError(f"a completion is the model's reply as text, not {type(completion).__name__}")
-    from ..cann.reply import is_ascendc_reply
-    if is_ascendc_reply(completion):
+    from .ascendc import is_ascendc
+    if is_ascendc(completion):
         from .ascendc import score_ascendc
         return result(score_ascendc(task_path, completion, settings, send, label))
     after = (lowering_after_verify(settings.chip, settings.backend, settings.trials, settings.seed, say)

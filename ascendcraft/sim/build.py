@@ -24,6 +24,7 @@ from ..errors import UserError
 from .asserts import unterminated_asserts
 from .cache import cache_dir
 from .launch import kill_session, popen_limited
+from .startup import HINT as STARTUP_HINT, startup_problem
 from .includes import HINT as INCLUDE_HINT, first_escape
 from .signature import Param, balanced_end, mask_code, parse_signature, registered_tiling_struct, strip_comments
 
@@ -33,6 +34,7 @@ HARNESS = PKG_DIR / "harness.h"                 # the hooks, included at the end
 HARNESS_MAIN = PKG_DIR / "harness_main.cpp"     # main(), compiled once per cache and linked in
 HARNESS_SHARED = PKG_DIR / "harness_shared.h"
 HARNESS_CHECKS = PKG_DIR / "harness_checks.h"  # the checks at the end of a run, included by HARNESS_MAIN
+KERNEL_SETUP = "asc_sim_setup_before_kernel_code"   # harness_main.cpp's start-up function, installing the sandbox
 SANDBOX_H = PKG_DIR / "sandbox.h"                 # the seccomp sandbox, shared with the host harness
 RUNTIME_DIR = PKG_DIR / "runtime"               # the headers' function bodies, compiled once and linked in
 DEFAULT_CXXFLAGS = ("-std=c++17", "-O1", "-Wall", "-fno-strict-aliasing", "-g0", "-pthread")
@@ -168,11 +170,13 @@ _CALLEE_RE = re.compile(r"((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*(?:\s*
 _HOST_MAIN_RE = re.compile(r"\b(?:int|int32_t|auto)\s+main\s*\(")
 
 
-def rewrite_host_launches(source: str) -> str:
+def rewrite_host_launches(source: str, *, recorded: bool = False) -> str:
     """Turn every host-side ``kernel<<<blockDim, l2ctrl, stream>>>(args...)`` (not C++) into
     ``::asc_sim_host::launch(kernel, blockDim, l2ctrl, stream, args...)``, a no-op that still
-    makes the compiler see every expression.  Line numbers are preserved: the newlines of a
-    rewritten launch follow it.  Sources without ``<<<`` are returned unchanged."""
+    makes the compiler see every expression.  With ``recorded``, into
+    ``::asc_sim_host::launch_named<kernel>(::asc_sim_host::LaunchConfig{blockDim, l2ctrl, stream}, args...)``,
+    which the direct-launch host harness records (asc_sim/direct_launch.h).  Line numbers are preserved:
+    the newlines of a rewritten launch follow it.  Sources without ``<<<`` are returned unchanged."""
     masked = mask_code(source)
     if "<<<" not in masked:
         return source
@@ -197,7 +201,11 @@ def rewrite_host_launches(source: str) -> str:
         cfg = source[m.end():close].strip()
         args = source[k + 1:end - 1].strip()
         name = source[cstart:start].strip()
-        call = f"::asc_sim_host::launch({name}, {cfg}" + (f", {args})" if args else ")")
+        if recorded:
+            call = f"::asc_sim_host::launch_named<{name}>(::asc_sim_host::LaunchConfig{{{cfg}}}" + \
+                (f", {args})" if args else ")")
+        else:
+            call = f"::asc_sim_host::launch({name}, {cfg}" + (f", {args})" if args else ")")
         call = " ".join(call.split())  # one line; the newlines go after it
         out.append(source[pos:cstart])
         out.append(call + "\n" * source[cstart:end].count("\n"))
@@ -233,14 +241,17 @@ def _compiled_once(what: str, name: str, command: list[str], sources: dict[str, 
     return done
 
 
-def _runtime_object(cxxflags: tuple[str, ...]) -> Path:
+def _runtime_object(cxxflags: tuple[str, ...], harness: bool = True) -> Path:
     """The harness's main() and the simulator's runtime (RUNTIME_DIR: the bodies of the headers'
     functions) compiled to one object that every kernel links: seconds of g++ that each kernel build
-    would otherwise repeat. One translation unit, so the headers are parsed once."""
-    sources = [HARNESS_MAIN.name, *(f"{RUNTIME_DIR.name}/{p.name}" for p in sorted(RUNTIME_DIR.glob("*.cpp")))]
+    would otherwise repeat. One translation unit, so the headers are parsed once. ``harness=False``:
+    the runtime alone, for a program with a main() of its own (the direct-launch host harness)."""
+    sources = [HARNESS_MAIN.name] if harness else []
+    sources += [f"{RUNTIME_DIR.name}/{p.name}" for p in sorted(RUNTIME_DIR.glob("*.cpp"))]
     unity = "".join(f'#include "{src}"\n' for src in sources)
     command = ["g++", *cxxflags, f"-I{INCLUDE_DIR}", f"-I{PKG_DIR}", "-c", "runtime.cpp", "-o", "runtime.o"]
-    return _compiled_once("the simulator's runtime", "runtime", command, {"runtime.cpp": unity}) / "runtime.o"
+    name = "runtime" if harness else "runtime-alone"
+    return _compiled_once("the simulator's runtime", name, command, {"runtime.cpp": unity}) / "runtime.o"
 
 
 #: The first line of every kernel's translation unit: kernel_operator.h, precompiled once per
@@ -403,7 +414,8 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         with ThreadPoolExecutor(2) as pool:   # side by side when neither is in the cache yet
             runtime_job, pch_job = pool.submit(_runtime_object, cxxflags), pool.submit(_precompiled_header, cxxflags)
             runtime, pch = runtime_job.result(), pch_job.result()
-        cmd = ["g++", *cxxflags, "-Winvalid-pch", f"-I{INCLUDE_DIR}", f"-I{tmp}", "main.cpp", str(runtime),
+        # the runtime first: its set-up constructor runs before every start-up function of the kernel's (startup.py)
+        cmd = ["g++", *cxxflags, "-Winvalid-pch", f"-I{INCLUDE_DIR}", f"-I{tmp}", str(runtime), "main.cpp",
                "-o", "kernel.bin", *link]
         t0 = time.perf_counter()
         proc = run_compiler(cmd[:1] + [f"-I{pch}"] + cmd[1:], tmp, f"kernel {kernel_name}")
@@ -419,6 +431,9 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         precompiled = "-Winvalid-pch" not in proc.stderr and PARSED_NOTE not in proc.stderr
         warnings = unterminated + [w for w in proc.stderr.splitlines() if "warning:" in w and "-Winvalid-pch" not in w
                                    and PARSED_NOTE not in w]
+        problem = startup_problem(tmp / "kernel.bin", KERNEL_SETUP, f"kernel {kernel_name}")
+        if problem:
+            raise SimBuildError(problem, hint=STARTUP_HINT)
         (tmp / "build.log").write_text(proc.stderr)
         (tmp / "meta.json").write_text(json.dumps({"warnings": warnings, "build_seconds": elapsed,
                                                    "kernel_name": kernel_name, "precompiled": precompiled}))

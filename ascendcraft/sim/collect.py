@@ -53,8 +53,9 @@ def collect(art, report: Path, rc: int, log: str, timed_out: bool, out_specs, va
         elif f[0] == "V" and len(f) >= 6:
             violation = f[1]
             where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
-            crash = (f"sandbox violation: the kernel made a forbidden system call ({f[1]}) in block {f[2]}{where}: "
-                     f"{_violation_reason(f[1])}")
+            at = (f"in block {f[2]}{where}" if f[2] != "-1" else
+                  "at start-up, before the kernel was called (a static initializer or constructor of its code)")
+            crash = f"sandbox violation: the kernel made a forbidden system call ({f[1]}) {at}: {_violation_reason(f[1])}"
         elif f[0] == "Q" and len(f) >= 6:
             where = f"; the last API call was {f[3]} at {f[4] or 'kernel'}:{f[5]}" if f[3] else ""
             exit_call = (f"the kernel called exit() in block {f[2]}{where}: a kernel must return from its entry "

@@ -29,13 +29,17 @@ namespace asc_sim {
 inline int g_report_fd = 2;
 // 1 while kernel code runs: an exit()/quick_exit() then is the kernel's, not the harness's
 inline volatile sig_atomic_t g_kernel_active = 0;
+// 1 once main() runs: a violation before it is the kernel's start-up code (static initializers)
+inline volatile sig_atomic_t g_main_started = 0;
 
-// Writes "<tag>\t<what>\t<block>\t<api>\t<file>\t<line>" to the report (the crash-line layout).
-inline void report_where(const char* tag, const char* what) {
+// Writes "<tag>\t<what>\t<block>\t<api>\t<file>\t<line>" to the report (the crash-line layout); block -1:
+// before the kernel ran (the kernel's static initializers and constructors, which run inside the sandbox).
+inline void report_where(const char* tag, const char* what, bool in_kernel = true) {
     char buf[1024];
     const State& s = S();
     std::string f = loc_file(s.cur_loc);
-    int n = std::snprintf(buf, sizeof buf, "%s\t%s\t%lld\t%s\t%s\t%d\n", tag, what, static_cast<long long>(s.block_idx),
+    int n = std::snprintf(buf, sizeof buf, "%s\t%s\t%lld\t%s\t%s\t%d\n", tag, what,
+                          in_kernel ? static_cast<long long>(s.block_idx) : -1LL,
                           s.cur_api ? s.cur_api : "", f.c_str(), s.cur_loc.line);
     if (n > 0) {
         ssize_t w = write(g_report_fd, buf, static_cast<size_t>(std::min<int>(n, sizeof buf - 1)));
@@ -65,8 +69,9 @@ inline void crash_handler(int sig) {
 // ---------------------------------------------------------------- sandbox (sandbox.h)
 // A forbidden call while the kernel runs: reported with where the kernel was (its block, API, line).
 inline void kernel_violation(const char* name) {
+    const bool in_kernel = g_kernel_active;
     g_kernel_active = 0;
-    report_where("V", name);
+    report_where("V", name, in_kernel || g_main_started);
 }
 
 // A buffer of `bytes` at the start of its device allocation (gm_alloc_size: the size rounded up to
@@ -188,14 +193,18 @@ struct TraceSink {
     int32_t next_id = 0;
     std::vector<TraceOutRec> buf;
 };
-inline TraceSink g_trace_sink;
+// on the heap, from its first use (the set-up opens its files): no dynamic initializer runs after the set-up
+inline TraceSink& trace_sink() {
+    static TraceSink* sink = new TraceSink();
+    return *sink;
+}
 
 inline void trace_open(const std::string& report_path, const Config& c) {
     if (c.trace_limit <= 0 || report_path.empty()) return;
     size_t slash = report_path.find_last_of('/');
     std::string dir = slash == std::string::npos ? std::string(".") : report_path.substr(0, slash);
-    g_trace_sink.bin = std::fopen((dir + "/trace.bin").c_str(), "wb");
-    g_trace_sink.txt = std::fopen((dir + "/trace.txt").c_str(), "w");
+    trace_sink().bin = std::fopen((dir + "/trace.bin").c_str(), "wb");
+    trace_sink().txt = std::fopen((dir + "/trace.txt").c_str(), "w");
 }
 
 // Called by run_block around each block: a block's records start empty and are written at its end.
@@ -205,7 +214,7 @@ inline void trace_block_begin(State& st) {
 }
 inline void trace_block_end(State& st, int64_t block) {
     if (st.cfg.trace_limit <= 0) return;
-    TraceSink& t = g_trace_sink;
+    TraceSink& t = trace_sink();
     if (t.bin && t.txt) {
         std::lock_guard<std::mutex> lock(t.mu);
         auto id = [&](std::map<const char*, int32_t>& ids, const char* p, bool file) -> int32_t {
@@ -244,25 +253,81 @@ inline void trace_block_end(State& st, int64_t block) {
     st.trace_dropped = 0;
 }
 
-}  // namespace asc_sim
-
-int main(int argc, char** argv) {
-    using namespace asc_sim;
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s job.txt\n", argv[0]);
-        return 2;
-    }
-    State& s = S();
-    std::ifstream job(argv[1]);
-    std::string line, report_path, token;
+// ---------------------------------------------------------------- the job
+// What the set-up (asc_sim_setup_before_kernel_code) read and placed, for main().
+struct Job {
+    std::string report_path, token;
     std::vector<GmArg> gms;
-    std::vector<ScalarArg> scalars(hook_num_args() + 1);
+    std::vector<ScalarArg> scalars;
     std::map<std::string, std::string> tvals;
     std::map<int, uint32_t> out_elem;  // GM parameter index -> element size, for outputs to check
     std::vector<ScratchName> scratch_names;
     int tiling_index = -1, ws_index = -1;
     uint64_t ws_bytes = 0;
-    std::string tiling_raw;  // a file of tiling bytes (a host TilingFunc's), used instead of the tfield values
+    std::vector<uint8_t> tiling_raw;
+    bool has_tiling_raw = false;
+    std::vector<uint8_t*> ptrs;
+    uintptr_t fake = 0x100000000000ull;
+
+    // A GM buffer of parameter `index` (-1: none): guarded memory, or in a cost-only run an address nothing is at.
+    uint8_t* place(int index, const std::string& name, uint64_t bytes, bool real) {
+        State& s = S();
+        uint8_t* p;
+        if (real) {
+            p = gm_alloc_guarded(bytes);
+            if (!p) {
+                std::fprintf(s.report, "X\tcannot allocate %llu bytes of GM for '%s'\n",
+                             static_cast<unsigned long long>(bytes), name.c_str());
+                std::fflush(s.report);
+                _exit(3);
+            }
+        } else {
+            p = reinterpret_cast<uint8_t*>(fake);
+            fake += ((asc_sim::gm_alloc_size(bytes) + 4095) / 4096 + 16) * 4096;
+        }
+        if (index >= 0 && index < static_cast<int>(ptrs.size())) ptrs[index] = p;
+        s.gm.push_back(GmRegion{reinterpret_cast<uintptr_t>(p), bytes, name, asc_sim::gm_alloc_size(bytes)});
+        return p;
+    }
+};
+inline Job* g_job = nullptr;   // constant-initialized: set by the set-up before any dynamic initializer
+
+// A set-up that cannot go on (an input file it cannot read): said in the report, and the process ends.
+[[noreturn]] inline void setup_failed(State& s) {
+    std::fflush(s.report);
+    _exit(3);
+}
+
+}  // namespace asc_sim
+
+
+// Reads the job and the GM inputs, opens every file the run writes, clears the environment and installs the
+// sandbox: a constructor of priority 101 in the first object linked, so it runs before any code of the kernel's
+// translation unit (its static initializers run inside the sandbox). build.py checks the linked executable:
+// no start-up function precedes this one (build.check_startup). Only function-local and constant-initialized
+// state is used here, and the job is kept on the heap (g_job), so no later dynamic initializer overwrites it.
+extern "C" __attribute__((constructor(101))) void asc_sim_setup_before_kernel_code(int argc, char** argv, char**) {
+    using namespace asc_sim;
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s job.txt\n", argc > 0 ? argv[0] : "kernel.bin");
+        _exit(2);
+    }
+    g_job = new Job();
+    Job& jb = *g_job;
+    State& s = S();
+    std::ifstream job(argv[1]);
+    std::string line, tiling_raw;  // tiling_raw: a file of tiling bytes (a host TilingFunc's), used instead of tfields
+    std::string& report_path = jb.report_path;
+    std::string& token = jb.token;
+    std::vector<GmArg>& gms = jb.gms;
+    jb.scalars.resize(hook_num_args() + 1);
+    std::vector<ScalarArg>& scalars = jb.scalars;
+    std::map<std::string, std::string>& tvals = jb.tvals;
+    std::map<int, uint32_t>& out_elem = jb.out_elem;
+    std::vector<ScratchName>& scratch_names = jb.scratch_names;
+    int& tiling_index = jb.tiling_index;
+    int& ws_index = jb.ws_index;
+    uint64_t& ws_bytes = jb.ws_bytes;
     unsigned timeout = 0;
     while (std::getline(job, line)) {
         std::istringstream ls(line);
@@ -337,25 +402,8 @@ int main(int argc, char** argv) {
         setrlimit(RLIMIT_CPU, &cpu);
     }
 
-    std::vector<uint8_t*> ptrs(hook_num_args() + 1, nullptr);
-    uintptr_t fake = 0x100000000000ull;
-    auto place = [&](int index, const std::string& name, uint64_t bytes, bool real) -> uint8_t* {
-        uint8_t* p;
-        if (real) {
-            p = gm_alloc_guarded(bytes);
-            if (!p) {
-                std::fprintf(s.report, "X\tcannot allocate %llu bytes of GM for '%s'\n",
-                             static_cast<unsigned long long>(bytes), name.c_str());
-                std::exit(3);
-            }
-        } else {
-            p = reinterpret_cast<uint8_t*>(fake);
-            fake += ((asc_sim::gm_alloc_size(bytes) + 4095) / 4096 + 16) * 4096;
-        }
-        if (index >= 0 && index < static_cast<int>(ptrs.size())) ptrs[index] = p;
-        s.gm.push_back(GmRegion{reinterpret_cast<uintptr_t>(p), bytes, name, asc_sim::gm_alloc_size(bytes)});
-        return p;
-    };
+    jb.ptrs.assign(hook_num_args() + 1, nullptr);
+    auto place = [&](int index, const std::string& name, uint64_t bytes, bool real) { return jb.place(index, name, bytes, real); };
     const bool real = !s.cfg.cost_only;
     for (GmArg& g : gms) {
         g.ptr = place(g.index, g.name, g.bytes, real);
@@ -366,7 +414,7 @@ int main(int argc, char** argv) {
         }
         if (real && g.in != "-" && !read_file(g.in, g.ptr, g.bytes)) {
             std::fprintf(s.report, "X\tcannot read input file for '%s'\n", g.name.c_str());
-            return 3;
+            setup_failed(s);
         }
     }
     // each tensor list's descriptor: real memory in cost-only runs too (the kernel reads the pointers)
@@ -379,7 +427,7 @@ int main(int argc, char** argv) {
             if (e->dims.size() != elems[0]->dims.size()) {
                 std::fprintf(s.report, "X\tthe tensors of the list '%s' have different ranks, which the simulator's "
                                        "tensor-list block does not lay out\n", list.c_str());
-                return 3;
+                setup_failed(s);
             }
         const std::vector<uint64_t> words = tensor_list_words(elems);
         const std::string name = list + " (tensor list)";
@@ -392,38 +440,19 @@ int main(int argc, char** argv) {
         s.gm.back().scratch = !scratch_names.empty();
         s.gm.back().track_from = AscendC::ASC_SIM_SYS_WORKSPACE;
     }
-    std::vector<uint8_t> tiling_bytes;
-    {
-        TilingFiller filler;
-        filler.vals = &tvals;
-        filler.layout = s.report;
-        std::string type_name;
-        if (hook_default_tiling(filler, tiling_bytes, type_name))
-            for (auto& kv : tvals)
-                if (!filler.used.count(kv.first))
-                    std::fprintf(s.report, "D\terror\ttiling-field\tGET_TILING_DATA\t\t0\t-1\tthe tiling dict has '%s' but the "
-                                 "tiling struct %s has no such field\n", kv.first.c_str(), type_name.c_str());
-    }
-    if (!tiling_raw.empty()) {  // zero-padded to the kernel's struct: GET_TILING_DATA reads all of it
+    if (!tiling_raw.empty()) {  // read now; the sandbox opens no file
         std::ifstream raw(tiling_raw, std::ios::binary);
-        std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
-        if (bytes.size() < tiling_bytes.size()) bytes.resize(tiling_bytes.size(), 0);
-        tiling_bytes.swap(bytes);
-    }
-    if (tiling_index >= 0) {
-        uint64_t tb = std::max<uint64_t>(tiling_bytes.size(), 8);
-        uint8_t* t = place(tiling_index, "tiling", tb, true);
-        std::memset(t, 0, tb);
-        if (!tiling_bytes.empty()) std::memcpy(t, tiling_bytes.data(), tiling_bytes.size());
+        jb.tiling_raw.assign(std::istreambuf_iterator<char>(raw), std::istreambuf_iterator<char>());
+        jb.has_tiling_raw = true;
     }
     if (real)
         for (GmArg& g : gms)
             if (g.out != "-" && !(g.out_file = std::fopen(g.out.c_str(), "wb"))) {
                 std::fprintf(s.report, "X\tcannot create the output file for '%s'\n", g.name.c_str());
-                return 3;
+                setup_failed(s);
             }
     trace_open(report_path, s.cfg);
-    // From here on the kernel's code runs: every file the harness needs is open. The kernel sees no
+    // From here on the kernel's code may run: every file the harness needs is open. The kernel sees no
     // environment, and output past the file-size limit (the runner's RLIMIT_FSIZE) is dropped, not fatal.
     {
         const char* ns = std::getenv("ASC_SIM_NAMESPACES");  // set by the launcher (sim/launch.py)
@@ -445,6 +474,45 @@ int main(int argc, char** argv) {
     }
     std::fflush(s.report);
     std::fflush(stdout);
+}
+
+int main() {
+    using namespace asc_sim;
+    g_main_started = 1;
+    Job& jb = *g_job;
+    State& s = S();
+    const std::string& token = jb.token;
+    std::vector<GmArg>& gms = jb.gms;
+    std::vector<ScalarArg>& scalars = jb.scalars;
+    std::vector<uint8_t*>& ptrs = jb.ptrs;
+    const std::map<int, uint32_t>& out_elem = jb.out_elem;
+    const std::vector<ScratchName>& scratch_names = jb.scratch_names;
+    const bool real = !s.cfg.cost_only;
+    // the tiling struct is the kernel's code (a direct-call kernel defines its own): filled in the sandbox
+    std::vector<uint8_t> tiling_bytes;
+    {
+        TilingFiller filler;
+        filler.vals = &jb.tvals;
+        filler.layout = s.report;
+        std::string type_name;
+        if (hook_default_tiling(filler, tiling_bytes, type_name))
+            for (auto& kv : jb.tvals)
+                if (!filler.used.count(kv.first))
+                    std::fprintf(s.report, "D\terror\ttiling-field\tGET_TILING_DATA\t\t0\t-1\tthe tiling dict has '%s' but the "
+                                 "tiling struct %s has no such field\n", kv.first.c_str(), type_name.c_str());
+    }
+    if (jb.has_tiling_raw) {  // zero-padded to the kernel's struct: GET_TILING_DATA reads all of it
+        std::vector<uint8_t> bytes(jb.tiling_raw.begin(), jb.tiling_raw.end());
+        if (bytes.size() < tiling_bytes.size()) bytes.resize(tiling_bytes.size(), 0);
+        tiling_bytes.swap(bytes);
+    }
+    if (jb.tiling_index >= 0) {
+        uint64_t tb = std::max<uint64_t>(tiling_bytes.size(), 8);
+        uint8_t* t = jb.place(jb.tiling_index, "tiling", tb, true);
+        std::memset(t, 0, tb);
+        if (!tiling_bytes.empty()) std::memcpy(t, tiling_bytes.data(), tiling_bytes.size());
+    }
+    std::fflush(s.report);
 
     const int64_t groups = std::max<int64_t>(s.cfg.block_dim, 1);
     const bool threaded = hook_thread_per_block();

@@ -20,11 +20,13 @@ from .build import INCLUDE_DIR, PKG_DIR, SECCOMP_FLAGS, SECCOMP_LIBS, SimBuildEr
 from .cache import cache_dir
 from .host_project import Project
 from .includes import first_escape
+from .startup import HINT as STARTUP_HINT, startup_problem
 
 HOST_DIR = PKG_DIR / "host"                     # host_main.cpp and the headers only it includes
 #: op_host code is built as CANN builds it for the host (C++17), with ASC_SIM_HOST for the shared tiling macros
 HOST_CXXFLAGS = ("-std=c++17", "-O1", "-g0", "-fno-strict-aliasing", "-pthread", "-DASC_SIM_HOST=1")
 HOST_FORMAT = "1"
+HOST_SETUP = "asc_sim_host_setup_before_op_code"    # host_setup.h's start-up function, installing the sandbox
 
 
 class HostBuildError(SimBuildError):
@@ -86,51 +88,68 @@ def build_host(project: Project) -> HostArtifact:
     if exe.exists():
         return HostArtifact(exe, key, project.host_sources, sandboxed, True, 0.0)
     harness = _harness_object(cxxflags)
-    tmp = Path(tempfile.mkdtemp(prefix=f"host-{key}.", dir=cache_dir()))
+    # CANN links the tiling, proto and def sources into different libraries; one header's non-inline
+    # function in two of them is one symbol here, so the first definition is kept (the harness's first:
+    # op code cannot replace main() or the harness's checks)
+    elapsed = compile_and_link(
+        out_dir, files, [f"op_host/{name}" for name in project.host_sources],
+        compile_args=lambda tmp: [*cxxflags, f"-I{INCLUDE_DIR}", f"-I{tmp / 'op_host'}"],
+        link_args=(*cxxflags, str(harness)), link_tail=("-Wl,--allow-multiple-definition", *libs),
+        label=f"the op_host sources of {project.root.name}", folder="op_host",
+        meta={"sources": project.host_sources})
+    return HostArtifact(exe, key, project.host_sources, sandboxed, False, elapsed)
+
+
+def compile_and_link(out_dir: Path, files: dict, sources: list, *, compile_args, link_args: tuple, link_tail: tuple,
+                     label: str, folder: str, meta: dict | None = None) -> float:
+    """``files`` written into a build folder, each of ``sources`` compiled there (``compile_args(folder)``, up to
+    four at once), the objects linked into ``host.bin`` between ``link_args`` and ``link_tail``, the executable
+    checked to run the harness's set-up before any code of the user's (startup.py), and the folder renamed to
+    ``out_dir``: concurrent builds never see half of one. Returns the build's seconds; a failure raises
+    :class:`HostBuildError` naming the file and line."""
+    tmp = Path(tempfile.mkdtemp(prefix=f"{out_dir.name}.", dir=out_dir.parent))
     try:
         for name, text in files.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp / name).write_text(text)
         t0 = time.perf_counter()
-        include = [f"-I{INCLUDE_DIR}", f"-I{tmp / 'op_host'}"]
+        flags = list(compile_args(tmp))
 
         def compile_one(i_name):
             i, name = i_name
-            cmd = ["g++", *cxxflags, *include, "-c", f"op_host/{name}", "-o", f"obj{i}.o"]
-            return run_compiler(cmd, tmp, f"op_host/{name}")
+            return run_compiler(["g++", *flags, "-c", name, "-o", f"obj{i}.o"], tmp, name)
 
-        with ThreadPoolExecutor(max(1, min(4, len(project.host_sources), os.cpu_count() or 1))) as pool:
-            procs = list(pool.map(compile_one, enumerate(project.host_sources)))
+        with ThreadPoolExecutor(max(1, min(4, len(sources), os.cpu_count() or 1))) as pool:
+            procs = list(pool.map(compile_one, enumerate(sources)))
         failed = [p.stderr for p in procs if p.returncode != 0]
         if failed:
-            raise host_build_error("\n".join(failed), project)
-        objs = [f"obj{i}.o" for i in range(len(project.host_sources))]
-        # CANN links the tiling, proto and def sources into different libraries; one header's non-inline
-        # function in two of them is one symbol here, so the first definition is kept (the harness's first:
-        # op code cannot replace main() or the harness's checks)
-        link = run_compiler(["g++", *cxxflags, str(harness), *objs, "-Wl,--allow-multiple-definition", "-o",
-                             "host.bin", *libs], tmp,
-                            f"the op_host sources of {project.root.name}")
+            raise host_build_error("\n".join(failed), label, folder=folder)
+        objs = [f"obj{i}.o" for i in range(len(sources))]
+        link = run_compiler(["g++", *link_args, *objs, *link_tail, "-o", "host.bin"], tmp, label)
         if link.returncode != 0:
-            raise host_build_error(link.stderr, project, linking=True)
+            raise host_build_error(link.stderr, label, linking=True, folder=folder)
+        problem = startup_problem(tmp / "host.bin", HOST_SETUP, label)
+        if problem:
+            raise HostBuildError(problem, hint=STARTUP_HINT)
         elapsed = time.perf_counter() - t0
-        (tmp / "meta.json").write_text(json.dumps({"sources": project.host_sources, "build_seconds": elapsed}))
+        (tmp / "meta.json").write_text(json.dumps({**(meta or {}), "build_seconds": elapsed}))
         for o in objs:
             (tmp / o).unlink(missing_ok=True)
         try:
             tmp.rename(out_dir)
         except OSError:  # another process built it first
             pass
-        return HostArtifact(exe, key, project.host_sources, sandboxed, False, elapsed)
+        return elapsed
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------- compiler errors
-_LOC = re.compile(r"^(op_host/[^:\s]+):(\d+):(?:\d+:)?\s*(fatal error|error):\s*(.*)$")
+# the user's files are compiled from the build folder by relative paths; the simulator's headers are absolute
+_LOC = re.compile(r"^([^/:\s][^:\s]*):(\d+):(?:\d+:)?\s*(fatal error|error):\s*(.*)$")
 _ANY_LOC = re.compile(r"^([^:\s]+):(\d+):(?:\d+:)?\s*(fatal error|error):\s*(.*)$")
-_CONTEXT = re.compile(r"^(op_host/[^:\s]+):(\d+):(?:\d+:)?\s*(required from|note:|  )")
+_CONTEXT = re.compile(r"^([^/:\s][^:\s]*):(\d+):(?:\d+:)?\s*(required from|note:|  )")
 _NO_MEMBER = re.compile(r"['‘](?:const )?(?:class |struct |union )?([\w:<>, ]+?)['’] has no member named ['‘](\w+)['’]")
 _NOT_MEMBER = re.compile(r"['‘](\w+)['’] is not a member of ['‘]([\w:<>, ]+?)['’]")
 _IN_NAMESPACE = re.compile(r"['‘](\w+)['’] in (?:namespace|['‘]class|['‘]struct) ['‘]?([\w:]+)['’]? does not name a")
@@ -140,9 +159,10 @@ _NO_FILE = re.compile(r"^([^:\s]+):\s*No such file or directory")
 _UNDEFINED = re.compile(r"undefined reference to [`‘']([^'’(]+)")
 
 
-def host_build_error(stderr: str, project: Project, linking: bool = False) -> HostBuildError:
+def host_build_error(stderr: str, label: str, linking: bool = False, folder: str = "op_host") -> HostBuildError:
     """The first problem of a failed build said as the user's: the header or host API the simulator lacks
-    and where it is used, with the compiler's errors as the hint."""
+    and where it is used, with the compiler's errors as the hint. ``label`` names the sources ("the op_host
+    sources of X"), ``folder`` where a missing header was looked for."""
     headers, apis, located = [], [], []
     last_ctx = None
     for line in stderr.splitlines():
@@ -153,7 +173,7 @@ def host_build_error(stderr: str, project: Project, linking: bool = False) -> Ho
         if not m:
             continue
         file, lineno, msg = m.group(1), int(m.group(2)), m.group(4)
-        if not file.startswith("op_host/") and last_ctx:
+        if file.startswith("/") and last_ctx:
             file, lineno = last_ctx
         located.append(f"{file}:{lineno}: {msg}")
         nf = _NO_FILE.match(msg)
@@ -170,7 +190,7 @@ def host_build_error(stderr: str, project: Project, linking: bool = False) -> Ho
     if headers:
         h, f, n = headers[0]
         more = f" (and {len(headers) - 1} more)" if len(headers) > 1 else ""
-        msg = (f"unsupported host header <{h}> at {f}:{n}{more}: the simulator does not provide it and op_host has "
+        msg = (f"unsupported host header <{h}> at {f}:{n}{more}: the simulator does not provide it and {folder} has "
                f"no such file")
     elif apis:
         a, f, n = apis[0]
@@ -179,9 +199,9 @@ def host_build_error(stderr: str, project: Project, linking: bool = False) -> Ho
         where = f" at {f}:{n}" if n else " (at link time: declared, never defined)"
         msg = f"unsupported host API {a}{where}{more}"
     elif located:
-        msg = f"the op_host sources of {project.root.name} do not compile: {located[0]}"
+        msg = f"{label} do not compile: {located[0]}"
     else:
-        msg = f"the op_host sources of {project.root.name} do not build"
+        msg = f"{label} do not build"
     return HostBuildError(msg, hint=hint, missing_headers=headers, missing_apis=apis, compiler_output=stderr)
 
 

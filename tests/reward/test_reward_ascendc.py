@@ -1,8 +1,9 @@
-"""Replies written in AscendC (MultiKernelBench's custom-operator form): built and run on the
-simulator with their own host tiling, verified like DSL kernels, each stage scored; the reply's
-Python is never run."""
+"""Replies written in AscendC (MultiKernelBench's custom-operator and direct-launch forms): built and run on
+the simulator with their own host tiling, verified like DSL kernels, each stage scored; the reply's Python is
+never run."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,39 @@ def test_a_project_is_read_from_literals_and_named_after_its_operator(tmp_path):
     assert p.op == "LeakyReluCustom" and sorted(p.files) == ["op_host/leaky_relu_custom.cpp",
                                                             "op_host/leaky_relu_custom_tiling.h",
                                                             "op_kernel/leaky_relu_custom.cpp"]
+
+
+def _direct_helpers():
+    """tests/cann/direct_helpers.py: the direct-launch test operator as a reply."""
+    spec = importlib.util.spec_from_file_location("direct_helpers", CANN / "direct_helpers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_stage_of_a_direct_launch_reply(tmp_path):
+    h = _direct_helpers()
+    marker = tmp_path / "ran"
+    model = "kernel/binding.cpp", "ModelNew.py"
+    files = h.edited("ModelNew.py", "import torch", f"open({str(marker)!r}, 'w').write('ran')\nimport torch")
+    replies = {
+        "correct": h.direct_reply(files),
+        "wrong": h.direct_reply(h.edited("kernel/leaky_kernel.cpp", "static_cast<T>(slope), n)",
+                                         "static_cast<T>(slope * 2), n)")),
+        "does not build": h.direct_reply(h.edited(model[0], "at::empty_like(x);", "at::empty_like(x).to(at::kHalf);")),
+        "host code fails": h.direct_reply(h.edited(model[0], "x.scalar_type() == at::kFloat ||", "false &&")),
+        "forward computes": h.direct_reply(h.edited(model[1], "return ext.leaky(x.contiguous(), self.slope)",
+                                                    "return torch.relu(x)")),
+    }
+    results = dict(zip(replies, rewards([(OP, r) for r in replies.values()], settings=RewardSettings(trials=2),
+                                        workers=2)))
+    ok = results["correct"]
+    assert ok.correct and ok.stage == "correct" and ok.time_us > 0 and ok.reward >= 0.5, ok.error
+    assert results["wrong"].stage == "correct" and "elements wrong" in results["wrong"].error
+    assert results["does not build"].stage == "compile" and "at::Tensor::to" in results["does not build"].error
+    assert results["host code fails"].stage == "correct" and "threw c10::Error" in results["host code fails"].error
+    assert results["forward computes"].stage == "extract" and "torch.relu" in results["forward computes"].error
+    for name, r in results.items():
+        if not r.correct:
+            assert r.reward == DEFAULT_FAILED_AT[r.stage] and r.status == "scored", name
+    assert not marker.exists()          # ModelNew.py was never executed

@@ -19,7 +19,7 @@ import pytest
 
 from ascendcraft.sim import build_kernel, run_kernel
 from ascendcraft.sim.runner import gm
-from ascendcraft.sim.build import sandbox_support
+from ascendcraft.sim.build import SimBuildError, sandbox_support
 from ascendcraft.sim.job import JOB_PREFIX, run_root
 
 from sim_helpers import kernel_source, poisoned
@@ -285,3 +285,41 @@ def test_killed_caller_leaves_no_job_folder_and_no_process(art):
     assert all(j.exists() for j in jobs)  # SIGKILL: the caller could not clean up
     _run(art, NORMAL)  # the next run removes the folders of dead callers
     assert not any(j.exists() for j in jobs), "a killed caller's job folder outlived the next run"
+
+
+# ------------------------------------------------------------------------- code that runs before the kernel
+_STARTUP_KERNEL = r'''
+#include "kernel_operator.h"
+#include <cstdio>
+%s
+extern "C" __global__ __aicore__ void startup(GM_ADDR y) {
+    AscendC::GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer((__gm__ int32_t*)y);
+    g.SetValue(0, leaked);
+}
+'''
+_READ = '{ std::FILE* f = std::fopen("%s", "r"); int c = f ? std::fgetc(f) : -7; if (f) std::fclose(f); return c; }'
+
+
+@pytest.mark.parametrize("code", [
+    "static int leaked = [] %s();",                                                 # a static initializer
+    "static int leaked = -1;\n__attribute__((constructor(101))) static void early() { leaked = [] %s(); }",
+], ids=["static initializer", "constructor of the harness's priority"])
+def test_a_kernel_reading_a_file_at_start_up_is_stopped(sandboxed, target, code):
+    target.write_text("secret")
+    art = build_kernel(_STARTUP_KERNEL % (code % (_READ % target)), "startup")
+    res = run_kernel(art, [np.zeros(8, np.int32)], block_dim=1)
+    assert not res.ok and res.violation == "openat", res.crash
+    assert "at start-up, before the kernel was called" in res.crash
+
+
+@pytest.mark.parametrize("code", [
+    "static int leaked = 0;\n__attribute__((constructor(100))) static void early() { leaked = 1; }",
+    "static int leaked = 0;\nstatic void early() { leaked = 1; }\n"
+    "__attribute__((section(\".init_array.00050\"), used)) static void (*early_ptr)() = early;",
+    "static int leaked = 0;\nstatic void early() { leaked = 1; }\n"
+    "__attribute__((section(\".preinit_array\"), used)) static void (*early_ptr)() = early;",
+], ids=["priority below the harness's", "placed in .init_array", "placed in .preinit_array"])
+def test_a_kernel_whose_code_would_run_before_the_sandbox_does_not_build(code):
+    with pytest.raises(SimBuildError, match=r"runs code before the simulator's sandbox is installed: early\(\)"):
+        build_kernel(_STARTUP_KERNEL % code, "startup")

@@ -48,6 +48,8 @@ struct Case {
     std::map<std::string, std::string> attrs;
     fe::PlatFormInfos::Resources platform;
     int deterministic = 0;
+    std::string call;                 // a direct-launch operator: its binding function (direct_main.cpp)
+    std::vector<std::string> args;    // and each argument's line: `tensor <dtype> <ndim> <dims...>`, `int <v>`, ...
 };
 
 // Set up before op code runs (constant-initialized: the constructor below runs before dynamic initializers).
@@ -117,7 +119,7 @@ std::vector<uint8_t> unhex(const std::string& h) {
 }
 
 // Reads the case, opens the report, sets the limits and installs the sandbox (see the file's comment).
-__attribute__((constructor(101))) void setup(int argc, char** argv, char**) {
+extern "C" __attribute__((constructor(101))) void asc_sim_host_setup_before_op_code(int argc, char** argv, char**) {
     if (argc < 2) {
         std::fprintf(stderr, "usage: %s case.txt\n", argc > 0 ? argv[0] : "host.bin");
         _exit(2);
@@ -168,6 +170,12 @@ __attribute__((constructor(101))) void setup(int argc, char** argv, char**) {
             if (n > 0) out.dims.resize(static_cast<size_t>(n));
             for (auto& d : out.dims) ls >> d;
             c.outputs.push_back(out);
+        } else if (kind == "call") {
+            ls >> c.call;
+        } else if (kind == "arg") {
+            std::string rest;
+            std::getline(ls, rest);
+            c.args.push_back(rest);
         } else if (kind == "attr") {
             std::string name, rest;
             ls >> name;

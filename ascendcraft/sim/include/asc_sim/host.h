@@ -12,3 +12,6 @@ struct AclrtLaunch {
 }  // namespace asc_sim_host
 // ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...) from the generated aclrtlaunch_<kernel>.h
 #define ACLRT_LAUNCH_KERNEL(kernel) ::asc_sim_host::AclrtLaunch{}
+#ifdef ASC_SIM_DIRECT_HOST  // the host code of a direct-launch operator, run: its launches are recorded
+#include "asc_sim/direct_launch.h"
+#endif

@@ -1,0 +1,3 @@
+// ascendcraft AscendC CPU simulator: <torch/all.h> for the host code of a direct-launch operator (asc_sim/torch.h).
+#pragma once
+#include "asc_sim/torch.h"
