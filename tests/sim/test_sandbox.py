@@ -291,6 +291,7 @@ def test_killed_caller_leaves_no_job_folder_and_no_process(art):
 _STARTUP_KERNEL = r'''
 #include "kernel_operator.h"
 #include <cstdio>
+#include <cstdlib>
 %s
 extern "C" __global__ __aicore__ void startup(GM_ADDR y) {
     AscendC::GlobalTensor<int32_t> g;
@@ -311,6 +312,15 @@ def test_a_kernel_reading_a_file_at_start_up_is_stopped(sandboxed, target, code)
     res = run_kernel(art, [np.zeros(8, np.int32)], block_dim=1)
     assert not res.ok and res.violation == "openat", res.crash
     assert "at start-up, before the kernel was called" in res.crash
+
+
+def test_a_kernel_sees_no_environment_at_start_up(sandboxed, monkeypatch):
+    monkeypatch.setenv("ASC_SANDBOX_SECRET", "token")
+    art = build_kernel(_STARTUP_KERNEL % 'static int leaked = std::getenv("ASC_SANDBOX_SECRET") != nullptr ? 7 : 3;',
+                       "startup")
+    res = run_kernel(art, [np.zeros(8, np.int32)], block_dim=1)
+    assert res.ok, res.report()
+    assert res.outputs[0][0] == 3, "a static initializer read the caller's environment"
 
 
 @pytest.mark.parametrize("code", [
