@@ -25,7 +25,7 @@ from .asserts import unterminated_asserts
 from .cache import cache_dir
 from .launch import kill_session, popen_limited
 from .startup import HINT as STARTUP_HINT, startup_problem
-from .includes import HINT as INCLUDE_HINT, first_escape
+from .includes import ASM_HINT, HINT as INCLUDE_HINT, first_escape, inline_asm_problem
 from .signature import Param, balanced_end, mask_code, parse_signature, registered_tiling_struct, strip_comments
 
 PKG_DIR = Path(__file__).resolve().parent
@@ -414,18 +414,27 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         with ThreadPoolExecutor(2) as pool:   # side by side when neither is in the cache yet
             runtime_job, pch_job = pool.submit(_runtime_object, cxxflags), pool.submit(_precompiled_header, cxxflags)
             runtime, pch = runtime_job.result(), pch_job.result()
-        # the runtime first: its set-up constructor runs before every start-up function of the kernel's (startup.py)
-        cmd = ["g++", *cxxflags, "-Winvalid-pch", f"-I{INCLUDE_DIR}", f"-I{tmp}", str(runtime), "main.cpp",
-               "-o", "kernel.bin", *link]
+        # compiled to assembly first: inline assembly is refused before anything is assembled (includes.py)
+        cmd = ["g++", *cxxflags, "-Winvalid-pch", f"-I{INCLUDE_DIR}", f"-I{tmp}", "-S", "main.cpp", "-o", "main.s"]
         t0 = time.perf_counter()
         proc = run_compiler(cmd[:1] + [f"-I{pch}"] + cmd[1:], tmp, f"kernel {kernel_name}")
         if proc.returncode != 0 and "PCH allocation failure" in proc.stderr:
             # GCC maps the precompiled header at a fixed address: when it cannot, parse the headers
             proc = run_compiler(cmd, tmp, f"kernel {kernel_name}")
-        elapsed = time.perf_counter() - t0
         if proc.returncode != 0:
             raise SimBuildError(f"kernel {kernel_name} does not compile against the AscendC simulator headers:\n"
                                 + _trim_compiler_output(proc.stderr))
+        problem = inline_asm_problem((tmp / "main.s").read_text(errors="replace"), f"kernel {kernel_name}", sources)
+        if problem:
+            raise SimBuildError(problem, hint=ASM_HINT)
+        # the runtime first: its set-up constructor runs before every start-up function of the kernel's (startup.py)
+        linked = run_compiler(["g++", *cxxflags, str(runtime), "main.s", "-o", "kernel.bin", *link], tmp,
+                              f"kernel {kernel_name}")
+        elapsed = time.perf_counter() - t0
+        if linked.returncode != 0:
+            raise SimBuildError(f"kernel {kernel_name} does not link against the AscendC simulator's runtime:\n"
+                                + _trim_compiler_output(linked.stderr))
+        (tmp / "main.s").unlink()
         # a precompiled header GCC turned down costs time, not correctness: kept out of the kernel's
         # warnings, recorded for the test that pins its use
         precompiled = "-Winvalid-pch" not in proc.stderr and PARSED_NOTE not in proc.stderr

@@ -19,7 +19,7 @@ from . import build
 from .build import INCLUDE_DIR, PKG_DIR, SECCOMP_FLAGS, SECCOMP_LIBS, SimBuildError, run_compiler, sandbox_support
 from .cache import cache_dir
 from .host_project import Project
-from .includes import first_escape
+from .includes import ASM_HINT, first_escape, inline_asm_problem
 from .startup import HINT as STARTUP_HINT, startup_problem
 
 HOST_DIR = PKG_DIR / "host"                     # host_main.cpp and the headers only it includes
@@ -115,16 +115,20 @@ def compile_and_link(out_dir: Path, files: dict, sources: list, *, compile_args,
         t0 = time.perf_counter()
         flags = list(compile_args(tmp))
 
-        def compile_one(i_name):
+        def compile_one(i_name):   # to assembly: inline assembly is refused before anything is assembled
             i, name = i_name
-            return run_compiler(["g++", *flags, "-c", name, "-o", f"obj{i}.o"], tmp, name)
+            return run_compiler(["g++", *flags, "-S", name, "-o", f"obj{i}.s"], tmp, name)
 
         with ThreadPoolExecutor(max(1, min(4, len(sources), os.cpu_count() or 1))) as pool:
             procs = list(pool.map(compile_one, enumerate(sources)))
         failed = [p.stderr for p in procs if p.returncode != 0]
         if failed:
             raise host_build_error("\n".join(failed), label, folder=folder)
-        objs = [f"obj{i}.o" for i in range(len(sources))]
+        objs = [f"obj{i}.s" for i in range(len(sources))]
+        for obj in objs:
+            problem = inline_asm_problem((tmp / obj).read_text(errors="replace"), label, files)
+            if problem:
+                raise HostBuildError(problem, hint=ASM_HINT)
         link = run_compiler(["g++", *link_args, *objs, *link_tail, "-o", "host.bin"], tmp, label)
         if link.returncode != 0:
             raise host_build_error(link.stderr, label, linking=True, folder=folder)

@@ -61,3 +61,28 @@ def _path(name: str, lineno: int, what: str, quote: str, path: str) -> str | Non
         return None
     return f"{name}:{lineno}: {what} {shown} {why}: a kernel may include only its own files and the headers on " \
            f"the include path"
+
+
+# ----------------------------------------------------------------------------- inline assembly
+#: what to do about inline assembly
+ASM_HINT = "write the kernel in C++ against the AscendC API; the simulator builds no asm statements"
+_ASM_STATEMENT = re.compile(r"\b(?:__asm__|__asm|asm)\b(?:\s+(?:volatile|__volatile__|goto|inline))*\s*\(")
+
+
+def inline_asm_problem(assembly: str, what: str, sources: dict[str, str]) -> str | None:
+    """Why a program whose compiled ``assembly`` (g++ -S) holds inline assembly is refused, or None. The
+    assembler's own directives read files (``.incbin``, ``.include``) and its macros can spell them, even where
+    no source names them (a macro can paste ``.inc`` and ``bin``), so the check is on what g++ emitted: the
+    ``#APP`` blocks it wraps around every asm statement. The simulator's headers have none. The first asm
+    statement of ``sources`` (name -> text) is named when one is found."""
+    if "#APP" not in assembly:
+        return None
+    where = ""
+    for name, text in sources.items():
+        code = strip_comments(text)
+        m = _ASM_STATEMENT.search(code)
+        if m:
+            where = f" ({name}:{code.count(chr(10), 0, m.start()) + 1})"
+            break
+    return (f"{what} contains inline assembly{where}: the assembler can read files of the machine into the "
+            f"program (.incbin), so kernels and operator code may not use asm statements")

@@ -90,8 +90,11 @@ def test_modelnew_is_read_never_run(tmp_path):
     ("namespace {", "static volatile int touched;\n__attribute__((constructor(100))) static void early() { touched = 1; }"
                     "\nnamespace {", SimBuildError,
      "runs code before the simulator's sandbox is installed: early()"),
+    ("at::Tensor y = at::empty_like(x);", "asm volatile(\"pause\");\n    at::Tensor y = at::empty_like(x);",
+     HostBuildError, "contains inline assembly (kernel/binding.cpp:25)"),
 ], ids=["host reads device memory", "TORCH_CHECK", "host opens a file", "no launch", "pointer into a tensor",
-        "a device operation of torch", "static initializer opens a file", "constructor before the sandbox"])
+        "a device operation of torch", "static initializer opens a file", "constructor before the sandbox",
+        "inline assembly"])
 def test_each_failure_of_the_binding_is_named(old, new, error, words):
     reply = extract_direct(direct_reply(edited(BINDING, old, new)))
     x = np.ones((4, 64), np.float32)

@@ -333,3 +333,13 @@ def test_a_kernel_sees_no_environment_at_start_up(sandboxed, monkeypatch):
 def test_a_kernel_whose_code_would_run_before_the_sandbox_does_not_build(code):
     with pytest.raises(SimBuildError, match=r"runs code before the simulator's sandbox is installed: early\(\)"):
         build_kernel(_STARTUP_KERNEL % code, "startup")
+
+
+@pytest.mark.parametrize("code", [
+    'asm(".section .rodata\\n" XSTR(CAT(.inc, bin)) " \\"/etc/hostname\\"\\n.text\\n");\nstatic int leaked = 0;',
+    "static int leaked = [] { asm volatile(\"nop\"); return 0; }();",
+], ids=[".incbin spelled by macros", "any asm statement"])
+def test_a_kernel_with_inline_assembly_does_not_build(code):
+    macros = "#define CAT(a, b) a##b\n#define STR(x) #x\n#define XSTR(x) STR(x)\n"
+    with pytest.raises(SimBuildError, match=r"kernel startup contains inline assembly \(kernel.cpp:\d+\)"):
+        build_kernel(_STARTUP_KERNEL % (macros + code), "startup")
