@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..llm.extract import fenced_blocks
-from ..sim.direct_op import SOURCE_EXTS, DirectOperator
+from ..sim.direct_op import DirectOperator
+from ..sim.host_project import HOST_SOURCE_EXTS
 from ..sim.signature import strip_comments
 from .reply import ReplyFormError
 
@@ -61,7 +62,7 @@ def extract_direct(text: str) -> DirectReply:
     spec = _document(text)
     files = _sources(spec)
     build = spec.get("build") if isinstance(spec.get("build"), dict) else {}
-    cpp = sorted(p for p in files if p.endswith(SOURCE_EXTS))
+    cpp = sorted(p for p in files if p.endswith(HOST_SOURCE_EXTS))
     binding = _listed(build, "binding_sources", files) or [p for p in cpp if _MODULE_RE.search(strip_comments(files[p]))]
     if not binding:
         raise ReplyFormError("no source defines the extension module (PYBIND11_MODULE(name, m) { m.def(...); })",

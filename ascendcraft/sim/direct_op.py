@@ -38,7 +38,6 @@ DIRECT_INCLUDE = DIRECT_DIR / "include"
 DIRECT_FORMAT = "1"
 #: launches one call may make before the rest is refused (a binding that launches in a loop over rows)
 MAX_LAUNCHES = 64
-SOURCE_EXTS = (".cpp", ".cc", ".cxx")
 
 
 class DirectRunError(UserError):
