@@ -53,8 +53,9 @@ class DirectReply:
 
 
 def is_direct_reply(text: str) -> bool:
-    """Whether a reply looks like the direct-launch form (a JSON document of sources with a pybind11 binding)."""
-    return '"sources"' in text and ("PYBIND11_MODULE" in text or "ascendc_direct_launch" in text)
+    """Whether a reply looks like the direct-launch form (a JSON document of sources with a pybind11 binding or
+    a ModelNew)."""
+    return '"sources"' in text and any(k in text for k in ("PYBIND11_MODULE", "ascendc_direct_launch", "ModelNew"))
 
 
 def extract_direct(text: str) -> DirectReply:
@@ -116,7 +117,8 @@ def _document(text: str) -> dict:
 def _sources(spec: dict) -> dict[str, str]:
     sources = spec.get("sources")
     if not isinstance(sources, list) or not sources:
-        raise ReplyFormError('the reply\'s JSON has no "sources" list', hint=FORM_HINT)
+        raise ReplyFormError('the reply\'s JSON has no "sources": a non-empty list of {"path", "content"}',
+                             hint=FORM_HINT)
     if len(sources) > MAX_FILES:
         raise ReplyFormError(f"the reply holds {len(sources)} sources; at most {MAX_FILES}")
     files: dict[str, str] = {}
