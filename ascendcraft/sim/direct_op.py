@@ -219,6 +219,29 @@ def _garbage(shape, dt) -> np.ndarray:
     return np.full(int(np.prod(shape, dtype=np.int64)) * np_dt.itemsize, 0xFF, np.uint8).view(np_dt).reshape(shape)
 
 
+def _device_itemsize(dt: str) -> int:
+    return 2 if dt == "bfloat16" else DTYPES[dt].numpy.itemsize
+
+
+def _from(value, start: int):
+    """What a pointer ``start`` elements into a tensor gives the kernel: the tensor from there on (a kernel may
+    read and write up to the tensor's end, as on the NPU)."""
+    if not start:
+        return value
+    if isinstance(value, GmSpec):
+        return gm((int(np.prod(value.shape, dtype=np.int64)) - start,), value.dtype)
+    return np.ascontiguousarray(value).reshape(-1)[start:].copy()
+
+
+def _written(value: np.ndarray, start: int, out: np.ndarray) -> np.ndarray:
+    """The tensor after a launch that took it from element ``start`` on and left ``out`` there."""
+    if not start:
+        return out
+    flat = np.ascontiguousarray(value).reshape(-1).copy()
+    flat[start:] = out.reshape(-1)
+    return flat.reshape(value.shape)
+
+
 def run_direct(op: DirectOperator, function: str, args: list, *, dtypes: dict | None = None,
                chip: str = DEFAULT_CHIP, cost_only: bool = False, timeout_s: float = 60) -> DirectRun:
     """Call the binding ``function`` with ``args`` (NumPy arrays, or :func:`gm` specs with ``cost_only``;
@@ -259,12 +282,15 @@ def run_direct(op: DirectOperator, function: str, args: list, *, dtypes: dict | 
         kargs, bf16, tensor_at = [], {}, {}
         for k, a in enumerate(event["args"]):
             if "tensor" in a:
-                if a["offset"]:
-                    raise DirectRunError(f"{where}: argument {k + 1} points {a['offset']} bytes into a tensor",
-                                         hint="pass each tensor's data_ptr() and add the offset in the kernel")
-                tensor_at[k] = a["tensor"]
-                kargs.append(values[a["tensor"]])
-                if tensors[a["tensor"]]["dtype"] == "bfloat16":
+                tid, dt = a["tensor"], tensors[a["tensor"]]["dtype"]
+                size = _device_itemsize(dt)
+                if a["offset"] % size:
+                    raise DirectRunError(f"{where}: argument {k + 1} points {a['offset']} bytes into a tensor of {dt}, "
+                                         f"not at an element", hint="offset a pointer by whole elements")
+                start = a["offset"] // size
+                tensor_at[k] = (tid, start)
+                kargs.append(_from(values[tid], start))
+                if dt == "bfloat16":
                     bf16[k] = "bfloat16"
             elif "null" in a:
                 kargs.append(None)
@@ -276,7 +302,7 @@ def run_direct(op: DirectOperator, function: str, args: list, *, dtypes: dict | 
                 raise DirectRunError(f"{where}: argument {k + 1} is {a.get('pointer') or a.get('unsupported')}",
                                      hint="a kernel takes the data_ptr() of tensors the binding holds (inputs, "
                                           "at::empty...) and numbers")
-        if len(set(tensor_at.values())) < len(tensor_at):
+        if len({tid for tid, _ in tensor_at.values()}) < len(tensor_at):
             raise DirectRunError(f"{where}: one tensor is passed as two arguments",
                                  hint="pass each tensor once (an in-place kernel reads and writes one pointer)")
         res: SimResult = run_kernel(art, kargs, block_dim=block_dim, cost_only=cost_only, chip=chip,
@@ -284,9 +310,9 @@ def run_direct(op: DirectOperator, function: str, args: list, *, dtypes: dict | 
         if not res.ok:
             raise DirectRunError(f"{where} failed on the simulator:\n" + res.failure())
         if not cost_only:
-            for k, tid in tensor_at.items():
+            for k, (tid, start) in tensor_at.items():
                 if res.outputs[k] is not None:
-                    values[tid] = np.asarray(res.outputs[k])
+                    values[tid] = _written(values[tid], start, np.asarray(res.outputs[k]))
         run.launches.append((kernel, block_dim, res))
         run.sandboxed = run.sandboxed and res.sandboxed
     for r in answer["returns"]:

@@ -46,6 +46,9 @@ def test_the_binding_runs_its_launches_in_order_through_its_own_tensors():
     run = run_direct(op, "leaky_twice", [x, 0.5])
     assert [(k, b) for k, b, _ in run.launches] == [("leaky_kernel<float>", 1)] * 2
     np.testing.assert_allclose(run.outputs[0], leaky(leaky(x, 0.5), 0.5), rtol=1e-6)
+    halves = run_direct(op, "leaky_halves", [x, 0.5])     # pointers into the middle of x and y
+    assert len(halves.launches) == 2
+    np.testing.assert_allclose(halves.outputs[0], leaky(x, 0.5), rtol=1e-6)
     half = run_direct(op, "leaky", [x.astype(np.float16), 0.5])
     assert half.launches[0][0] == "leaky_kernel<half>" and half.output_dtypes == ["float16"]
     np.testing.assert_allclose(half.outputs[0], leaky(x.astype(np.float16), 0.5), rtol=1e-3)
@@ -81,8 +84,10 @@ def test_modelnew_is_read_never_run(tmp_path):
     ("at::Tensor y = at::empty_like(x);", "at::Tensor y = at::empty_like(x);\n    std::fopen(\"/etc/hostname\", \"r\");",
      HostRunError, "forbidden system call (openat)"),
     ("launch(x.contiguous(), y, slope);", "", DirectRunError, "launched no kernel"),
-    ("auto xp = reinterpret_cast<GM_ADDR>(x.data_ptr());", "auto xp = reinterpret_cast<GM_ADDR>(x.data_ptr()) + 4;",
-     DirectRunError, "argument 1 points 4 bytes into a tensor"),
+    ("auto xp = reinterpret_cast<GM_ADDR>(x.data_ptr());", "auto xp = reinterpret_cast<GM_ADDR>(x.data_ptr()) + 2;",
+     DirectRunError, "argument 1 points 2 bytes into a tensor of float32, not at an element"),
+    ("auto xp = reinterpret_cast<GM_ADDR>(x.data_ptr());", "auto xp = reinterpret_cast<GM_ADDR>(y.data_ptr()) + 4;",
+     DirectRunError, "one tensor is passed as two arguments"),
     ("at::Tensor y = at::empty_like(x);", "at::Tensor y = at::empty_like(x).to(at::kHalf);", HostBuildError,
      "unsupported host API at::Tensor::to at kernel/binding.cpp:25"),
     ("namespace {", "static int leaked = [] { return std::fopen(\"/etc/hostname\", \"r\") != nullptr; }();\nnamespace {",
@@ -92,7 +97,8 @@ def test_modelnew_is_read_never_run(tmp_path):
      "runs code before the simulator's sandbox is installed: early()"),
     ("at::Tensor y = at::empty_like(x);", "asm volatile(\"pause\");\n    at::Tensor y = at::empty_like(x);",
      HostBuildError, "contains inline assembly (kernel/binding.cpp:25)"),
-], ids=["host reads device memory", "TORCH_CHECK", "host opens a file", "no launch", "pointer into a tensor",
+], ids=["host reads device memory", "TORCH_CHECK", "host opens a file", "no launch", "pointer between elements",
+        "one tensor twice",
         "a device operation of torch", "static initializer opens a file", "constructor before the sandbox",
         "inline assembly"])
 def test_each_failure_of_the_binding_is_named(old, new, error, words):

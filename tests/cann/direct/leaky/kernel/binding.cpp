@@ -37,6 +37,21 @@ at::Tensor leaky_twice(const at::Tensor& x, double slope)
     return y;
 }
 
+// the first and second halves of x in two launches, through pointers into the middle of x and y
+at::Tensor leaky_halves(const at::Tensor& x, double slope)
+{
+    at::Tensor y = at::empty_like(x);
+    const int64_t n = x.numel(), half = n / 2;
+    auto stream = c10_npu::getCurrentNPUStream().stream(false);
+    float* xp = x.data_ptr<float>();
+    float* yp = y.data_ptr<float>();
+    launch_leaky_float(reinterpret_cast<GM_ADDR>(xp), reinterpret_cast<GM_ADDR>(yp), half, leaky_tiling(half, 4),
+                       static_cast<float>(slope), stream);
+    launch_leaky_float(reinterpret_cast<GM_ADDR>(xp + half), reinterpret_cast<GM_ADDR>(yp + half), n - half,
+                       leaky_tiling(n - half, 4), static_cast<float>(slope), stream);
+    return y;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(leaky_ops, m)
@@ -44,4 +59,5 @@ PYBIND11_MODULE(leaky_ops, m)
     m.doc() = "leaky_relu through a direct-launch kernel";
     m.def("leaky", &leaky, "leaky_relu", py::arg("x"), py::arg("slope"));
     m.def("leaky_twice", &leaky_twice);
+    m.def("leaky_halves", &leaky_halves);
 }
