@@ -23,18 +23,21 @@ def call_args(reply: DirectReply, shapes, inputs: list) -> tuple[list, dict]:
     args, dtypes = [], {}
     for k, a in enumerate(reply.args):
         if a.kind == "forward":
-            if a.index >= len(inputs):
-                raise DirectRunError(f"ModelNew.forward passes {a.text}, its parameter {a.index + 1}; the op's forward "
-                                     f"takes {len(inputs)} arguments")
-            value = inputs[a.index]
-            if getattr(shapes.input_specs[a.index], "dtype", None) == "bf16":
-                dtypes[k] = "bfloat16"
+            if a.index < len(inputs):
+                value = inputs[a.index]
+                if getattr(shapes.input_specs[a.index], "dtype", None) == "bf16":
+                    dtypes[k] = "bfloat16"
+            elif a.has_default:
+                value = a.value
+            else:
+                raise DirectRunError(f"ModelNew.forward passes {a.text}, its parameter {a.index + 1}, which has no "
+                                     f"default; the op's forward takes {len(inputs)} arguments")
         elif a.kind == "init":
             init = shapes.init_args
-            value = init[a.index] if a.index < len(init) else a.value
-            if value is None and a.index >= len(init):
+            if a.index >= len(init) and not a.has_default:
                 raise DirectRunError(f"ModelNew.forward passes {a.text}: ModelNew.__init__'s parameter {a.index + 1} "
                                      f"gets no value (the op's get_init_inputs() returns {len(init)})")
+            value = init[a.index] if a.index < len(init) else a.value
             if hasattr(value, "shape"):
                 raise DirectRunError(f"ModelNew.forward passes {a.text}, a tensor __init__ took; the simulator passes "
                                      f"forward's tensors only")

@@ -41,8 +41,9 @@ class CallArg:
 
     kind: str            # "forward" | "init" | "const"
     index: int | None = None
-    value: object = None
-    text: str = ""       # as written, for messages
+    value: object = None      # a constant, or the parameter's default
+    text: str = ""            # as written, for messages
+    has_default: bool = False  # a forward or __init__ parameter with a default (``value``)
 
 
 @dataclass(frozen=True)
@@ -172,8 +173,8 @@ def _forward_call(source: str, class_name: str, module: str) -> tuple[str, tuple
     forward = methods.get("forward")
     if forward is None:
         raise ReplyFormError(f"{class_name} has no forward method", hint=_FORWARD_HINT)
-    params = [a.arg for a in forward.args.args[1:]]
-    init_params, attrs = _init(methods.get("__init__"))
+    params = _parameters(forward)
+    attrs = _init(methods.get("__init__"))
     body = [s for s in forward.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     call = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
     if not isinstance(call, ast.Call):
@@ -189,16 +190,23 @@ def _forward_call(source: str, class_name: str, module: str) -> tuple[str, tuple
     if call.keywords:
         raise ReplyFormError(f"{class_name}.forward passes keyword arguments to {function}; pass them in order",
                              hint=_FORWARD_HINT)
-    return function, tuple(_call_arg(a, params, init_params, attrs, class_name) for a in call.args)
+    return function, tuple(_call_arg(a, params, attrs, class_name) for a in call.args)
 
 
-def _init(init: ast.FunctionDef | None) -> tuple[list, dict]:
-    """__init__'s parameters (name, default or None) and the attributes it sets: name -> CallArg."""
+def _parameters(fn: ast.FunctionDef) -> list[tuple[str, bool, object]]:
+    """A method's parameters after self: (name, whether it has a default, the default if a constant)."""
+    names = [a.arg for a in fn.args.args[1:]]
+    first = len(names) - len(fn.args.defaults)
+    return [(n, k >= first, _constant(fn.args.defaults[k - first]) if k >= first else None)
+            for k, n in enumerate(names)]
+
+
+def _init(init: ast.FunctionDef | None) -> dict:
+    """The attributes __init__ sets from its parameters or to constants: name -> CallArg (None: computed)."""
     if init is None:
-        return [], {}
-    names = [a.arg for a in init.args.args[1:]]
-    defaults = [None] * (len(names) - len(init.args.defaults)) + [_constant(d) for d in init.args.defaults]
-    params = list(zip(names, defaults))
+        return {}
+    params = _parameters(init)
+    names = [n for n, _, _ in params]
     attrs = {}
     for node in ast.walk(init):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -206,12 +214,12 @@ def _init(init: ast.FunctionDef | None) -> tuple[list, dict]:
             if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                 if isinstance(node.value, ast.Name) and node.value.id in names:
                     k = names.index(node.value.id)
-                    attrs[t.attr] = CallArg("init", k, defaults[k], node.value.id)
+                    attrs[t.attr] = CallArg("init", k, params[k][2], node.value.id, params[k][1])
                 else:
                     value = _constant(node.value)
                     attrs[t.attr] = CallArg("const", None, value, ast.unparse(node.value)) if value is not None \
                         else None
-    return params, attrs
+    return attrs
 
 
 def _constant(node):
@@ -222,14 +230,16 @@ def _constant(node):
     return value if isinstance(value, (bool, int, float, str, list, tuple)) else None
 
 
-def _call_arg(node: ast.AST, params: list, init_params: list, attrs: dict, class_name: str) -> CallArg:
+def _call_arg(node: ast.AST, params: list, attrs: dict, class_name: str) -> CallArg:
     text = ast.unparse(node)
     # x.contiguous() is x: every tensor the simulator passes is contiguous
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "contiguous" \
             and not node.args and not node.keywords:
         node = node.func.value
-    if isinstance(node, ast.Name) and node.id in params:
-        return CallArg("forward", params.index(node.id), None, text)
+    names = [n for n, _, _ in params]
+    if isinstance(node, ast.Name) and node.id in names:
+        k = names.index(node.id)
+        return CallArg("forward", k, params[k][2], text, params[k][1])
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
         found = attrs.get(node.attr)
         if found is None:

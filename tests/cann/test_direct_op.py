@@ -148,3 +148,15 @@ def test_sim_op_checks_a_direct_launch_file(tmp_path):
     assert doc["passed"] and doc["operator"] == "leaky_ops.leaky" and doc["time_us"] > 0
     proc = subprocess.run(cmd[:5] + ["--case", "x.json"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and "pass --op" in proc.stderr
+
+
+def test_a_forward_parameter_the_op_does_not_pass_takes_its_default():
+    files = edited(MODEL, "def forward(self, x):\n        return ext.leaky(x.contiguous(), self.slope)",
+                   "def forward(self, x, slope=0.2):\n        return ext.leaky(x, slope)")
+    reply = extract_direct(direct_reply(files))
+    assert reply.args[1].has_default and reply.args[1].value == 0.2
+    assert check_direct(reply, LEAKY, trials=1, model_time=False).passed
+    files = edited(MODEL, "def forward(self, x):\n        return ext.leaky(x.contiguous(), self.slope)",
+                   "def forward(self, x, slope):\n        return ext.leaky(x, slope)")
+    with pytest.raises(DirectRunError, match="its parameter 2, which has no default"):
+        check_direct(extract_direct(direct_reply(files)), LEAKY, trials=1, model_time=False)
