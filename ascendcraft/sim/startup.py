@@ -70,7 +70,10 @@ def startup_functions(exe: str | Path) -> tuple[list[str], list[str]]:
 
 def startup_problem(exe: str | Path, setup: str, what: str) -> str | None:
     """Why ``exe`` is refused (with :data:`HINT`), or None when ``setup`` is its first start-up function."""
-    preinit, init = startup_functions(exe)
+    try:
+        preinit, init = startup_functions(exe)
+    except (ValueError, struct.error) as err:
+        return f"{what}: the linked executable's start-up functions cannot be read ({err}), so it is not run"
     early = [f for f in preinit + (init[:init.index(setup)] if setup in init else init) if f not in RUNTIME_STARTUP]
     if not early:
         return None
