@@ -343,3 +343,13 @@ def test_a_kernel_with_inline_assembly_does_not_build(code):
     macros = "#define CAT(a, b) a##b\n#define STR(x) #x\n#define XSTR(x) STR(x)\n"
     with pytest.raises(SimBuildError, match=r"kernel startup contains inline assembly \(kernel.cpp:\d+\)"):
         build_kernel(_STARTUP_KERNEL % (macros + code), "startup")
+
+
+def test_the_start_up_check_reads_a_built_kernel_and_refuses_what_it_cannot_read(tmp_path):
+    from ascendcraft.sim.startup import startup_functions, startup_problem
+    art = build_kernel(_STARTUP_KERNEL % "static int leaked = 0;", "startup")
+    preinit, init = startup_functions(art.exe)
+    assert preinit == [] and [f for f in init if f != "frame_dummy"][0] == "asc_sim_setup_before_kernel_code"
+    script = tmp_path / "not_elf"
+    script.write_text("#!/bin/sh\n")
+    assert "cannot be read" in startup_problem(script, "asc_sim_setup_before_kernel_code", "kernel k")
