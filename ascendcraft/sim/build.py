@@ -312,6 +312,13 @@ def run_compiler(cmd: list[str], cwd: Path, what: str) -> subprocess.CompletedPr
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+def generated_launch_headers(files: dict[str, str]) -> dict[str, str]:
+    """The ``aclrtlaunch_<kernel>.h`` headers the sources include and do not hold: the CANN build generates one per
+    kernel (declaring ACLRT_LAUNCH_KERNEL's function); here each is acl/acl.h, which defines the macro."""
+    wanted = {inc for text in files.values() for inc in re.findall(r'#\s*include\s*[<"](aclrtlaunch_\w+\.h)[>"]', text)}
+    return {inc: '#pragma once\n#include "acl/acl.h"\n' for inc in sorted(wanted) if inc not in files}
+
+
 def has_host_main(source: str) -> bool:
     return bool(_HOST_MAIN_RE.search(mask_code(source)))
 
@@ -370,9 +377,8 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         # foreign direct-launch sources: the host side is compiled (never run); see docs/simulator.md
         (tmp / "kernel.cpp").write_text(rewrite_host_launches(source))
         host_main = has_host_main(source)
-        for inc in sorted(set(re.findall(r'#\s*include\s*[<"](aclrtlaunch_\w+\.h)[>"]', source))):
-            if inc not in (extra_sources or {}):  # the header the CANN build generates per kernel
-                (tmp / inc).write_text('#pragma once\n#include "acl/acl.h"\n')
+        for inc, text in generated_launch_headers({"kernel.cpp": source, **(extra_sources or {})}).items():
+            (tmp / inc).write_text(text)
         for name, text in (extra_sources or {}).items():
             target = tmp / name
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -129,6 +129,7 @@ def build_direct_host(op: DirectOperator) -> HostArtifact:
     runtime = build._runtime_object(DEFAULT_CXXFLAGS + (SECCOMP_FLAGS if libs else ()), harness=False)
     # the launches rewritten to be recorded; the harness linked first (its set-up runs before any code of the operator)
     files = {name: rewrite_host_launches(text, recorded=True) for name, text in op.files.items()}
+    files.update(build.generated_launch_headers(op.files))
     dirs = sorted({str(Path(name).parent) for name in op.files} | {"."})
     elapsed = compile_and_link(
         out_dir, files, list(sources),

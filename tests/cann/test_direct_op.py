@@ -49,6 +49,9 @@ def test_the_binding_runs_its_launches_in_order_through_its_own_tensors():
     halves = run_direct(op, "leaky_halves", [x, 0.5])     # pointers into the middle of x and y
     assert len(halves.launches) == 2
     np.testing.assert_allclose(halves.outputs[0], leaky(x, 0.5), rtol=1e-6)
+    aclrt = run_direct(op, "leaky_aclrt", [x, 0.5])        # ACLRT_LAUNCH_KERNEL(leaky_f32)(...)
+    assert [k for k, _, _ in aclrt.launches] == ["leaky_f32"]
+    np.testing.assert_allclose(aclrt.outputs[0], leaky(x, 0.5), rtol=1e-6)
     half = run_direct(op, "leaky", [x.astype(np.float16), 0.5])
     assert half.launches[0][0] == "leaky_kernel<half>" and half.output_dtypes == ["float16"]
     np.testing.assert_allclose(half.outputs[0], leaky(x.astype(np.float16), 0.5), rtol=1e-3)
@@ -89,14 +92,14 @@ def test_modelnew_is_read_never_run(tmp_path):
     ("auto xp = reinterpret_cast<GM_ADDR>(x.data_ptr());", "auto xp = reinterpret_cast<GM_ADDR>(y.data_ptr()) + 4;",
      DirectRunError, "one tensor is passed as two arguments"),
     ("at::Tensor y = at::empty_like(x);", "at::Tensor y = at::empty_like(x).to(at::kHalf);", HostBuildError,
-     "unsupported host API at::Tensor::to at kernel/binding.cpp:25"),
+     "unsupported host API at::Tensor::to at kernel/binding.cpp:26"),
     ("namespace {", "static int leaked = [] { return std::fopen(\"/etc/hostname\", \"r\") != nullptr; }();\nnamespace {",
      HostRunError, "forbidden system call (openat)"),
     ("namespace {", "static volatile int touched;\n__attribute__((constructor(100))) static void early() { touched = 1; }"
                     "\nnamespace {", SimBuildError,
      "runs code before the simulator's sandbox is installed: early()"),
     ("at::Tensor y = at::empty_like(x);", "asm volatile(\"pause\");\n    at::Tensor y = at::empty_like(x);",
-     HostBuildError, "contains inline assembly (kernel/binding.cpp:25)"),
+     HostBuildError, "contains inline assembly (kernel/binding.cpp:26)"),
 ], ids=["host reads device memory", "TORCH_CHECK", "host opens a file", "no launch", "pointer between elements",
         "one tensor twice",
         "a device operation of torch", "static initializer opens a file", "constructor before the sandbox",

@@ -2,6 +2,7 @@
 #include <torch/extension.h>
 #include "torch_npu/csrc/core/npu/NPUStream.h"
 #include "leaky_launch.h"
+#include "aclrtlaunch_leaky_f32.h"
 
 namespace {
 
@@ -52,6 +53,16 @@ at::Tensor leaky_halves(const at::Tensor& x, double slope)
     return y;
 }
 
+// the C kernel through ACLRT_LAUNCH_KERNEL, as CANN's kernel-launch samples call it
+at::Tensor leaky_aclrt(const at::Tensor& x, double slope)
+{
+    at::Tensor y = at::empty_like(x);
+    LeakyTiling t = leaky_tiling(x.numel(), 4);
+    ACLRT_LAUNCH_KERNEL(leaky_f32)(t.blocks, c10_npu::getCurrentNPUStream().stream(false), x.data_ptr(), y.data_ptr(),
+                                   static_cast<uint32_t>(x.numel()), t.perBlock, t.tile, static_cast<float>(slope));
+    return y;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(leaky_ops, m)
@@ -60,4 +71,5 @@ PYBIND11_MODULE(leaky_ops, m)
     m.def("leaky", &leaky, "leaky_relu", py::arg("x"), py::arg("slope"));
     m.def("leaky_twice", &leaky_twice);
     m.def("leaky_halves", &leaky_halves);
+    m.def("leaky_aclrt", &leaky_aclrt);
 }

@@ -8,7 +8,7 @@
 using namespace AscendC;
 
 template <typename T>
-__global__ __aicore__ void leaky_kernel(GM_ADDR x, GM_ADDR y, uint32_t total, uint32_t perBlock, uint32_t tile, float slope)
+__aicore__ inline void leaky_body(GM_ADDR x, GM_ADDR y, uint32_t total, uint32_t perBlock, uint32_t tile, float slope)
 {
     TPipe pipe;
     TQue<QuePosition::VECIN, 2> inQ;
@@ -35,6 +35,19 @@ __global__ __aicore__ void leaky_kernel(GM_ADDR x, GM_ADDR y, uint32_t total, ui
         DataCopyPad(yGm[off], b, cp);
         outQ.FreeTensor(b);
     }
+}
+
+template <typename T>
+__global__ __aicore__ void leaky_kernel(GM_ADDR x, GM_ADDR y, uint32_t total, uint32_t perBlock, uint32_t tile, float slope)
+{
+    leaky_body<T>(x, y, total, perBlock, tile, slope);
+}
+
+// the float instance as a C kernel too, which a binding launches with ACLRT_LAUNCH_KERNEL
+extern "C" __global__ __aicore__ void leaky_f32(GM_ADDR x, GM_ADDR y, uint32_t total, uint32_t perBlock, uint32_t tile,
+                                                float slope)
+{
+    leaky_body<float>(x, y, total, perBlock, tile, slope);
 }
 
 LeakyTiling leaky_tiling(int64_t total, int64_t elementBytes)
