@@ -67,10 +67,10 @@ class BufferPlan:
             if f.double is not None:
                 return f"with {f.spelled(f.double)} ({f.where()}) every tile loaded or stored in a loop keeps two slots"
             if f.consts:
-                return "no smaller tile size leaves room for two slots: keep fewer tiles live at once"
-        return ("a smaller tile size leaves room for a second slot (a tile size the lowering can compute is a "
-                "`const` used only as a range step and slice length, or as a parallel loop's tile count and "
-                "position: parallel(cdiv(S, T)) over x[b * T:b * T + T])")
+                names = ", ".join(n for n, _, _ in f.consts)
+                return (f"no smaller {names} ({f.where()}) leaves room for two slots: keep fewer tiles live at once, "
+                        f"or make these tiles smaller where the lowering cannot (a size it changes is {_TILE_SIZE})")
+        return f"a smaller tile size leaves room for a second slot (a tile size the lowering can compute is {_TILE_SIZE})"
 
     def to_json(self) -> dict:
         return {"refused": self.refused, "ub_bytes": self.ub_bytes, "ub_capacity": self.ub_capacity,
@@ -83,6 +83,12 @@ class BufferPlan:
                                 "lowered_with": None if f.used is None else dict(zip((n for n, _, _ in f.consts), f.used)),
                                 "double_buffered_with": None if f.double is None else
                                 dict(zip((n for n, _, _ in f.consts), f.double))} for f in self.fits]}
+
+
+#: what makes a constant a tile size the lowering can change (lowering_passes/fit.py)
+_TILE_SIZE = ("a `const` used only as a range step and slice length, or as a parallel loop's tile count and "
+              "position: parallel(cdiv(S, T)) over x[b * T:b * T + T]; a block size reached through an assignment "
+              "such as r = b * RB is not one")
 
 
 def lines_text(lines) -> str:

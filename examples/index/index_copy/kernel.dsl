@@ -6,16 +6,18 @@
 #   has no `if`): last[r] = the last k with indices[k] == r, or -1 (a scatter of k = 0, 1, ... into a
 #   row of -1, in index order on the scalar unit: 8192 i32 = 32 KiB at the MKB shape), and the
 #   per-source flag wins[k] = 1 if last[indices[k]] == k else 0, a vector gather in 1024-index tiles.
-#   Meanwhile the other CORES - 1 cores copy x to y in blocks of RB = 8 rows ([8, 1024] f32 = 32 KiB
+#   Meanwhile the other CORES - 1 cores copy x to y in blocks of RB = 4 rows ([4, 1024] f32 = 16 KiB
 #   copies), each a balanced run of blocks, so the next block's load overlaps this block's store.
-#   (The table first, on its own, then the copy, took 85.4 us at the MKB shape; 80.6 us so.)
+#   RB = 4, not 8: with core 0's table buffers live, the UB has room for a two-slot queue of 16 KiB
+#   blocks and none of 32 KiB ones, which went through a work buffer without overlap (check's
+#   warning): 68.4 us at the MKB shape, where RB = 8 took 80.6 (the table first, then the copy: 85.4).
 # * Phase 2 spreads the source rows over the cores in balanced runs: each reads its flag and its
 #   destination (the lowering reads both in blocks); a winner's row is stored over y's, a loser's
 #   loop of its flag's length runs zero times (a range(flag) loop is the DSL's `if`).
 # HBM traffic is the floor's (x and the winning src rows read once, y written once) plus the
 # indexed rows of x copied and then overwritten.
 kernel index_copy_dim0(x: gm f32[R, C], indices: gm i64[K], src: gm f32[K, C]) -> (y: gm f32[R, C]):
-    const RB = 8
+    const RB = 4
     const T = minimum(C, 1024)
     const TK = minimum(K, 1024)
     const NB = cdiv(R, RB)

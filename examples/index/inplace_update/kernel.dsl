@@ -7,16 +7,18 @@
 #   idx[k] == r, or -1 (a scatter of k = 0, 1, ... into a row of -1 in index order on the scalar
 #   unit; 10000 i32 = 39 KiB at the MKB shape), and the per-row flag wins[k] = 1 if last[idx[k]] == k
 #   else 0, a vector gather in 1024-index tiles. Meanwhile the other CORES - 1 cores copy x into y,
-#   1250 blocks of RB = 8 rows ([8, 1024] f32 = 32 KiB copies) in balanced runs (26 or 27 blocks:
-#   the next block's load overlaps this one's store). (The table first, on its own, then the copy:
-#   103 us at the MKB shape; 94.7 us so.)
+#   2500 blocks of RB = 4 rows ([4, 1024] f32 = 16 KiB copies) in balanced runs (53 or 54 blocks:
+#   the next block's load overlaps this one's store). RB = 4, not 8: beside core 0's table the UB
+#   holds a two-slot queue of 16 KiB blocks, not of 32 KiB ones (those went through a work buffer
+#   without overlap): 80 us at the MKB shape, where RB = 8 took 94.7 (the table first, then the
+#   copy: 103).
 # * Phase 2: the value rows in balanced runs per core (42 or 43): the flag and the destination (read
 #   in blocks by the lowering), a winner's row stored over y's (a loser's range(flag) loop runs zero
 #   times).
 # HBM traffic is the floor's plus the indexed rows of x copied and then overwritten; torch writes
 # into x itself, so eager's bound is below this kernel's floor (docs/performance.md).
 kernel inplace_update_dim0(x: gm f32[R, C], idx: gm i64[K], value: gm f32[K, C]) -> (y: gm f32[R, C]):
-    const RB = 8
+    const RB = 4
     const T = minimum(C, 1024)
     const TK = minimum(K, 1024)
     const NB = cdiv(R, RB)
