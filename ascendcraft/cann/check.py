@@ -104,18 +104,32 @@ def check_project(project: str | Path, op: str | Path, *, trials: int = DEFAULT_
     say(f"building the host code of {project}")
     sig = describe_project(project)
     result = ProjectCheck(str(op), sig.name)
-    for label, shapes in shape_sets(task, seed, max_bytes, result.skipped):
-        say(f"verifying {sig.name} at {label} ({inputs_text(shapes)})")
-        report = _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say)
-        result.checks.append(ShapeCheck(label, shapes, report))
-        if not report.passed:
-            break
+    verify_shape_sets(result, task, seed, max_bytes, say,
+                      lambda shapes: _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say))
     if model_time and result.passed:
         _model_time(result, project, sig, task.real, chip, say)
     return result
 
 
-def shape_sets(task, seed: int, max_bytes: int, skipped: list) -> list:
+def verify_shape_sets(result: ProjectCheck, task, seed: int, max_bytes: int, say, verify_at) -> None:
+    """``verify_at(shapes)``'s report at each shape set (_shape_sets) in turn, into ``result``, up to the
+    first that fails."""
+    for label, shapes in _shape_sets(task, seed, max_bytes, result.skipped):
+        say(f"verifying {result.operator} at {label} ({inputs_text(shapes)})")
+        report = verify_at(shapes)
+        result.checks.append(ShapeCheck(label, shapes, report))
+        if not report.passed:
+            break
+
+
+def cost_only_inputs(real) -> list:
+    """The op's forward inputs at its real shapes for a cost-only run: tensors as gm() specs, the rest as given."""
+    from ..dtypes import NUMPY
+    from ..sim.runner import gm
+    return [gm(s.shape, NUMPY[s.dtype]) if hasattr(s, "shape") else s for s in real.input_specs]
+
+
+def _shape_sets(task, seed: int, max_bytes: int, skipped: list) -> list:
     """The (label, shapes) an operator is verified at: the main shape set, the second one, every group of a
     group task within ``max_bytes`` (the others are added to ``skipped`` with why)."""
     from ..groups import is_group
@@ -191,10 +205,8 @@ def _in_place(sig, case, after: tuple, written: list) -> None:
 
 def _model_time(result: ProjectCheck, project, sig, real, chip, say) -> None:
     from ..sim.host_op import run_op
-    from ..sim.runner import gm
-    from ..dtypes import NUMPY
     say(f"modelling time at the real shapes ({inputs_text(real)})")
-    ins = [gm(s.shape, NUMPY[s.dtype]) if hasattr(s, "shape") else s for s in real.input_specs]
+    ins = cost_only_inputs(real)
     try:
         case = bind_case(sig, real, ins)
         # in the operator's own dtypes, as the verification runs it (IsFinite writes bool, not x's dtype)

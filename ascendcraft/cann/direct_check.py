@@ -13,7 +13,7 @@ from ..distributions import DEFAULT_TRIALS
 from ..errors import AscendcraftError
 from ..progress import reporter
 from ..sim.direct_op import DirectRunError, run_direct
-from .check import FLOAT_NAMES, ProjectCheck, ShapeCheck, inputs_text, shape_sets
+from .check import FLOAT_NAMES, ProjectCheck, cost_only_inputs, inputs_text, verify_shape_sets
 from .direct_reply import DirectReply
 
 
@@ -58,12 +58,8 @@ def check_direct(reply: DirectReply, op: str | Path, *, trials: int = DEFAULT_TR
     say = reporter(progress)
     task = load_task(op)
     result = ProjectCheck(str(op), f"{reply.operator.module}.{reply.function}")
-    for label, shapes in shape_sets(task, seed, max_bytes, result.skipped):
-        say(f"verifying {result.operator} at {label} ({inputs_text(shapes)})")
-        report = _verify_at(reply, shapes, trials, seed, chip, inputs, precision, say)
-        result.checks.append(ShapeCheck(label, shapes, report))
-        if not report.passed:
-            break
+    verify_shape_sets(result, task, seed, max_bytes, say,
+                      lambda shapes: _verify_at(reply, shapes, trials, seed, chip, inputs, precision, say))
     if model_time and result.passed:
         _model_time(result, reply, task.real, chip, say)
     return result
@@ -91,12 +87,9 @@ def _verify_at(reply: DirectReply, shapes, trials, seed, chip, inputs, precision
 
 
 def _model_time(result: ProjectCheck, reply: DirectReply, real, chip, say) -> None:
-    from ..dtypes import NUMPY
-    from ..sim.runner import gm
     say(f"modelling time at the real shapes ({inputs_text(real)})")
-    ins = [gm(s.shape, NUMPY[s.dtype]) if hasattr(s, "shape") else s for s in real.input_specs]
     try:
-        args, dtypes = call_args(reply, real, ins)
+        args, dtypes = call_args(reply, real, cost_only_inputs(real))
         r = run_direct(reply.operator, reply.function, args, dtypes=dtypes, chip=chip, cost_only=True)
     except AscendcraftError as err:
         result.time_note = str(err).splitlines()[0]

@@ -65,14 +65,15 @@ def extract_direct(text: str) -> DirectReply:
     files = _sources(spec)
     build = spec.get("build") if isinstance(spec.get("build"), dict) else {}
     cpp = sorted(p for p in files if p.endswith(HOST_SOURCE_EXTS))
-    binding = _listed(build, "binding_sources", files) or [p for p in cpp if _MODULE_RE.search(strip_comments(files[p]))]
+    defined = {p: _MODULE_RE.findall(strip_comments(t)) for p, t in files.items()}     # PYBIND11_MODULE names
+    binding = _listed(build, "binding_sources", files) or [p for p in cpp if defined[p]]
     if not binding:
         raise ReplyFormError("no source defines the extension module (PYBIND11_MODULE(name, m) { m.def(...); })",
                              hint="put the binding in a .cpp source, e.g. kernel/pybind11.cpp")
     kernels = _listed(build, "kernel_sources", files) or [p for p in cpp if p not in binding]
     if not kernels:
         raise ReplyFormError("the reply has no kernel source (a .cpp file besides the binding)", hint=FORM_HINT)
-    names = sorted({m for p in binding for m in _MODULE_RE.findall(strip_comments(files[p]))} - {"TORCH_EXTENSION_NAME"})
+    names = sorted({m for p in binding for m in defined[p]} - {"TORCH_EXTENSION_NAME"})
     module = build.get("module_name") if isinstance(build.get("module_name"), str) else (names[0] if names else
                                                                                        "benchmark_ops")
     if not re.fullmatch(r"[A-Za-z_]\w*", module):
@@ -80,19 +81,12 @@ def extract_direct(text: str) -> DirectReply:
     entry = spec.get("entry", {}).get("model", "ModelNew.py::ModelNew") if isinstance(spec.get("entry"), dict) \
         else "ModelNew.py::ModelNew"
     model_path, _, class_name = str(entry).partition("::")
-    model_src = spec_file(spec, model_path)
+    model_src = files.get(str(PurePosixPath(model_path)))
     if model_src is None:
         raise ReplyFormError(f"entry.model names {model_path}, which is not among the sources", hint=FORM_HINT)
     function, args = _forward_call(model_src, class_name or "ModelNew", module)
     sources = {p: t for p, t in files.items() if not p.endswith(".py")}
     return DirectReply(DirectOperator(sources, tuple(binding), tuple(kernels), module), function, args)
-
-
-def spec_file(spec: dict, path: str) -> str | None:
-    for s in spec.get("sources", []):
-        if isinstance(s, dict) and s.get("path") == path and isinstance(s.get("content"), str):
-            return s["content"]
-    return None
 
 
 def _document(text: str) -> dict:

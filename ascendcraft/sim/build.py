@@ -80,6 +80,18 @@ def _library_digest() -> str:
 
 _LIB_DIGEST: str | None = None
 
+
+def content_key(build_format: str, *parts: str) -> str:
+    """A build's cache key (24 hex digits): its format, the simulator's sources (_library_digest) and ``parts``."""
+    global _LIB_DIGEST
+    if _LIB_DIGEST is None:
+        _LIB_DIGEST = _library_digest()
+    h = hashlib.sha256()
+    for part in (build_format, _LIB_DIGEST, *parts):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
 # ----------------------------------------------------------------------------- sandbox probe
 _SECCOMP_PROBE = """#include <seccomp.h>
 int main() {
@@ -332,8 +344,6 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
     ``defines`` are macros the CANN build would pass on the command line, such as the
     ``DTYPE_X``/``ORIG_DTYPE_X`` type macros of an msopgen project (``{"DTYPE_X": "half"}``);
     they are defined after kernel_operator.h and before everything else in the translation unit."""
-    global _LIB_DIGEST
-
     load_chip(chip)  # validates the name
     params = parse_signature(source, kernel_name)
     if tiling_header is not None and tiling_struct is None:
@@ -341,23 +351,17 @@ def build_kernel(source: str, kernel_name: str, *, tiling_header: str | None = N
         if tiling_struct is None:
             raise UserError("the tiling header defines no tiling struct",
                             hint="use BEGIN_TILING_DATA_DEF(Name) ... END_TILING_DATA_DEF or pass tiling_struct")
-    if _LIB_DIGEST is None:
-        _LIB_DIGEST = _library_digest()
     sandboxed, _ = sandbox_support()
     link = SECCOMP_LIBS if sandboxed else ()
     cxxflags = tuple(cxxflags) + (SECCOMP_FLAGS if sandboxed else ())
-    h = hashlib.sha256()
     define_lines = []
     for name, value in (defines or {}).items():
         if not re.fullmatch(r"[A-Za-z_]\w*", str(name)) or "\n" in str(value):
             raise UserError(f"defines: {name!r} = {value!r} is not a macro name and a one-line value")
         define_lines.append(f"#define {name} {value}")
-    for part in (BUILD_FORMAT, _LIB_DIGEST, source, kernel_name, tiling_header or "", tiling_struct or "",
-                 "\n".join(define_lines),
-                 json.dumps(sorted((extra_sources or {}).items())), " ".join(cxxflags + link)):
-        h.update(part.encode())
-        h.update(b"\0")
-    key = h.hexdigest()[:24]
+    key = content_key(BUILD_FORMAT, source, kernel_name, tiling_header or "", tiling_struct or "",
+                      "\n".join(define_lines), json.dumps(sorted((extra_sources or {}).items())),
+                      " ".join(cxxflags + link))
     out_dir = cache_dir() / key
     meta_path = out_dir / "meta.json"
     exe = out_dir / "kernel.bin"

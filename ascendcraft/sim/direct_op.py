@@ -11,7 +11,6 @@ each kernel built from the source that defines it, over the tensors' values. See
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from . import build
 from .build import (DEFAULT_CXXFLAGS, INCLUDE_DIR, PKG_DIR, SECCOMP_FLAGS, SECCOMP_LIBS, SimBuildError,
                     rewrite_host_launches, sandbox_support)
 from .cache import cache_dir
+from . import host_build
 from .host_build import HOST_DIR, HostArtifact, compile_and_link
 from .host_project import DTYPES, dtype
 from .host_run import HostRunError, platform_lines, run_host
@@ -82,7 +82,8 @@ class DirectRun:
 
 # ----------------------------------------------------------------------------------------------- build
 def _harness_sources() -> dict[str, str]:
-    files = {p.name: p.read_text() for p in sorted(HOST_DIR.iterdir()) if p.suffix in (".cpp", ".h")}
+    """The host harness's sources (host_setup.h and the JSON helpers are shared) and the direct harness's."""
+    files = host_build._harness_sources()
     files.update({str(p.relative_to(DIRECT_DIR)): p.read_text() for p in sorted(DIRECT_DIR.rglob("*")) if p.is_file()})
     return files
 
@@ -111,15 +112,9 @@ def build_direct_host(op: DirectOperator) -> HostArtifact:
     if escape:
         raise SimBuildError(escape, hint="a source may include the operator's own files and the headers the "
                                          "simulator provides")
-    if build._LIB_DIGEST is None:
-        build._LIB_DIGEST = build._library_digest()
     defines = (f"-DTORCH_EXTENSION_NAME={op.module}",)
-    h = hashlib.sha256()
-    for part in (DIRECT_FORMAT, build._LIB_DIGEST, json.dumps(_harness_sources()), " ".join(cxxflags + libs + defines),
-                 json.dumps(sorted(op.files.items())), json.dumps([op.binding_sources, op.kernel_sources])):
-        h.update(part.encode())
-        h.update(b"\0")
-    key = h.hexdigest()[:24]
+    key = build.content_key(DIRECT_FORMAT, json.dumps(_harness_sources()), " ".join(cxxflags + libs + defines),
+                            json.dumps(sorted(op.files.items())), json.dumps([op.binding_sources, op.kernel_sources]))
     out_dir = cache_dir() / f"direct-{key}"
     exe = out_dir / "host.bin"
     sources = tuple(op.binding_sources) + tuple(s for s in op.kernel_sources if s not in op.binding_sources)
@@ -268,7 +263,7 @@ def run_direct(op: DirectOperator, function: str, args: list, *, dtypes: dict | 
                              f"{MAX_LAUNCHES} are run", hint="launch once and loop inside the kernel")
     run = DirectRun(outputs=[], sandboxed=sandboxed)
     built: dict[str, object] = {}
-    for n, event in enumerate(answer["events"]):
+    for event in answer["events"]:
         if "fill" in event:
             if not cost_only:
                 values[event["fill"]][...] = float(event["value"])

@@ -4,7 +4,6 @@ does not compile is a :class:`HostBuildError` naming the file and line and, wher
 not declared or not a member, the host API the simulator does not provide."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -57,6 +56,7 @@ def _flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _harness_sources() -> dict[str, str]:
+    """The host harness's sources by name (part of every host build's key)."""
     return {p.name: p.read_text() for p in sorted(HOST_DIR.iterdir()) if p.suffix in (".cpp", ".h")}
 
 
@@ -74,14 +74,8 @@ def build_host(project: Project) -> HostArtifact:
     if escape:
         raise HostBuildError(escape, hint="an op_host source may include its own files and the headers the "
                                           "simulator provides")
-    if build._LIB_DIGEST is None:
-        build._LIB_DIGEST = build._library_digest()
-    h = hashlib.sha256()
-    for part in (HOST_FORMAT, build._LIB_DIGEST, json.dumps(_harness_sources()), " ".join(cxxflags + libs),
-                 json.dumps(sorted(files.items())), json.dumps(project.host_sources)):
-        h.update(part.encode())
-        h.update(b"\0")
-    key = h.hexdigest()[:24]
+    key = build.content_key(HOST_FORMAT, json.dumps(_harness_sources()), " ".join(cxxflags + libs),
+                            json.dumps(sorted(files.items())), json.dumps(project.host_sources))
     out_dir = cache_dir() / f"host-{key}"
     exe = out_dir / "host.bin"
     sandboxed = bool(libs)

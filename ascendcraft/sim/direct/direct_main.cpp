@@ -130,24 +130,6 @@ at::Tensor at::Tensor::squeeze() const {
 namespace asc_sim_host {
 namespace {
 
-// Runs op code `f` as phase `phase`: an exception it throws becomes the answer's error.
-template <class F> bool run_op_code(const std::string& phase, F f, std::string& error) {
-    static std::string current;
-    current = phase;
-    g_phase = current.c_str();
-    g_op_code = 1;
-    try {
-        f();
-    } catch (const std::exception& e) {
-        error = phase + " threw " + demangled(typeid(e)) + ": " + e.what();
-    } catch (...) {
-        error = phase + " threw an exception that is not a std::exception";
-    }
-    g_op_code = 0;
-    g_phase = "the harness";
-    return error.empty();
-}
-
 asc_sim_direct::Value value_of(const std::string& line, size_t index) {
     std::istringstream ls(line);
     asc_sim_direct::Value v;
@@ -218,7 +200,8 @@ int main() {
     g_phase = "the harness";
     std::string error;
     for (auto& m : asc_sim_direct::modules())
-        if (!run_op_code("PYBIND11_MODULE(" + m.first + ")", m.second, error)) break;
+        if (!call("PYBIND11_MODULE(" + m.first + ")", m.second, error)) break;
+    g_phase = "the harness";
     asc_sim_direct::Returned ret;
     if (error.empty()) {
         auto& fns = asc_sim_direct::functions();
@@ -230,7 +213,8 @@ int main() {
         } else {
             std::vector<asc_sim_direct::Value> values;
             for (size_t k = 0; k < g_case->args.size(); ++k) values.push_back(value_of(g_case->args[k], k));
-            run_op_code("the binding function " + g_case->call, [&] { ret = it->second(values); }, error);
+            call("the binding function " + g_case->call, [&] { ret = it->second(values); }, error);
+            g_phase = "the harness";
         }
     }
     answer(answer_json(ret, error));

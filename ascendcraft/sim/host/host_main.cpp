@@ -48,22 +48,6 @@ std::string attr_default(const ops::AttrValue& v) {
     return v.json.empty() ? "null" : v.json;
 }
 
-// ------------------------------------------------------------------------------------------- calls
-// Runs op code `f` as phase `phase`: a C++ exception it throws becomes an error naming the phase.
-template <class F> bool call(const char* phase, F f, std::string& error) {
-    g_phase = phase;
-    g_op_code = 1;
-    try {
-        f();
-    } catch (const std::exception& e) {
-        error = std::string(phase) + " threw " + demangled(typeid(e)) + ": " + e.what();
-    } catch (...) {
-        error = std::string(phase) + " threw an exception that is not a std::exception";
-    }
-    g_op_code = 0;
-    return error.empty();
-}
-
 struct Op {
     ops::OpDef def;
     OpImpl impl;

@@ -67,6 +67,24 @@ std::string demangled(const std::type_info& t) {
     return name;
 }
 
+// Runs op code `f` as phase `phase` (kept, for the crash handler to name): an exception it throws becomes
+// `error`, naming the phase. Shared by the host harnesses (host_main.cpp, ../direct/direct_main.cpp).
+template <class F> bool call(const std::string& phase, F f, std::string& error) {
+    static std::string current;
+    current = phase;
+    g_phase = current.c_str();
+    g_op_code = 1;
+    try {
+        f();
+    } catch (const std::exception& e) {
+        error = phase + " threw " + demangled(typeid(e)) + ": " + e.what();
+    } catch (...) {
+        error = phase + " threw an exception that is not a std::exception";
+    }
+    g_op_code = 0;
+    return error.empty();
+}
+
 void write_line(const char* tag, const char* what) {
     char buf[512];
     int n = std::snprintf(buf, sizeof buf, "%s\t%s\t%s\n", tag, what, g_phase);
