@@ -689,8 +689,9 @@ def _cube_floor_us(level, cost, chip) -> float:
     from .dsl import ast as A
     from .lowering_passes.linearize import is_gemm
     from .sim.cost import CUBE_RATE
-    operands = [level.real.symbols.tensor(n.value.args[0].base.id).dtype for n in A.walk(level.kernel)
-                if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)]
+    # a product's operands share a dtype; one of them is in GM (the other may be a staged ub tile)
+    operands = [level.real.symbols.tensor(next(x for x in n.value.args[:2] if isinstance(x, A.Index)).base.id).dtype
+                for n in A.walk(level.kernel) if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)]
     if not operands:
         return 0.0
     macs = sum(c.cube_macs for c in cost.per_core)

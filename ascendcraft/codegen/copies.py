@@ -361,7 +361,18 @@ class CopyEmitter:
                   f"AscendC::SetFlag<AscendC::HardEvent::{event}>(e_); "
                   f"AscendC::WaitFlag<AscendC::HardEvent::{event}>(e_); }}")
 
+    def read_after_own_stores(self, src, event: str):
+        """Before a read of GM ``src``: when this core stored to its tensor earlier in the phase, the
+        read waits for those copies out (``event``: MTE3_MTE2 for a copy in, MTE3_S for a Matmul call
+        the scalar unit sends to the cube), or it could overtake them. A store later in a loop body
+        that the next iteration's read follows is left to the simulator's check of the bytes."""
+        name = (src.base if isinstance(src, A.Index) else src).id
+        if self.symbols.is_tensor(name) and self.symbols.root(name) in self.stored_in_phase:
+            self._sync(event)
+
     def _store(self, s: A.Store):
+        name = (s.dst.base if isinstance(s.dst, A.Index) else s.dst).id
+        self.stored_in_phase.add(self.symbols.root(name))
         if is_gemm(s.value):
             self._gemm_store(s)
             return

@@ -38,28 +38,49 @@ class GemmEmitter:
 
     def _gm_dtype(self, src) -> str:
         name = (src.base if isinstance(src, A.Index) else src).id
+        if name in self.tiles:     # a ub operand (staged=): its dtype is its workspace's
+            return self.tiles[name].dtype
         return self.symbols.tensor(name).dtype
+
+    @staticmethod
+    def _gm_operands(e: A.Call) -> tuple:
+        """The product's operands as GM regions: a ub operand by the workspace it is staged to."""
+        return tuple(e.kwarg("staged") if isinstance(x, A.Name) else x for x in e.args[:2])
+
+    def _base(self, e: A.Call) -> tuple[str, str, str]:
+        """The base block (baseM, baseN, baseK) as C++ expressions (a streamed product's depend on dims)."""
+        return tuple(self.scalar(x) for x in e.kwarg("base").items)
 
     def _cube_tiling(self, i: int, g: A.Store) -> list[str]:
         """TCubeTiling filled in the kernel from the dims and the lowering's block and base sizes
         (field names: research/ascendc_api.md section 4.1), then the Matmul object registered."""
         e = g.value
         ta, tb = self._gemm_flags(e)
-        a_shape, b_shape = (tuple(self._gm_shape(x))[-2:] for x in e.args)   # batch axes are indexed
-        a_ext, b_ext = (self._slice_parts(x) for x in e.args)
+        operands = self._gm_operands(e)
+        a_shape, b_shape = (tuple(self._gm_shape(x))[-2:] for x in operands)   # batch axes are indexed
+        a_ext, b_ext = (self._slice_parts(x) for x in operands)
         (m_dim, ka), (kb, n_dim) = (a_shape[::-1] if ta else a_shape), (b_shape[::-1] if tb else b_shape)
         single_m = a_ext[1 if ta else 0][1]
         single_n = b_ext[0 if tb else 1][1] if e.kwarg("strip") is None else self.scalar(e.kwarg("strip").items[3])
         single_k = a_ext[0 if ta else 1][1]
-        bm, bn, bk = (item.value for item in self.ck.expr_types[id(e.kwarg("base"))].items)
-        depth = l1_depth(bm, bn, bk, D.ITEMSIZE[self._gm_dtype(e.args[0])], self.ck.chip.capacity("l1"))
+        itemsize = D.ITEMSIZE[self._gm_dtype(e.args[0])]
+        if all(isinstance(x, A.Int) for x in e.kwarg("base").items):
+            bm, bn, bk = (x.value for x in e.kwarg("base").items)
+            depth = l1_depth(bm, bn, bk, itemsize, self.ck.chip.capacity("l1"))
+            db_l0c = 2 if 2 * bm * bn * 4 <= 128 * 1024 else 1
+            half_depth = depth // 2
+        else:   # a streamed product's block is the product's extents: the same choices in the kernel
+            bm, bn, bk = (f"({x})" for x in self._base(e))
+            depth = f"AcL1Depth({bm}, {bn}, {bk}, {itemsize}, {self.ck.chip.capacity('l1')})"
+            db_l0c = f"(2 * {bm} * {bn} * 4 <= 128 * 1024 ? 2 : 1)"
+            half_depth = f"({depth}) / 2"
         t = f"cubeTiling{i}"
         fields = {"usedCoreNum": "AscendC::GetBlockNum()", "M": self._dim(m_dim), "N": self._dim(n_dim),
                   "Ka": self._dim(ka), "Kb": self._dim(kb), "singleCoreM": single_m, "singleCoreN": single_n,
                   "singleCoreK": single_k, "baseM": bm, "baseN": bn, "baseK": bk, "depthA1": depth, "depthB1": depth,
-                  "stepM": 1, "stepN": 1, "stepKa": depth // 2, "stepKb": depth // 2, "dbL0A": 2, "dbL0B": 2,
-                  "dbL0C": 2 if 2 * bm * bn * 4 <= 128 * 1024 else 1,   # FIX drains one while M fills the other
-                  "shareL0CSize": bm * bn * 4, "batchM": 1, "batchN": 1, "singleBatchM": 1, "singleBatchN": 1}
+                  "stepM": 1, "stepN": 1, "stepKa": half_depth, "stepKb": half_depth, "dbL0A": 2, "dbL0B": 2,
+                  "dbL0C": db_l0c,   # FIX drains one while M fills the other
+                  "shareL0CSize": f"{bm} * {bn} * 4", "batchM": 1, "batchN": 1, "singleBatchM": 1, "singleBatchN": 1}
         lines = [f"        {t} = TCubeTiling{{}};"]
         lines += [f"        {t}.{k} = static_cast<int32_t>({v});" for k, v in fields.items()]
         lines.append(f"        REGIST_MATMUL_OBJ(&pipe, AscendC::GetSysWorkSpacePtr(), mm{i}, &{t});")
@@ -68,15 +89,40 @@ class GemmEmitter:
     def _gemm_n_dim(self, e: A.Call) -> str:
         """C's column extent: B's N axis."""
         _, tb = self._gemm_flags(e)
-        return self._dim(tuple(self._gm_shape(e.args[1]))[-2 if tb else -1])
+        return self._dim(tuple(self._gm_shape(self._gm_operands(e)[1]))[-2 if tb else -1])
 
     def _gemm_extents(self, e: A.Call):
         """``m_``, ``n_``, ``k_``: the product's extents here (its regions clipped to the tensors)."""
         ta, tb = self._gemm_flags(e)
-        (_, _, a_axes), (_, _, b_axes) = (self._region(x) for x in e.args)
-        m, k = (a_axes[1][0], a_axes[0][0]) if ta else (a_axes[0][0], a_axes[1][0])
-        n = b_axes[0][0] if tb else b_axes[1][0]
+        (a_rows, a_cols), (b_rows, b_cols) = (self._operand_extents(x) for x in e.args[:2])
+        m, k = (a_cols, a_rows) if ta else (a_rows, a_cols)
+        n = b_rows if tb else b_cols
         self.emit(f"const int64_t m_ = {m}, n_ = {n}, k_ = {k};")
+
+    def _operand_extents(self, x) -> tuple[str, str]:
+        """An operand's rows and columns here: a GM region's (clipped to its tensor), a ub tile's own."""
+        if isinstance(x, A.Name):
+            t = self.tiles[x.id]
+            return t.rows, t.cols
+        _, _, axes = self._region(x)
+        return axes[0][0], axes[1][0]
+
+    def _stage(self, e: A.Call):
+        """A ub operand copied to its workspace slot (rows a workspace row apart) for the cube: the copy
+        waits for the vector unit's last write of the tile, and the cube's read (the Matmul call the
+        scalar unit issues next) for the copy."""
+        x = next(x for x in e.args[:2] if isinstance(x, A.Name))
+        t = self.tiles[x.id]
+        ws = e.kwarg("staged")
+        name, offset, axes = self._region(ws)
+        self._sync("V_MTE3")
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t r_ = {t.rows}, c_ = {t.cols}, off_ = {offset};")
+        self._rows_pad_copy(x.id, f"{name}Gm", "r_", "c_", t.pitch, axes[0][1], t.ctype, to_gm=True)
+        self.depth -= 1
+        self.emit("}")
+        self._sync("MTE3_S")
 
     def _gemm_operands(self, i: int, e: A.Call, strip: A.Tuple | None = None):
         """The extents and, inside ``if`` all are positive, the Matmul object's operands and tail; the
@@ -85,14 +131,19 @@ class GemmEmitter:
         columns) and its start on the cube (``Iterate<false>``: its tiles computed one after the other,
         each taken by a ``GetTensorC<false>``)."""
         ta, tb = self._gemm_flags(e)
-        (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in e.args)
+        (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in self._gm_operands(e))
+        for x in e.args[:2]:
+            if isinstance(x, A.Index):
+                self.read_after_own_stores(x, "MTE3_S")
+        if e.kwarg("staged") is not None:
+            self._stage(e)
         self._gemm_extents(e)
         self.emit("if (m_ > 0 && n_ > 0 && k_ > 0) {   // cores past the grid's last block have none")
         self.depth += 1
         tail_n = "n_"
         if strip is not None:
             tile, first, end, widest = (self.scalar(x) for x in strip.items)
-            base_m, base_n = (x.value for x in self.ck.expr_types[id(e.kwarg("base"))].items[:2])
+            base_m, base_n = self._base(e)[:2]
             n_dim = self._gemm_n_dim(e)
             n_start = self._slice_parts(e.args[1])[-2 if tb else -1][0]
             w_name, w_off, _ = self._region(e.kwarg("workspace"))
@@ -115,12 +166,13 @@ class GemmEmitter:
         pitch every tile of its width has. With no K, the product is zeros."""
         i = next(k for k, g in enumerate(self.gemms) if g.value is e)
         out = e.kwarg("out").id
-        base_n = self.ck.expr_types[id(e.kwarg("base"))].items[1].value
+        base_n = self._base(e)[1]
         n_dim = self._gemm_n_dim(e)
         # the pitch a loaded tile of this static width has (copies._static_cols): ops pair them row by row
         pitch = f"AcAlignUp(AcMin<int64_t>({base_n}, {n_dim}), 8)"
         strip = e.kwarg("strip")
-        self.emit(f"{target} = {out};")
+        queue = self.buffers[out].type.space != "veccalc"   # a tile stored as it is: a VECOUT queue's
+        self.emit(f"{target} = {out}.AllocTensor<float>();" if queue else f"{target} = {out};")
         self.emit("{")
         self.depth += 1
         self._gemm_operands(i, e, strip)
@@ -146,6 +198,8 @@ class GemmEmitter:
         self.emit("}")
         self.tiles[target] = Tile("float", "f32", "m_", "n_", pitch, out)
         self._freeze(target)
+        if queue:
+            self.emit(f"{out}.EnQue({target});")
         self.depth -= 1
         self.emit("}")
 

@@ -107,6 +107,9 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         self.deque_at_use = {home for home, targets in loads.items() if len(targets) == 1}
         # Matmul API stores (the cube pass's output): one Matmul object and TCubeTiling each
         self.gemms = [n for n in A.walk(kernel) if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)]
+        # GM tensors (by root: a view is its base's memory) this core has stored to earlier in the
+        # current phase: a later read of them waits for the copies out (read_after_own_stores)
+        self.stored_in_phase: set[str] = set()
         has_vector = bool(self.buffers) or any(isinstance(n, A.Load) for n in A.walk(kernel))
         self.core_type = "aiv" if not self.gemms else "mix" if has_vector else "aic"
 
@@ -388,6 +391,7 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
             self.emit("{")
             self.depth += 1
             self.emit(f"const int64_t {p.vars[0]} = AscendC::GetBlockIdx();")
+        self.stored_in_phase = set()
         self.block(p.body)
         self.depth -= 1
         self.emit("}")
@@ -456,6 +460,7 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
     def _assign(self, s: A.Assign):
         e = s.value
         if isinstance(e, A.Load):
+            self.read_after_own_stores(e.src, "MTE3_MTE2")
             self._load(s.target, e)
             return
         if is_gemm(e):

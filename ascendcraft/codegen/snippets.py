@@ -15,6 +15,11 @@ template <typename T> __aicore__ inline T AcMin(T a, T b) { return a < b ? a : b
 template <typename T> __aicore__ inline T AcMax(T a, T b) { return a > b ? a : b; }
 template <typename T> __aicore__ inline T AcAbs(T a) { return a < 0 ? -a : a; }
 __aicore__ inline int64_t AcClamp(int64_t v, int64_t dim) { return v < 0 ? 0 : (v > dim ? dim : v); }
+// depthA1 = depthB1 of a base block known only here (codegen/gemm.py l1_depth: the same rule).
+__aicore__ inline int64_t AcL1Depth(int64_t bm, int64_t bn, int64_t bk, int64_t itemsize, int64_t l1)
+{
+    return AcMax<int64_t>(2, AcMin<int64_t>(8, l1 / ((bm * bk + bk * bn) * itemsize)) / 2 * 2);
+}
 // Zero a tile's first n elements through a 16-bit view (Duplicate moves 16- and 32-bit types only).
 template <typename T> __aicore__ inline void AcZeroFill(const AscendC::LocalTensor<T>& t, int64_t n)
 {

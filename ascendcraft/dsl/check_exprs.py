@@ -419,20 +419,38 @@ class ExpressionChecker:
             raise check_error(f"{e.func} inner extents differ: {k} and {k2}", e, kind="shape error")
         return m, n
 
+    def _cube_operand(self, e) -> TTile:
+        """A matmul operand: an l1 tile (the cube's own tile, sized for L0A/L0B), a GM region (the
+        cube streams it through L1 in base blocks: no size limit) or a vector tile (the lowering hands
+        it to the cube through a workspace in L2)."""
+        t = self.expr(e)
+        if isinstance(t, TGM):
+            t = TRegion(t, t.shape)
+        if isinstance(t, TRegion):
+            return TTile(t.gm.dtype, t.shape, "gm")
+        if isinstance(t, TTile) and t.space in VECTOR_READS:
+            return vector_operand(t)
+        if not (isinstance(t, TTile) and t.space == "l1"):
+            raise check_error(f"matmul multiplies l1 tiles, GM regions or ub tiles, got {t.describe()}", e)
+        return t
+
     def _matmul(self, op, e):
-        a = self._tile_arg(e.args[0], "matmul", space="l1")
-        b = self._tile_arg(e.args[1], "matmul", space="l1")
+        a, b = self._cube_operand(e.args[0]), self._cube_operand(e.args[1])
         if len(a.shape) != 2 or len(b.shape) != 2:
             raise check_error("matmul multiplies 2-D tiles", e, kind="shape error")
         if a.dtype != b.dtype or a.dtype not in op.dtypes:
             raise check_error(f"matmul needs two f16, bf16, f32 or i8 tiles of one dtype, got {a.dtype} and {b.dtype}", e)
+        if a.dtype == "i8" and (a.space, b.space) != ("l1", "l1"):
+            raise check_error("an i8 product multiplies two l1 tiles", e)
         m, n = self._product_shape(a.shape, b.shape, e)
         for t, space in ((a, "l0a"), (b, "l0b")):
-            if t.nbytes > self.chip.capacity(space):
+            if t.space == "l1" and t.nbytes > self.chip.capacity(space):
                 raise check_error(f"a matmul operand of {t.nbytes:,} bytes does not fit {space.upper()} "
                            f"({self.chip.capacity(space):,} bytes on {self.chip.name})", e, kind="memory error",
                            hint="use smaller cube tiles (e.g. 128x64 f16)")
-        return TTile("i32" if a.dtype == "i8" else "f32", (m, n), "l0c")
+        # a product of streamed operands (GM regions, vector tiles) is handed to the vector unit whole
+        space = "l0c" if (a.space, b.space) == ("l1", "l1") else "ub"
+        return TTile("i32" if a.dtype == "i8" else "f32", (m, n), space)
 
     def _cast(self, op, e):
         x = self.expr(e.args[0])

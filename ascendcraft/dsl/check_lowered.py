@@ -251,6 +251,23 @@ class LoweredFormsChecker:
                 raise check_error(f"{op.name}(..., mode=...) is one of {', '.join(API_COMPARE_MODES)}", e)
         return self._placed(out.id if out is not None else None, result, e)
 
+    def _gemm_operand(self, x, e: A.Call) -> TTile:
+        """A Matmul operand: a GM region, or a ub tile with ``staged=`` the GM region it is copied to
+        for the cube (at least the tile's extents, of its dtype, in an f32/f16/bf16 scratch tensor)."""
+        t = self.expr(x)
+        staged = e.kwarg("staged")
+        if isinstance(t, TTile) and t.space == "ub":
+            if staged is None:
+                raise check_error("a ub tile read by Matmul is staged=<a scratch region> for the cube", x)
+            ws = self._gm_region(staged, "Matmul's staged= is")
+            if ws.gm.role != "scratch" or ws.gm.dtype != t.dtype or len(ws.shape) != len(t.shape) or \
+                    any(w < d for w, d in zip(ws.shape, t.shape)):
+                raise check_error(f"Matmul's staged= is a scratch region of the tile's dtype and at least its "
+                                  f"extents ({t.describe()})", staged)
+            return t
+        r = self._gm_region(x, "Matmul reads")
+        return TTile(r.gm.dtype, r.shape, "gm")
+
     def _gemm(self, op, e: A.Call):
         """``Matmul(a[...], b[...], transpose_b=..., base=(bm, bn, bk))``: GM regions in, the product
         streamed to GM by the store it is the value of (a "gm" tile holds no on-chip memory), or, as
@@ -262,13 +279,13 @@ class LoweredFormsChecker:
                               "assignment (a product tile in UB)", e)
         if e.kwarg("out") is not None and not to_ub:
             raise check_error("Matmul(...) stored to GM has no out=", e)
-        a, b = (self._gm_region(x, "Matmul reads") for x in e.args)
+        a, b = (self._gemm_operand(x, e) for x in e.args)
         for r, node in ((a, e.args[0]), (b, e.args[1])):
-            if len(r.shape) != 2 or r.gm.dtype not in op.dtypes:
-                raise check_error(f"Matmul multiplies 2-D f16, bf16 or f32 regions, got {r.gm.dtype}"
+            if len(r.shape) != 2 or r.dtype not in op.dtypes:
+                raise check_error(f"Matmul multiplies 2-D f16, bf16 or f32 regions, got {r.dtype}"
                            f"[{', '.join(map(str, r.shape))}]", node, kind="shape error")
-        if a.gm.dtype != b.gm.dtype:
-            raise check_error(f"Matmul operands differ in dtype: {a.gm.dtype} and {b.gm.dtype}", e)
+        if a.dtype != b.dtype:
+            raise check_error(f"Matmul operands differ in dtype: {a.dtype} and {b.dtype}", e)
         m, n = self._product_shape(a.shape, b.shape, e)
         base = self._kw_const(e, "base", None)
         if not (isinstance(base, tuple) and len(base) == 3 and all(v > 0 and v % 16 == 0 for v in base[:2])
@@ -294,6 +311,6 @@ class LoweredFormsChecker:
             out = e.kwarg("out")
             return self._placed(out.id if out is not None else None, TTile("f32", (m, n), "ub"), e)
         # fp32 accumulation; f16/bf16 products may be written in their own dtype (Fixpipe converts)
-        out = self._store_dtype if a.gm.dtype != "f32" and self._store_dtype in ("f16", "bf16") else "f32"
+        out = self._store_dtype if a.dtype != "f32" and self._store_dtype in ("f16", "bf16") else "f32"
         return TTile(out, (m, n), "gm")
 

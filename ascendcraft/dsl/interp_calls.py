@@ -19,7 +19,7 @@ from .interp_values import (
     runtime_error,
 )
 from .ops import OPS
-from .types import on_vector
+from .types import TGM, TRegion, on_vector
 
 
 class CallInterpreter:
@@ -145,15 +145,29 @@ class CallInterpreter:
             return Tile(D.quantize(np.ascontiguousarray(out), t.dtype), t.dtype, on_vector(t.space))
         return run
 
+    def _cube_operand(self, x):
+        """A product's operand: a GM region read as a tile, or a tile."""
+        if isinstance(self.types.get(id(x)), (TGM, TRegion)):
+            return self._load_value(A.Load(x, span=x.span))
+        return self.expr(x)
+
     def _k_matmul(self, op, e):
-        fa, fb = self.expr(e.args[0]), self.expr(e.args[1])
+        fa, fb = (self._cube_operand(x) for x in e.args)
         ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
-        return lambda env: matmul_tiles(fa(env), fb(env), ta, tb, e)
+        space = self.types[id(e)].space    # a product of streamed operands is handed to UB whole
+        if space == "l0c":
+            return lambda env: matmul_tiles(fa(env), fb(env), ta, tb, e)
+
+        def run(env):
+            c = matmul_tiles(fa(env), fb(env), ta, tb, e)
+            return Tile(c.data, c.dtype, space)
+        return run
 
     def _k_gemm(self, e):
         """``Matmul(a[...], b[...])``: the product of two GM regions (fp32 accumulation), as a "gm"
-        tile in the store's dtype, or a "ub" tile (an assignment's value: the fused form)."""
-        fa, fb = (self._load_value(A.Load(x, span=x.span)) for x in e.args)
+        tile in the store's dtype, or a "ub" tile (an assignment's value: the fused form). An operand
+        may be a ub tile (``staged=``: where the emitted kernel copies it for the cube)."""
+        fa, fb = (self._cube_operand(x) for x in e.args)
         ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
         out, space = self.types[id(e)].dtype, self.types[id(e)].space
 

@@ -99,13 +99,16 @@ class Cube(LoweringPass):
         body: list = []
         for s in kernel.body:
             if isinstance(s, A.ParallelFor) and any(isinstance(n, A.Call) and n.func == "matmul" for n in A.walk(s)):
+                from .cube_chain import STREAMED, is_streamed, streamed_rewrite
+                streamed = is_streamed(s, ctx)
                 try:
-                    body += _Gemm(s, kernel, ctx).rewrite(names)
+                    body += streamed_rewrite(s, kernel, ctx, names) if streamed else _Gemm(s, kernel, ctx).rewrite(names)
                 except _NotGemm as why:
                     at = why.node.span if why.node is not None and why.node.span is not None else s.span
-                    raise DSLError(f"cube: this phase uses matmul but is not a K accumulation the Matmul API "
-                                   f"lowering handles: {why}", at, kind="lowering error",
-                                   hint=PRODUCT_PHASE) from None
+                    what = "streamed products the lowering handles" if streamed else \
+                        "a K accumulation the Matmul API lowering handles"
+                    raise DSLError(f"cube: this phase uses matmul but is not {what}: {why}", at,
+                                   kind="lowering error", hint=STREAMED if streamed else PRODUCT_PHASE) from None
             else:
                 body.append(s)
         return replace(kernel, body=tuple(body))

@@ -97,7 +97,7 @@ def test_footprint_of_a_tiled_kernel_is_reported():
     ("    const T = load(x[0, :])\n", "a const needs a value known before the kernel runs"),
     ("    t = load(x[0, :])\n    u = where(t, t, 0.0)\n", "needs a bool mask"),
     ("    t = load(x[0:4, :], space=l1)\n    u = exp(t)\n", "reads ub tiles and the cube's finished product"),
-    ("    t = load(x[0:4, 0:4])\n    u = matmul(t, t)\n", "matmul needs a l1 tile"),
+    ("    u = matmul(1.0, x[0:4, 0:4])\n", "matmul multiplies l1 tiles, GM regions or ub tiles"),
     ("    t = exp(1.0) + foo\n", "name 'foo' is not defined"),
     ("    t = load(x[0, :])\n    u = iota(8, i32, start=t)\n", "start=...) needs a scalar"),
     ("    u = iota(8, i32, start=0.5)\n", "a float scalar cannot become i32"),

@@ -97,6 +97,13 @@ void l2_normalise(uint64_t& blk, uint64_t& stride, uint64_t& count) {
 
 void gm_wrote(const void* addr, uint64_t blk, uint64_t stride, uint64_t count) {
     State& s = S();
+    if (blk > 0 && count > 0 && s.last_pipe >= 0) {
+        // the copy just scheduled: a read of these bytes on this core must be ordered after it
+        if (s.gm_pending.size() >= 256) s.gm_pending.erase(s.gm_pending.begin(), s.gm_pending.begin() + 128);
+        const uintptr_t lo = reinterpret_cast<uintptr_t>(addr);
+        s.gm_pending.push_back({lo, lo + (count - 1) * stride + blk, s.last_epoch, s.last_pipe, s.cur_api,
+                                s.cur_loc.line});
+    }
     if (g_block_l2.empty() || blk == 0 || count == 0) return;
     l2_normalise(blk, stride, count);
     BlockL2& b = *g_block_l2[static_cast<size_t>(s.group)];
@@ -276,6 +283,8 @@ double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes, double
     s.stats.busy[static_cast<int>(Pipe::S)] += s.cfg.issue_cycles;
     VClock& v = issue_on(p);
     const uint32_t epoch = ++v.c[p];
+    s.last_pipe = static_cast<int8_t>(p);
+    s.last_epoch = epoch;
     double start = std::max(s.issue, s.pipe_free[p]);
     for (int b : d.rd)
         if (b >= 0 && s.bufs[b].internal) start = std::max(start, s.bufs[b].wr_end);
@@ -316,6 +325,9 @@ void schedule_gm_read(int dst_buf, double moved, const void* src, uint64_t blk, 
     Deps d;
     d.wr[0] = dst_buf;
     const uint64_t bytes = blk * count;
+    if (count > 0)
+        gm_read_ordered(src, (count - 1) * stride + blk, static_cast<int>(Pipe::MTE2),
+                        "SetFlag/WaitFlag<HardEvent::MTE3_MTE2> between the copy out and this copy in");
     uint64_t hbm = gm_read_hbm_bytes(src, blk, stride, count);
     double from_hbm = bytes ? static_cast<double>(hbm) / static_cast<double>(bytes) : 1.0;
     double cycles = s.cfg.mte_overhead + moved * from_hbm / s.cfg.mte2_bpc + moved * (1.0 - from_hbm) / s.cfg.l2_bpc;
@@ -405,6 +417,29 @@ void record_gm_access(const GmRegion* r, uint64_t lo, uint64_t hi, bool write, c
     s.scratch_reads.add(region, lo, hi, api, loc, s.phase, 0);
     interval_gaps(s.scratch_own, lo, hi,
                   [&](uint64_t glo, uint64_t ghi) { s.scratch_unowned.add(region, glo, ghi, api, loc, s.phase, 0); });
+}
+
+void gm_read_ordered(const void* addr, uint64_t bytes, int reader, const char* advice) {
+    State& s = S();
+    if (s.gm_pending.empty() || bytes == 0) return;
+    const VClock& scalar = s.vc[static_cast<int>(Pipe::S)];
+    // a copy the scalar unit has waited for is ordered before every later instruction
+    s.gm_pending.erase(std::remove_if(s.gm_pending.begin(), s.gm_pending.end(),
+                                      [&](const State::GmPending& w) { return scalar.c[w.pipe] >= w.epoch; }),
+                       s.gm_pending.end());
+    const VClock& v = issue_on(reader);
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(addr), hi = lo + bytes;
+    for (const State::GmPending& w : s.gm_pending) {
+        if (!(v.c[w.pipe] < w.epoch && w.lo < hi && lo < w.hi)) continue;
+        const uintptr_t at = std::max(lo, w.lo);
+        const GmRegion* r = gm_find(at, 1);
+        const std::string where = r ? fmt("'%s'+%llu bytes", r->name.c_str(), static_cast<unsigned long long>(at - r->base))
+                                    : gm_describe(at, 1);
+        fail("missing-sync", s.cur_api, s.cur_loc,
+             fmt("%s on %s reads GM at %s that %s at line %d wrote on %s, and no event orders the two: on the NPU "
+                 "the read can overtake the copy (a race). Add %s",
+                 s.cur_api, pipe_name(reader), where.c_str(), w.api, w.line, pipe_name(w.pipe), advice));
+    }
 }
 
 void gm_check(const char* api, const Loc& loc, const void* p, uint64_t bytes, const char* what) {

@@ -140,6 +140,7 @@ void reset_core(int64_t block_idx) {
     for (double& p : s.pipe_done) p = 0;
     s.issue = 0;
     for (VClock& v : s.vc) v = VClock{};
+    s.gm_pending.clear();
     std::memset(s.flag_pending, 0, sizeof s.flag_pending);
     s.stats = CoreStats{};
     s.aborting = false;

@@ -494,6 +494,18 @@ struct State {
     double phase_hbm = 0, phase_start = 0;
     // access records for the checks at the end of the run (cleared by the harness before each block)
     AccessLog gm_writes;             // writes to outputs and scratch
+    // this core's recent copies to GM that a later read of the same bytes must be ordered after
+    // (gm_read_ordered): [lo, hi) addresses, the writing pipe and its instruction count
+    struct GmPending {
+        uintptr_t lo, hi;
+        uint32_t epoch;
+        int8_t pipe;
+        const char* api;
+        int32_t line;
+    };
+    std::vector<GmPending> gm_pending;
+    int8_t last_pipe = -1;           // the pipe and instruction count of the last instruction scheduled
+    uint32_t last_epoch = 0;
     AccessLog scratch_reads;         // reads of scratch
     AccessLog scratch_unowned;       // the parts of scratch reads this core had not written itself
     std::map<uint64_t, uint64_t> scratch_own;   // scratch bytes this core wrote: [lo, hi) keyed by lo

@@ -131,6 +131,7 @@ public:
         asc_sim::gm_check(api, asc_loc_, a_.addr_, sizeof(SrcAT), "reads A:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_ + b_idx(K - 1, N - 1), sizeof(SrcBT), "reads B:");
         asc_sim::gm_check(api, asc_loc_, b_.addr_, sizeof(SrcBT), "reads B:");
+        reads_ordered();
         // every row of an operand in scratch, for the scratch checks (harness_checks.h)
         asc_sim::note_scratch_rows(api, asc_loc_, a_.addr_, transA_ ? K : M, (transA_ ? M : K) * sizeof(SrcAT),
                                    lda * sizeof(SrcAT));
@@ -173,7 +174,10 @@ public:
         if (enPartialSum) asc_sim::fail("unsupported", api, asc_loc_, "Iterate(enPartialSum = true) is not simulated");
         check_operands(api, asc_loc_);
         const Grid g = grid(tailM_, tailN_, tailK_);
-        if (iter_ == 0) start_cost();
+        if (iter_ == 0) {
+            reads_ordered();
+            start_cost();
+        }
         if (iter_ >= g.mb * g.nb) {
             iter_ = 0;
             block_ready_ = false;
@@ -274,6 +278,7 @@ private:
                           asc_sim::fmt("Iterate<false> computes %lld x %lld blocks ahead (%llu bytes), the workspace holds "
                                        "%lld", static_cast<long long>(g.mb), static_cast<long long>(g.nb),
                                        static_cast<unsigned long long>(need), static_cast<long long>(workspace_bytes_)));
+        reads_ordered();
         start_cost();
         const bool m_first = tiling_.iterateOrder == 0;
         for (int64_t it = 0; it < g.mb * g.nb; ++it) {
@@ -339,6 +344,21 @@ private:
                 bk = tiling_.baseK > 0 ? tiling_.baseK : 64;
         bm = std::min(bm, M); bn = std::min(bn, N); bk = std::min(bk, K);
         return Grid{bm, bn, bk, cdiv(M, bm), cdiv(N, bn), cdiv(K, bk)};
+    }
+    // The cube reads A and B from GM (its copy-in on the AIC): a copy of this core into them must have
+    // landed first, which the scalar unit that sends the call waits for.
+    void reads_ordered() const {
+        const int64_t M = tailM_, N = tailN_, K = tailK_;
+        if (M <= 0 || N <= 0 || K <= 0) return;
+        const int64_t lda = transA_ ? orgM_ : orgKa_, ldb = transB_ ? orgKb_ : orgN_;
+        const int64_t a_rows = transA_ ? K : M, a_cols = transA_ ? M : K;
+        const int64_t b_rows = transB_ ? N : K, b_cols = transB_ ? K : N;
+        const char* advice = "SetFlag/WaitFlag<HardEvent::MTE3_S> after the copy, before the Matmul call (the scalar "
+                             "unit sends the call on to the cube)";
+        asc_sim::gm_read_ordered(a_.addr_, static_cast<uint64_t>((a_rows - 1) * lda + a_cols) * sizeof(SrcAT),
+                                 static_cast<int>(asc_sim::Pipe::AIC_MTE2), advice);
+        asc_sim::gm_read_ordered(b_.addr_, static_cast<uint64_t>((b_rows - 1) * ldb + b_cols) * sizeof(SrcBT),
+                                 static_cast<int>(asc_sim::Pipe::AIC_MTE2), advice);
     }
     void check_operands(const char* api, const asc_sim::Loc& loc) const {
         if (!inited_) asc_sim::fail("matmul-init", api, loc, asc_sim::fmt("%s before REGIST_MATMUL_OBJ / Init", api));

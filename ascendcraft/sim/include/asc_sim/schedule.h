@@ -182,6 +182,10 @@ template <class F> inline void interval_gaps(const std::map<uint64_t, uint64_t>&
 void record_gm_access(const GmRegion* r, uint64_t lo, uint64_t hi, bool write, const char* api, const Loc& loc);
 
 void gm_check(const char* api, const Loc& loc, const void* p, uint64_t bytes, const char* what);
+// A read of GM bytes [addr, addr + bytes) on pipe `reader`: a copy of this core to those bytes that
+// the read is not ordered after (an event, a barrier, the scalar unit's wait) is a missing-sync race;
+// `advice` is the sync the message suggests.
+void gm_read_ordered(const void* addr, uint64_t bytes, int reader, const char* advice);
 // Records the reads of `rows` rows of `row_bytes` bytes, `stride` bytes apart, from `p` when they are
 // in scratch (an API that bounds-checks only the first and last element of its operand, Matmul).
 void note_scratch_rows(const char* api, const Loc& loc, const void* p, int64_t rows, uint64_t row_bytes,
