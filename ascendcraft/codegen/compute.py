@@ -11,6 +11,7 @@ from ..dsl import ast as A
 from ..dsl.ops import API_COMPARE_MODES, OPS
 from ..dsl.types import TTile
 from . import indexing
+from .rows import emit_column_op, emit_row_reduce, work_view
 from .emit_common import (
     ROUND_MODES,
     UB_CTYPES,
@@ -87,9 +88,10 @@ class ComputeEmitter:
         if form == "reduce":
             src = self.tiles[args[0].id]
             fn = op.api
-            rwork = self.work["rwork"]
             self.emit("{")
             self.depth += 1
+            rwork = "w_"
+            self.emit(f"AscendC::LocalTensor<{src.ctype}> w_ = {work_view(self, src.ctype)[0]};")
             self.emit(f"if ({src.rows} == 1 || {src.cols} == {src.pitch}) {{")
             self.emit(f"    AscendC::{fn}<{src.ctype}>({rwork}, {args[0].id}, {rwork}, static_cast<int32_t>("
                       f"{src.rows} * {src.cols}));")
@@ -126,36 +128,7 @@ class ComputeEmitter:
             from .outer import emit_outer
             tile = emit_outer(self, target, e, op, ct, out)
         elif form == "rowreduce":
-            src = self.tiles[args[0].id]
-            keep = bool(self._kw(e, "keepdims", False))
-            per_block = 32 // D.ITEMSIZE[src.dtype]
-            at = f"r_{f' * {per_block}' if keep else ''}"
-            if keep:   # one value per 32-byte row: zero the rest so element-wise ops read defined lanes
-                self.emit(f"AscendC::Duplicate({target}, static_cast<{ct}>(0), static_cast<int32_t>({src.rows} * "
-                          f"{per_block}));")
-            self.emit(f"for (int64_t r_ = 0; r_ < {src.rows}; ++r_) {{")
-            if op.of == "prod":
-                # no ReduceProd API: the row (copied into swork, padded with ones to whole 64-element
-                # chunks) folded in halves with Mul, then one 32-byte block's lanes on the scalar unit
-                swork = self.work["swork"]
-                self.emit(f"    const int64_t k_ = AcAlignUp({src.cols}, 64);")
-                self.emit(f"    AscendC::Duplicate({swork}, static_cast<{ct}>(1), static_cast<int32_t>(k_));")
-                self.emit("    AscendC::PipeBarrier<PIPE_V>();")
-                self.emit(f"    AcCopy({swork}, {args[0].id}[r_ * {src.pitch}], {src.cols});")
-                self.emit("    int64_t rows_ = k_ / 64;")
-                self.depth += 1
-                self._fold_product(swork, src.ctype, 32 // D.ITEMSIZE[src.dtype])
-                self.depth -= 1
-                self.emit(f"    {target}.SetValue({at}, p_);")
-            else:
-                fn = {"sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}[op.of]
-                rwork = self.work["rwork"]
-                self.emit(f"    AscendC::{fn}<{src.ctype}>({rwork}, {args[0].id}[r_ * {src.pitch}], {rwork}, "
-                          f"static_cast<int32_t>({src.cols}));")
-                self.emit(f"    {target}.SetValue({at}, {rwork}.GetValue(0));")
-            self.emit("}")
-            tile = (Tile(ct, t.dtype, src.rows, "1", str(per_block), out) if keep
-                    else Tile(ct, t.dtype, "1", src.rows, f"AcAlignUp({src.rows}, {per_block})", out))
+            tile = emit_row_reduce(self, target, e, op, ct, out)
         elif form == "triangle":
             tile = self._triangle(target, e, op, ct, out)
         elif form == "selectrows":
@@ -302,6 +275,12 @@ class ComputeEmitter:
                       f"p_ = {big.pitch}; for (int64_t i_ = n_; i_ < a_ && i_ < p_; ++i_) {{ {nv}.SetValue(i_, "
                       f"static_cast<{vec.ctype}>(1)); }} if (p_ > a_) {{ AscendC::Duplicate({nv}[a_], "
                       f"static_cast<{vec.ctype}>(1), static_cast<int32_t>(p_ - a_)); }} }}")
+        column = op.form != "rowvec"
+        if column:   # on the vector unit alone where it fits (codegen/rows.py), else row by row
+            self.emit("{")
+            self.depth += 1
+            fast = emit_column_op(self, target, x, nx, y, ny, name)
+            self.depth += fast
         self.emit(f"for (int64_t r_ = 0; r_ < {big.rows}; ++r_) {{")
         if op.form == "rowvec":
             a = f"{nx}[r_ * {x.pitch}]" if big is x else nx
@@ -315,6 +294,12 @@ class ComputeEmitter:
             self.emit(f"    AscendC::{scalar_op[0]}({target}[r_ * {big.pitch}], {nx}[r_ * {x.pitch}], "
                       f"static_cast<{x.ctype}>({scalar_op[1]}), {cols});")
         self.emit("}")
+        if column:
+            if fast:
+                self.depth -= 1
+                self.emit("}")
+            self.depth -= 1
+            self.emit("}")
         return Tile(ct, big.dtype, big.rows, big.cols, big.pitch, out)
 
     def _subscripts(self, ix: A.Index, src: Tile) -> list:

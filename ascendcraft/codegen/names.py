@@ -37,6 +37,8 @@ from dataclasses import fields, is_dataclass, replace
 
 from ..dsl import ast as A
 from ..dsl.parser import keywords
+from ..dsl.types import TTile
+from ..lowering_passes.base import Names
 
 SUFFIX = "_u"
 
@@ -103,9 +105,13 @@ class _Renamer:
 
     def __init__(self):
         self.pairs: list[tuple[object, object]] = []   # (old expr, new expr)
+        self.alias: dict[str, str] = {}   # in the statement being renamed: a name spelled as another
+
+    def cpp(self, n: str) -> str:
+        return cpp_name(self.alias.get(n, n))
 
     def name(self, n):
-        return None if n is None else cpp_name(n)
+        return None if n is None else self.cpp(n)
 
     def type(self, t):
         if isinstance(t, A.TensorType):
@@ -116,7 +122,7 @@ class _Renamer:
         if e is None:
             return None
         if isinstance(e, A.Name):
-            new = replace(e, id=cpp_name(e.id))
+            new = replace(e, id=self.cpp(e.id))
         elif isinstance(e, A.Call):
             new = replace(e, args=tuple(self.expr(a) for a in e.args),
                           kwargs=tuple(replace(k, value=self.kwarg_value(k)) for k in e.kwargs))
@@ -146,7 +152,7 @@ class _Renamer:
 
     def stmt(self, s):
         if isinstance(s, A.Assign):
-            return replace(s, target=cpp_name(s.target), value=self.expr(s.value))
+            return replace(s, target=self.cpp(s.target), value=self.expr(s.value))
         if isinstance(s, A.Const):
             return replace(s, name=cpp_name(s.name), value=self.expr(s.value))
         if isinstance(s, (A.Scratch, A.Buffer)):
@@ -157,13 +163,13 @@ class _Renamer:
         if isinstance(s, A.Store):
             return replace(s, dst=self.expr(s.dst), value=self.expr(s.value))
         if isinstance(s, A.For):
-            return replace(s, var=cpp_name(s.var), start=self.expr(s.start), stop=self.expr(s.stop),
+            return replace(s, var=self.cpp(s.var), start=self.expr(s.start), stop=self.expr(s.stop),
                            step=self.expr(s.step), body=self.block(s.body))
         if isinstance(s, A.ParallelFor):
-            return replace(s, vars=tuple(cpp_name(v) for v in s.vars),
+            return replace(s, vars=tuple(self.cpp(v) for v in s.vars),
                            extents=tuple(self.expr(x) for x in s.extents), body=self.block(s.body))
         if isinstance(s, A.Free):
-            return replace(s, name=cpp_name(s.name))
+            return replace(s, name=self.cpp(s.name))
         if isinstance(s, A.Pass):
             return s
         raise TypeError(f"names: no renaming for statement {type(s).__name__}")
@@ -175,13 +181,33 @@ class _Renamer:
         return replace(p, name=cpp_name(p.name), type=self.type(p.type), default=self.expr(p.default))
 
 
+def _assigned_kinds(stmts, types) -> tuple[set, set]:
+    """The names ``stmts`` assign tile values to, and those they assign scalars to."""
+    tiles, scalars = set(), set()
+    for s in A.statements(stmts):
+        if isinstance(s, A.Assign):
+            (tiles if isinstance(types.get(id(s.value)), TTile) else scalars).add(s.target)
+    return tiles, scalars
+
+
 def mangle_kernel(kernel: A.Kernel, checked):
     """``kernel`` with every identifier in C++ spelling, and a copy of ``checked`` (its
     CheckedKernel) whose expression types are keyed by the new nodes. The kernel keeps its
     name and source (spans point into the same text)."""
     r = _Renamer()
+    tiles, scalars = _assigned_kinds(kernel.body, checked.expr_types)
+    both = tiles & scalars
+    fresh = Names(kernel) if both else None
+    body = []
+    for s in kernel.body:
+        # Process() declares each name once: a name that is a scalar in one phase and a tile in
+        # another takes another spelling in the phases where it is a tile
+        here, _ = _assigned_kinds([s], checked.expr_types)
+        r.alias = {n: fresh.fresh(f"{n}_tile") for n in sorted(here & both)}
+        body.append(r.stmt(s))
+    r.alias = {}
     new = replace(kernel, inputs=tuple(r.param(p) for p in kernel.inputs),
-                  outputs=tuple(r.param(p) for p in kernel.outputs), body=r.block(kernel.body),
+                  outputs=tuple(r.param(p) for p in kernel.outputs), body=tuple(body),
                   star_dims=tuple(cpp_name(d) for d in kernel.star_dims))
     new = replace(new, source=kernel.source)
     ck = copy.copy(checked)

@@ -97,6 +97,9 @@ class _Bufferizer:
         self.shape: dict[str, tuple] = {}                  # tile name -> symbolic extents
         self.dtype: dict[str, str] = {}
         self.reduced: list[str] = []                       # tiles reduced by ReduceSum/Max/Min
+        # (rows, dtype) of the 2-D tiles reduced along each row or combined with a column: their
+        # level-0 forms stage a 32-byte block per row in rwork (codegen/rows.py)
+        self.row_work: list[tuple] = []
         self.scanned: list[tuple[str, str]] = []           # (tile, op) of CumSum/CumProd/ReduceProd
         self.windows: list[tuple[str, str]] = []           # (input tile, output tile) of WindowMax/Avg
         self.apart: list[tuple[str, str]] = []             # tiles that must not share a buffer
@@ -162,6 +165,10 @@ class _Bufferizer:
                 func = s.value.func if isinstance(s.value, A.Call) else None
                 if func in OPS and OPS[func].form in ("reduce", "rowreduce") and func not in _SCANNED:
                     self.reduced.append(s.value.args[0].id)
+                if func in OPS and OPS[func].form in ("rowreduce", "colvec"):
+                    shaped = s.value.args[0].id if OPS[func].form == "rowreduce" else s.target
+                    if len(self.shape.get(shaped, ())) == 2:
+                        self.row_work.append((self.shape[shaped][0], self.dtype[shaped]))
                 if func in _SCANNED:
                     self.scanned.append((s.value.args[0].id, func))
                 if func in OPS and OPS[func].form in ("rowvec", "colvec", "rowreduce", "outer", "selectrows"):
@@ -372,18 +379,29 @@ class _Bufferizer:
         return out
 
     def _reduce_work(self) -> list:
-        """The ReduceSum/Max/Min work area, sized for the largest reduced tile (ascendc_api.md 3.3)."""
-        if not self.reduced:
+        """The ReduceSum/Max/Min work area, sized for the largest reduced tile (ascendc_api.md 3.3),
+        and for the per-row forms' blocks: one per row (to a whole 8 rows), then the rows' values."""
+        if not self.reduced and not self.row_work:
             return []
+        dtype = self.dtype[self.reduced[0]] if self.reduced else self.row_work[0][1]
         sizes = []
+
+        def in_rwork(elems, of: str):   # a count of ``of`` elements as rwork's (possibly narrower) elements
+            widen = -(-D.ITEMSIZE[of] // D.ITEMSIZE[dtype])
+            return elems if widen == 1 else binary("*", elems, A.Int(widen))
         for n in self.reduced:
             per_repeat = REPEAT // D.ITEMSIZE[self.dtype[n]]
             per_block = BLOCK // D.ITEMSIZE[self.dtype[n]]
             first = call("cdiv", aligned_elems(self.shape[n], self.dtype[n]), A.Int(per_repeat))
-            sizes.append(binary("+", binary("*", call("cdiv", first, A.Int(per_block)), A.Int(per_block)),
-                                A.Int(per_repeat)))
+            sizes.append(in_rwork(binary("+", binary("*", call("cdiv", first, A.Int(per_block)), A.Int(per_block)),
+                                         A.Int(per_repeat)), self.dtype[n]))
+        for rows, row_dtype in self.row_work:
+            per_block = BLOCK // D.ITEMSIZE[row_dtype]
+            rows8 = binary("*", call("cdiv", rows, A.Int(8)), A.Int(8))
+            sizes.append(in_rwork(binary("+", binary("*", rows8, A.Int(per_block)),
+                                         binary("*", call("cdiv", rows8, A.Int(per_block)), A.Int(per_block))),
+                                  row_dtype))
         const = self.names.fresh("_n")
-        dtype = self.dtype[self.reduced[0]]
         return [A.Const(const, _maximum(sizes)),
                 A.Buffer(self._work_name("rwork"), A.TensorType(dtype, (const,), "veccalc"))]
 

@@ -464,3 +464,22 @@ def test_check_shows_the_checkers_warnings_in_text_and_json(tmp_path, capsys):
     assert w["location"]["line"] == 4 and w["location"]["column"] == 24
     assert w["location"]["file"].endswith("k.dsl") and "calls the op neg" in w["message"] and w["hint"]
     assert w["text"] == lines[0]
+
+
+def test_a_name_that_is_a_scalar_in_one_phase_and_a_tile_in_another_lowers_and_matches(tmp_path):
+    """Process() declares each local once: the tile takes another spelling where it is a tile."""
+    from compiled import compile_verified
+    kernel = '''kernel k(x: gm f32[N, C]) -> (y: gm f32[N, C], z: gm f32[N, C]):
+    for i in parallel(cdiv(N, 4)):
+        l = i * 4
+        store(y[l:l + 4, :], load(x[l:l + 4, :]) * 2.0)
+    for i in parallel(N):
+        l = load(x[i, :]) + 1.0
+        store(z[i, :], l * l)
+'''
+    op = ("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+          "        return x * 2.0, (x + 1.0) * (x + 1.0)\n\n\nN = 10\nC = 40\n\n\ndef get_inputs():\n"
+          "    return [torch.randn(N, C)]\n\n\n"
+          "def get_init_inputs():\n    return []\n")
+    k = compile_verified(tmp_path, kernel, op, trials=2)
+    assert "l_tile0_u" in k.source and "int64_t l_u" in k.source
