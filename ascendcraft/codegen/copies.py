@@ -209,7 +209,10 @@ class CopyEmitter:
         queue = self.buffers[home].type.space != "veccalc"
         self.emit(f"{target} = {home}.AllocTensor<{ct}>();" if queue else f"{target} = {home};")
         if not queue:
+            # the buffer's last readers and writers: a copy out (MTE3), the vector unit (its earlier
+            # tile, which nothing else orders the copy in after when no scalar read waited for it)
             self._sync("MTE3_V")
+            self._sync("V_MTE2")
         pad = self.scalar(e.pad)
         self._filled_on_vector().add(target)
         self.emit("{")

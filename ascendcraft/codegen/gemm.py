@@ -91,13 +91,42 @@ class GemmEmitter:
         _, tb = self._gemm_flags(e)
         return self._dim(tuple(self._gm_shape(self._gm_operands(e)[1]))[-2 if tb else -1])
 
-    def _gemm_extents(self, e: A.Call):
-        """``m_``, ``n_``, ``k_``: the product's extents here (its regions clipped to the tensors)."""
+    def _gemm_extents(self, e: A.Call, operands=None, suffix: str = "_"):
+        """``m_``, ``n_``, ``k_``: the product's extents here (its regions clipped to the tensors); of
+        ``operands`` (the next iteration's regions) as ``m2_``, ... with ``suffix="2_"``."""
         ta, tb = self._gemm_flags(e)
-        (a_rows, a_cols), (b_rows, b_cols) = (self._operand_extents(x) for x in e.args[:2])
+        (a_rows, a_cols), (b_rows, b_cols) = (self._operand_extents(x) for x in (operands or e.args[:2]))
         m, k = (a_cols, a_rows) if ta else (a_rows, a_cols)
         n = b_rows if tb else b_cols
-        self.emit(f"const int64_t m_ = {m}, n_ = {n}, k_ = {k};")
+        self.emit(f"const int64_t m{suffix} = {m}, n{suffix} = {n}, k{suffix} = {k};")
+
+    def _start_ahead(self, i: int, e: A.Call, operands, suffix: str):
+        """One block started on the cube (Iterate<false>) for a later GetTensorC<false>."""
+        ta, tb = self._gemm_flags(e)
+        (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in operands)
+        self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
+        self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
+        self.emit(f"mm{i}.SetTail(static_cast<int>(m{suffix}), static_cast<int>(n{suffix}), "
+                  f"static_cast<int>(k{suffix}));")
+        self.emit(f"mm{i}.template Iterate<false>();")
+
+    def _next_ahead(self, i: int, e: A.Call):
+        """After this iteration's tile is taken: the next iteration's started, if there is one."""
+        var, _, stop, step, a_next, b_next = e.kwarg("ahead").items
+        step = self.scalar(step)
+        self.emit(f"if ({step} > 0 ? ({self.scalar(var)}) + {step} < ({self.scalar(stop)}) : "
+                  f"({self.scalar(var)}) + {step} > ({self.scalar(stop)})) {{   // the next tile, computed ahead")
+        self.depth += 1
+        for x in (a_next, b_next):
+            self.read_after_own_stores(x, "MTE3_S")
+        self._gemm_extents(e, (a_next, b_next), "2_")
+        self.emit("if (m2_ > 0 && n2_ > 0 && k2_ > 0) {")
+        self.depth += 1
+        self._start_ahead(i, e, (a_next, b_next), "2_")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
 
     def _operand_extents(self, x) -> tuple[str, str]:
         """An operand's rows and columns here: a GM region's (clipped to its tensor), a ub tile's own."""
@@ -151,6 +180,18 @@ class GemmEmitter:
             self.depth += 1
             self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * ({widest})));")
             tail_n = f"AcMin<int64_t>((({end}) - ({first})) * {base_n}, ({n_dim}) - ({n_start}))"
+        ahead = e.kwarg("ahead")
+        if ahead is not None:   # the first iteration starts its own tile; later ones were started ahead
+            var, start = (self.scalar(x) for x in ahead.items[:2])
+            w_name, w_off, _ = self._region(e.kwarg("workspace"))
+            base_m, base_n = self._base(e)[:2]
+            self.emit(f"if (({var}) == ({start})) {{")
+            self.depth += 1
+            self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * {base_n}));")
+            self._start_ahead(i, e, self._gm_operands(e), "_")
+            self.depth -= 1
+            self.emit("}")
+            return
         self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
         self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
         self.emit(f"mm{i}.SetTail(static_cast<int>(m_), static_cast<int>({tail_n}), static_cast<int>(k_));")
@@ -178,7 +219,11 @@ class GemmEmitter:
         self._gemm_operands(i, e, strip)
         # the gaps a narrow block leaves in its rows are zeroed first: element-wise ops cover whole rows
         self.emit(f"if (n_ < {base_n}) {{ AcZeroFill({target}, m_ * {base_n}); }}")
-        if strip is None:
+        if e.kwarg("ahead") is not None:   # this iteration's tile, started ahead; then the next one's
+            self._sync("V_MTE2")
+            self.emit(f"mm{i}.template GetTensorC<false>({target}, 0, true);")
+            self._next_ahead(i, e)
+        elif strip is None:
             # the copy into the tile waits for its last readers (the previous block's epilogue), not
             # the cube's operand loads: the wait sits between Iterate and GetTensorC
             self.emit(f"while (mm{i}.Iterate()) {{")

@@ -292,18 +292,33 @@ class LoweredFormsChecker:
                 and base[2] > 0):
             raise check_error("Matmul needs base=(baseM, baseN, baseK): the cube's base block, baseM and baseN "
                        "multiples of 16", e)
-        strip, workspace = e.kwarg("strip"), e.kwarg("workspace")
-        if (strip is None) != (workspace is None) or (strip is not None and not to_ub):
+        strip, workspace, ahead = e.kwarg("strip"), e.kwarg("workspace"), e.kwarg("ahead")
+        if strip is not None and ahead is not None:
+            raise check_error("Matmul takes strip= or ahead=, not both", e)
+        if ahead is not None:
+            if not to_ub or workspace is None or e.kwarg("staged") is not None:
+                raise check_error("Matmul(..., ahead=(n, start, stop, step, next A, next B), workspace=...) computes the "
+                                  "next iteration's product tile ahead: a tile in UB of two GM regions", e)
+            if not (isinstance(ahead, A.Tuple) and len(ahead.items) == 6):
+                raise check_error("ahead=(n, start, stop, step, next A, next B)", ahead)
+            for item in ahead.items[:4]:
+                self._int_scalar(item, "ahead=(...)")
+            for item, now in zip(ahead.items[4:], (a, b)):
+                r = self._gemm_operand(item, e)
+                if len(r.shape) != 2 or r.dtype != now.dtype:
+                    raise check_error("ahead='s next regions are 2-D regions of the operands' dtype", item)
+        if (strip is None and ahead is None) != (workspace is None) or (strip is not None and not to_ub):
             raise check_error("Matmul(..., strip=(tile, first, end, widest), workspace=...) computes a product tile's "
                               "strip ahead: both together, on a product tile in UB", e)
+        if workspace is not None:
+            ws = self._gm_region(workspace, "Matmul's workspace is")
+            if ws.gm.role != "scratch" or ws.gm.dtype != "f32":
+                raise check_error("Matmul's workspace is a region of an f32 scratch tensor", workspace)
         if strip is not None:
             if not (isinstance(strip, A.Tuple) and len(strip.items) == 4):
                 raise check_error("strip=(tile, first, end, widest): four integer scalars", strip)
             for item in strip.items:
                 self._int_scalar(item, "strip=(...)")
-            ws = self._gm_region(workspace, "Matmul's workspace is")
-            if ws.gm.role != "scratch" or ws.gm.dtype != "f32":
-                raise check_error("Matmul's workspace is a region of an f32 scratch tensor", workspace)
         if to_ub:
             if m > base[0] or n > base[1]:
                 raise check_error(f"a product tile in UB is one base block: its {m} x {n} exceeds base "

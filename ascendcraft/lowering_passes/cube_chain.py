@@ -81,12 +81,15 @@ def streamed_rewrite(phase: A.ParallelFor, kernel: A.Kernel, ctx, names: Names) 
                            "(write each product of the phase with GM regions or ub tiles)", n)
     core = names.fresh("core")
     chain = _Chain(ctx, names, core, shape_set_values(kernel, ctx))
+    chain.written = {ctx.symbols.root(s.dst.base.id if isinstance(s.dst, A.Index) else s.dst.id)
+                     for s in A.statements(phase.body) if isinstance(s, A.Store)}
     body = chain.block(phase.body)
     decls, dealt = deal(phase, names, core, lambda f, lo, hi: body)
     ctx.notes.append(f"cube: {len(chain.products)} streamed product(s) in one phase, each one Matmul call whose "
                      f"tile the vector unit takes in UB"
-                     + (f"; {len(chain.workspaces)} ub operand(s) staged through a workspace slot per core in L2"
-                        if chain.workspaces else ""))
+                     + (f"; {sum(1 for p in chain.products if p.kwarg('staged') is not None)} ub operand(s) staged "
+                        f"through a workspace slot per core in L2" if chain.workspaces else "")
+                     + (f"; {chain.ahead} computed an iteration ahead of the vector work" if chain.ahead else ""))
     return decls + chain.decls + [dealt]
 
 
@@ -131,12 +134,14 @@ class _Chain:
         self.products: list = []
         self.workspaces: list = []
         self.decls: list = []      # the workspaces and the constants their extents are
+        self.ahead = 0             # products computed an iteration ahead
+        self.written: set[str] = set()   # the tensors the phase stores to
 
     def block(self, stmts) -> tuple:
         out: list = []
         for s in stmts:
             if isinstance(s, A.For):
-                out.append(replace(s, body=self.block(s.body)))
+                out.append(self._ahead(replace(s, body=self.block(s.body))))
                 continue
             if isinstance(s, A.ParallelFor):
                 raise _NotGemm("a phase with streamed products holds no parallel loop", s)
@@ -157,6 +162,35 @@ class _Chain:
                     self.shapes[s.target] = shape if old is None or old == shape or len(old) != len(shape) else \
                         tuple(a if a == b else call("maximum", a, b) for a, b in zip(old, shape))
         return tuple(out)
+
+    def _ahead(self, loop: A.For) -> A.For:
+        """The loop's first product of GM regions that only the loop variable moves, computed one
+        iteration ahead: while the vector unit works on this iteration's tile, the cube computes the
+        next one into the core's workspace (``ahead=(n, start, stop, step, next A, next B)``; the
+        Matmul API's Iterate<false> and GetTensorC<false>). Not when the phase writes an operand's
+        tensor (the next tile would be read before this iteration wrote it)."""
+        assigned = {s.target for s in A.statements(loop.body) if isinstance(s, A.Assign)}
+        assigned |= {s.var for s in A.statements(loop.body) if isinstance(s, A.For)}
+        for k, s in enumerate(loop.body):
+            if not (isinstance(s, A.Assign) and A.is_product(s.value)) or s.value.kwarg("staged") is not None:
+                continue
+            regions = s.value.args[:2]
+            moved = set().union(*(A.names_in(r) for r in regions)) & (assigned | {loop.var})
+            if moved != {loop.var} or any(self.ctx.symbols.root(x.base.id) in self.written for x in regions):
+                continue
+            nxt = [A.map_names(r, lambda n: binary("+", n, loop.step) if n.id == loop.var else n) for r in regions]
+            bm, bn = s.value.kwarg("base").items[:2]
+            size = self._dim(binary("*", bm, bn), s.span)
+            ws = self.names.fresh("_wa")
+            scratch = A.Scratch(ws, A.TensorType("f32", ("CORES", size)), s.span)
+            self.workspaces.append(scratch)
+            self.decls.append(scratch)
+            ahead = A.Tuple((name(loop.var), loop.start, loop.stop, loop.step, *nxt))
+            value = replace(s.value, kwargs=s.value.kwargs + (
+                A.Keyword("ahead", ahead), A.Keyword("workspace", A.Index(name(ws), (name(self.core), A.Slice(None, None))))))
+            self.ahead += 1
+            return replace(loop, body=loop.body[:k] + (replace(s, value=value),) + loop.body[k + 1:])
+        return loop
 
     def _hoist(self, e, out: list, span):
         """``e`` with each product inside it assigned to a fresh name first (appended to ``out``)."""

@@ -233,7 +233,7 @@ def test_writer_names_spelled_like_pass_names_lower_and_match_the_op(tmp_path):
     assert re.search(rf"buffer {roles['rwork']}: veccalc f32\[", final)
     assert "rwork = " in final                                           # the writer's tile is still there
     src = r.spec.kernel_source
-    assert f"{roles['rwork']}_u.GetValue(0)" in src and "rwork_u" in src   # two names in C++ too
+    assert f"w_ = {roles['rwork']}_u;" in src and "rwork_u" in src   # two names in C++ too
     notes = [n for level in r.run.levels for n in level.notes]
     assert any(n.startswith("prefetch:") for n in notes), notes         # _pf0 is the writer's: still prefetched
 

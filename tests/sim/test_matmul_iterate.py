@@ -100,3 +100,13 @@ def test_blocks_taken_without_being_started_are_errors(rng, mode, message):
     res, _ = _run(64, 48, 32, 64, 48, 32, 48, rng, mode=mode)
     assert not res.ok
     assert any(d.rule == "matmul-init" and message in d.message for d in res.errors), res.report()
+
+
+def test_a_block_handed_to_ub_costs_no_hbm_write_and_a_block_to_gm_does(rng):
+    """GetTensorC to UB drains the block through the library's workspace, which stays in L2; the
+    epilogue's own copy out is C's one HBM write. GetTensorC to GM writes C itself."""
+    m, n, k = 128, 96, 64
+    ub, _ = _run(m, n, k, 64, 48, 32, 48, rng, cost_only=True)
+    gm_, _ = _run(m, n, k, 64, 48, 32, 48, rng, mode="OUT_GM", cost_only=True)
+    writes = [sum(c.gm_write for c in r.cost.per_core) for r in (ub, gm_)]
+    assert writes[0] == writes[1] == m * n * 4

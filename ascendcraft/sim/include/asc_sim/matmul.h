@@ -213,7 +213,7 @@ public:
         for (int64_t i = 0; i < cur_m_; ++i)
             asc_sim::gm_check(api, asc_loc_, at + i * ldc, static_cast<uint64_t>(cur_n_) * sizeof(DstT), "writes");
         asc_sim::S().atomic_add = was_atomic;
-        drain_block(cur_m_, cur_n_);
+        drain_block(cur_m_, cur_n_, true);
         if (asc_sim::S().cfg.cost_only) return;
         std::lock_guard<std::mutex> lock(asc_sim::g_atomic_mu);
         for (int64_t i = 0; i < cur_m_; ++i)
@@ -241,7 +241,7 @@ public:
         take_block(api, asc_loc_);
         check_ub(api, asc_loc_, ub, enAtomic);
         (void)enSequentialWrite;
-        drain_block(cur_m_, cur_n_);
+        drain_block(cur_m_, cur_n_, false);
         asc_sim::Deps d;
         d.rd[0] = slot_[12];
         copy_to_ub(api, asc_loc_, ub, cur_m_, cur_n_, block_, d);
@@ -287,7 +287,7 @@ private:
             p.m = std::min(g.bm, tailM_ - mi * g.bm);
             p.n = std::min(g.bn, tailN_ - ni * g.bn);
             multiply_block(g, mi, ni);
-            drain_block(p.m, p.n);
+            drain_block(p.m, p.n, false);
             p.drained = asc_sim::mark_on(static_cast<int>(asc_sim::Pipe::FIX));
             if (!asc_sim::S().cfg.cost_only) {
                 p.values.assign(static_cast<size_t>(p.m * p.n), 0.0f);
@@ -391,7 +391,7 @@ private:
         for (int64_t mi = 0; mi < g.mb; ++mi)
             for (int64_t ni = 0; ni < g.nb; ++ni) {
                 multiply_block(g, mi, ni);
-                drain_block(std::min(g.bm, M - mi * g.bm), std::min(g.bn, N - ni * g.bn));
+                drain_block(std::min(g.bm, M - mi * g.bm), std::min(g.bn, N - ni * g.bn), true);
             }
     }
     void start_cost() {
@@ -450,13 +450,15 @@ private:
         }
     }
     // The block out of L0C (FIX), to GM; the second L0C slot (dbL0C = 2, when two base blocks of
-    // fp32 fit L0C's 128 KiB) lets the next block accumulate while FIX drains this one.
-    void drain_block(int64_t m, int64_t n) {
+    // fp32 fit L0C's 128 KiB) lets the next block accumulate while FIX drains this one. HBM traffic
+    // only for a block of the caller's C (`to_user_gm`): a block on its way to UB goes through the
+    // workspace, which stays in L2 (read back at once, rewritten by the next block).
+    void drain_block(int64_t m, int64_t n, bool to_user_gm) {
         asc_sim::State& s = asc_sim::S();
         const asc_sim::Config& c = s.cfg;
         const Grid g = grid(tailM_, tailN_, tailK_);
         const bool db_l0c = tiling_.dbL0C >= 2 && 2 * g.bm * g.bn * 4 <= 128 * 1024;
-        double cbytes = static_cast<double>(m * n * sizeof(DstT));
+        double cbytes = to_user_gm ? static_cast<double>(m * n * sizeof(DstT)) : 0.0;
         asc_sim::Deps d4; d4.rd[0] = slot_[cslot_]; d4.wr[0] = slot_[12];
         asc_sim::schedule(asc_sim::Pipe::FIX, c.cube_overhead + static_cast<double>(m * n * 4) / c.l0c_out_bpc, d4, cbytes);
         s.stats.gm_write += static_cast<uint64_t>(cbytes);
