@@ -153,6 +153,16 @@ class GemmEmitter:
         self.emit("}")
         self._sync("MTE3_S")
 
+    def _gemm_extents_and_stage(self, e: A.Call):
+        """Before a product's call: the waits for this core's stores to its GM operands, its ub operand
+        staged, its extents ``m_``, ``n_``, ``k_``."""
+        for x in e.args[:2]:
+            if isinstance(x, A.Index):
+                self.read_after_own_stores(x, "MTE3_S")
+        if e.kwarg("staged") is not None:
+            self._stage(e)
+        self._gemm_extents(e)
+
     def _gemm_operands(self, i: int, e: A.Call, strip: A.Tuple | None = None):
         """The extents and, inside ``if`` all are positive, the Matmul object's operands and tail; the
         caller closes the ``if``. With ``strip`` (a fused epilogue's tile, strip=(tile, first, end,
@@ -161,12 +171,7 @@ class GemmEmitter:
         each taken by a ``GetTensorC<false>``)."""
         ta, tb = self._gemm_flags(e)
         (a_name, a_off, _), (b_name, b_off, _) = (self._region(x) for x in self._gm_operands(e))
-        for x in e.args[:2]:
-            if isinstance(x, A.Index):
-                self.read_after_own_stores(x, "MTE3_S")
-        if e.kwarg("staged") is not None:
-            self._stage(e)
-        self._gemm_extents(e)
+        self._gemm_extents_and_stage(e)
         self.emit("if (m_ > 0 && n_ > 0 && k_ > 0) {   // cores past the grid's last block have none")
         self.depth += 1
         tail_n = "n_"
@@ -213,6 +218,9 @@ class GemmEmitter:
         pitch = f"AcAlignUp(AcMin<int64_t>({base_n}, {n_dim}), 8)"
         strip = e.kwarg("strip")
         queue = self.buffers[out].type.space != "veccalc"   # a tile stored as it is: a VECOUT queue's
+        if self._kw(e, "defer", False) and not queue:
+            self._gemm_deferred(i, target, e, out, base_n, pitch)
+            return
         self.emit(f"{target} = {out}.AllocTensor<float>();" if queue else f"{target} = {out};")
         self.emit("{")
         self.depth += 1
@@ -247,6 +255,47 @@ class GemmEmitter:
             self.emit(f"{out}.EnQue({target});")
         self.depth -= 1
         self.emit("}")
+
+    def _gemm_deferred(self, i: int, target: str, e: A.Call, out: str, base_n: str, pitch: str):
+        """``acc = Matmul(..., defer=True, workspace=w)``: the product started here (its ub operand
+        staged, Iterate<false> into the core's workspace slot) and taken with GetTensorC<false> right
+        before the first statement that reads it (kernel._deque), so the vector work in between
+        overlaps the cube's."""
+        started = f"mmGo{i}"
+        self.members[started] = "bool"
+        self.emit(f"{target} = {out};")
+        self.emit("{")
+        self.depth += 1
+        w_name, w_off, _ = self._region(e.kwarg("workspace"))
+        base_m = self._base(e)[0]
+        self._gemm_extents_and_stage(e)
+        self.emit(f"{started} = m_ > 0 && n_ > 0 && k_ > 0;")
+        self.emit(f"if ({started}) {{")
+        self.depth += 1
+        self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * {base_n}));")
+        self._start_ahead(i, e, self._gm_operands(e), "_")
+        self.depth -= 1
+        self.emit("}")
+        self.tiles[target] = Tile("float", "f32", "m_", "n_", pitch, out)
+        self._freeze(target)
+        self.depth -= 1
+        self.emit("}")
+        rows, cols = f"{target}_rows", f"{target}_cols"
+
+        def take():
+            self.emit(f"if ({started}) {{   // the product started early")
+            self.depth += 1
+            self.emit(f"if ({cols} < {base_n}) {{ AcZeroFill({target}, {rows} * {base_n}); }}")
+            self._sync("V_MTE2")
+            self.emit(f"mm{i}.template GetTensorC<false>({target}, 0, true);")
+            self._sync("MTE2_V")
+            self.emit(f"AcPackRows({target}, {rows}, {cols}, {base_n}, {pitch});")
+            self.depth -= 1
+            self.emit(f"}} else if ({rows} > 0 && {cols} > 0) {{   // no K: the product is zeros")
+            self.emit(f"    AscendC::Duplicate({target}, 0.0f, static_cast<int32_t>(({rows} - 1) * ({pitch}) + {cols}));")
+            self.emit("}")
+        self.takes[target] = take
+        self.pending[-1].add(target)
 
     def _gemm_store(self, s: A.Store):
         e, i = s.value, next(k for k, g in enumerate(self.gemms) if g is s)

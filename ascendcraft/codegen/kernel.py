@@ -110,6 +110,8 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
         # GM tensors (by root: a view is its base's memory) this core has stored to earlier in the
         # current phase: a later read of them waits for the copies out (read_after_own_stores)
         self.stored_in_phase: set[str] = set()
+        # product tiles started early, by name: what emits their take (pending like a queued tile)
+        self.takes: dict = {}
         has_vector = bool(self.buffers) or any(isinstance(n, A.Load) for n in A.walk(kernel))
         self.core_type = "aiv" if not self.gemms else "mix" if has_vector else "aic"
 
@@ -410,6 +412,10 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
             self._deque(name)
 
     def _deque(self, name: str):
+        take = self.takes.pop(name, None)
+        if take is not None:     # a product tile started early (codegen/gemm.py): taken at its first use
+            take()
+            return
         t = self.tiles[name]
         self.emit(f"{name} = {t.home}.DeQue<{t.ctype}>();")
 

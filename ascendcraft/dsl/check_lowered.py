@@ -307,7 +307,11 @@ class LoweredFormsChecker:
                 r = self._gemm_operand(item, e)
                 if len(r.shape) != 2 or r.dtype != now.dtype:
                     raise check_error("ahead='s next regions are 2-D regions of the operands' dtype", item)
-        if (strip is None and ahead is None) != (workspace is None) or (strip is not None and not to_ub):
+        defer = self._kw_const(e, "defer", False)
+        if defer and (not to_ub or workspace is None or strip is not None or ahead is not None):
+            raise check_error("Matmul(..., defer=True, workspace=...) starts a product tile in UB early and takes it at "
+                              "its first use: with a workspace, without strip= or ahead=", e)
+        if (strip is None and ahead is None and not defer) != (workspace is None) or (strip is not None and not to_ub):
             raise check_error("Matmul(..., strip=(tile, first, end, widest), workspace=...) computes a product tile's "
                               "strip ahead: both together, on a product tile in UB", e)
         if workspace is not None:

@@ -89,7 +89,9 @@ def streamed_rewrite(phase: A.ParallelFor, kernel: A.Kernel, ctx, names: Names) 
                      f"tile the vector unit takes in UB"
                      + (f"; {sum(1 for p in chain.products if p.kwarg('staged') is not None)} ub operand(s) staged "
                         f"through a workspace slot per core in L2" if chain.workspaces else "")
-                     + (f"; {chain.ahead} computed an iteration ahead of the vector work" if chain.ahead else ""))
+                     + (f"; {chain.ahead} computed an iteration ahead of the vector work" if chain.ahead else "")
+                     + (f"; {chain.deferred} started as soon as its operands are and taken at its first use"
+                        if chain.deferred else ""))
     return decls + chain.decls + [dealt]
 
 
@@ -135,6 +137,7 @@ class _Chain:
         self.workspaces: list = []
         self.decls: list = []      # the workspaces and the constants their extents are
         self.ahead = 0             # products computed an iteration ahead
+        self.deferred = 0          # products started early and taken at their first use
         self.written: set[str] = set()   # the tensors the phase stores to
 
     def block(self, stmts) -> tuple:
@@ -161,6 +164,40 @@ class _Chain:
                     old = self.shapes.get(s.target)
                     self.shapes[s.target] = shape if old is None or old == shape or len(old) != len(shape) else \
                         tuple(a if a == b else call("maximum", a, b) for a, b in zip(old, shape))
+        return self._early(out)
+
+    def _early(self, stmts: list) -> tuple:
+        """Each product of a staged ub tile started as soon as its operands are: moved up to just
+        after the last statement of the block that assigns a name it reads, and marked ``defer=``
+        (the emitter starts it there, Iterate<false> into the core's ``workspace=`` slot, and takes
+        it with GetTensorC<false> before the first statement that reads it), so the vector work in
+        between runs while the cube computes it. Not past a store (it may write the operands)."""
+        out = list(stmts)
+        for k in range(len(out)):
+            s = out[k]
+            if not (isinstance(s, A.Assign) and A.is_product(s.value) and s.value.kwarg("staged") is not None
+                    and s.value.kwarg("ahead") is None):
+                continue
+            reads = A.names_in(s.value)
+            at = k
+            while at > 0 and not isinstance(out[at - 1], (A.Store, A.For)) and \
+                    not (isinstance(out[at - 1], A.Assign) and out[at - 1].target in reads | {s.target}) and \
+                    s.target not in A.names_in(out[at - 1]):
+                at -= 1
+            used = next((j for j in range(k + 1, len(out)) if s.target in A.names_in(out[j])), len(out))
+            if at == k and used == k + 1:
+                continue        # nothing to overlap the product with
+            bm, bn = s.value.kwarg("base").items[:2]
+            ws = self.names.fresh("_wd")
+            scratch = A.Scratch(ws, A.TensorType("f32", ("CORES", self._dim(binary("*", bm, bn), s.span))), s.span)
+            self.workspaces.append(scratch)
+            self.decls.append(scratch)
+            value = replace(s.value, kwargs=s.value.kwargs + (
+                A.Keyword("defer", name("True")),
+                A.Keyword("workspace", A.Index(name(ws), (name(self.core), A.Slice(None, None))))))
+            self.deferred += 1
+            out[at + 1:k + 1] = out[at:k]
+            out[at] = replace(s, value=value)
         return tuple(out)
 
     def _ahead(self, loop: A.For) -> A.For:
@@ -324,7 +361,7 @@ class _Chain:
             return e.id
         if isinstance(e, A.Int):
             return e.value
-        c = self.names.fresh("_wd")
+        c = self.names.fresh("_we")
         self.decls.append(A.Const(c, e, span))
         return c
 

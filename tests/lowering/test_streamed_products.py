@@ -81,10 +81,14 @@ def test_flash_attention_matches_torch_on_the_simulator_with_tails_on_every_axis
     k = compile_verified(tmp_path, FLASH.format(tm=tm, tn=tn), _op(**shape), trials=2)
     final = k.lowered.run.levels[-1].text
     assert final.count("Matmul(") == 4 and final.count("staged=_ws") == 2
-    # no scores in GM: the only scratch is each core's slots for the staged probabilities and for
-    # the key tile's scores the cube computes an iteration ahead
+    # no scores in GM: the only scratch is each core's slots for the staged probabilities, for the
+    # key tile's scores the cube computes an iteration ahead and for the products started early
     assert sorted(line.split(":")[0] for line in final.splitlines() if "scratch" in line) == \
-        ["    scratch _wa0", "    scratch _ws0", "    scratch _ws1"]
+        ["    scratch _wa0", "    scratch _wd0", "    scratch _wd1", "    scratch _ws0", "    scratch _ws1"]
+    # p @ v starts as soon as p is ready, before the row sums and the rescaling that do not need it
+    body = final[final.index("for n in range"):]
+    assert body.index("Matmul(p, v[b, h, n:n + TN, :]") < body.index("SumEachRow(p")
+    assert final.count("defer=True") == 2
     assert "ahead=(n, TN, S, TN, q[b, h, m:m + TM, :], k[b, h, n + TN:n + TN + TN, :])" in final
     assert "template Iterate<false>" in k.source and "template GetTensorC<false>" in k.source
     assert "AscendC::HardEvent::MTE3_S" in k.source and "mm1.SetTensorA(_ws0_uGm[" in k.source
@@ -167,35 +171,21 @@ def test_streamed_operands_have_no_l0_limit_and_their_product_is_a_ub_tile():
 
 CAUSAL_OP = OP.replace("scaled_dot_product_attention(q, k, v)", "scaled_dot_product_attention(q, k, v, is_causal=True)")
 
-# the causal form: key tiles past a row block's diagonal are never computed (the loop stops at the
-# block's last row), the diagonal tile masked in its own frame
-CAUSAL = '''kernel k(q: gm f32[B, H, S, D], k: gm f32[B, H, S, D], v: gm f32[B, H, S, D]) -> (o: gm f32[B, H, S, D]):
-    const T = 32
-    for b, h, i in parallel(B, H, cdiv(S, T)):
-        m = i * T
-        c = 1.0 / sqrt(D * 1.0)
-        t = matmul(q[b, h, m:m + T, :], k[b, h, 0:T, :], transpose_b=True) * c
-        t = where(tril(maximum(minimum(t, 1.0), 1.0), diagonal=m) > 0.5, t, -inf)
-        mx = max(t, axis=1, keepdims=True)
-        p = exp(t - mx)
-        l = sum(p, axis=1, keepdims=True)
-        acc = matmul(p, v[b, h, 0:T, :])
-        for n in range(T, minimum(S, m + T), T):
-            t = matmul(q[b, h, m:m + T, :], k[b, h, n:n + T, :], transpose_b=True) * c
-            t = where(tril(maximum(minimum(t, 1.0), 1.0), diagonal=m - n) > 0.5, t, -inf)
-            mn = maximum(mx, max(t, axis=1, keepdims=True))
-            p = exp(t - mn)
-            alpha = exp(mx - mn)
-            l = l * alpha + sum(p, axis=1, keepdims=True)
-            acc = acc * alpha + matmul(p, v[b, h, n:n + T, :])
-            mx = mn
-        store(o[b, h, m:m + T, :], acc / l)
-'''
+# the causal form (square tiles): key tiles past a row block's diagonal are never computed (the loop
+# stops at the block's last row), the diagonal tile masked in its own frame
+_MASK = "{pad}t = where(tril(maximum(minimum(t, 1.0), 1.0), diagonal={d}) > 0.5, t, -inf)\n"
+_FIRST = "        t = matmul(q[b, h, m:m + TM, :], k[b, h, 0:TN, :], transpose_b=True) * c\n"
+_LOOP = "            t = matmul(q[b, h, m:m + TM, :], k[b, h, n:n + TN, :], transpose_b=True) * c\n"
+CAUSAL = (FLASH.format(tm=32, tn=32)
+          .replace("for n in range(TN, S, TN):", "for n in range(TN, minimum(S, m + TM), TN):")
+          .replace(_FIRST, _FIRST + _MASK.format(pad=" " * 8, d="m"))
+          .replace(_LOOP, _LOOP + _MASK.format(pad=" " * 12, d="m - n")))
 
 
 def test_causal_flash_attention_skips_the_tiles_past_the_diagonal_and_matches_torch(tmp_path):
     k = compile_verified(tmp_path, CAUSAL, CAUSAL_OP.format(b=1, h=2, s=100, d=24, late=5), trials=2)
-    assert "for n in range(T, minimum(S, m + T), T):" in k.lowered.run.levels[-1].text
+    assert "for n in range(TN, minimum(S, m + TM), TN):" in k.lowered.run.levels[-1].text
+    assert CAUSAL.count("where(tril(") == 2
 
 
 def test_a_product_whose_region_an_iteration_computes_is_not_computed_ahead(tmp_path):
