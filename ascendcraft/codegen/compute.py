@@ -11,7 +11,7 @@ from ..dsl import ast as A
 from ..dsl.ops import API_COMPARE_MODES, OPS
 from ..dsl.types import TTile
 from . import indexing
-from .rows import emit_column_op, emit_row_reduce, work_view
+from .rows import emit_column_op, emit_row_reduce, emit_row_vector_op, work_view
 from .emit_common import (
     ROUND_MODES,
     UB_CTYPES,
@@ -275,12 +275,12 @@ class ComputeEmitter:
                       f"p_ = {big.pitch}; for (int64_t i_ = n_; i_ < a_ && i_ < p_; ++i_) {{ {nv}.SetValue(i_, "
                       f"static_cast<{vec.ctype}>(1)); }} if (p_ > a_) {{ AscendC::Duplicate({nv}[a_], "
                       f"static_cast<{vec.ctype}>(1), static_cast<int32_t>(p_ - a_)); }} }}")
-        column = op.form != "rowvec"
-        if column:   # on the vector unit alone where it fits (codegen/rows.py), else row by row
-            self.emit("{")
-            self.depth += 1
-            fast = emit_column_op(self, target, x, nx, y, ny, name)
-            self.depth += fast
+        # on the vector unit alone where it fits (codegen/rows.py), else row by row
+        self.emit("{")
+        self.depth += 1
+        fast = emit_column_op(self, target, x, nx, y, ny, name) if op.form != "rowvec" else \
+            emit_row_vector_op(self, target, x, nx, y, ny, name, big is x)
+        self.depth += fast
         self.emit(f"for (int64_t r_ = 0; r_ < {big.rows}; ++r_) {{")
         if op.form == "rowvec":
             a = f"{nx}[r_ * {x.pitch}]" if big is x else nx
@@ -294,12 +294,11 @@ class ComputeEmitter:
             self.emit(f"    AscendC::{scalar_op[0]}({target}[r_ * {big.pitch}], {nx}[r_ * {x.pitch}], "
                       f"static_cast<{x.ctype}>({scalar_op[1]}), {cols});")
         self.emit("}")
-        if column:
-            if fast:
-                self.depth -= 1
-                self.emit("}")
+        if fast:
             self.depth -= 1
             self.emit("}")
+        self.depth -= 1
+        self.emit("}")
         return Tile(ct, big.dtype, big.rows, big.cols, big.pitch, out)
 
     def _subscripts(self, ix: A.Index, src: Tile) -> list:

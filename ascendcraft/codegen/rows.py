@@ -148,7 +148,37 @@ def emit_column_op(em, target: str, x: Tile, nx: str, y: Tile, ny: str, name: st
     em.emit("AscendC::PipeBarrier<PIPE_V>();")
     em.emit(f"AscendC::Brcb({rwork}, {rwork}[vo_], static_cast<uint8_t>(r8_ / 8), AscendC::BrcbRepeatParams(1, 8));")
     em.emit("AscendC::PipeBarrier<PIPE_V>();")
-    # rows up to the pitch but the last, which ends at its length (the loop's padding rule)
+    _chunks(em, x, lanes, name, target, (f"{nx}[first_ * ({x.pitch}) + j_]", "xp_"),
+            (f"{rwork}[first_ * {per_block}]", "1"), block_stride1=0)
+    em.depth -= 1
+    em.emit("} else {")
+    return True
+
+
+def emit_row_vector_op(em, target: str, x: Tile, nx: str, y: Tile, ny: str, name: str, big_is_x: bool) -> bool:
+    """``x`` op ``y`` where one is [R, C] and the other a row [C] (its padding defined to the pitch by
+    the caller): one op per 64-lane chunk over every row, the row's repeat stride 0 (else the
+    caller's row loop, in the ``else`` branch this leaves open: returns True when it did so)."""
+    big = x if big_is_x else y
+    if big.ctype not in _LEVEL0 or name not in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
+        return False
+    per_block = 32 // D.ITEMSIZE[big.dtype]
+    lanes = 256 // D.ITEMSIZE[big.dtype]
+    em.emit(f"const int64_t rr_ = {big.rows}, xp_ = ({big.pitch}) / {per_block};")
+    em.emit("if (xp_ <= 255) {")
+    em.depth += 1
+    rows = (f"{nx if big_is_x else ny}[first_ * ({big.pitch}) + j_]", "xp_")
+    vector = (f"{ny if big_is_x else nx}[j_]", "0")
+    _chunks(em, big, lanes, name, target, *((rows, vector) if big_is_x else (vector, rows)))
+    em.depth -= 1
+    em.emit("} else {")
+    return True
+
+
+def _chunks(em, big: Tile, lanes: int, name: str, target: str, src0: tuple, src1: tuple, block_stride1: int = 1):
+    """``name`` over ``big``'s rows, one call per 64-lane chunk and 255 rows: rows up to the pitch
+    but the last, which ends at its length (the row loop's padding rule). ``src0``/``src1``: each
+    operand's element at row ``first_``, column ``j_`` and its repeat stride in blocks."""
     em.emit("for (int64_t q_ = 0; q_ < rr_; q_ += 255) {")
     em.depth += 1
     em.emit("const int64_t n_ = AcMin<int64_t>(rr_ - q_, 255);")
@@ -156,18 +186,15 @@ def emit_column_op(em, target: str, x: Tile, nx: str, y: Tile, ny: str, name: st
     em.depth += 1
     em.emit("const int64_t first_ = part_ == 0 ? q_ : q_ + n_ - 1, rows_ = part_ == 0 ? "
             "(q_ + n_ == rr_ ? n_ - 1 : n_) : (q_ + n_ == rr_ ? 1 : 0);")
-    em.emit(f"const int64_t width_ = part_ == 0 ? ({x.pitch}) : ({x.cols});")
+    em.emit(f"const int64_t width_ = part_ == 0 ? ({big.pitch}) : ({big.cols});")
     em.emit("if (rows_ <= 0) continue;")
     em.emit(f"for (int64_t j_ = 0; j_ < width_; j_ += {lanes}) {{")
-    em.emit(f"    AscendC::{name}({target}[first_ * ({x.pitch}) + j_], {nx}[first_ * ({x.pitch}) + j_], "
-            f"{rwork}[first_ * {per_block}], static_cast<uint64_t>(AcMin<int64_t>(width_ - j_, {lanes})), "
-            f"static_cast<uint8_t>(rows_), AscendC::BinaryRepeatParams(1, 1, 0, static_cast<uint8_t>(xp_), "
-            f"static_cast<uint8_t>(xp_), 1));")
+    em.emit(f"    AscendC::{name}({target}[first_ * ({big.pitch}) + j_], {src0[0]}, {src1[0]}, "
+            f"static_cast<uint64_t>(AcMin<int64_t>(width_ - j_, {lanes})), static_cast<uint8_t>(rows_), "
+            f"AscendC::BinaryRepeatParams(1, 1, {block_stride1}, static_cast<uint8_t>(xp_), "
+            f"static_cast<uint8_t>({src0[1]}), static_cast<uint8_t>({src1[1]})));")
     em.emit("}")
     em.depth -= 1
     em.emit("}")
     em.depth -= 1
     em.emit("}")
-    em.depth -= 1
-    em.emit("} else {")
-    return True
