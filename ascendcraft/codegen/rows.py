@@ -1,5 +1,6 @@
-"""Per-row work of 2-D tiles: reductions along each row (``SumEachRow``, ``MaxEachRow``, ...) and
-element-wise ops with a column ``[R, 1]`` (``SubColVec``, ``MulColVec``, ...).
+"""Per-row work of 2-D tiles: reductions along each row (``SumEachRow``, ``MaxEachRow``, ...),
+element-wise ops with a column ``[R, 1]`` (``SubColVec``, ``MulColVec``, ...) and with a row
+vector ``[C]`` (``AddRowVec``, ...).
 
 Row by row, each row costs a vector op and the scalar unit's wait for it (its value read with
 ``GetValue``), which bounds short rows: attention's [64, 128] score tiles spent more time on the
@@ -13,7 +14,8 @@ are in 32-byte blocks):
   per row (a row of one chunk: straight into the result);
 * a column op: the column's values (one per 32-byte block) gathered contiguously by a
   ``WholeReduceMax`` over one lane, each spread over a block by ``Brcb``, then one op per 64-lane
-  chunk of the rows with that block as the second operand (block stride 0, repeat stride 1).
+  chunk of the rows with that block as the second operand (block stride 0, repeat stride 1);
+* a row-vector op: one op per 64-lane chunk of the rows, the vector's repeat stride 0.
 
 Other tiles (longer rows, other dtypes, ``prod``) take the row loop. The row padding of a
 column op's result is written as the loop writes it (whole rows up to the pitch, the last row to

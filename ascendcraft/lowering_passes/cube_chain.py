@@ -84,7 +84,7 @@ def streamed_rewrite(phase: A.ParallelFor, kernel: A.Kernel, ctx, names: Names) 
     chain.written = {ctx.symbols.root(s.dst.base.id if isinstance(s.dst, A.Index) else s.dst.id)
                      for s in A.statements(phase.body) if isinstance(s, A.Store)}
     body = chain.block(phase.body)
-    decls, dealt = deal(phase, names, core, lambda f, lo, hi: body)
+    _, decls, dealt = deal(phase, names, core, lambda f, lo, hi: body)
     ctx.notes.append(f"cube: {len(chain.products)} streamed product(s) in one phase, each one Matmul call whose "
                      f"tile the vector unit takes in UB"
                      + (f"; {sum(1 for p in chain.products if p.kwarg('staged') is not None)} ub operand(s) staged "
@@ -95,9 +95,9 @@ def streamed_rewrite(phase: A.ParallelFor, kernel: A.Kernel, ctx, names: Names) 
     return decls + chain.decls + [dealt]
 
 
-def deal(phase: A.ParallelFor, names: Names, core: str, body_of) -> tuple[list, A.ParallelFor]:
+def deal(phase: A.ParallelFor, names: Names, core: str, body_of) -> tuple[str, list, A.ParallelFor]:
     """The phase's iterations in one flat order (its last variable fastest), dealt to the cores in
-    balanced contiguous runs, as the partition deals any loop::
+    balanced contiguous runs, as the partition deals any loop (returns ``_nt0``'s name too)::
 
         const _nt0 = <iterations>
         for core in parallel(CORES):
@@ -122,7 +122,7 @@ def deal(phase: A.ParallelFor, names: Names, core: str, body_of) -> tuple[list, 
     bounds = [A.Assign(lo, binary("+", binary("*", name(core), per), call("minimum", name(core), extra)), phase.span),
               A.Assign(hi, binary("+", binary("*", binary("+", name(core), A.Int(1)), per),
                                   call("minimum", binary("+", name(core), A.Int(1)), extra)), phase.span)]
-    return [A.Const(nt, total, phase.span)], A.ParallelFor((core,), (cores,), tuple(bounds) + (loop,), phase.span)
+    return nt, [A.Const(nt, total, phase.span)], A.ParallelFor((core,), (cores,), tuple(bounds) + (loop,), phase.span)
 
 
 class _Chain:

@@ -11,6 +11,7 @@ from ascendcraft.dsl.types import TScalar
 
 from .base import Names, binary, call, name
 from .cube import _mat, _NotGemm, show
+from .cube_chain import deal
 
 
 def match_fused(g) -> list:
@@ -91,35 +92,25 @@ def _strips(g, names: Names, a, b, kwargs, base) -> list:
 
     ``strip`` is (this tile, the strip's first, one past its last, the widest strip's columns):
     the tile's value is its own product whatever the strip (the interpreter ignores it)."""
-    nt, nj, sw, wn, mw = (names.fresh(x) for x in ("_nt", "_nj", "_sw", "_wn", "_mw"))
-    core, lo, hi, f = (names.fresh(x) for x in ("core", "_lo", "_hi", "_f"))
+    nj, sw, wn, mw = (names.fresh(x) for x in ("_nj", "_sw", "_wn", "_mw"))
+    core = names.fresh("core")
     tm, tn = g.fused_tile
-    total = g.phase.extents[0]
-    for e in g.phase.extents[1:]:
-        total = binary("*", total, e)
-    cores = name("CORES")
-    per, extra = binary("//", name(nt), cores), binary("%", name(nt), cores)
-    decls = [A.Const(nt, total, g.phase.span), A.Const(nj, g.phase.extents[-1], g.phase.span),
-             A.Const(sw, binary("*", call("minimum", name(nj), call("cdiv", name(nt), cores)), tn), g.phase.span),
-             A.Const(wn, binary("*", tm, name(sw)), g.phase.span),
-             A.Scratch(mw, A.TensorType("f32", ("CORES", wn)), g.phase.span)]
-    body: list = []
-    rest = name(f)
-    for v, e in reversed(list(zip(g.phase.vars, g.phase.extents))):
-        body.append(A.Assign(v, binary("%", rest, e) if v != g.phase.vars[0] else rest, g.phase.span))
-        rest = binary("//", rest, e)
-    j = name(g.phase.vars[-1])
-    start = binary("-", name(f), j)
-    strip = A.Tuple((name(f), call("maximum", name(lo), start), call("minimum", name(hi), binary("+", start, name(nj))),
-                     name(sw)))
     workspace = A.Index(name(mw), (name(core), A.Slice(None, None)))
-    product = A.Assign(g.acc, call("Matmul", a, b, **kwargs, base=base, strip=strip, workspace=workspace), g.loop.span)
-    loop = A.For(f, name(lo), name(hi), A.Int(1), tuple(body) + tuple(g.head) + (product,) + tuple(g.epilogue),
-                 g.phase.span)
-    bounds = [A.Assign(lo, binary("+", binary("*", name(core), per), call("minimum", name(core), extra)), g.phase.span),
-              A.Assign(hi, binary("+", binary("*", binary("+", name(core), A.Int(1)), per),
-                                  call("minimum", binary("+", name(core), A.Int(1)), extra)), g.phase.span)]
+
+    def strip_body(f: str, lo: str, hi: str) -> list:
+        start = binary("-", name(f), name(g.phase.vars[-1]))
+        strip = A.Tuple((name(f), call("maximum", name(lo), start),
+                         call("minimum", name(hi), binary("+", start, name(nj))), name(sw)))
+        product = A.Assign(g.acc, call("Matmul", a, b, **kwargs, base=base, strip=strip, workspace=workspace),
+                           g.loop.span)
+        return list(g.head) + [product] + list(g.epilogue)
+    nt, decls, dealt = deal(g.phase, names, core, strip_body)
+    decls += [A.Const(nj, g.phase.extents[-1], g.phase.span),
+              A.Const(sw, binary("*", call("minimum", name(nj), call("cdiv", name(nt), name("CORES"))), tn),
+                      g.phase.span),
+              A.Const(wn, binary("*", tm, name(sw)), g.phase.span),
+              A.Scratch(mw, A.TensorType("f32", ("CORES", wn)), g.phase.span)]
     g.ctx.notes.append(f"cube: {g.acc} = {g.a_name} @ {g.b_name} tile by tile, each core's tiles of a row of C computed "
                        f"ahead as one strip and handed to UB one by one for the vector work after the K loop (a fused "
                        f"epilogue)")
-    return decls + [A.ParallelFor((core,), (cores,), tuple(bounds) + (loop,), g.phase.span)]
+    return decls + [dealt]
