@@ -110,6 +110,17 @@ class GemmEmitter:
                   f"static_cast<int>(k{suffix}));")
         self.emit(f"mm{i}.template Iterate<false>();")
 
+    def _start_in_workspace(self, i: int, e: A.Call, cond: str):
+        """If ``cond``: this call's one block started into its ``workspace=`` slot."""
+        w_name, w_off, _ = self._region(e.kwarg("workspace"))
+        base_m, base_n = self._base(e)[:2]
+        self.emit(f"if ({cond}) {{")
+        self.depth += 1
+        self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * {base_n}));")
+        self._start_ahead(i, e, self._gm_operands(e), "_")
+        self.depth -= 1
+        self.emit("}")
+
     def _next_ahead(self, i: int, e: A.Call):
         """After this iteration's tile is taken: the next iteration's started, if there is one."""
         var, _, stop, step, a_next, b_next = e.kwarg("ahead").items
@@ -188,14 +199,7 @@ class GemmEmitter:
         ahead = e.kwarg("ahead")
         if ahead is not None:   # the first iteration starts its own tile; later ones were started ahead
             var, start = (self.scalar(x) for x in ahead.items[:2])
-            w_name, w_off, _ = self._region(e.kwarg("workspace"))
-            base_m, base_n = self._base(e)[:2]
-            self.emit(f"if (({var}) == ({start})) {{")
-            self.depth += 1
-            self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * {base_n}));")
-            self._start_ahead(i, e, self._gm_operands(e), "_")
-            self.depth -= 1
-            self.emit("}")
+            self._start_in_workspace(i, e, f"({var}) == ({start})")
             return
         self.emit(f"mm{i}.SetTensorA({a_name}Gm[{a_off}], {str(ta).lower()});")
         self.emit(f"mm{i}.SetTensorB({b_name}Gm[{b_off}], {str(tb).lower()});")
@@ -266,16 +270,9 @@ class GemmEmitter:
         self.emit(f"{target} = {out};")
         self.emit("{")
         self.depth += 1
-        w_name, w_off, _ = self._region(e.kwarg("workspace"))
-        base_m = self._base(e)[0]
         self._gemm_extents_and_stage(e)
         self.emit(f"{started} = m_ > 0 && n_ > 0 && k_ > 0;")
-        self.emit(f"if ({started}) {{")
-        self.depth += 1
-        self.emit(f"mm{i}.SetWorkspace({w_name}Gm[{w_off}].GetPhyAddr(), static_cast<int>({base_m} * {base_n}));")
-        self._start_ahead(i, e, self._gm_operands(e), "_")
-        self.depth -= 1
-        self.emit("}")
+        self._start_in_workspace(i, e, started)
         self.tiles[target] = Tile("float", "f32", "m_", "n_", pitch, out)
         self._freeze(target)
         self.depth -= 1
