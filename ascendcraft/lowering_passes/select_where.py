@@ -12,6 +12,11 @@ from ascendcraft.dsl.types import TTile
 from .base import call, lit, map_names
 from .select_steps import NoRule, _dsl_text, _step, _Steps, _subst
 
+#: The largest where() result with an [R, 1] mask of bytes that is selected on the vector unit (the
+#: mask spread over the rows, compared, one Select); a larger one is SelectRows, row by row, which
+#: takes no temporaries (at 64 x 64 f32, MultiKernelBench's where_broadcast: 44 -> 38 us).
+ROW_MASK_VECTOR_BYTES = 32 * 1024
+
 
 class WhereRules:
     def _mask_values(self, st: "_Steps", mask: str, e, what: str):
@@ -155,7 +160,11 @@ class WhereRules:
             return narrow_where(self, args, e)
         types = [self.ctx.type_of(x) for x in args]
         is_tile = [isinstance(t, TTile) and t.shape != () for t in types]
-        if self._row_mask(mask, types[0], shape) and all(
+        # a float result of at most ROW_MASK_VECTOR_BYTES takes the general form below (the column's
+        # 0/1 values spread over the rows on the vector unit, compared, one Select: two tiles more
+        # than SelectRows, which reads each row's byte on the scalar unit and needs none)
+        small = dtype in ("f32", "f16") and rt.nbytes <= ROW_MASK_VECTOR_BYTES
+        if not small and self._row_mask(mask, types[0], shape) and all(
                 not tile or tuple(t.shape) == shape for t, tile in zip(types[1:], is_tile[1:])) and any(is_tile[1:]):
             # a mask of bytes per row ([R, 1] from GM): each row is one branch's row, copied whole
             return [call("SelectRows", mask, a, b)]

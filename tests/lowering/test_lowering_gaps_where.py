@@ -133,7 +133,7 @@ kernel ia(i: gm i32[R, C], j: gm i32[R, C]) -> (a: gm i32[R, C], b: gm i32[R, C]
     _compile(tmp_path, kernel, op)
 
 
-def test_a_row_mask_from_gm_selects_whole_rows_without_temporaries(tmp_path):
+def test_a_row_mask_from_gm_selects_whole_rows_without_temporaries_or_small_tiles_on_the_vector_unit(tmp_path):
     # where with an [R, 1] bool mask from GM: one copy (or Duplicate) per row, no full-size temporaries,
     # so [16, 1000] f32 tiles whose three operands fill the UB lower (the broadcast form's ones and
     # zeros tiles took 208,000 of 196,608 bytes and check said NOT LOWERABLE); then f16 values, a
@@ -168,15 +168,18 @@ kernel wm(m: gm bool[R, 1], a: gm f16[R, C], b: gm i32[R, C]) -> (g: gm f16[R, C
         u = load(b[r:r + 8, :])
         store(w[r:r + 8, :], where(k, u, -u))
 """
-    cases = ((wide, "torch.where(m, a, b)", "torch.randn(R, C), torch.randn(R, C)", 1),
+    # a float result of at most 32 KiB (the f16 [8, 1000] tiles) is selected on the vector unit: the
+    # mask's 0/1 values spread over the rows (AddColVec), compared, one Select; a larger one (the f32
+    # [16, 1000]) and i32 values take SelectRows
+    cases = ((wide, "torch.where(m, a, b)", "torch.randn(R, C), torch.randn(R, C)", 1, False),
              (mixed, "torch.where(m, a, 2.5), torch.where(m, -1.5, a), torch.where(m, b, -b)",
-              "torch.randn(R, C).half(), torch.randint(-1000, 1000, (R, C), dtype=torch.int32)", 3))
-    for n, (kernel, forward, inputs, selects) in enumerate(cases):
+              "torch.randn(R, C).half(), torch.randint(-1000, 1000, (R, C), dtype=torch.int32)", 1, True))
+    for n, (kernel, forward, inputs, selects, vector) in enumerate(cases):
         d = tmp_path / str(n)
         d.mkdir()
         k = _compile(d, kernel, op.replace("FORWARD", forward).replace("INPUTS", inputs), trials=2)
         calls = [c.func for c in A.walk(k.lowered.run.final.kernel) if isinstance(c, A.Call)]
-        assert calls.count("SelectRows") == selects and "AddColVec" not in calls
+        assert calls.count("SelectRows") == selects and ("AddColVec" in calls) == vector
 
 
 # & and | of masks of different shapes: a byte [R, 1] column from GM with an [R, C] tile (the
