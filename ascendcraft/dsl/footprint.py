@@ -62,6 +62,12 @@ def _is_cube_accumulate(e, types) -> bool:
         isinstance(x, A.Call) and x.func == "matmul" for x in (e.lhs, e.rhs))
 
 
+def stored_product(e, types) -> bool:
+    """``matmul(...)`` whose result is a ub tile (a streamed product: docs/dsl.md), as a store's value."""
+    t = types.get(id(e))
+    return isinstance(e, A.Call) and e.func == "matmul" and isinstance(t, TTile) and t.space == "ub"
+
+
 #: The API ops (lowered levels) that may write over an operand of the result's type (bufferize
 #: pairs them, through same_type_operands).
 IN_PLACE_FORMS = ("unary", "binary", "scalar", "rowvec", "colvec", "axpy")
@@ -230,6 +236,10 @@ class _Analysis:
             else []
         self.dying = dying_operands(s, live_in - live_out)
         live = live_in | live_out
+        if isinstance(s, A.Store) and stored_product(s.value, self.types):
+            # a streamed product stored as it is goes from the cube to GM in blocks (the cube
+            # lowering's IterateAll): it holds no UB, only its operands' evaluation does
+            exprs = [s.dst] + self._children(s.value)
         for space in self.spaces:
             sized = self.var_bytes[space]
             held = {v: sized[v] for v in live if v in sized and v not in defs}

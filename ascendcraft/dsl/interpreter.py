@@ -21,7 +21,7 @@ from .. import dtypes as D
 from ..errors import DSLError
 from . import ast as A
 from .checker import CheckedKernel
-from .footprint import dying_operands, writes_over_operand, writes_over_variable
+from .footprint import dying_operands, stored_product, writes_over_operand, writes_over_variable
 from .interp_calls import CallInterpreter
 from .interp_values import (
     ATOMIC_WRITER,
@@ -306,6 +306,8 @@ class Interpreter(CallInterpreter):
         region = self._region(s.dst)
         padded_region = self._region(s.dst, padded=True) if isinstance(s.dst, A.Index) else None
         value_fn, accumulate, begin = self.expr(s.value), s.accumulate, self._begin
+        if stored_product(s.value, self.types):   # from the cube to GM in blocks: no UB (footprint.py)
+            value_fn = self._rules[A.Call](self, s.value)
 
         def run(env):
             begin(env)

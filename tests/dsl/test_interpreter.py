@@ -299,3 +299,18 @@ def test_run_time_shape_mismatch_is_a_shape_error():
     err = info.value
     assert err.kind == "shape error" and err.span.line == 3
     assert "sub: tiles of shapes [7, 0] and [7, 7] do not broadcast at run time" in str(err)
+
+
+def test_a_streamed_product_stored_as_it_is_holds_no_ub_at_run_time():
+    """The cube lowering stores it from the cube to GM in blocks (footprint.stored_product): a product
+    of 8 MiB runs, and matches NumPy."""
+    src = """kernel k(a: gm f32[M, K], b: gm f32[K, N]) -> (c: gm f32[M, N]):
+    for i in parallel(1):
+        store(c[:, :], matmul(a[:, :], b[:, :]))
+"""
+    shapes = {"M": 32, "K": 16, "N": 65536}
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((32, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 65536)).astype(np.float32)
+    (c,) = run(src, shapes, {"a": a, "b": b})
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)

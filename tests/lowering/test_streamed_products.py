@@ -165,6 +165,13 @@ def test_streamed_operands_have_no_l0_limit_and_their_product_is_a_ub_tile():
     ck = check(parse(text, "k.dsl"), Binding({"M": 32, "K": 4096, "N": 64}, {}), load_chip("910B2"))
     assert any(getattr(t, "shape", None) == (32, 64) and t.space == "ub" and t.dtype == "f32"
                for t in ck.expr_types.values())
+    # stored as it is, the product goes from the cube to GM and holds no UB: a [32, 65536] product
+    # (8 MiB) is no memory error in the checker nor in the interpreter; used by a vector op, it is
+    big = {"M": 32, "K": 64, "N": 65536}
+    stored = text.replace("t = matmul(a[:, :], b[:, :])\n", "").replace("t + 1.0", "matmul(a[:, :], b[:, :])")
+    check(parse(stored, "k.dsl"), Binding(big, {}), load_chip("910B2"))
+    with pytest.raises(DSLError, match="exceeds the 196,608-byte UB"):
+        check(parse(text, "k.dsl"), Binding(big, {}), load_chip("910B2"))
     with pytest.raises(DSLError, match="an i8 product multiplies two l1 tiles"):
         check(parse(text.replace("f32", "i8"), "k.dsl"), Binding({"M": 32, "K": 64, "N": 64}, {}), load_chip("910B2"))
 
