@@ -70,6 +70,10 @@ AVOID = {
 
 #: Finds of this fuzzer that are fixed; they are generated again and kept as regression tests.
 FIXED_BUGS = {
+    "strided_gap_read": "a phase that loads and stores row blocks of one scratch (s[i:i + 2, j:j + T] over a row "
+                        "of 9, T = 8): the next block's read of the gap column the last block's strided copy out "
+                        "left was a missing-sync race in the simulator, which took each copy's rows as their span "
+                        "(sim/runtime/schedule.cpp gm_read_ordered now meets rows only)",
     "scratch_column": "load(part[:, j]) of a 2-D scratch (strided GM region) is mis-copied "
                       "(codegen/kernel.py: a region keeping a non-last axis was copied as contiguous)",
     "reverse_scan_tail": "a range loop with a negative step whose first tile is the short tail "

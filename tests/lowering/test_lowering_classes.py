@@ -271,3 +271,27 @@ kernel fz(x: gm f32[N]) -> (y: gm f32[N]):
         for name, value in want.items():
             spec = KernelSpec("o", "O", (), (), (), "S", (), "", "aiv", _host_int(A.Name(name), consts))
             assert workspace_size(spec, {"N": n}, 48) == value, (name, n)
+
+
+# --------------------------------------------------------------------- strided copies out, then reads of their gaps
+
+def test_row_blocks_of_a_scratch_read_and_rewritten_in_one_phase():
+    """FIXED_BUGS["strided_gap_read"]: each core reads and rewrites [2, 8] and [2, 1] blocks of a
+    scratch's 9-float rows; the second block's read lies in the gaps of the first one's copy out, which
+    no event needs to order (the simulator took a strided copy's span as written)."""
+    _run("""
+kernel fz(x: gm f32[R, C]) -> (y: gm f32[R, C]):
+    const T = 8
+    scratch s: f32[R, C]
+    for i in parallel(R):
+        for j in range(0, C, T):
+            store(s[i, j:j + T], load(x[i, j:j + T]))
+    for ib, jb in parallel(cdiv(R, 2), cdiv(C, T)):
+        i = ib * 2
+        j = jb * T
+        u = load(s[i:i + 2, j:j + T])
+        store(s[i:i + 2, j:j + T], tanh(u * 0.5 + u))
+    for i in parallel(R):
+        for j in range(0, C, T):
+            store(y[i, j:j + T], load(s[i, j:j + T]) - load(x[i, j:j + T]))
+""", [_f32(49, 9)], [_f32(49, 9)])

@@ -50,3 +50,23 @@ def test_a_read_of_gm_that_can_overtake_this_cores_copy_out_is_a_race(rng, mode,
     copy_line = next(i for i, t in enumerate(SRC.splitlines(), 1) if "AscendC::DataCopy(stageGm, tile, n);" in t)
     assert f"{reader} reads GM at 'workspace'" in d.message
     assert f"that DataCopy at line {copy_line} wrote on MTE3" in d.message and advice in d.message
+
+
+GAPS = kernel_source("strided_gaps.cpp")
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_a_read_of_the_gaps_between_rows_copied_out_is_no_race(rng, mode):
+    """Only the bytes of the rows count: a strided read of the gaps a strided copy out left is ordered
+    with nothing (mode 0), one that meets a row's last value is the race (mode 1)."""
+    art = build_kernel(GAPS, "strided_gaps")
+    x = rng.standard_normal(16).astype(np.float32)
+    s = np.full(18, 5.0, np.float32)
+    res = run_kernel(art, [x, s, poisoned((4,), np.float32), mode], block_dim=1)
+    if mode == 0:
+        assert res.ok, res.report()
+        assert_close(res.outputs[2][:2], np.array([5.0, 5.0], np.float32))
+    else:
+        assert not res.ok
+        (d,) = res.errors
+        assert d.rule == "missing-sync" and "reads GM at 's'+28 bytes" in d.message

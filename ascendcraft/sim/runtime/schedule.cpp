@@ -101,8 +101,8 @@ void gm_wrote(const void* addr, uint64_t blk, uint64_t stride, uint64_t count) {
         // the copy just scheduled: a read of these bytes on this core must be ordered after it
         if (s.gm_pending.size() >= 256) s.gm_pending.erase(s.gm_pending.begin(), s.gm_pending.begin() + 128);
         const uintptr_t lo = reinterpret_cast<uintptr_t>(addr);
-        s.gm_pending.push_back({lo, lo + (count - 1) * stride + blk, s.last_epoch, s.last_pipe, s.cur_api,
-                                s.cur_loc.line});
+        s.gm_pending.push_back({lo, lo + (count - 1) * stride + blk, blk, count > 1 ? stride : blk, s.last_epoch,
+                                s.last_pipe, s.cur_api, s.cur_loc.line});
     }
     if (g_block_l2.empty() || blk == 0 || count == 0) return;
     l2_normalise(blk, stride, count);
@@ -326,7 +326,7 @@ void schedule_gm_read(int dst_buf, double moved, const void* src, uint64_t blk, 
     d.wr[0] = dst_buf;
     const uint64_t bytes = blk * count;
     if (count > 0)
-        gm_read_ordered(src, (count - 1) * stride + blk, static_cast<int>(Pipe::MTE2),
+        gm_read_ordered(src, blk, stride, count, static_cast<int>(Pipe::MTE2),
                         "SetFlag/WaitFlag<HardEvent::MTE3_MTE2> between the copy out and this copy in");
     uint64_t hbm = gm_read_hbm_bytes(src, blk, stride, count);
     double from_hbm = bytes ? static_cast<double>(hbm) / static_cast<double>(bytes) : 1.0;
@@ -419,19 +419,55 @@ void record_gm_access(const GmRegion* r, uint64_t lo, uint64_t hi, bool write, c
                   [&](uint64_t glo, uint64_t ghi) { s.scratch_unowned.add(region, glo, ghi, api, loc, s.phase, 0); });
 }
 
+namespace {
+// Rows of `blk` bytes `stride` apart from `lo` (stride >= blk; one row when count is 1).
+struct Rows {
+    uintptr_t lo;
+    uint64_t blk, stride, count;
+    uintptr_t hi() const { return lo + (count - 1) * stride + blk; }
+};
+
+// Whether two row sets share a byte, and the first such byte of `a`'s rows in `at`. Rows of a set
+// are in address order and do not overlap, so for each row of `a` only the first row of `b` that
+// ends past its start can meet it. A set whose rows overlap (stride < blk) is taken as its span.
+bool rows_meet(Rows a, Rows b, uintptr_t& at) {
+    if (a.stride < a.blk) a = Rows{a.lo, a.hi() - a.lo, a.hi() - a.lo, 1};
+    if (b.stride < b.blk) b = Rows{b.lo, b.hi() - b.lo, b.hi() - b.lo, 1};
+    if (!(a.lo < b.hi() && b.lo < a.hi())) return false;
+    for (uint64_t i = 0; i < a.count; ++i) {
+        const uintptr_t r0 = a.lo + i * a.stride, r1 = r0 + a.blk;
+        if (r0 >= b.hi()) break;
+        const uint64_t j = r0 >= b.lo + b.blk ? (r0 - b.lo - b.blk) / b.stride + 1 : 0;
+        if (j >= b.count) continue;
+        const uintptr_t s0 = b.lo + j * b.stride;
+        if (s0 < r1) {
+            at = std::max(r0, s0);
+            return true;
+        }
+    }
+    return false;
+}
+}  // namespace
+
 void gm_read_ordered(const void* addr, uint64_t bytes, int reader, const char* advice) {
+    gm_read_ordered(addr, bytes, bytes, 1, reader, advice);
+}
+
+void gm_read_ordered(const void* addr, uint64_t blk, uint64_t stride, uint64_t count, int reader, const char* advice) {
     State& s = S();
-    if (s.gm_pending.empty() || bytes == 0) return;
+    if (s.gm_pending.empty() || blk == 0 || count == 0) return;
     const VClock& scalar = s.vc[static_cast<int>(Pipe::S)];
     // a copy the scalar unit has waited for is ordered before every later instruction
     s.gm_pending.erase(std::remove_if(s.gm_pending.begin(), s.gm_pending.end(),
                                       [&](const State::GmPending& w) { return scalar.c[w.pipe] >= w.epoch; }),
                        s.gm_pending.end());
     const VClock& v = issue_on(reader);
-    const uintptr_t lo = reinterpret_cast<uintptr_t>(addr), hi = lo + bytes;
+    const Rows read{reinterpret_cast<uintptr_t>(addr), blk, count > 1 ? stride : blk, count};
     for (const State::GmPending& w : s.gm_pending) {
-        if (!(v.c[w.pipe] < w.epoch && w.lo < hi && lo < w.hi)) continue;
-        const uintptr_t at = std::max(lo, w.lo);
+        uintptr_t at = 0;
+        if (!(v.c[w.pipe] < w.epoch &&
+              rows_meet(read, Rows{w.lo, w.blk, w.stride, (w.hi - w.lo - w.blk) / w.stride + 1}, at)))
+            continue;
         const GmRegion* r = gm_find(at, 1);
         const std::string where = r ? fmt("'%s'+%llu bytes", r->name.c_str(), static_cast<unsigned long long>(at - r->base))
                                     : gm_describe(at, 1);

@@ -495,9 +495,11 @@ struct State {
     // access records for the checks at the end of the run (cleared by the harness before each block)
     AccessLog gm_writes;             // writes to outputs and scratch
     // this core's recent copies to GM that a later read of the same bytes must be ordered after
-    // (gm_read_ordered): [lo, hi) addresses, the writing pipe and its instruction count
+    // (gm_read_ordered): [lo, hi) addresses, the rows written in them (blk bytes, stride apart),
+    // the writing pipe and its instruction count
     struct GmPending {
         uintptr_t lo, hi;
+        uint64_t blk, stride;
         uint32_t epoch;
         int8_t pipe;
         const char* api;

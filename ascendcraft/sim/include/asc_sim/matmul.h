@@ -355,9 +355,11 @@ private:
         const int64_t b_rows = transB_ ? N : K, b_cols = transB_ ? K : N;
         const char* advice = "SetFlag/WaitFlag<HardEvent::MTE3_S> after the copy, before the Matmul call (the scalar "
                              "unit sends the call on to the cube)";
-        asc_sim::gm_read_ordered(a_.addr_, static_cast<uint64_t>((a_rows - 1) * lda + a_cols) * sizeof(SrcAT),
+        asc_sim::gm_read_ordered(a_.addr_, static_cast<uint64_t>(a_cols) * sizeof(SrcAT),
+                                 static_cast<uint64_t>(lda) * sizeof(SrcAT), static_cast<uint64_t>(a_rows),
                                  static_cast<int>(asc_sim::Pipe::AIC_MTE2), advice);
-        asc_sim::gm_read_ordered(b_.addr_, static_cast<uint64_t>((b_rows - 1) * ldb + b_cols) * sizeof(SrcBT),
+        asc_sim::gm_read_ordered(b_.addr_, static_cast<uint64_t>(b_cols) * sizeof(SrcBT),
+                                 static_cast<uint64_t>(ldb) * sizeof(SrcBT), static_cast<uint64_t>(b_rows),
                                  static_cast<int>(asc_sim::Pipe::AIC_MTE2), advice);
     }
     void check_operands(const char* api, const asc_sim::Loc& loc) const {

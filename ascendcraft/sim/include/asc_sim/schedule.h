@@ -184,8 +184,10 @@ void record_gm_access(const GmRegion* r, uint64_t lo, uint64_t hi, bool write, c
 void gm_check(const char* api, const Loc& loc, const void* p, uint64_t bytes, const char* what);
 // A read of GM bytes [addr, addr + bytes) on pipe `reader`: a copy of this core to those bytes that
 // the read is not ordered after (an event, a barrier, the scalar unit's wait) is a missing-sync race;
-// `advice` is the sync the message suggests.
+// `advice` is the sync the message suggests. The strided form reads `count` rows of `blk` bytes,
+// `stride` apart: only the bytes of its rows and of the copies' rows can meet (a gap is no race).
 void gm_read_ordered(const void* addr, uint64_t bytes, int reader, const char* advice);
+void gm_read_ordered(const void* addr, uint64_t blk, uint64_t stride, uint64_t count, int reader, const char* advice);
 // Records the reads of `rows` rows of `row_bytes` bytes, `stride` bytes apart, from `p` when they are
 // in scratch (an API that bounds-checks only the first and last element of its operand, Matmul).
 void note_scratch_rows(const char* api, const Loc& loc, const void* p, int64_t rows, uint64_t row_bytes,
