@@ -37,12 +37,16 @@ def emit_gather(em, target: str, e, ct: str, dtype: str, out: str, tile_cls):
 
 def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
     """``ArgMaxRows(t)`` / ``ArgMinRows(t)`` of a 2-D f32 tile: the i32 row index of each column's first
-    extreme. The output buffer (its parts: ascendcraft/lowering_passes/indexing.ARG_LAYOUTS) holds, A = cols rounded up
-    to 64, the indices, the running extreme, a copy of the current row (A each) and the mask. Per row:
-    Compare(row <= best) (>= for argmin; false only where the row is strictly better, so the first of equal
-    extremes keeps its index), Select of the row number where it is false, then Max (Min) into the running
-    extreme. Compare works on whole 256-byte repeats (A elements), so the row and the extreme are copies
-    whose tails are zeroed first, never the tile's own rows (which may end before A)."""
+    extreme, a NaN winning (as torch.argmax/argmin). The output buffer (its parts:
+    ascendcraft/lowering_passes/indexing.ARG_LAYOUTS) holds, A = cols rounded up to 64, the indices, the
+    running extreme, a copy of the current row (A each) and two masks. Per row: Compare(row <= best)
+    (>= for argmin) and Compare(best != best), or'ed: true where the running pair stays (the row is
+    not strictly better, so the first of equal extremes keeps its index; or the pair holds a NaN, the
+    first one); where false the row's number and value replace it (Select, both). A NaN row replaces
+    a pair that holds none (a comparison with NaN is false). No step depends on how Max or Min treat
+    a NaN. Compare works on whole 256-byte repeats (A elements): when the columns are a multiple of
+    64 the tile's own rows are compared, otherwise a copy of each whose tail is zeroed first (the
+    tile's rows may end before A)."""
     src = em.tiles[e.args[0].id]
     x = e.args[0].id
     largest = op.of == "argmax"
@@ -54,22 +58,33 @@ def emit_argrows(em, target: str, e, op, ct: str, out: str, tile_cls):
     em.emit(f"AscendC::LocalTensor<float> best_ = {target}[{at['best']}].ReinterpretCast<float>();")
     em.emit(f"AscendC::LocalTensor<float> row_ = {target}[{at['row']}].ReinterpretCast<float>();")
     em.emit(f"AscendC::LocalTensor<uint8_t> mask_ = {target}[{at['mask']}].ReinterpretCast<uint8_t>();")
+    em.emit(f"AscendC::LocalTensor<uint8_t> nan_ = {target}[{at['nan']}].ReinterpretCast<uint8_t>();")
+    # the tile's own rows are whole repeats: compared in place, no copy per row
+    em.emit(f"const bool inPlace_ = a_ == ({src.cols}) && ({src.pitch}) == a_;")
     em.emit(f"AscendC::Duplicate({target}, static_cast<int32_t>(0), {cols});")
     em.emit("AscendC::Duplicate(best_, 0.0f, static_cast<int32_t>(a_));")
     em.emit("AscendC::Duplicate(row_, 0.0f, static_cast<int32_t>(a_));")
     em.emit("AscendC::PipeBarrier<PIPE_V>();")
     em.emit(f"AscendC::Muls(best_, {x}, 1.0f, {cols});")
     em.emit(f"for (int64_t r_ = 1; r_ < {src.rows}; ++r_) {{")
-    em.emit("    AscendC::PipeBarrier<PIPE_V>();")
-    em.emit(f"    AscendC::Muls(row_, {x}[r_ * {src.pitch}], 1.0f, {cols});")
-    em.emit("    AscendC::PipeBarrier<PIPE_V>();")
-    em.emit(f"    AscendC::Compare(mask_, row_, best_, AscendC::CMPMODE::{'LE' if largest else 'GE'}, "
+    em.depth += 1
+    em.emit(f"AscendC::LocalTensor<float> cur_ = inPlace_ ? {x}[r_ * {src.pitch}] : row_;")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit(f"if (!inPlace_) {{ AscendC::Muls(row_, {x}[r_ * {src.pitch}], 1.0f, {cols}); "
+            "AscendC::PipeBarrier<PIPE_V>(); }")
+    em.emit(f"AscendC::Compare(mask_, cur_, best_, AscendC::CMPMODE::{'LE' if largest else 'GE'}, "
             "static_cast<uint32_t>(a_));")
-    em.emit("    AscendC::PipeBarrier<PIPE_V>();")
-    em.emit(f"    AscendC::Select({target}.ReinterpretCast<float>(), mask_, {target}.ReinterpretCast<float>(), "
+    em.emit("AscendC::Compare(nan_, best_, best_, AscendC::CMPMODE::NE, static_cast<uint32_t>(a_));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit("AscendC::Or(mask_.ReinterpretCast<uint16_t>(), mask_.ReinterpretCast<uint16_t>(), "
+            "nan_.ReinterpretCast<uint16_t>(), static_cast<int32_t>(a_ / 16));")
+    em.emit("AscendC::PipeBarrier<PIPE_V>();")
+    em.emit(f"AscendC::Select({target}.ReinterpretCast<float>(), mask_, {target}.ReinterpretCast<float>(), "
             f"AcBitsAs<float>(static_cast<int32_t>(r_)), AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, "
             f"static_cast<uint32_t>({src.cols}));")
-    em.emit(f"    AscendC::{'Max' if largest else 'Min'}(best_, best_, row_, {cols});")
+    em.emit("AscendC::Select(best_, mask_, best_, cur_, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, "
+            f"static_cast<uint32_t>({src.cols}));")
+    em.depth -= 1
     em.emit("}")
     em.depth -= 1
     em.emit("}")

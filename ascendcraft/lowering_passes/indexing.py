@@ -84,8 +84,10 @@ def _scatter(sel, op, args, e, no_rule, text) -> list:
 #: parts in order, each a size in 4-byte elements as {term: count}, the terms made of A = the columns
 #: rounded up to 64 (Compare works on whole 256-byte repeats) and O = the rows rounded up to 8.
 ARG_LAYOUTS = {
-    # the column indices, the running extreme, a copy of the current row, the comparison's mask
-    "argrows": (("indices", {"A": 1}), ("best", {"A": 1}), ("row", {"A": 1}), ("mask", {"A/32": 1, "1": 8})),
+    # the column indices, the running extreme, a copy of the current row, the comparison's mask and
+    # the running extreme's NaN mask
+    "argrows": (("indices", {"A": 1}), ("best", {"A": 1}), ("row", {"A": 1}), ("mask", {"align8(A/32)": 1, "1": 8}),
+                ("nan", {"align8(A/32)": 1, "1": 8})),
     # the row indices, a copy of the row, the selected indices, the index ramp, the reduction's result
     # and work area, the comparison's mask
     "argeachrow": (("indices", {"O": 1}), ("row", {"A": 1}), ("sel", {"A": 1}), ("ramp", {"A": 1}),
@@ -106,7 +108,8 @@ def arg_buffer_elems(form: str, rows, cols):
     a = binary("*", call("cdiv", cols, A.Int(64)), A.Int(64))
     terms = {"A": a, "O": binary("*", call("cdiv", rows, A.Int(8)), A.Int(8)), "1": A.Int(1),
              "A/32": binary("//", a, A.Int(32)),
-             "align8(A/64)": binary("*", call("cdiv", binary("//", a, A.Int(64)), A.Int(8)), A.Int(8))}
+             "align8(A/64)": binary("*", call("cdiv", binary("//", a, A.Int(64)), A.Int(8)), A.Int(8)),
+             "align8(A/32)": binary("*", call("cdiv", binary("//", a, A.Int(32)), A.Int(8)), A.Int(8))}
     out = None
     for term, n in _terms(ARG_LAYOUTS[form]).items():
         part = A.Int(n) if term == "1" else terms[term] if n == 1 else binary("*", terms[term], A.Int(n))
@@ -117,7 +120,8 @@ def arg_buffer_elems(form: str, rows, cols):
 def arg_buffer_offsets(form: str, a: str, o: str) -> dict[str, str]:
     """C++ offsets (in elements) of each part of an ArgMax/ArgMin output buffer of ``form``, given the
     C++ names of A and O."""
-    terms = {"A": a, "O": o, "A/32": f"{a} / 32", "align8(A/64)": f"AcAlignUp({a} / 64, 8)"}
+    terms = {"A": a, "O": o, "A/32": f"{a} / 32", "align8(A/64)": f"AcAlignUp({a} / 64, 8)",
+             "align8(A/32)": f"AcAlignUp({a} / 32, 8)"}
     layout, offsets = ARG_LAYOUTS[form], {}
     for i, (part, _) in enumerate(layout):
         before = _terms(layout[:i])

@@ -171,6 +171,35 @@ kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
          "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
 
 
+def test_argmax_and_argmin_along_axis_0_take_the_first_nan_as_torch_does(tmp_path):
+    """ArgMaxRows/ArgMinRows with NaN, infinities and ties, in a 256-column tile (its rows compared in
+    place) and a 44-column tail (copies): a NaN wins over any number, the first NaN over later ones,
+    whatever Max/Min do with NaN."""
+    import torch
+    (tmp_path / "k.dsl").write_text("""kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
+    const TM = 256
+    for b, mb in parallel(B, cdiv(M, TM)):
+        m = mb * TM
+        t = load(x[b, :, m:m + TM])
+        store(y[b, m:m + TM], argmax(t, axis=0))
+        store(z[b, m:m + TM], argmin(t, axis=0))
+""")
+    (tmp_path / "op.py").write_text(_op("x", "torch.argmax(x, dim=1), torch.argmin(x, dim=1)", "B = 2\nN = 8\nM = 300",
+                                        "torch.randn(B, N, M)"))
+    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
+    nan, inf = float("nan"), float("inf")
+    x = torch.randn(2, 8, 300)
+    for col in (5, 290):                        # in the aligned tile and in the tail
+        x[0, 2, col], x[0, 6, col] = nan, 100.0     # a NaN, then a larger number: the NaN
+        x[0, 0, col + 1], x[0, 3, col + 1] = nan, nan   # two NaNs: the first
+        x[1, 7, col] = nan                      # a NaN in the last row
+        x[1, :, col + 1] = 3.0                  # all equal: 0
+        x[1, 4, col + 2], x[1, 5, col + 2] = inf, inf   # tied infinities: the first for argmax
+        x[1, 1, col + 3], x[1, 6, col + 3] = -inf, -inf
+    y, z = k(x)
+    assert torch.equal(y, torch.argmax(x, dim=1)) and torch.equal(z, torch.argmin(x, dim=1))
+
+
 def test_scatter_add_and_scatter_of_rows_with_repeated_indices(tmp_path):
     # 700 indices into 300 columns per row over three tiles (a 188-index tail): repeats add up / the last stays
     compile_verified(tmp_path, """

@@ -7,8 +7,11 @@
 # they are strictly greater (>), so the first maximum wins as in torch, or where the chunk's
 # maximum is NaN and the pair's is not (torch's argmax takes the first NaN as the maximum). x is
 # read once and nothing goes through GM between (the chunks' partials went through scratch in a
-# second phase before: 9,331 us at the MKB shape, 7,434 us now); the index is widened to int64 at
-# the store.
+# second phase before: 9,331 us at the MKB shape, 7,554 us now); the index is widened to int64 at
+# the store. NaN inputs: within a chunk the first NaN wins (argmax(u, axis=0)); across chunks the fold
+# needs max(u, axis=0) to be NaN for a chunk that holds one, which the 910B's vector Max/Min do not
+# promise (IEEE maxNum/minNum, docs/verification.md: NaN inputs are not verified). A fold exact for
+# NaN (a flag per column from cast(u != u, f32), taken over the rows) costs 24 % at the MKB shape.
 kernel argmax_dim1(x: gm f32[B, N, M]) -> (y: gm i64[B, M]):
     const TM = minimum(M, 512)
     const NC = 8
