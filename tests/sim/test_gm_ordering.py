@@ -70,3 +70,25 @@ def test_a_read_of_the_gaps_between_rows_copied_out_is_no_race(rng, mode):
         assert not res.ok
         (d,) = res.errors
         assert d.rule == "missing-sync" and "reads GM at 's'+28 bytes" in d.message
+
+
+READBACK = kernel_source("fixpipe_readback.cpp")
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_the_cubes_read_of_its_own_fixpipe_output_waits_for_it(rng, mode):
+    """GM -> L1 (Nd2Nz) after a Fixpipe of the same bytes: with FIX_MTE2 between them y = C (mode 0);
+    without, a missing-sync error at the read naming the Fixpipe and FIX_MTE2 (mode 1)."""
+    art = build_kernel(READBACK, "fixpipe_readback")
+    a = rng.standard_normal((16, 8)).astype(np.float32)
+    bt = rng.standard_normal((16, 8)).astype(np.float32)
+    res = run_kernel(art, [a, bt, np.eye(16, dtype=np.float32), poisoned((16, 16), np.float32), None, mode],
+                     block_dim=1, workspace_bytes=16 * 16 * 4)
+    if mode == 0:
+        assert res.ok, res.report()
+        assert_close(res.outputs[3], a.astype(np.float64) @ bt.T.astype(np.float64))
+    else:
+        assert not res.ok
+        (d,) = res.errors
+        assert d.rule == "missing-sync" and "that Fixpipe at line" in d.message and "FIX_MTE2" in d.message
+        assert d.line == next(i for i, t in enumerate(READBACK.splitlines(), 1) if "// C read back" in t)

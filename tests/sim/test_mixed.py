@@ -142,3 +142,32 @@ def test_without_the_mode_0_flag_block_0_races_the_others_writes():
     res, _ = _flag_all(1)
     assert not res.ok and _rules(res) == ["scratch-race"], res.report()
     assert "no cross-core flag or barrier orders the two" in res.errors[0].message
+
+
+def test_an_implicit_gemm_convolution_on_a_mixed_launch_matches_torch():
+    """benchmarks/implicit_gemm/conv2d_s2d.cpp: the AIVs write a space-to-depth copy of the input, a
+    barrier and a mode-2 flag hand it to the AICs, which accumulate nine tap products and the bias in
+    L0C and Fixpipe each output row into y; 3 blocks over 2 images of 36 x 44 pixels (output rows and
+    xs rows not a multiple of the blocks), float64 torch as the reference."""
+    import importlib.util
+    from pathlib import Path
+
+    import torch
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("implicit_gemm_bench", root / "benchmarks" / "implicit_gemm_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    art = build_kernel((root / "benchmarks" / "implicit_gemm" / "conv2d_s2d.cpp").read_text(), "conv2d_s2d")
+    rng = np.random.default_rng(1)
+    n, h, w, co = 2, 36, 44, 32
+    hs, ws, oh, ow = bench.shapes(n, h, w)
+    x = rng.standard_normal((n, 3, h, w)).astype(np.float32)
+    weight = (rng.standard_normal((co, 3, 11, 11)) * 0.1).astype(np.float32)
+    bias = rng.standard_normal(co).astype(np.float32)
+    wt, ba, ones = bench.pack(weight, bias, ow)
+    res = run_kernel(art, [x, wt, ba, ones, np.full((n, co, oh, ow), np.nan, np.float32), None, n, h, w, co],
+                     block_dim=3, outputs=["y"], workspace_bytes=n * hs * ws * 48 * 4)
+    assert res.ok, res.report()
+    ref = torch.nn.functional.conv2d(torch.from_numpy(x).double(), torch.from_numpy(weight).double(),
+                                     torch.from_numpy(bias).double(), stride=4, padding=2).numpy()
+    np.testing.assert_allclose(res.outputs[4], ref, rtol=1e-4, atol=1e-4)

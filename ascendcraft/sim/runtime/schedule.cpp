@@ -471,10 +471,15 @@ void gm_read_ordered(const void* addr, uint64_t blk, uint64_t stride, uint64_t c
         const GmRegion* r = gm_find(at, 1);
         const std::string where = r ? fmt("'%s'+%llu bytes", r->name.c_str(), static_cast<unsigned long long>(at - r->base))
                                     : gm_describe(at, 1);
+        // the event is the writer's pipe's: a Fixpipe's copy out is ordered by FIX_MTE2, not MTE3_MTE2
+        std::string sync = advice;
+        const std::string mte3 = "MTE3_MTE2", fix = "FIX_MTE2";
+        const size_t at_event = sync.find(mte3);
+        if (w.pipe == static_cast<int8_t>(Pipe::FIX) && at_event != std::string::npos) sync.replace(at_event, mte3.size(), fix);
         fail("missing-sync", s.cur_api, s.cur_loc,
              fmt("%s on %s reads GM at %s that %s at line %d wrote on %s, and no event orders the two: on the NPU "
                  "the read can overtake the copy (a race). Add %s",
-                 s.cur_api, pipe_name(reader), where.c_str(), w.api, w.line, pipe_name(w.pipe), advice));
+                 s.cur_api, pipe_name(reader), where.c_str(), w.api, w.line, pipe_name(w.pipe), sync.c_str()));
     }
 }
 

@@ -254,11 +254,28 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         bytes += static_cast<uint64_t>(p.nValue) * p.dValue * sizeof(T);
     }
     asc_sim::use_local(api, asc_loc_, "dst", dst, extent, true);
-    asc_sim::Deps d;
-    d.wr[0] = dst.buf_;
-    asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + static_cast<double>(bytes) / s.cfg.mte2_bpc, d,
-                      static_cast<double>(bytes), s.cfg.gm_latency);
-    s.stats.gm_read += bytes;
+    // the rows read, as the vector copy-ins' (schedule_gm_read): ordered after this core's copies out
+    // of the same bytes, and re-reads within the core's L2 share at the L2 rate, not HBM's
+    const uint64_t blk = static_cast<uint64_t>(p.dValue) * sizeof(T), stride = static_cast<uint64_t>(p.srcDValue) * sizeof(T);
+    if (p.ndNum <= 1 || p.srcNdMatrixStride == static_cast<uint32_t>(p.nValue) * p.srcDValue) {
+        asc_sim::schedule_gm_read(dst.buf_, static_cast<double>(bytes), src.addr_, blk, stride,
+                                  static_cast<uint64_t>(p.ndNum) * p.nValue);
+    } else {   // matrices apart: each one's rows, one transfer
+        uint64_t hbm = 0;
+        for (uint32_t nd = 0; nd < p.ndNum; ++nd) {
+            const T* at = src.addr_ + static_cast<uint64_t>(nd) * p.srcNdMatrixStride;
+            asc_sim::gm_read_ordered(at, blk, stride, p.nValue, static_cast<int>(asc_sim::Pipe::MTE2),
+                                     "SetFlag/WaitFlag<HardEvent::MTE3_MTE2> between the copy out and this copy in");
+            hbm += asc_sim::gm_read_hbm_bytes(at, blk, stride, p.nValue);
+        }
+        const double from_hbm = bytes ? static_cast<double>(hbm) / static_cast<double>(bytes) : 1.0;
+        asc_sim::Deps d;
+        d.wr[0] = dst.buf_;
+        asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + static_cast<double>(bytes) * from_hbm / s.cfg.mte2_bpc +
+                                                   static_cast<double>(bytes) * (1.0 - from_hbm) / s.cfg.l2_bpc,
+                          d, static_cast<double>(hbm), s.cfg.gm_latency);
+        s.stats.gm_read += hbm;
+    }
     if (s.cfg.cost_only) return;
     T* out = dst.ptr();
     // a row of dValue elements that does not fill its last 32 bytes is padded with 0 there
