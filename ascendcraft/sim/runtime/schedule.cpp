@@ -21,7 +21,7 @@ double hbm_share_per_cycle(int64_t sharers) {
     return gbps * 1e9 / (c.freq_mhz * 1e6) / static_cast<double>(std::max<int64_t>(sharers, 1));
 }
 
-double hbm_bytes_per_cycle() { return hbm_share_per_cycle(active_cores(S().cfg)); }
+double hbm_bytes_per_cycle() { return hbm_share_per_cycle(hbm_sharers(S().cfg, S().core_kind)); }
 
 uint64_t l2_overlap_interval(int64_t lo, int64_t hi, int64_t be, int64_t se, int64_t ne) {
     if (hi <= 0 || lo >= (ne - 1) * se + be || hi <= lo) return 0;
@@ -293,8 +293,9 @@ double schedule(Pipe pipe, double cycles, const Deps& d, double gm_bytes, double
     for (int i = 0; i < s.n_operands; ++i) check_access(s.operands[i], p, v);
     for (int i = 0; i < s.n_operands; ++i) record_access(s.operands[i], p, epoch);
     s.n_operands = 0;
-    // GM traffic: every active core gets an equal share of HBM bandwidth, for reads and writes
-    // together; a transfer runs no faster than that share, and the core's total GM bytes over
+    // GM traffic: every active core (in a mixed launch, every core of its kind: hbm_sharers) gets
+    // an equal share of HBM bandwidth, for reads and writes together; a transfer runs no faster
+    // than that share, and the core's total GM bytes over
     // its share is a floor on its time (applied by the harness at block end).
     double hbm_cycles = 0;
     if (gm_bytes > 0) {

@@ -222,6 +222,18 @@ inline int64_t active_cores(const Config& c) {
     return std::min<int64_t>(b, c.cores);
 }
 
+// The cores a transfer of a core of kind `kind` (1: AIC) shares HBM bandwidth with: every active
+// core, or in a mixed launch the cores of its own kind. A mixed kernel's AICs and AIVs stream in
+// turn (the AIVs prepare what the cube reads, the cube writes what the AIVs read: flags order them),
+// so each kind's phase has the chip's bandwidth among its own cores; where both kinds stream at once
+// the shares add up past it, and the kernel's time is still floored by all its bytes at the chip's
+// bandwidth (cost.py) and, after its last barrier, by the bytes of the cores that moved data then.
+inline int64_t hbm_sharers(const Config& c, int kind) {
+    const int64_t b = std::max<int64_t>(c.block_dim, 1);
+    if (c.mix_ratio > 0) return kind == 1 ? std::min<int64_t>(b, c.aic_cores) : std::min<int64_t>(b * c.mix_ratio, c.cores);
+    return active_cores(c);
+}
+
 // ---------------------------------------------------------------- diagnostics
 struct Abort {};
 struct ScalarArg {
