@@ -593,14 +593,16 @@ int main() {
         }
         for (char f : block_failed) failed = failed || f;
         if (!failed) cross_unconsumed(s.report);
-        // the phase after the last SyncAll: its HBM bandwidth shared by the cores that moved data in it
-        int64_t sharers = 0;
-        for (const auto& [start, bytes] : last_phase) sharers += bytes > 0;
-        const double share = hbm_share_per_cycle(sharers);
+        // the phase after the last SyncAll: its HBM bandwidth shared by the cores that moved data in
+        // it, in a mixed launch by those of each kind (as each transfer's share: hbm_sharers)
+        const bool mixed = s.cfg.mix_ratio > 0 && g_cross.aic_threads;
+        auto kind_of = [&](int64_t b) { return mixed ? g_cross.cores[static_cast<size_t>(b)].kind : 0; };
+        int64_t sharers[2] = {0, 0};
+        for (int64_t b = 0; b < nblocks; ++b) sharers[kind_of(b)] += last_phase[static_cast<size_t>(b)].second > 0;
         for (int64_t b = 0; b < nblocks; ++b) {
             const auto& [start, bytes] = last_phase[static_cast<size_t>(b)];
             CoreStats& cs = block_stats[static_cast<size_t>(b)];
-            if (bytes > 0) cs.end = std::max(cs.end, start + bytes / share);
+            if (bytes > 0) cs.end = std::max(cs.end, start + bytes / hbm_share_per_cycle(sharers[kind_of(b)]));
         }
     } else {
         g_kernel_active = 1;

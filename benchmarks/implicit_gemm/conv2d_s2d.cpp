@@ -14,7 +14,9 @@
 //         block of xs: GM -> L1 (Nd2Nz) -> L0B (LoadData2D), the weights resident in L1 (loaded once),
 //         the taps accumulated in L0C, then Fixpipe straight into y[n, :, oh, :]. The bias is a tenth
 //         product: [co x 8] (the bias in column 0) times [8 x OW] (a row of ones).
-//   The AIVs meet at SyncAll, then each block's two hand the AIC the go (a mode-2 flag).
+//   In groups of `group` images: when every AIV has written a group's rows (a mode-0 flag round),
+//   each block's two hand their AIC the group (a mode-2 flag), and go on to the next group while the
+//   AICs compute this one.
 // The host packs the weights (wt, the bias matrix and the ones: a few hundred KiB, not timed).
 #include "kernel_operator.h"
 
@@ -23,7 +25,8 @@ constexpr uint32_t CI = 3, KS = 11, S = 4, P = 2, KT = 3, C2 = CI * S * S, TAPS 
 __aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 extern "C" __global__ __aicore__ void conv2d_s2d(GM_ADDR x, GM_ADDR wt, GM_ADDR biasA, GM_ADDR onesB, GM_ADDR y,
-                                                 GM_ADDR workspace, uint32_t n, uint32_t h, uint32_t w, uint32_t co)
+                                                 GM_ADDR workspace, uint32_t n, uint32_t h, uint32_t w, uint32_t co,
+                                                 uint32_t group)
 {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
     const uint32_t hs = CeilDiv(h + 2 * P, S), ws = CeilDiv(w + 2 * P, S);
@@ -46,8 +49,10 @@ extern "C" __global__ __aicore__ void conv2d_s2d(GM_ADDR x, GM_ADDR wt, GM_ADDR 
         for (uint32_t j = 0; j < ws; ++j)      // xs row cell (j, c') <- tile row (ci, a), column S*j + b
             for (uint32_t c = 0; c < C2; ++c)
                 table.SetValue(j * C2 + c, ((c / S) * pitch + S * j + c % S) * sizeof(float));
-        const uint32_t units = n * hs, cores = AscendC::GetBlockNum() * 2, me = AscendC::GetBlockIdx();
-        for (uint32_t u = me; u < units; u += cores) {
+        const uint32_t cores = AscendC::GetBlockNum() * 2, me = AscendC::GetBlockIdx();
+        for (uint32_t g0 = 0; g0 < n; g0 += group) {   // a group of images, then the hand-off
+          const uint32_t g1 = g0 + group < n ? g0 + group : n;
+          for (uint32_t u = g0 * hs + me; u < g1 * hs; u += cores) {
             const uint32_t img = u / hs, i = u % hs;
             AscendC::LocalTensor<float> t = qIn.AllocTensor<float>();
             AscendC::Duplicate(t, 0.0f, rows * pitch);
@@ -70,8 +75,12 @@ extern "C" __global__ __aicore__ void conv2d_s2d(GM_ADDR x, GM_ADDR wt, GM_ADDR 
             AscendC::DataCopy(xsGm[u * cells], g, cells);   // ws * 48 values: whole 32-byte blocks
             qOut.FreeTensor(g);
         }
-        AscendC::SyncAll<true>();
-        AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);   // this block's AIC may read xs
+          // every AIV has written its rows of the group (a mode-0 round), then each block's two tell
+          // their AIC (mode 2), which works on the group while the AIVs go on to the next
+          AscendC::CrossCoreSetFlag<0, PIPE_MTE3>(1);
+          AscendC::CrossCoreWaitFlag(1);
+          AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);
+        }
     }
     if ASCEND_IS_AIC {
         const uint32_t m16 = CeilDiv(co, 16), n16 = CeilDiv(ow, 16), kc = C2 / C0;
@@ -105,12 +114,15 @@ extern "C" __global__ __aicore__ void conv2d_s2d(GM_ADDR x, GM_ADDR wt, GM_ADDR 
                                                           static_cast<uint16_t>(n16 * 16), 1, 0});
         qW.EnQue(w1);
         w1 = qW.DeQue<float>();
-        AscendC::CrossCoreWaitFlag(0);   // both AIVs of this block are past the barrier: xs is whole
-        // each AIC a run of consecutive output rows: the xs rows a tile reads again are in its L2 share
-        const uint32_t tiles = n * oh, per = tiles / AscendC::GetBlockNum(), extra = tiles % AscendC::GetBlockNum();
-        const uint32_t me = AscendC::GetBlockIdx(), lo = me * per + (me < extra ? me : extra);
-        const uint32_t hi = lo + per + (me < extra ? 1 : 0);
-        for (uint32_t tile = lo; tile < hi; ++tile) {
+        for (uint32_t g0 = 0; g0 < n; g0 += group) {
+          const uint32_t g1 = g0 + group < n ? g0 + group : n;
+          AscendC::CrossCoreWaitFlag(0);   // every AIV has written the group's xs rows
+          // each AIC a run of consecutive output rows of the group: the xs rows a tile reads again are
+          // in its L2 share
+          const uint32_t tiles = (g1 - g0) * oh, per = tiles / AscendC::GetBlockNum(), extra = tiles % AscendC::GetBlockNum();
+          const uint32_t me = AscendC::GetBlockIdx(), lo = g0 * oh + me * per + (me < extra ? me : extra);
+          const uint32_t hi = lo + per + (me < extra ? 1 : 0);
+          for (uint32_t tile = lo; tile < hi; ++tile) {
             const uint32_t img = tile / oh, r = tile % oh;
             AscendC::LocalTensor<float> c = qC.AllocTensor<float>();
             for (uint32_t t = 0; t <= TAPS; ++t) {   // t == TAPS: the bias product
@@ -150,6 +162,7 @@ extern "C" __global__ __aicore__ void conv2d_s2d(GM_ADDR x, GM_ADDR wt, GM_ADDR 
                                                         static_cast<uint16_t>(m16 * 16), oh * ow, false, NoQuant, 0, 1, 0,
                                                         0, 0});
             qC.FreeTensor(c);
+          }
         }
         qW.FreeTensor(w1);
     }

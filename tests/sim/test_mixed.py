@@ -165,7 +165,7 @@ def test_an_implicit_gemm_convolution_on_a_mixed_launch_matches_torch():
     weight = (rng.standard_normal((co, 3, 11, 11)) * 0.1).astype(np.float32)
     bias = rng.standard_normal(co).astype(np.float32)
     wt, ba, ones = bench.pack(weight, bias, ow)
-    res = run_kernel(art, [x, wt, ba, ones, np.full((n, co, oh, ow), np.nan, np.float32), None, n, h, w, co],
+    res = run_kernel(art, [x, wt, ba, ones, np.full((n, co, oh, ow), np.nan, np.float32), None, n, h, w, co, 1],
                      block_dim=3, outputs=["y"], workspace_bytes=n * hs * ws * 48 * 4)
     assert res.ok, res.report()
     ref = torch.nn.functional.conv2d(torch.from_numpy(x).double(), torch.from_numpy(weight).double(),

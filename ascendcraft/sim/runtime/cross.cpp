@@ -173,12 +173,16 @@ void cross_arrive(const std::tuple<int, int64_t, int>& key, const std::vector<in
     for (const auto& p : r.pending)
         if (p.empty()) return;
     Firing d{0, nullptr};
-    int64_t sharers = 0;
-    for (const auto& p : r.pending) sharers += p.front().hbm > 0;
-    const double share = hbm_share_per_cycle(sharers);
-    for (auto& p : r.pending) {
+    // the members' HBM bytes since the last round, shared by those that moved data (in a mixed launch
+    // by those of each kind, as each transfer's share: hbm_sharers)
+    auto kind_of = [&](size_t i) { return x.ratio > 0 && x.aic_threads ? x.cores[static_cast<size_t>(r.members[i])].kind : 0; };
+    int64_t sharers[2] = {0, 0};
+    for (size_t i = 0; i < r.pending.size(); ++i) sharers[kind_of(i)] += r.pending[i].front().hbm > 0;
+    for (size_t i = 0; i < r.pending.size(); ++i) {
+        auto& p = r.pending[i];
         d.time = std::max(d.time, p.front().time);
-        if (p.front().hbm > 0) d.time = std::max(d.time, p.front().since + p.front().hbm / share);
+        if (p.front().hbm > 0)
+            d.time = std::max(d.time, p.front().since + p.front().hbm / hbm_share_per_cycle(sharers[kind_of(i)]));
         d.clock = join_clocks(d.clock, p.front().clock);
         p.pop_front();
     }
