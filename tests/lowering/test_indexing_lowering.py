@@ -157,17 +157,20 @@ kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M]):
          "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
 
 
-def test_argmax_and_argmin_along_axis_0_keep_the_first_of_ties(tmp_path):
-    # ArgMaxRows/ArgMinRows on [N, TM] blocks with a 88-column tail, stored as int64 directly; ties everywhere
-    compile_verified(tmp_path, """
-kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
+# ArgMaxRows/ArgMinRows on [N, TM] blocks of each image, stored as int64 directly
+_ARG_ROWS = """kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
     const TM = 256
     for b, mb in parallel(B, cdiv(M, TM)):
         m = mb * TM
         t = load(x[b, :, m:m + TM])
         store(y[b, m:m + TM], argmax(t, axis=0))
         store(z[b, m:m + TM], argmin(t, axis=0))
-""", _op("x", "torch.argmax(x, dim=1), torch.argmin(x, dim=1)", "B = 3\nN = 19\nM = 600",
+"""
+
+
+def test_argmax_and_argmin_along_axis_0_keep_the_first_of_ties(tmp_path):
+    # ArgMaxRows/ArgMinRows on [N, TM] blocks with a 88-column tail, stored as int64 directly; ties everywhere
+    compile_verified(tmp_path, _ARG_ROWS, _op("x", "torch.argmax(x, dim=1), torch.argmin(x, dim=1)", "B = 3\nN = 19\nM = 600",
          "torch.randint(0, 4, (B, N, M)).float()"), trials=2)
 
 
@@ -176,14 +179,7 @@ def test_argmax_and_argmin_along_axis_0_take_the_first_nan_as_torch_does(tmp_pat
     place) and a 44-column tail (copies): a NaN wins over any number, the first NaN over later ones,
     whatever Max/Min do with NaN."""
     import torch
-    (tmp_path / "k.dsl").write_text("""kernel a(x: gm f32[B, N, M]) -> (y: gm i64[B, M], z: gm i64[B, M]):
-    const TM = 256
-    for b, mb in parallel(B, cdiv(M, TM)):
-        m = mb * TM
-        t = load(x[b, :, m:m + TM])
-        store(y[b, m:m + TM], argmax(t, axis=0))
-        store(z[b, m:m + TM], argmin(t, axis=0))
-""")
+    (tmp_path / "k.dsl").write_text(_ARG_ROWS)
     (tmp_path / "op.py").write_text(_op("x", "torch.argmax(x, dim=1), torch.argmin(x, dim=1)", "B = 2\nN = 8\nM = 300",
                                         "torch.randn(B, N, M)"))
     k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
