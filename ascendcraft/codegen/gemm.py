@@ -295,6 +295,9 @@ class GemmEmitter:
         self.pending[-1].add(target)
 
     def _gemm_store(self, s: A.Store):
+        if s.value.kwarg("taps") is not None:     # low-level cube code (codegen/taps.py)
+            self._taps_store(s)
+            return
         e, i = s.value, next(k for k, g in enumerate(self.gemms) if g is s)
         c_name, c_off, _ = self._region(s.dst)
         self.emit("{")

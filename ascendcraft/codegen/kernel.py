@@ -44,6 +44,7 @@ from .emit_common import (
     unsupported,
 )
 from .gemm import GemmEmitter
+from .taps import TAP_STEP, TapsEmitter, is_taps
 from .scalar_expr import ScalarEmitter
 from .snippets import (
     HELPERS,
@@ -74,7 +75,7 @@ def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> Ker
 
 
 
-class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
+class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmitter):
     def __init__(self, kernel: A.Kernel, checked, op_name: str):
         self.k, self.ck, self.op_name = kernel, checked, op_name
         self.op_type = camel(op_name)
@@ -106,14 +107,21 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
                 loads.setdefault(n.value.out, set()).add(n.target)
         self.deque_at_use = {home for home, targets in loads.items() if len(targets) == 1}
         # Matmul API stores (the cube pass's output): one Matmul object and TCubeTiling each
-        self.gemms = [n for n in A.walk(kernel) if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)]
+        self.gemms = [n for n in A.walk(kernel) if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)
+                      and not is_taps(n.value)]
+        # tap products (cube_taps.py): low-level cube code, on the AIC of a kernel of its own
+        self.taps = [n for n in A.walk(kernel) if isinstance(n, A.Store) and is_taps(n.value)]
         # GM tensors (by root: a view is its base's memory) this core has stored to earlier in the
         # current phase: a later read of them waits for the copies out (read_after_own_stores)
         self.stored_in_phase: set[str] = set()
         # product tiles started early, by name: what emits their take (pending like a queued tile)
         self.takes: dict = {}
         has_vector = bool(self.buffers) or any(isinstance(n, A.Load) for n in A.walk(kernel))
-        self.core_type = "aiv" if not self.gemms else "mix" if has_vector else "aic"
+        if self.taps and (self.gemms or has_vector):
+            raise unsupported("tap products in a kernel with vector work or other products (a kernel of tap "
+                              "products alone runs on the cube cores; a phase before it that prepares the "
+                              "image is not built yet)", self.taps[0])
+        self.core_type = "aiv" if not (self.gemms or self.taps) else "mix" if has_vector else "aic"
 
     # ------------------------------------------------------------ output
     def spec(self) -> KernelSpec:
@@ -210,7 +218,9 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
             init.append(f"        pipe.InitBuffer(scalarBuf, {SCALAR_RESERVE});")
         for i, g in enumerate(self.gemms):
             init += self._cube_tiling(i, g)
-        decls = []
+        tap_decls, tap_init = self._taps_decls() if self.taps else ([], [])
+        init += tap_init
+        decls = list(tap_decls)
         for b in self.buffers.values():
             if b.type.space == "veccalc":
                 decls.append(f"    AscendC::TBuf<AscendC::TPosition::VECCALC> {b.name}Buf;")
@@ -273,6 +283,7 @@ class _Emitter(CopyEmitter, GemmEmitter, ComputeEmitter, ScalarEmitter):
             "",
             "private:",
             SCALAR_METHODS,
+            TAP_STEP if self.taps else "",
             SCAN_TABLES if "sidx" in self.work else "",
             WINDOW_TABLES if "widx" in self.work else "",
             STRIDED_COPIES.replace("STRIDED_CHUNK", f"(({self._buffer_elems(self.work['xwork'])}) / 8)")

@@ -268,6 +268,30 @@ class LoweredFormsChecker:
         r = self._gm_region(x, "Matmul reads")
         return TTile(r.gm.dtype, r.shape, "gm")
 
+    def _taps(self, taps, a: TTile, b: TTile, e: A.Call, to_ub: bool):
+        """``Matmul(a0, b0, transpose_b=True, taps=(t, start, stop, step, a_t, b_t))``: the first tiles'
+        product plus, for each t of range(start, stop, step), the product of the regions a_t and b_t
+        (their indices may use t, bound only there): tap products, on the cube core (cube_taps.py);
+        ``base=(M, N, K)``, the tiles' extents before clipping, sizes the cube core's buffers."""
+        if to_ub or e.kwarg("out") is not None or any(e.kwarg(k) is not None for k in
+                                                       ("strip", "ahead", "workspace", "staged")):
+            raise check_error("Matmul(..., taps=...) is a store's value alone: tap products go from the cube to GM", e)
+        if not (isinstance(taps, A.Tuple) and len(taps.items) == 6 and isinstance(taps.items[0], A.Name)):
+            raise check_error("taps=(t, start, stop, step, A of tap t, B of tap t)", taps)
+        var = taps.items[0].id
+        if var in self.env:
+            raise check_error(f"taps=: the tap variable {var!r} shadows an existing name", taps)
+        for item in taps.items[1:4]:
+            self._int_scalar(item, "taps=(...)")
+        self.env[var] = TScalar("int")
+        try:
+            for item, first in zip(taps.items[4:], (a, b)):
+                r = self._gemm_operand(item, e)
+                if r.shape != first.shape or r.dtype != first.dtype:
+                    raise check_error(f"a tap's region has the first one's extents and dtype ({first.describe()})", item)
+        finally:
+            del self.env[var]
+
     def _gemm(self, op, e: A.Call):
         """``Matmul(a[...], b[...], transpose_b=..., base=(bm, bn, bk))``: GM regions in, the product
         streamed to GM by the store it is the value of (a "gm" tile holds no on-chip memory), or, as
@@ -287,6 +311,10 @@ class LoweredFormsChecker:
         if a.dtype != b.dtype:
             raise check_error(f"Matmul operands differ in dtype: {a.dtype} and {b.dtype}", e)
         m, n = self._product_shape(a.shape, b.shape, e)
+        taps = e.kwarg("taps")
+        if taps is not None:
+            self._taps(taps, a, b, e, to_ub)
+            return TTile("f32", (m, n), "gm")
         base = self._kw_const(e, "base", None)
         if not (isinstance(base, tuple) and len(base) == 3 and all(v > 0 and v % 16 == 0 for v in base[:2])
                 and base[2] > 0):

@@ -170,6 +170,20 @@ class CallInterpreter:
         fa, fb = (self._cube_operand(x) for x in e.args)
         ta, tb = self._const_kw(e, "transpose_a", False), self._const_kw(e, "transpose_b", False)
         out, space = self.types[id(e)].dtype, self.types[id(e)].space
+        taps = e.kwarg("taps")
+        if taps is not None:     # the first product plus one per tap t (cube_taps.py), summed in f32
+            var = taps.items[0].id
+            fstart, fstop, fstep = (self.expr(x) for x in taps.items[1:4])
+            fat, fbt = (self._cube_operand(x) for x in taps.items[4:])
+
+            def run_taps(env):
+                c = matmul_tiles(fa(env), fb(env), ta, tb, e).data.astype(np.float32)
+                for t in range(int(fstart(env)), int(fstop(env)), int(fstep(env))):
+                    at = dict(env)
+                    at[var] = t
+                    c = c + matmul_tiles(fat(at), fbt(at), ta, tb, e).data.astype(np.float32)
+                return Tile(D.quantize(c.astype(D.NUMPY[out]), out), out, space)
+            return run_taps
 
         def run(env):
             c = matmul_tiles(fa(env), fb(env), ta, tb, e)

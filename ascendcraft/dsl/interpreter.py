@@ -81,7 +81,9 @@ class Interpreter(CallInterpreter):
             self.capacity = [1 << 62] * len(SPACES)
         self.locals = {n.target for n in A.walk(checked.kernel) if isinstance(n, A.Assign)} | \
             {n.var for n in A.walk(checked.kernel) if isinstance(n, A.For)} | \
-            {v for n in A.walk(checked.kernel) if isinstance(n, A.ParallelFor) for v in n.vars}
+            {v for n in A.walk(checked.kernel) if isinstance(n, A.ParallelFor) for v in n.vars} | \
+            {n.kwarg("taps").items[0].id for n in A.walk(checked.kernel)   # a tap product's variable (cube_taps)
+             if isinstance(n, A.Call) and n.func == "Matmul" and n.kwarg("taps") is not None}
         try:
             self.code = self._block(checked.kernel.body)
         except DSLError as err:

@@ -181,6 +181,10 @@ class _Gemm:
         self.a0, self.b0, self.flags = init
         self.acc, self.loop = acc, loop
         self._match_loop()
+        if self.taps:
+            from .cube_taps import match_taps
+            match_taps(self)
+            return
         st = self.epilogue[0]
         self.fused = not (len(self.epilogue) == 1 and isinstance(st, A.Store) and stores_product(st, acc))
         if self.fused:
@@ -215,6 +219,11 @@ class _Gemm:
         self.a_name, self.b_name = self.a0.src.base.id, self.b0.src.base.id
         if a1.src.base.id != self.a_name or b1.src.base.id != self.b_name:
             raise _NotGemm("the K loop multiplies other tensors than the first product", self.loop)
+        self.a1, self.b1, self.taps = a1, b1, False
+        from .cube_taps import is_tap_loop
+        if is_tap_loop(self):      # a convolution's taps, not K steps (cube_taps.py)
+            self.taps = True
+            return
         a_k, b_k = (1 if not ta else 0), (0 if not tb else 1)
         depth = self._first_k_slice(self.a0, a_k)
         if not self.same(self.resolve(self._first_k_slice(self.b0, b_k)), self.resolve(depth)):
@@ -403,6 +412,9 @@ class _Gemm:
         return views + flat.rewrite(names, extents={av: extent, cv: extent})
 
     def rewrite(self, names: Names, extents=None) -> list:
+        if self.taps:
+            from .cube_taps import taps_rewrite
+            return taps_rewrite(self)
         if self.fused:
             from .cube_fused import fused_rewrite
             return fused_rewrite(self, names)

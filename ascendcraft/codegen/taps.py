@@ -1,0 +1,140 @@
+"""The emitter's tap products (lowering_passes/cube_taps.py): ``store(c[...], Matmul(a0, b0,
+transpose_b=True, base=(M, N, K), taps=(t, start, stop, step, a_t, b_t)))`` on the cube core with the
+low-level API, in a kernel of its own kind (AIC only). Per C tile: each tap's A tile [m, k] and B tile
+[n, k] (B stored transposed) GM -> L1 as NZ (DataCopy with Nd2NzParams), L1 -> L0A / L0B (LoadData:
+A as ZZ, B as ZN), ``Mmad`` into one L0C tile (the first tap initialises it), then ``Fixpipe`` to C.
+The forms follow the simulator's fp32 low-level test (tests/sim/kernels/mmad_f32.cpp, APATH 0 and
+BPATH 0), with m = 1 as GEMV. A mixin of ``kernel._Emitter``.
+"""
+from __future__ import annotations
+
+from ascendcraft.lowering_passes.cube_taps import TAP_SLOTS
+
+from ..dsl import ast as A
+from .emit_common import UB_CTYPES
+
+# One tap: its tiles to L0 and their product into (first) or onto the C tile in L0C.
+TAP_STEP = """
+    template <typename T>
+    __aicore__ inline void TapStep(const AscendC::GlobalTensor<T>& aG, const AscendC::GlobalTensor<T>& bG, int64_t m,
+                                   int64_t n, int64_t k, int64_t lda, int64_t ldb, bool first,
+                                   const AscendC::LocalTensor<float>& c)
+    {
+        constexpr int64_t C0 = 32 / sizeof(T), FRAC = 16 * C0;
+        const int64_t m16 = AcCdiv(m, 16), n16 = AcCdiv(n, 16), kC = AcCdiv(k, C0);
+        AscendC::LocalTensor<T> a1 = tapA1.AllocTensor<T>();
+        AscendC::DataCopy(a1, aG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(m), static_cast<uint16_t>(k), 0,
+                                                       static_cast<uint16_t>(lda),
+                                                       static_cast<uint16_t>(m == 1 ? 1 : m16 * 16), 1, 0});
+        tapA1.EnQue(a1);
+        AscendC::LocalTensor<T> b1 = tapB1.AllocTensor<T>();
+        AscendC::DataCopy(b1, bG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0,
+                                                       static_cast<uint16_t>(ldb), static_cast<uint16_t>(n16 * 16), 1,
+                                                       0});
+        tapB1.EnQue(b1);
+        a1 = tapA1.DeQue<T>();
+        b1 = tapB1.DeQue<T>();
+        AscendC::LocalTensor<T> a2 = tapA2.AllocTensor<T>();
+        AscendC::LocalTensor<T> b2 = tapB2.AllocTensor<T>();
+        if (m == 1) {   // GEMV: A is one contiguous row in L0A
+            AscendC::LoadData(a2, a1, AscendC::LoadData2DParams{0, static_cast<uint8_t>(AcCdiv(k, FRAC)), 1, 0, 0, false,
+                                                                0});
+        } else {        // NZ -> ZZ: the k fractals of each 16-row block
+            for (int64_t i = 0; i < m16; ++i) {
+                AscendC::LoadData(a2[i * kC * FRAC], a1[i * FRAC],
+                                  AscendC::LoadData2DParams{0, static_cast<uint8_t>(kC), static_cast<uint16_t>(m16), 0, 0,
+                                                            false, 0});
+            }
+        }
+        for (int64_t i = 0; i < kC; ++i) {   // NZ (n x k) -> ZN: the n fractals of each k block
+            AscendC::LoadData(b2[i * n16 * FRAC], b1[i * n16 * FRAC],
+                              AscendC::LoadData2DParams{0, static_cast<uint8_t>(n16), 1, 0, 0, false, 0});
+        }
+        tapA1.FreeTensor(a1);
+        tapB1.FreeTensor(b1);
+        tapA2.EnQue(a2);
+        tapB2.EnQue(b2);
+        a2 = tapA2.DeQue<T>();
+        b2 = tapB2.DeQue<T>();
+        AscendC::Mmad(c, a2, b2, AscendC::MmadParams{static_cast<uint16_t>(m), static_cast<uint16_t>(n),
+                                                     static_cast<uint16_t>(k), 0, false, first});
+        tapA2.FreeTensor(a2);
+        tapB2.FreeTensor(b2);
+    }
+"""
+
+
+def is_taps(e) -> bool:
+    return isinstance(e, A.Call) and e.func == "Matmul" and e.kwarg("taps") is not None
+
+
+class TapsEmitter:
+    def _taps_dtype(self) -> str:
+        dtypes = {self._gm_dtype(s.value.args[0]) for s in self.taps}
+        if len(dtypes) != 1:
+            from .emit_common import unsupported
+            raise unsupported("tap products of different operand dtypes in one kernel", self.taps[0])
+        return dtypes.pop()
+
+    def _taps_decls(self) -> tuple[list[str], list[str]]:
+        """(member declarations, Init lines) of the cube core's queues, each slot the largest tap
+        product's tile at the kernel's dims (base=(M, N, K): the tiles' extents before clipping)."""
+        dtype = self._taps_dtype()
+        ct = UB_CTYPES[dtype]
+        c0 = 32 // (4 if dtype == "f32" else 2)
+
+        def largest(parts) -> str:
+            out = None
+            for p in parts:
+                out = p if out is None else f"AcMax<int64_t>({out}, {p})"
+            return out
+        a, b, c = [], [], []
+        for s in self.taps:
+            m, n, k = (f"({self.scalar(x)})" for x in s.value.kwarg("base").items)
+            a.append(f"AcCdiv({m}, 16) * 16 * AcCdiv({k}, {c0}) * {c0}")
+            b.append(f"AcCdiv({n}, 16) * 16 * AcCdiv({k}, {c0}) * {c0}")
+            c.append(f"AcCdiv({m}, 16) * 16 * AcCdiv({n}, 16) * 16")
+        decls, init = [], []
+        for q, pos, size, elem in (("tapA1", "A1", largest(a), ct), ("tapB1", "B1", largest(b), ct),
+                                   ("tapA2", "A2", largest(a), ct), ("tapB2", "B2", largest(b), ct),
+                                   ("tapC", "CO1", largest(c), "float")):
+            decls.append(f"    AscendC::TQue<AscendC::TPosition::{pos}, {TAP_SLOTS[pos]}> {q};")
+            init.append(f"        pipe.InitBuffer({q}, {TAP_SLOTS[pos]}, ({size}) * sizeof({elem}));")
+        return decls, init
+
+    def _taps_store(self, s: A.Store):
+        """One C tile: the first tap's product, then one per tap of the loop, into L0C; Fixpipe to C."""
+        e = s.value
+        ct = UB_CTYPES[self._gm_dtype(e.args[0])]
+        c_name, c_off, c_axes = self._region(s.dst)
+        (m, ldc), (n, _) = c_axes[-2:]
+        var, start, stop, step, a_t, b_t = e.kwarg("taps").items
+
+        def step_call(a, b, first: bool) -> str:
+            (a_name, a_off, a_axes), (b_name, b_off, b_axes) = self._region(a), self._region(b)
+            (_, lda), (k, _) = a_axes[-2:]
+            ldb = b_axes[-2][1]
+            return (f"TapStep<{ct}>({a_name}Gm[{a_off}], {b_name}Gm[{b_off}], m_, n_, {k}, {lda}, {ldb}, "
+                    f"{'true' if first else 'false'}, c_);")
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t m_ = {m}, n_ = {n};")
+        self.emit("if (m_ > 0 && n_ > 0) {")
+        self.depth += 1
+        self.emit("AscendC::LocalTensor<float> c_ = tapC.AllocTensor<float>();")
+        self.emit(step_call(e.args[0], e.args[1], True))
+        self._for_header(A.For(var.id, start, stop, step, ()))
+        self.depth += 1
+        self.emit(step_call(a_t, b_t, False))
+        self.depth -= 1
+        self.emit("}")
+        self.emit("tapC.EnQue(c_);")
+        self.emit("c_ = tapC.DeQue<float>();")
+        self.emit(f"AscendC::Fixpipe({c_name}Gm[{c_off}], c_, AscendC::FixpipeParamsV220{{static_cast<uint16_t>(n_), "
+                  f"static_cast<uint16_t>(m_), static_cast<uint16_t>(AcCdiv(m_, 16) * 16), "
+                  f"static_cast<uint32_t>({ldc}), false, NoQuant, 0, 1, 0, 0, 0}});")
+        self.emit("tapC.FreeTensor(c_);")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")

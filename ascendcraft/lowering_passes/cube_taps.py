@@ -1,0 +1,251 @@
+"""Cube: tap products, a convolution as an implicit GEMM (docs/dsl.md, "Tap products").
+
+A product phase whose loop does not step along K but moves each tile by a tap: every iteration of
+the phase is one C tile, the sum over the taps of a weight tile times a block of the image that the
+tap shifts. Written over a channel-last image (a pixel's channels contiguous), each tap's block is
+a plain 2-D region with the channels along K, so the cube reads it straight from GM: no im2col
+matrix. The cube pass keeps the phase's loop and makes its product one ``Matmul`` with ``taps=``,
+which the emitter runs on the cube core with the low-level API (codegen/taps.py): each tap's tiles
+GM -> L1 -> L0, accumulated in L0C, then Fixpipe'd to C.
+
+Before::
+
+    for n, oh in parallel(N, OH):
+        q = oh * OW
+        a = load(wt[0, :, :], space=l1)
+        acc = matmul(a, load(xs[n, oh, 0:OW, :], space=l1), transpose_b=True)
+        for t in range(1, 9):
+            a = load(wt[t, :, :], space=l1)
+            acc = acc + matmul(a, load(xs[n, oh + t // 3, t % 3:t % 3 + OW, :], space=l1), transpose_b=True)
+        store(yv[n, :, q:q + OW], acc)
+
+After::
+
+    for n, oh in parallel(N, OH):
+        q = oh * OW
+        store(yv[n, :, q:q + OW], Matmul(wt[0, :, :], xs[n, oh, 0:OW, :], transpose_b=True,
+                                        taps=(t, 1, 9, 1, wt[t, :, :], xs[n, oh + t // 3, t % 3:t % 3 + OW, :])))
+
+The rules (each a refusal naming the line): A is read as stored ([M, K]) and B transposed
+(``transpose_b=True``: B stored [N, K], K its last axis); the tiles of every tap have the first
+tiles' extents; at every iteration and shape set, the C tile clipped at its tensor's edges gives
+the rows and columns each tap computes, and each tap's A rows and B rows for them lie inside their
+tensors with their whole K (``pad=0.0`` keeps a tail tile's extents in the source, as for any product:
+its padding lies past the C tile and is never read); the tile is stored as it is to an f32 C (the
+cube core has no vector unit for an epilogue); the taps are at most MAX_TAPS.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+from ascendcraft.dsl import ast as A
+from ascendcraft.dsl.symbols import evaluate
+
+from .base import binary, call, name
+from .cube import _NotGemm, _mat
+from .bufferize import region_extents
+from .pipeline import shape_set_values
+
+#: the most taps a loop may have (a 3-D convolution's 3 x 3 x 3 is 27)
+MAX_TAPS = 64
+
+#: slots of the cube core's queues for a tap product (codegen/taps.py): each tap's image tile waits
+#: out the GM latency in L1, so B1 is deeper
+TAP_SLOTS = {"A1": 2, "B1": 4, "A2": 2, "B2": 2, "CO1": 2}
+
+TAPS = ("tap products (a convolution as an implicit GEMM) are: `acc = matmul(a, b, transpose_b=True)` of l1 "
+        "loads of a weight tile [M, K] and an image block stored [N, K], `for t in range(...)` loading the "
+        "tap's tiles (the same extents, moved by t) and `acc = acc + matmul(...)`, then `store(c[...], acc)` "
+        "to an f32 tensor; every tile inside its tensor at every iteration (see \"Tap products\")")
+
+
+def is_tap_loop(g) -> bool:
+    """Whether the K loop's tiles move by the loop variable without stepping along K: A's rows and
+    B's columns as the first tiles' extents, K the same slice, something else shifted."""
+    if g.flags != (False, True):
+        return False
+    same_k = all(g.resolve(_mat(first)[1]) == g.resolve(_mat(later)[1]) for first, later in ((g.a0, g.a1), (g.b0, g.b1)))
+    moved = any(g.resolve(first.src) != g.resolve(later.src) for first, later in ((g.a0, g.a1), (g.b0, g.b1)))
+    return same_k and moved
+
+
+def match_taps(g):
+    """Check the tap form (the rules above) at every shape set; raise _NotGemm with the reason."""
+    ctx = g.ctx
+    if len(g.epilogue) != 1 or not isinstance(g.epilogue[0], A.Store) or g.epilogue[0].accumulate or \
+            not (isinstance(g.epilogue[0].value, A.Name) and g.epilogue[0].value.id == g.acc):
+        raise _NotGemm("a phase of tap products stores its tile as it is, store(c[...], acc) (the cube core "
+                       "that computes it has no vector unit: add a bias as one more tap, or in a phase after)",
+                       g.epilogue[0] if g.epilogue else g.loop)
+    st = g.store = g.epilogue[0]
+    for load in (g.a0, g.b0, g.a1, g.b1):    # pad=0.0 keeps a tail tile's extents; the padding is never read
+        if load.pad is not None and not (isinstance(load.pad, (A.Int, A.Float)) and load.pad.value == 0):
+            raise _NotGemm("a tap's tile may only be padded with 0.0", load)
+    c = _region(st.dst, ctx, "C")
+    if ctx.tensor(c.base.id).dtype != "f32":
+        raise _NotGemm("tap products accumulate in f32 and store to an f32 tensor", st)
+    dtype = ctx.tensor(g.a_name).dtype
+    if dtype not in ("f32", "f16") or ctx.tensor(g.b_name).dtype != dtype:
+        raise _NotGemm("tap products multiply f32 or f16 tiles, both operands of one dtype", g.a0)
+    shape = {}
+    for what, first, later in (("A", g.a0, g.a1), ("B", g.b0, g.b1)):
+        _region(first.src, ctx, what)
+        _region(later.src, ctx, what)
+        s0, s1 = ctx.type_of(first).shape, ctx.type_of(later).shape
+        if s0 != s1:
+            raise _NotGemm(f"every tap's {what} tile has the first one's extents ({list(s0)}; this one {list(s1)})",
+                           later)
+        shape[what] = s0
+    (tm, tk), (tn, tk_b) = shape["A"], shape["B"]
+    if tk != tk_b:
+        raise _NotGemm(f"A's tiles have K = {tk}, B's {tk_b}", g.b0)
+    if tuple(ctx.type_of(st.value).shape) != (tm, tn):
+        raise _NotGemm(f"the stored tile is the product's {tm} x {tn}", st)
+    start, stop, step = (g.resolve(x) for x in (g.loop.start, g.loop.stop, g.loop.step))
+    # the tiles' extents before clipping (A's rows, B's rows, K), which size the cube core's buffers
+    g.nominal = (region_extents(g.a0.src, ctx)[-2], region_extents(g.b0.src, ctx)[-2],
+                 region_extents(g.a0.src, ctx)[-1])
+    for env in shape_set_values(g.kernel, ctx):
+        _inside(g, env, start, stop, step)
+        _fits(g, env, dtype)
+    for region in (g.a0.src, g.b0.src, g.store.dst):
+        stride = ctx.symbols.strides(region.base.id)[-2]
+        for env in shape_set_values(g.kernel, ctx):
+            ld = 1
+            for d in stride:
+                ld *= env[d] if isinstance(d, str) else d
+            if ld > 65535 and region is not g.store.dst:
+                raise _NotGemm(f"{region.base.id}'s rows are {ld:,} elements apart: the cube's copy of a tile "
+                               f"(DataCopy with Nd2NzParams) takes row strides up to 65,535 (lay the image out "
+                               f"channel-last, a pixel's channels contiguous)", region)
+    g.tile = (tm, tn, tk)
+
+
+def _region(x, ctx, what: str) -> A.Index:
+    if not (isinstance(x, A.Index) and isinstance(x.base, A.Name) and ctx.symbols.is_tensor(x.base.id)
+            and len(x.subscripts) == len(ctx.tensor(x.base.id).dims) >= 2
+            and all(isinstance(s, A.Slice) and not s.stepped() for s in x.subscripts[-2:])
+            and not any(isinstance(s, A.Slice) for s in x.subscripts[:-2])):
+        raise _NotGemm(f"{what} is a 2-D region of a tensor's last two axes (without a step), every leading axis "
+                       f"indexed", x)
+    if ctx.symbols.tensor(x.base.id).perm is not None:
+        raise _NotGemm(f"{x.base.id} is a permuted view: a tap's tile is read from a tensor in memory order", x)
+    return x
+
+
+def _inside(g, env: dict, start, stop, step):
+    """At the first and last value of each parallel variable (the regions are affine in them) and
+    every tap: C's tile clipped at its tensor's edges gives the rows (M) and columns (N) every tap
+    computes, and each tap's A rows and B rows for them, with their whole K, lie inside their tensors."""
+    ctx = g.ctx
+    try:
+        taps = list(range(evaluate(start, env), evaluate(stop, env), evaluate(step, env)))
+    except (KeyError, ZeroDivisionError):
+        raise _NotGemm("the tap loop's bounds are integer expressions of dims and constants", g.loop) from None
+    if len(taps) > MAX_TAPS:
+        raise _NotGemm(f"{len(taps)} taps: a tap loop has at most {MAX_TAPS}", g.loop)
+    extents = [evaluate(g.resolve(e), env) for e in g.phase.extents]
+    for values in itertools.product(*[sorted({0, max(0, n - 1)}) for n in extents]):
+        at = dict(env, **dict(zip(g.phase.vars, values)))
+        (m0, m1), (n0, n1) = (_span(g, g.store.dst, axis, at) for axis in (-2, -1))
+        clipped = {-2: None, -1: None}
+        for axis, (lo, hi) in ((-2, (m0, m1)), (-1, (n0, n1))):
+            dim = _extent(ctx, g.store.dst, axis, at)
+            clipped[axis] = max(0, min(hi, dim) - lo)
+        if not clipped[-2] or not clipped[-1]:
+            continue                         # an empty tile: nothing to compute
+        for region, t, rows in [(g.a0.src, None, clipped[-2]), (g.b0.src, None, clipped[-1])] + \
+                [(x.src, t, c) for t in taps for x, c in ((g.a1, clipped[-2]), (g.b1, clipped[-1]))]:
+            here = at if t is None else dict(at, **{g.loop.var: t})
+            _check_inside(g, region, here, rows)
+
+
+def _fits(g, env: dict, dtype: str):
+    """The cube core's buffers for these tiles fit at this shape set: A and B tiles in L1 (2 and 4
+    slots), in L0A / L0B (2 each), the f32 C tile in L0C (2), each rounded to the cube's fractals."""
+    ctx = g.ctx
+    m, n, k = (evaluate(g.resolve(e), env) for e in g.nominal)
+    c0 = 32 // (4 if dtype == "f32" else 2)
+    size = 4 if dtype == "f32" else 2
+    a = -(-m // 16) * 16 * -(-k // c0) * c0 * size
+    b = -(-n // 16) * 16 * -(-k // c0) * c0 * size
+    c = -(-m // 16) * 16 * -(-n // 16) * 16 * 4
+    for space, need in (("l1", TAP_SLOTS["A1"] * a + TAP_SLOTS["B1"] * b), ("l0a", TAP_SLOTS["A2"] * a),
+                        ("l0b", TAP_SLOTS["B2"] * b), ("l0c", TAP_SLOTS["CO1"] * c)):
+        cap = ctx.chip.capacity(space)
+        if need > cap:
+            shown = ", ".join(f"{d}={env[d]}" for d in ctx.checked.binding.dims if d in env)
+            raise _NotGemm(f"the tap products' tiles ({m} x {k} by {k} x {n}) need {need:,} bytes of {space.upper()} "
+                           f"at {shown}, which holds {cap:,}: make the C tile's rows or columns fewer", g.a0)
+
+
+def _span(g, region: A.Index, axis: int, env: dict) -> tuple[int, int]:
+    sub = region.subscripts[axis]
+    try:
+        lo = 0 if sub.start is None else evaluate(g.resolve(sub.start), env)
+        hi = _extent(g.ctx, region, axis, env) if sub.stop is None else evaluate(g.resolve(sub.stop), env)
+    except KeyError:
+        raise _NotGemm("a tap's tile is indexed by integer expressions of the phase's variables, the tap and "
+                       "constants", region) from None
+    return lo, hi
+
+
+def _extent(ctx, region: A.Index, axis: int, env: dict) -> int:
+    dim = ctx.tensor(region.base.id).dims[axis]
+    return env[dim] if isinstance(dim, str) else dim
+
+
+def _check_inside(g, region: A.Index, env: dict, rows: int):
+    """The region's rows ``lo:lo + rows`` (the C tile's, clipped) and its whole last axis (K) inside."""
+    ctx = g.ctx
+    shown = ", ".join(f"{k}={v}" for k, v in env.items() if k in g.phase.vars or k == g.loop.var)
+    for axis, sub in enumerate(region.subscripts[:-2]):
+        try:
+            i = evaluate(g.resolve(sub), env)
+        except KeyError:
+            raise _NotGemm("a tap's tile is indexed by integer expressions of the phase's variables, the tap and "
+                           "constants", region) from None
+        extent = _extent(ctx, region, axis, env)
+        if not 0 <= i < extent:
+            raise _NotGemm(f"this tile's index {i} on axis {axis} of {region.base.id} is outside 0..{extent - 1} at "
+                           f"{shown}", region)
+    lo, _ = _span(g, region, -2, env)
+    k0, k1 = _span(g, region, -1, env)
+    extent, k_extent = _extent(ctx, region, -2, env), _extent(ctx, region, -1, env)
+    if not (0 <= lo and lo + rows <= extent and 0 <= k0 <= k1 <= k_extent):
+        raise _NotGemm(f"this tile's rows {lo}:{lo + rows} (the C tile's {rows}) and K {k0}:{k1} leave "
+                       f"{region.base.id} ({extent} x {k_extent}) at {shown}: every tile of a tap product lies "
+                       f"inside its tensor for the C tile it computes (pad the image in the phase that writes it)",
+                       region)
+
+
+def taps_rewrite(g) -> list:
+    """The phase with its product one ``Matmul(..., taps=...)`` stored to C (the loads go). Each
+    operand's rows are the C tile's, clipped as C is at its tensor's edges (``minimum``), so every
+    tap's product has the stored tile's extents (the source's padded rows past them are never read)."""
+    ctx = g.ctx
+
+    def c_extent(axis: int):
+        sub = g.store.dst.subscripts[axis]
+        dim = ctx.tensor(g.store.dst.base.id).dim_expr(axis)
+        start = sub.start if sub.start is not None else A.Int(0)
+        stop = sub.stop if sub.stop is not None else dim
+        return call("minimum", binary("-", stop, start), binary("-", dim, start))
+
+    def rows_of(region: A.Index, axis: int) -> A.Index:
+        subs = list(region.subscripts)
+        sl = subs[-2]
+        start = sl.start if sl.start is not None else A.Int(0)
+        subs[-2] = A.Slice(start, binary("+", start, c_extent(axis)))
+        return replace(region, subscripts=tuple(subs))
+    a0, a1 = rows_of(g.a0.src, -2), rows_of(g.a1.src, -2)
+    b0, b1 = rows_of(g.b0.src, -1), rows_of(g.b1.src, -1)
+    product = call("Matmul", a0, b0, transpose_b=name("True"), base=A.Tuple(g.nominal),
+                   taps=A.Tuple((name(g.loop.var), g.loop.start, g.loop.stop, g.loop.step, a1, b1)))
+    store = replace(g.store, value=product)
+    tm, tn, tk = g.tile
+    g.ctx.notes.append(f"cube: {g.store.dst.base.id} = sum over {g.loop.var} of {g.a_name} @ {g.b_name}^T, tap "
+                       f"products of {tm} x {tk} by {tk} x {tn} tiles accumulated in L0C on the cube core (an "
+                       f"implicit GEMM: no im2col matrix)")
+    return [replace(g.phase, body=tuple(g.head) + (store,))]
