@@ -84,9 +84,9 @@ PRODUCT_PHASE = ("a product phase is: `for i, j in parallel(cdiv(M, TM), cdiv(N,
 class _NotGemm(Exception):
     """The phase is not the accumulate-over-K form; carries the reason and, if known, the statement."""
 
-    def __init__(self, why: str, node=None):
+    def __init__(self, why: str, node=None, taps: bool = False):
         super().__init__(why)
-        self.node = node
+        self.node, self.taps = node, taps   # taps: the phase is tap products (cube_taps.py)
 
 
 @dataclass(frozen=True)
@@ -105,13 +105,19 @@ class Cube(LoweringPass):
                     body += streamed_rewrite(s, kernel, ctx, names) if streamed else _Gemm(s, kernel, ctx).rewrite(names)
                 except _NotGemm as why:
                     at = why.node.span if why.node is not None and why.node.span is not None else s.span
+                    from .cube_taps import TAPS
                     what = "streamed products the lowering handles" if streamed else \
+                        "tap products the lowering handles" if why.taps else \
                         "a K accumulation the Matmul API lowering handles"
+                    hint = STREAMED if streamed else TAPS if why.taps else PRODUCT_PHASE
                     raise DSLError(f"cube: this phase uses matmul but is not {what}: {why}", at,
-                                   kind="lowering error", hint=STREAMED if streamed else PRODUCT_PHASE) from None
+                                   kind="lowering error", hint=hint) from None
             else:
                 body.append(s)
-        return replace(kernel, body=tuple(body))
+        out = replace(kernel, body=tuple(body))
+        from .cube_taps import refuse_mixed_taps
+        refuse_mixed_taps(out)
+        return out
 
 
 class _Gemm:

@@ -43,7 +43,8 @@ from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.symbols import evaluate
 
 from .base import binary, call, name
-from .cube import _NotGemm, _mat
+from .cube import _mat
+from .cube import _NotGemm as _Refusal
 from .bufferize import region_extents
 from .pipeline import shape_set_values
 
@@ -60,14 +61,27 @@ TAPS = ("tap products (a convolution as an implicit GEMM) are: `acc = matmul(a, 
         "to an f32 tensor; every tile inside its tensor at every iteration (see \"Tap products\")")
 
 
+def _refused(why: str, node=None) -> _Refusal:
+    """A refusal of the tap form: reported with the tap products' hint."""
+    return _Refusal(why, node, taps=True)
+
+
 def is_tap_loop(g) -> bool:
-    """Whether the K loop's tiles move by the loop variable without stepping along K: A's rows and
-    B's columns as the first tiles' extents, K the same slice, something else shifted."""
-    if g.flags != (False, True):
-        return False
-    same_k = all(g.resolve(_mat(first)[1]) == g.resolve(_mat(later)[1]) for first, later in ((g.a0, g.a1), (g.b0, g.b1)))
+    """Whether the K loop's tiles move by the loop variable without stepping along K: K the same
+    slice of each operand in every tile, something else shifted (a tap). Taps read A as stored and
+    B transposed; a loop of that shape with other transposes is refused here, with the form."""
+    ta, tb = g.flags
+    k_axis = {"A": 0 if ta else 1, "B": 1 if tb else 0}
+    same_k = all(g.resolve(_mat(first)[k_axis[w]]) == g.resolve(_mat(later)[k_axis[w]])
+                 for w, first, later in (("A", g.a0, g.a1), ("B", g.b0, g.b1)))
     moved = any(g.resolve(first.src) != g.resolve(later.src) for first, later in ((g.a0, g.a1), (g.b0, g.b1)))
-    return same_k and moved
+    if not (same_k and moved):
+        return False
+    if g.flags != (False, True):
+        raise _refused("this loop moves its tiles by a tap, not along K: tap products read A as stored ([M, K]) "
+                       "and B transposed (transpose_b=True, B stored [N, K]: an image laid out channel-last, a "
+                       "pixel's channels contiguous)", g.loop)
+    return True
 
 
 def match_taps(g):
@@ -75,33 +89,33 @@ def match_taps(g):
     ctx = g.ctx
     if len(g.epilogue) != 1 or not isinstance(g.epilogue[0], A.Store) or g.epilogue[0].accumulate or \
             not (isinstance(g.epilogue[0].value, A.Name) and g.epilogue[0].value.id == g.acc):
-        raise _NotGemm("a phase of tap products stores its tile as it is, store(c[...], acc) (the cube core "
+        raise _refused("a phase of tap products stores its tile as it is, store(c[...], acc) (the cube core "
                        "that computes it has no vector unit: add a bias as one more tap, or in a phase after)",
                        g.epilogue[0] if g.epilogue else g.loop)
     st = g.store = g.epilogue[0]
     for load in (g.a0, g.b0, g.a1, g.b1):    # pad=0.0 keeps a tail tile's extents; the padding is never read
         if load.pad is not None and not (isinstance(load.pad, (A.Int, A.Float)) and load.pad.value == 0):
-            raise _NotGemm("a tap's tile may only be padded with 0.0", load)
+            raise _refused("a tap's tile may only be padded with 0.0", load)
     c = _region(st.dst, ctx, "C")
     if ctx.tensor(c.base.id).dtype != "f32":
-        raise _NotGemm("tap products accumulate in f32 and store to an f32 tensor", st)
+        raise _refused("tap products accumulate in f32 and store to an f32 tensor", st)
     dtype = ctx.tensor(g.a_name).dtype
     if dtype not in ("f32", "f16") or ctx.tensor(g.b_name).dtype != dtype:
-        raise _NotGemm("tap products multiply f32 or f16 tiles, both operands of one dtype", g.a0)
+        raise _refused("tap products multiply f32 or f16 tiles, both operands of one dtype", g.a0)
     shape = {}
     for what, first, later in (("A", g.a0, g.a1), ("B", g.b0, g.b1)):
         _region(first.src, ctx, what)
         _region(later.src, ctx, what)
         s0, s1 = ctx.type_of(first).shape, ctx.type_of(later).shape
         if s0 != s1:
-            raise _NotGemm(f"every tap's {what} tile has the first one's extents ({list(s0)}; this one {list(s1)})",
+            raise _refused(f"every tap's {what} tile has the first one's extents ({list(s0)}; this one {list(s1)})",
                            later)
         shape[what] = s0
     (tm, tk), (tn, tk_b) = shape["A"], shape["B"]
     if tk != tk_b:
-        raise _NotGemm(f"A's tiles have K = {tk}, B's {tk_b}", g.b0)
+        raise _refused(f"A's tiles have K = {tk}, B's {tk_b}", g.b0)
     if tuple(ctx.type_of(st.value).shape) != (tm, tn):
-        raise _NotGemm(f"the stored tile is the product's {tm} x {tn}", st)
+        raise _refused(f"the stored tile is the product's {tm} x {tn}", st)
     start, stop, step = (g.resolve(x) for x in (g.loop.start, g.loop.stop, g.loop.step))
     # the tiles' extents before clipping (A's rows, B's rows, K), which size the cube core's buffers
     g.nominal = (region_extents(g.a0.src, ctx)[-2], region_extents(g.b0.src, ctx)[-2],
@@ -116,7 +130,7 @@ def match_taps(g):
             for d in stride:
                 ld *= env[d] if isinstance(d, str) else d
             if ld > 65535 and region is not g.store.dst:
-                raise _NotGemm(f"{region.base.id}'s rows are {ld:,} elements apart: the cube's copy of a tile "
+                raise _refused(f"{region.base.id}'s rows are {ld:,} elements apart: the cube's copy of a tile "
                                f"(DataCopy with Nd2NzParams) takes row strides up to 65,535 (lay the image out "
                                f"channel-last, a pixel's channels contiguous)", region)
     g.tile = (tm, tn, tk)
@@ -127,10 +141,10 @@ def _region(x, ctx, what: str) -> A.Index:
             and len(x.subscripts) == len(ctx.tensor(x.base.id).dims) >= 2
             and all(isinstance(s, A.Slice) and not s.stepped() for s in x.subscripts[-2:])
             and not any(isinstance(s, A.Slice) for s in x.subscripts[:-2])):
-        raise _NotGemm(f"{what} is a 2-D region of a tensor's last two axes (without a step), every leading axis "
+        raise _refused(f"{what} is a 2-D region of a tensor's last two axes (without a step), every leading axis "
                        f"indexed", x)
     if ctx.symbols.tensor(x.base.id).perm is not None:
-        raise _NotGemm(f"{x.base.id} is a permuted view: a tap's tile is read from a tensor in memory order", x)
+        raise _refused(f"{x.base.id} is a permuted view: a tap's tile is read from a tensor in memory order", x)
     return x
 
 
@@ -142,9 +156,9 @@ def _inside(g, env: dict, start, stop, step):
     try:
         taps = list(range(evaluate(start, env), evaluate(stop, env), evaluate(step, env)))
     except (KeyError, ZeroDivisionError):
-        raise _NotGemm("the tap loop's bounds are integer expressions of dims and constants", g.loop) from None
+        raise _refused("the tap loop's bounds are integer expressions of dims and constants", g.loop) from None
     if len(taps) > MAX_TAPS:
-        raise _NotGemm(f"{len(taps)} taps: a tap loop has at most {MAX_TAPS}", g.loop)
+        raise _refused(f"{len(taps)} taps: a tap loop has at most {MAX_TAPS}", g.loop)
     extents = [evaluate(g.resolve(e), env) for e in g.phase.extents]
     for values in itertools.product(*[sorted({0, max(0, n - 1)}) for n in extents]):
         at = dict(env, **dict(zip(g.phase.vars, values)))
@@ -176,7 +190,7 @@ def _fits(g, env: dict, dtype: str):
         cap = ctx.chip.capacity(space)
         if need > cap:
             shown = ", ".join(f"{d}={env[d]}" for d in ctx.checked.binding.dims if d in env)
-            raise _NotGemm(f"the tap products' tiles ({m} x {k} by {k} x {n}) need {need:,} bytes of {space.upper()} "
+            raise _refused(f"the tap products' tiles ({m} x {k} by {k} x {n}) need {need:,} bytes of {space.upper()} "
                            f"at {shown}, which holds {cap:,}: make the C tile's rows or columns fewer", g.a0)
 
 
@@ -186,7 +200,7 @@ def _span(g, region: A.Index, axis: int, env: dict) -> tuple[int, int]:
         lo = 0 if sub.start is None else evaluate(g.resolve(sub.start), env)
         hi = _extent(g.ctx, region, axis, env) if sub.stop is None else evaluate(g.resolve(sub.stop), env)
     except KeyError:
-        raise _NotGemm("a tap's tile is indexed by integer expressions of the phase's variables, the tap and "
+        raise _refused("a tap's tile is indexed by integer expressions of the phase's variables, the tap and "
                        "constants", region) from None
     return lo, hi
 
@@ -204,17 +218,17 @@ def _check_inside(g, region: A.Index, env: dict, rows: int):
         try:
             i = evaluate(g.resolve(sub), env)
         except KeyError:
-            raise _NotGemm("a tap's tile is indexed by integer expressions of the phase's variables, the tap and "
+            raise _refused("a tap's tile is indexed by integer expressions of the phase's variables, the tap and "
                            "constants", region) from None
         extent = _extent(ctx, region, axis, env)
         if not 0 <= i < extent:
-            raise _NotGemm(f"this tile's index {i} on axis {axis} of {region.base.id} is outside 0..{extent - 1} at "
+            raise _refused(f"this tile's index {i} on axis {axis} of {region.base.id} is outside 0..{extent - 1} at "
                            f"{shown}", region)
     lo, _ = _span(g, region, -2, env)
     k0, k1 = _span(g, region, -1, env)
     extent, k_extent = _extent(ctx, region, -2, env), _extent(ctx, region, -1, env)
     if not (0 <= lo and lo + rows <= extent and 0 <= k0 <= k1 <= k_extent):
-        raise _NotGemm(f"this tile's rows {lo}:{lo + rows} (the C tile's {rows}) and K {k0}:{k1} leave "
+        raise _refused(f"this tile's rows {lo}:{lo + rows} (the C tile's {rows}) and K {k0}:{k1} leave "
                        f"{region.base.id} ({extent} x {k_extent}) at {shown}: every tile of a tap product lies "
                        f"inside its tensor for the C tile it computes (pad the image in the phase that writes it)",
                        region)
@@ -249,3 +263,19 @@ def taps_rewrite(g) -> list:
                        f"products of {tm} x {tk} by {tk} x {tn} tiles accumulated in L0C on the cube core (an "
                        f"implicit GEMM: no im2col matrix)")
     return [replace(g.phase, body=tuple(g.head) + (store,))]
+
+
+def refuse_mixed_taps(kernel: A.Kernel):
+    """A kernel with tap products runs on the cube cores alone: a phase of vector work or of other
+    products beside them (which run on the vector cores) is refused, naming it."""
+    taps = [s for s in kernel.body if isinstance(s, A.ParallelFor) and any(
+        isinstance(n, A.Call) and n.func == "Matmul" and n.kwarg("taps") is not None for n in A.walk(s))]
+    if not taps:
+        return
+    for s in kernel.body:
+        if s not in taps and any(isinstance(n, (A.Load, A.Store)) for n in A.walk(s)):
+            from ascendcraft.errors import DSLError
+            raise DSLError("cube: a kernel with tap products has no other phases yet: it runs on the cube cores "
+                           "alone, and a phase beside it (vector work, another product) would run on the vector "
+                           "cores, which it does not hand its tiles to (not built): tap products read an image that is "
+                           "already channel-last in GM; preparing it in the same kernel is not built yet", s.span, kind="lowering error", hint=TAPS)

@@ -1,0 +1,137 @@
+"""Tap products (docs/dsl.md, "Tap products"): a convolution over a channel-last image as an implicit
+GEMM on the cube cores, each tap's tiles read from GM and accumulated in L0C (cube_taps.py,
+codegen/taps.py). Against torch on the simulator with tails on every axis, at two shape sets; and
+the forms the lowering refuses, with the reason."""
+import pytest
+
+from ascendcraft.errors import AscendcraftError, render
+
+from compiled import compile_verified
+
+# y[n, co, l] = sum over kw, ci of wt[kw, co, ci] * x[n, l + kw, ci]: x channel-last
+CONV1D_OP = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x, wt):
+        return torch.nn.functional.conv1d(x.permute(0, 2, 1), wt.permute(1, 2, 0))
+
+
+N = 2
+L = 150
+CI = 20
+CO = 40
+KW = 3
+
+
+def get_inputs():
+    return [torch.randn(N, L, CI), torch.randn(KW, CO, CI)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+CONV1D = """
+kernel conv1d_taps(x: gm f32[N, L, CI], wt: gm f32[KW, CO, CI]) -> (y: gm f32[N, CO, LO]):
+    const TM = 32
+    const TN = 64
+    for n, i, j in parallel(N, cdiv(CO, TM), cdiv(LO, TN)):
+        m = i * TM
+        q = j * TN
+        a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)
+        acc = matmul(a, load(x[n, q:q + TN, :], space=l1, pad=0.0), transpose_b=True)
+        for t in range(1, KW):
+            a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)
+            acc = acc + matmul(a, load(x[n, q + t:q + t + TN, :], space=l1, pad=0.0), transpose_b=True)
+        store(y[n, m:m + TM, q:q + TN], acc)
+"""
+
+# a 3 x 3 convolution over an image already padded, one output row a tile: tap t reads the image
+# row oh + t // 3 from column t % 3 (a [OW, CI] block of the channel-last image)
+CONV2D_OP = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x, wt):
+        w = wt.reshape(3, 3, wt.shape[1], wt.shape[2]).permute(2, 3, 0, 1)
+        return torch.nn.functional.conv2d(x.permute(0, 3, 1, 2), w)
+
+
+N = 2
+H = 13
+W = 21
+CI = 12
+CO = 24
+
+
+def get_inputs():
+    return [torch.randn(N, H, W, CI), torch.randn(9, CO, CI)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+CONV2D = """
+kernel conv2d_taps(x: gm f32[N, H, W, CI], wt: gm f32[T9, CO, CI]) -> (y: gm f32[N, CO, OH, OW]):
+    const P = OH * OW
+    yv = view(y, (N, CO, P))
+    for n, oh in parallel(N, OH):
+        q = oh * OW
+        a = load(wt[0, :, :], space=l1)
+        acc = matmul(a, load(x[n, oh, 0:OW, :], space=l1), transpose_b=True)
+        for t in range(1, 9):
+            a = load(wt[t, :, :], space=l1)
+            acc = acc + matmul(a, load(x[n, oh + t // 3, t % 3:t % 3 + OW, :], space=l1), transpose_b=True)
+        store(yv[n, :, q:q + OW], acc)
+"""
+
+
+def test_a_1d_convolution_over_a_channel_last_image_runs_on_the_cube_cores(tmp_path):
+    """Rows of C (40 = 32 + 8), its columns (148 = 2 x 64 + 20) and K (20, not a multiple of the cube's
+    8) all end in a tail; the last tile's image rows run past the padded source tiles, never read."""
+    k = compile_verified(tmp_path, CONV1D, CONV1D_OP, trials=2)
+    final = k.lowered.run.levels[-1].text
+    assert "taps=(t, 1, KW, 1, wt[t, " in final and "load(" not in final.split("taps=")[0].split("parallel")[-1]
+    assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapStep<float>(" in k.source
+    assert "AscendC::Fixpipe(y_uGm[" in k.source and "Matmul<" not in k.source
+
+
+def test_a_2d_convolution_taps_move_by_rows_and_columns(tmp_path):
+    """Nine taps, each a block of the channel-last image shifted by (t // 3, t % 3); C written through
+    a view of y, one output row a tile."""
+    compile_verified(tmp_path, CONV2D, CONV2D_OP, trials=2)
+
+
+# the same convolution over a channel-first image [N, CI, L]: each tap's B is [CI, TN] as stored
+NCL_OP = CONV1D_OP.replace("x.permute(0, 2, 1), wt", "x, wt").replace("torch.randn(N, L, CI)", "torch.randn(N, CI, L)")
+NCL = (CONV1D.replace("x: gm f32[N, L, CI]", "x: gm f32[N, CI, L]").replace(", transpose_b=True", "")
+       .replace("x[n, q:q + TN, :]", "x[n, :, q:q + TN]").replace("x[n, q + t:q + t + TN, :]", "x[n, :, q + t:q + t + TN]"))
+# the taps one row further: the last tile's image rows run past x (zeros in the source's padding)
+SHIFTED_OP = CONV1D_OP.replace("return torch.nn.functional.conv1d(x.permute(0, 2, 1), wt.permute(1, 2, 0))",
+                               "x = torch.cat([x[:, 1:, :], torch.zeros_like(x[:, :1, :])], 1)\n"
+                               "        return torch.nn.functional.conv1d(x.permute(0, 2, 1), wt.permute(1, 2, 0))")
+SHIFTED = CONV1D.replace("x[n, q:q + TN, :]", "x[n, q + 1:q + 1 + TN, :]").replace("q + t:q + t + TN", "q + t + 1:q + t + 1 + TN")
+
+
+@pytest.mark.parametrize("kernel,op,why", [
+    (NCL, NCL_OP, "tap products read A as stored ([M, K]) and B transposed"),
+    (CONV1D.replace("store(y[n, m:m + TM, q:q + TN], acc)", "store(y[n, m:m + TM, q:q + TN], relu(acc))"),
+     CONV1D_OP.replace("return torch.nn", "return torch.relu(torch.nn").replace("wt.permute(1, 2, 0))", "wt.permute(1, 2, 0)))"),
+     "stores its tile as it is"),
+    (SHIFTED, SHIFTED_OP, "leave x"),
+    (CONV1D.replace("    for n, i, j in parallel", "    for r in parallel(N):\n        store(y[r, 0, 0], 0.0)\n"
+                    "    for n, i, j in parallel"), CONV1D_OP, "no other phases yet"),
+])
+def test_forms_the_tap_lowering_does_not_take_are_refused_with_the_reason(tmp_path, kernel, op, why):
+    """Each kernel verifies against its op in the interpreter; the lowering names what it does not take."""
+    import ascendcraft
+    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
+    (tmp_path / "op.py").write_text(op)
+    with pytest.raises(AscendcraftError) as info:
+        ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
+    text = render(info.value)
+    assert why in text and "lowering error" in text, text
