@@ -30,7 +30,7 @@ The rules (each a refusal naming the line): A is read as stored ([M, K]) and B t
 (``transpose_b=True``: B stored [N, K], K its last axis); the tiles of every tap have the first
 tiles' extents; at every iteration and shape set, the C tile clipped at its tensor's edges gives
 the rows and columns each tap computes, and each tap's A rows and B rows for them lie inside their
-tensors with their whole K (``pad=0.0`` keeps a tail tile's extents in the source, as for any product:
+tensors with their whole K; the operands are f32 (``pad=0.0`` keeps a tail tile's extents in the source, as for any product:
 its padding lies past the C tile and is never read); the tile is stored as it is to an f32 C (the
 cube core has no vector unit for an epilogue); the taps are at most MAX_TAPS.
 """
@@ -100,8 +100,8 @@ def match_taps(g):
     if ctx.tensor(c.base.id).dtype != "f32":
         raise _refused("tap products accumulate in f32 and store to an f32 tensor", st)
     dtype = ctx.tensor(g.a_name).dtype
-    if dtype not in ("f32", "f16") or ctx.tensor(g.b_name).dtype != dtype:
-        raise _refused("tap products multiply f32 or f16 tiles, both operands of one dtype", g.a0)
+    if dtype != "f32" or ctx.tensor(g.b_name).dtype != dtype:
+        raise _refused("tap products multiply f32 tiles (f16 operands with an f32 result are not built)", g.a0)
     shape = {}
     for what, first, later in (("A", g.a0, g.a1), ("B", g.b0, g.b1)):
         _region(first.src, ctx, what)
@@ -123,13 +123,13 @@ def match_taps(g):
     for env in shape_set_values(g.kernel, ctx):
         _inside(g, env, start, stop, step)
         _fits(g, env, dtype)
-    for region in (g.a0.src, g.b0.src, g.store.dst):
+    for region in (g.a0.src, g.b0.src):     # the operands' row strides: Nd2NzParams.srcDValue is 16-bit
         stride = ctx.symbols.strides(region.base.id)[-2]
         for env in shape_set_values(g.kernel, ctx):
             ld = 1
             for d in stride:
                 ld *= env[d] if isinstance(d, str) else d
-            if ld > 65535 and region is not g.store.dst:
+            if ld > 65535:
                 raise _refused(f"{region.base.id}'s rows are {ld:,} elements apart: the cube's copy of a tile "
                                f"(DataCopy with Nd2NzParams) takes row strides up to 65,535 (lay the image out "
                                f"channel-last, a pixel's channels contiguous)", region)
