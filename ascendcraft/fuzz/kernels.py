@@ -35,6 +35,7 @@ from .forms_indexed import INDEXED_FORMS
 from .forms_reductions import REDUCTION_FORMS
 from .forms_scratch import SCRATCH_FORMS
 from .forms_strided import STRIDED_FORMS
+from .forms_taps import TAP_FORMS
 
 __all__ = ["AVOID", "FIXED_BUGS", "FORMS", "KNOWN_BUGS", "Options", "fuzz_cases", "known_bug"]
 
@@ -135,7 +136,7 @@ KNOWN_BUGS: dict[str, str] = {
 
 
 #: Form name -> generator ``(draw, Options) -> FuzzCase`` (the order is part of what a seed draws).
-FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS, **SCRATCH_FORMS, **STRIDED_FORMS, **INDEXED_FORMS}
+FORMS = {**ELEMENTWISE_FORMS, **REDUCTION_FORMS, **SCRATCH_FORMS, **STRIDED_FORMS, **INDEXED_FORMS, **TAP_FORMS}
 
 
 @st.composite

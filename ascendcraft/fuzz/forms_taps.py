@@ -1,0 +1,65 @@
+"""Fuzz forms of tap products (lowering_passes/cube_taps.py): convolutions over channel-last images
+whose every C tile is the sum of products of tiles the tap moves, on the cube cores alone.
+
+* ``taps1d`` a 1-D convolution y[n, co, l] = sum over t, ci of wt[t, co, ci] * x[n, l + t, ci], C in
+  TM x TN tiles with tails on both axes (``pad=0.0`` loads keep a tail tile's extents);
+* ``taps2d`` a 2-D one over KH x KW taps of an image, one output row a tile, the taps moving by
+  ``t // KW`` rows and ``t % KW`` columns, C through a view of y.
+"""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from .builder import KernelBuilder
+from .differential import FuzzCase
+from .expressions import Options
+
+#: C tiles (rows, columns): multiples of 16 and not, so most extents leave a tail
+_TILES = ((16, 16), (32, 16), (16, 48), (24, 40))
+
+
+def _taps1d(draw, opts: Options) -> FuzzCase:
+    k = KernelBuilder(draw, opts)
+    n, ci, co, kw = draw(st.integers(1, 3)), draw(st.integers(1, 40)), draw(st.integers(1, 50)), draw(st.integers(1, 4))
+    length = draw(st.integers(kw, 90))
+    tm, tn = draw(st.sampled_from(_TILES))
+    k.inp("x", "N, L, CI", (n, length, ci))
+    k.inp("wt", "KW, CO, CI", (kw, co, ci))
+    k.out("y", "N, CO, LO", (n, co, length - kw + 1))
+    k.const("TM", tm)
+    k.const("TN", tn)
+    k.line(1, "for n, i, j in parallel(N, cdiv(CO, TM), cdiv(LO, TN)):")
+    k.line(2, "m = i * TM")
+    k.line(2, "q = j * TN")
+    k.line(2, "a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)")
+    k.line(2, "acc = matmul(a, load(x[n, q:q + TN, :], space=l1, pad=0.0), transpose_b=True)")
+    k.line(2, "for t in range(1, KW):")
+    k.line(3, "a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)")
+    k.line(3, "acc = acc + matmul(a, load(x[n, q + t:q + t + TN, :], space=l1, pad=0.0), transpose_b=True)")
+    k.line(2, "store(y[n, m:m + TM, q:q + TN], acc)")
+    return k.case("taps1d")
+
+
+def _taps2d(draw, opts: Options) -> FuzzCase:
+    k = KernelBuilder(draw, opts)
+    n, ci, co = draw(st.integers(1, 2)), draw(st.integers(1, 24)), draw(st.integers(1, 40))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    h, w = draw(st.integers(kh, 9)), draw(st.integers(kw, 30))
+    k.inp("x", "N, H, W, CI", (n, h, w, ci))
+    k.inp("wt", "T, CO, CI", (kh * kw, co, ci))
+    k.out("y", "N, CO, OH, OW", (n, co, h - kh + 1, w - kw + 1))
+    k.const("KW", kw)
+    k.const("P", "OH * OW")
+    k.line(1, "yv = view(y, (N, CO, P))")
+    k.line(1, "for n, oh in parallel(N, OH):")
+    k.line(2, "q = oh * OW")
+    k.line(2, "a = load(wt[0, :, :], space=l1)")
+    k.line(2, "acc = matmul(a, load(x[n, oh, 0:OW, :], space=l1), transpose_b=True)")
+    k.line(2, "for t in range(1, T):")
+    k.line(3, "a = load(wt[t, :, :], space=l1)")
+    k.line(3, "acc = acc + matmul(a, load(x[n, oh + t // KW, t % KW:t % KW + OW, :], space=l1), transpose_b=True)")
+    k.line(2, "store(yv[n, :, q:q + OW], acc)")
+    return k.case("taps2d")
+
+
+TAP_FORMS = {"taps1d": _taps1d, "taps2d": _taps2d}
