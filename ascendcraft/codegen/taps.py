@@ -1,10 +1,11 @@
 """The emitter's tap products (lowering_passes/cube_taps.py): ``store(c[...], Matmul(a0, b0,
 transpose_b=True, base=(M, N, K), taps=(t, start, stop, step, a_t, b_t)))`` on the cube core with the
 low-level API, in a kernel of its own kind (AIC only). Per C tile: each tap's A tile [m, k] and B tile
-[n, k] (B stored transposed) GM -> L1 as NZ (DataCopy with Nd2NzParams), L1 -> L0A / L0B (LoadData:
-A as ZZ, B as ZN), ``Mmad`` into one L0C tile (the first tap initialises it), then ``Fixpipe`` to C.
-The forms follow the simulator's fp32 low-level test (tests/sim/kernels/mmad_f32.cpp, APATH 0 and
-BPATH 0), with m = 1 as GEMV. A mixin of ``kernel._Emitter``.
+[n, k] (B stored transposed) or [k, n] (B as stored) GM -> L1 (DataCopy with Nd2NzParams: NZ, or Zz
+for B as stored), L1 -> L0A / L0B (LoadData: A as ZZ, B as ZN; LoadDataWithTranspose for B as
+stored), ``Mmad`` into one L0C tile (the first tap initialises it), then ``Fixpipe`` to C. The
+forms follow the simulator's fp32 low-level test (tests/sim/kernels/mmad_f32.cpp, APATH 0 and
+BPATH 0 / 1), with m = 1 as GEMV. A mixin of ``kernel._Emitter``.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .emit_common import UB_CTYPES
 
 # One tap: its tiles to L0 and their product into (first) or onto the C tile in L0C.
 TAP_STEP = """
-    template <typename T>
+    template <typename T, bool BT>
     __aicore__ inline void TapStep(const AscendC::GlobalTensor<T>& aG, const AscendC::GlobalTensor<T>& bG, int64_t m,
                                    int64_t n, int64_t k, int64_t lda, int64_t ldb, bool first,
                                    const AscendC::LocalTensor<float>& c)
@@ -28,9 +29,23 @@ TAP_STEP = """
                                                        static_cast<uint16_t>(m == 1 ? 1 : m16 * 16), 1, 0});
         tapA1.EnQue(a1);
         AscendC::LocalTensor<T> b1 = tapB1.AllocTensor<T>();
-        AscendC::DataCopy(b1, bG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0,
-                                                       static_cast<uint16_t>(ldb), static_cast<uint16_t>(n16 * 16), 1,
-                                                       0});
+        const int64_t k16 = AcCdiv(k, 16), nAl = n16 * 16;
+        if constexpr (BT) {   // B stored [n, k]: NZ, as A
+            AscendC::DataCopy(b1, bG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0,
+                                                           static_cast<uint16_t>(ldb), static_cast<uint16_t>(nAl), 1, 0});
+        } else {              // B stored [k, n]: Zz, an NZ matrix per 16 rows of k, for LoadDataWithTranspose
+            const int64_t full = k / 16, tail = k % 16;
+            if (full > 0) {
+                AscendC::DataCopy(b1, bG, AscendC::Nd2NzParams{static_cast<uint16_t>(full), 16, static_cast<uint16_t>(n),
+                                                               static_cast<uint16_t>(16 * ldb), static_cast<uint16_t>(ldb),
+                                                               16, 1, static_cast<uint16_t>(16 * nAl)});
+            }
+            if (tail > 0) {
+                AscendC::DataCopy(b1[full * 16 * nAl], bG[full * 16 * ldb],
+                                  AscendC::Nd2NzParams{1, static_cast<uint16_t>(tail), static_cast<uint16_t>(n), 0,
+                                                       static_cast<uint16_t>(ldb), 16, 1, 0});
+            }
+        }
         tapB1.EnQue(b1);
         a1 = tapA1.DeQue<T>();
         b1 = tapB1.DeQue<T>();
@@ -46,9 +61,17 @@ TAP_STEP = """
                                                             false, 0});
             }
         }
-        for (int64_t i = 0; i < kC; ++i) {   // NZ (n x k) -> ZN: the n fractals of each k block
-            AscendC::LoadData(b2[i * n16 * FRAC], b1[i * n16 * FRAC],
-                              AscendC::LoadData2DParams{0, static_cast<uint8_t>(n16), 1, 0, 0, false, 0});
+        if constexpr (BT) {
+            for (int64_t i = 0; i < kC; ++i) {   // NZ (n x k) -> ZN: the n fractals of each k block
+                AscendC::LoadData(b2[i * n16 * FRAC], b1[i * n16 * FRAC],
+                                  AscendC::LoadData2DParams{0, static_cast<uint8_t>(n16), 1, 0, 0, false, 0});
+            }
+        } else {
+            for (int64_t i = 0; i < k16; ++i) {  // Zz (k x n) -> ZN, the two halves of a square n16 fractals apart
+                AscendC::LoadDataWithTranspose(b2[i * n16 * 2 * FRAC], b1[i * n16 * 2 * FRAC],
+                                               AscendC::LoadData2dTransposeParams{0, static_cast<uint8_t>(n16), 1, 0,
+                                                                                  static_cast<uint16_t>(n16 - 1)});
+            }
         }
         tapA1.FreeTensor(a1);
         tapB1.FreeTensor(b1);
@@ -92,7 +115,7 @@ class TapsEmitter:
         for s in self.taps:
             m, n, k = (f"({self.scalar(x)})" for x in s.value.kwarg("base").items)
             a.append(f"AcCdiv({m}, 16) * 16 * AcCdiv({k}, {c0}) * {c0}")
-            b.append(f"AcCdiv({n}, 16) * 16 * AcCdiv({k}, {c0}) * {c0}")
+            b.append(f"AcCdiv({n}, 16) * 16 * AcCdiv({k}, 16) * 16")   # K to 16: B as stored is Zz
             c.append(f"AcCdiv({m}, 16) * 16 * AcCdiv({n}, 16) * 16")
         decls, init = [], []
         for q, pos, size, elem in (("tapA1", "A1", largest(a), ct), ("tapB1", "B1", largest(b), ct),
@@ -110,11 +133,14 @@ class TapsEmitter:
         (m, ldc), (n, _) = c_axes[-2:]
         var, start, stop, step, a_t, b_t = e.kwarg("taps").items
 
+        bt = bool(self._kw(e, "transpose_b", False))
+
         def step_call(a, b, first: bool) -> str:
             (a_name, a_off, a_axes), (b_name, b_off, b_axes) = self._region(a), self._region(b)
             (_, lda), (k, _) = a_axes[-2:]
             ldb = b_axes[-2][1]
-            return (f"TapStep<{ct}>({a_name}Gm[{a_off}], {b_name}Gm[{b_off}], m_, n_, {k}, {lda}, {ldb}, "
+            return (f"TapStep<{ct}, {'true' if bt else 'false'}>({a_name}Gm[{a_off}], {b_name}Gm[{b_off}], m_, n_, "
+                    f"{k}, {lda}, {ldb}, "
                     f"{'true' if first else 'false'}, c_);")
         self.emit("{")
         self.depth += 1

@@ -77,10 +77,9 @@ def is_tap_loop(g) -> bool:
     moved = any(g.resolve(first.src) != g.resolve(later.src) for first, later in ((g.a0, g.a1), (g.b0, g.b1)))
     if not (same_k and moved):
         return False
-    if g.flags != (False, True):
-        raise _refused("this loop moves its tiles by a tap, not along K: tap products read A as stored ([M, K]) "
-                       "and B transposed (transpose_b=True, B stored [N, K]: an image laid out channel-last, a "
-                       "pixel's channels contiguous)", g.loop)
+    if ta:
+        raise _refused("this loop moves its tiles by a tap, not along K: tap products read A as stored ([M, K], "
+                       "the weights of a tap), not transposed", g.loop)
     return True
 
 
@@ -111,28 +110,32 @@ def match_taps(g):
             raise _refused(f"every tap's {what} tile has the first one's extents ({list(s0)}; this one {list(s1)})",
                            later)
         shape[what] = s0
-    (tm, tk), (tn, tk_b) = shape["A"], shape["B"]
+    tb = g.flags[1]
+    (tm, tk), (tn, tk_b) = shape["A"], (shape["B"] if tb else shape["B"][::-1])
     if tk != tk_b:
         raise _refused(f"A's tiles have K = {tk}, B's {tk_b}", g.b0)
     if tuple(ctx.type_of(st.value).shape) != (tm, tn):
         raise _refused(f"the stored tile is the product's {tm} x {tn}", st)
     start, stop, step = (g.resolve(x) for x in (g.loop.start, g.loop.stop, g.loop.step))
     # the tiles' extents before clipping (A's rows, B's rows, K), which size the cube core's buffers
-    g.nominal = (region_extents(g.a0.src, ctx)[-2], region_extents(g.b0.src, ctx)[-2],
+    g.nominal = (region_extents(g.a0.src, ctx)[-2], region_extents(g.b0.src, ctx)[-2 if tb else -1],
                  region_extents(g.a0.src, ctx)[-1])
     for env in shape_set_values(g.kernel, ctx):
         _inside(g, env, start, stop, step)
         _fits(g, env, dtype)
-    for region in (g.a0.src, g.b0.src):     # the operands' row strides: Nd2NzParams.srcDValue is 16-bit
+    # the operands' row strides: Nd2NzParams.srcDValue is 16-bit, and B as stored is copied 16 rows a
+    # matrix (srcNdMatrixStride = 16 rows, also 16-bit)
+    for region, cap in ((g.a0.src, 65535), (g.b0.src, 65535 if tb else 65535 // 16)):
         stride = ctx.symbols.strides(region.base.id)[-2]
         for env in shape_set_values(g.kernel, ctx):
             ld = 1
             for d in stride:
                 ld *= env[d] if isinstance(d, str) else d
-            if ld > 65535:
-                raise _refused(f"{region.base.id}'s rows are {ld:,} elements apart: the cube's copy of a tile "
-                               f"(DataCopy with Nd2NzParams) takes row strides up to 65,535 (lay the image out "
-                               f"channel-last, a pixel's channels contiguous)", region)
+            if ld > cap:
+                raise _refused(f"{region.base.id}'s rows are {ld:,} elements apart: the cube's copy of this tile "
+                               f"(DataCopy with Nd2NzParams) takes row strides up to {cap:,} (lay the image out "
+                               f"channel-last, a pixel's channels contiguous, and read it with transpose_b=True)",
+                               region)
     g.tile = (tm, tn, tk)
 
 
@@ -169,10 +172,11 @@ def _inside(g, env: dict, start, stop, step):
             clipped[axis] = max(0, min(hi, dim) - lo)
         if not clipped[-2] or not clipped[-1]:
             continue                         # an empty tile: nothing to compute
-        for region, t, rows in [(g.a0.src, None, clipped[-2]), (g.b0.src, None, clipped[-1])] + \
-                [(x.src, t, c) for t in taps for x, c in ((g.a1, clipped[-2]), (g.b1, clipped[-1]))]:
+        b_axis = -2 if g.flags[1] else -1        # B's N axis: its rows when stored [N, K], else its columns
+        for region, t, rows, axis in [(g.a0.src, None, clipped[-2], -2), (g.b0.src, None, clipped[-1], b_axis)] + \
+                [(x.src, t, c, ax) for t in taps for x, c, ax in ((g.a1, clipped[-2], -2), (g.b1, clipped[-1], b_axis))]:
             here = at if t is None else dict(at, **{g.loop.var: t})
-            _check_inside(g, region, here, rows)
+            _check_inside(g, region, here, rows, axis)
 
 
 def _fits(g, env: dict, dtype: str):
@@ -183,7 +187,7 @@ def _fits(g, env: dict, dtype: str):
     c0 = 32 // (4 if dtype == "f32" else 2)
     size = 4 if dtype == "f32" else 2
     a = -(-m // 16) * 16 * -(-k // c0) * c0 * size
-    b = -(-n // 16) * 16 * -(-k // c0) * c0 * size
+    b = -(-n // 16) * 16 * -(-k // 16) * 16 * size      # K rounded to 16 for B as stored (Zz)
     c = -(-m // 16) * 16 * -(-n // 16) * 16 * 4
     for space, need in (("l1", TAP_SLOTS["A1"] * a + TAP_SLOTS["B1"] * b), ("l0a", TAP_SLOTS["A2"] * a),
                         ("l0b", TAP_SLOTS["B2"] * b), ("l0c", TAP_SLOTS["CO1"] * c)):
@@ -210,23 +214,25 @@ def _extent(ctx, region: A.Index, axis: int, env: dict) -> int:
     return env[dim] if isinstance(dim, str) else dim
 
 
-def _check_inside(g, region: A.Index, env: dict, rows: int):
-    """The region's rows ``lo:lo + rows`` (the C tile's, clipped) and its whole last axis (K) inside."""
+def _check_inside(g, region: A.Index, env: dict, rows: int, axis: int = -2):
+    """The region's M or N axis (``axis``) ``lo:lo + rows`` (the C tile's, clipped) and its whole K
+    (the other of its last two axes) inside."""
     ctx = g.ctx
     shown = ", ".join(f"{k}={v}" for k, v in env.items() if k in g.phase.vars or k == g.loop.var)
-    for axis, sub in enumerate(region.subscripts[:-2]):
+    for lead, sub in enumerate(region.subscripts[:-2]):
         try:
             i = evaluate(g.resolve(sub), env)
         except KeyError:
             raise _refused("a tap's tile is indexed by integer expressions of the phase's variables, the tap and "
                            "constants", region) from None
-        extent = _extent(ctx, region, axis, env)
+        extent = _extent(ctx, region, lead, env)
         if not 0 <= i < extent:
-            raise _refused(f"this tile's index {i} on axis {axis} of {region.base.id} is outside 0..{extent - 1} at "
+            raise _refused(f"this tile's index {i} on axis {lead} of {region.base.id} is outside 0..{extent - 1} at "
                            f"{shown}", region)
-    lo, _ = _span(g, region, -2, env)
-    k0, k1 = _span(g, region, -1, env)
-    extent, k_extent = _extent(ctx, region, -2, env), _extent(ctx, region, -1, env)
+    k_axis = -1 if axis == -2 else -2
+    lo, _ = _span(g, region, axis, env)
+    k0, k1 = _span(g, region, k_axis, env)
+    extent, k_extent = _extent(ctx, region, axis, env), _extent(ctx, region, k_axis, env)
     if not (0 <= lo and lo + rows <= extent and 0 <= k0 <= k1 <= k_extent):
         raise _refused(f"this tile's rows {lo}:{lo + rows} (the C tile's {rows}) and K {k0}:{k1} leave "
                        f"{region.base.id} ({extent} x {k_extent}) at {shown}: every tile of a tap product lies "
@@ -247,15 +253,18 @@ def taps_rewrite(g) -> list:
         stop = sub.stop if sub.stop is not None else dim
         return call("minimum", binary("-", stop, start), binary("-", dim, start))
 
-    def rows_of(region: A.Index, axis: int) -> A.Index:
+    def rows_of(region: A.Index, c_axis: int, axis: int) -> A.Index:
         subs = list(region.subscripts)
-        sl = subs[-2]
+        sl = subs[axis]
         start = sl.start if sl.start is not None else A.Int(0)
-        subs[-2] = A.Slice(start, binary("+", start, c_extent(axis)))
+        subs[axis] = A.Slice(start, binary("+", start, c_extent(c_axis)))
         return replace(region, subscripts=tuple(subs))
-    a0, a1 = rows_of(g.a0.src, -2), rows_of(g.a1.src, -2)
-    b0, b1 = rows_of(g.b0.src, -1), rows_of(g.b1.src, -1)
-    product = call("Matmul", a0, b0, transpose_b=name("True"), base=A.Tuple(g.nominal),
+    tb = g.flags[1]
+    b_axis = -2 if tb else -1
+    a0, a1 = rows_of(g.a0.src, -2, -2), rows_of(g.a1.src, -2, -2)
+    b0, b1 = rows_of(g.b0.src, -1, b_axis), rows_of(g.b1.src, -1, b_axis)
+    kwargs = {"transpose_b": name("True")} if tb else {}
+    product = call("Matmul", a0, b0, **kwargs, base=A.Tuple(g.nominal),
                    taps=A.Tuple((name(g.loop.var), g.loop.start, g.loop.stop, g.loop.step, a1, b1)))
     store = replace(g.store, value=product)
     tm, tn, tk = g.tile

@@ -96,7 +96,7 @@ def test_a_1d_convolution_over_a_channel_last_image_runs_on_the_cube_cores(tmp_p
     k = compile_verified(tmp_path, CONV1D, CONV1D_OP, trials=2)
     final = k.lowered.run.levels[-1].text
     assert "taps=(t, 1, KW, 1, wt[t, " in final and "load(" not in final.split("taps=")[0].split("parallel")[-1]
-    assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapStep<float>(" in k.source
+    assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapStep<float, true>(" in k.source
     assert "AscendC::Fixpipe(y_uGm[" in k.source and "Matmul<" not in k.source
 
 
@@ -117,8 +117,20 @@ SHIFTED_OP = CONV1D_OP.replace("return torch.nn.functional.conv1d(x.permute(0, 2
 SHIFTED = CONV1D.replace("x[n, q:q + TN, :]", "x[n, q + 1:q + 1 + TN, :]").replace("q + t:q + t + TN", "q + t + 1:q + t + 1 + TN")
 
 
+def test_a_channel_first_image_is_read_as_stored(tmp_path):
+    """B [CI, TN] as stored (its rows the channels, L apart): copied to L1 16 rows a matrix and
+    transposed on the way to L0B."""
+    k = compile_verified(tmp_path, NCL, NCL_OP, trials=2)
+    assert "TapStep<float, false>(" in k.source
+
+
 @pytest.mark.parametrize("kernel,op,why", [
-    (NCL, NCL_OP, "tap products read A as stored ([M, K]) and B transposed"),
+    (NCL.replace("matmul(a, load(", "matmul(a, load(").replace("wt[0, m:m + TM, :]", "wtt[0, :, m:m + TM]")
+     .replace("wt[t, m:m + TM, :]", "wtt[t, :, m:m + TM]").replace("wt: gm f32[KW, CO, CI]", "wtt: gm f32[KW, CI, CO]")
+     .replace("matmul(a, load(x[n, :, q:q + TN]", "matmul(a, load(x[n, :, q:q + TN]").replace(
+         "space=l1, pad=0.0))", "space=l1, pad=0.0), transpose_a=True)"),
+     NCL_OP.replace("wt.permute(1, 2, 0)", "wt.permute(2, 1, 0)").replace("torch.randn(KW, CO, CI)", "torch.randn(KW, CI, CO)"),
+     "tap products read A as stored"),
     (CONV1D.replace("store(y[n, m:m + TM, q:q + TN], acc)", "store(y[n, m:m + TM, q:q + TN], relu(acc))"),
      CONV1D_OP.replace("return torch.nn", "return torch.relu(torch.nn").replace("wt.permute(1, 2, 0))", "wt.permute(1, 2, 0)))"),
      "stores its tile as it is"),
