@@ -11,7 +11,10 @@ from ..dsl import ast as A
 from ..errors import DSLError
 from .spec import CTYPES
 
-KERNEL_TYPES = {"aiv": "KERNEL_TYPE_AIV_ONLY", "aic": "KERNEL_TYPE_AIC_ONLY", "mix": "KERNEL_TYPE_MIX_AIC_1_2"}
+# "mix": the Matmul API driven by the vector cores; "mixtaps": vector phases on the AIVs and tap products
+# on the AICs, each kind its own branch (ASCEND_IS_AIV / ASCEND_IS_AIC), joined by cross-core flags
+KERNEL_TYPES = {"aiv": "KERNEL_TYPE_AIV_ONLY", "aic": "KERNEL_TYPE_AIC_ONLY", "mix": "KERNEL_TYPE_MIX_AIC_1_2",
+                "mixtaps": "KERNEL_TYPE_MIX_AIC_1_2"}
 UB_CTYPES = dict(CTYPES, bool="uint8_t")     # bool tensors are bytes in GM and UB (Compare masks are bits)
 ROUND_MODES = {"rint": "CAST_RINT", "floor": "CAST_FLOOR", "ceil": "CAST_CEIL", "round": "CAST_ROUND",
           "trunc": "CAST_TRUNC"}

@@ -117,11 +117,10 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
         # product tiles started early, by name: what emits their take (pending like a queued tile)
         self.takes: dict = {}
         has_vector = bool(self.buffers) or any(isinstance(n, A.Load) for n in A.walk(kernel))
-        if self.taps and (self.gemms or has_vector):
-            raise unsupported("tap products in a kernel with vector work or other products (a kernel of tap "
-                              "products alone runs on the cube cores; a phase before it that prepares the "
-                              "image is not built yet)", self.taps[0])
-        self.core_type = "aiv" if not (self.gemms or self.taps) else "mix" if has_vector else "aic"
+        if self.taps and self.gemms:
+            raise unsupported("tap products in a kernel with products through the Matmul API", self.taps[0])
+        self.core_type = "aiv" if not (self.gemms or self.taps) else \
+            ("mixtaps" if self.taps else "mix") if has_vector else "aic"
 
     # ------------------------------------------------------------ output
     def spec(self) -> KernelSpec:
@@ -207,19 +206,21 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
             offset = f"{offset} + (({n}) * {D.ITEMSIZE[s.dtype]} + 31) / 32 * 32"
         for v in self.symbols.views():     # another shape of the same memory: addressed by its own dims
             init.append(f"        {v.name}Gm.SetGlobalBuffer((__gm__ {self._gm_ctype(v)}*){address[v.base]});")
+        ub_init = []
         for b in self.buffers.values():
             size = " * ".join(self._dim(d) for d in b.type.shape)
             ct = UB_CTYPES[b.type.dtype]
             if b.type.space == "veccalc":
-                init.append(f"        pipe.InitBuffer({b.name}Buf, ({size}) * sizeof({ct}));")
+                ub_init.append(f"        pipe.InitBuffer({b.name}Buf, ({size}) * sizeof({ct}));")
             else:
-                init.append(f"        pipe.InitBuffer({b.name}, {b.depth}, ({size}) * sizeof({ct}));")
+                ub_init.append(f"        pipe.InitBuffer({b.name}, {b.depth}, ({size}) * sizeof({ct}));")
         if self.core_type != "aic":   # a cube-only kernel runs on the AIC, which has no UB
-            init.append(f"        pipe.InitBuffer(scalarBuf, {SCALAR_RESERVE});")
+            ub_init.append(f"        pipe.InitBuffer(scalarBuf, {SCALAR_RESERVE});")
+        init += self._on_kind("AIV", ub_init)
         for i, g in enumerate(self.gemms):
             init += self._cube_tiling(i, g)
         tap_decls, tap_init = self._taps_decls() if self.taps else ([], [])
-        init += tap_init
+        init += self._on_kind("AIC", tap_init)
         decls = list(tap_decls)
         for b in self.buffers.values():
             if b.type.space == "veccalc":
@@ -249,6 +250,7 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
                         f"AscendC::Muls(xi_, xi_, static_cast<int32_t>(32), n_); }}")
         if self.core_type != "aic":
             gets.append("        scalarTmp = scalarBuf.Get<float>();")
+        gets = self._on_kind("AIV", gets)
         local_decls = [f"        {ct} {n} = 0;" for n, ct in self.scalars.items()]
         local_decls += [f"        AscendC::LocalTensor<{t}> {n};" for n, t in self._tile_decls.items()]
         local_decls += [f"        [[maybe_unused]] int64_t {n}_rows = 0, {n}_cols = 0, {n}_pitch = 0;"
@@ -355,6 +357,9 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
     def _phases(self, body):
         """Top-level statements: parallel phases on every core, the rest on core 0; SyncAll between.
         A loop of phases runs on every core, with SyncAll after each of its phases."""
+        if self.core_type == "mixtaps":
+            self._phases_by_kind(body)
+            return
         groups: list[list] = []
         for s in body:   # consecutive single-core statements form one group
             if groups and not on_all_cores(s) and not on_all_cores(groups[-1][0]):
@@ -362,32 +367,45 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
             else:
                 groups.append([s])
         for i, g in enumerate(groups):
-            if is_phase_loop(g[0]):
-                self._for_header(g[0])
-                self.depth += 1
-                for phase in g[0].body:
-                    self._phase(phase)
-                    self.emit("AscendC::SyncAll();")
-                self.depth -= 1
-                self.emit("}")
-            elif isinstance(g[0], A.ParallelFor):
-                self._phase(g[0])
-            else:
-                self.emit("if (AscendC::GetBlockIdx() == 0) {")
-                self.depth += 1
-                self.block(g)
-                self.depth -= 1
-                self.emit("}")
+            self._group(g)
             if i + 1 < len(groups) and not is_phase_loop(g[0]):
                 self.emit("AscendC::SyncAll();")
+
+    def _group(self, g: list):
+        """One group of top-level statements: a loop of phases (SyncAll after each), a phase, or
+        statements run on core 0."""
+        if is_phase_loop(g[0]):
+            self._for_header(g[0])
+            self.depth += 1
+            for phase in g[0].body:
+                self._phase(phase)
+                self.emit("AscendC::SyncAll();")
+            self.depth -= 1
+            self.emit("}")
+        elif isinstance(g[0], A.ParallelFor):
+            self._phase(g[0])
+        else:
+            self.emit("if (AscendC::GetBlockIdx() == 0) {")
+            self.depth += 1
+            self.block(g)
+            self.depth -= 1
+            self.emit("}")
 
     def _for_header(self, s: A.For):
         negative = isinstance(s.step, A.Unary) or (isinstance(s.step, A.Int) and s.step.value < 0)
         self.emit(f"for (int64_t {s.var} = {self.scalar(s.start)}; {s.var} {'>' if negative else '<'} "
                   f"{self.scalar(s.stop)}; {s.var} += {self.scalar(s.step)}) {{")
 
+    def _on_kind(self, kind: str, lines: list[str]) -> list[str]:
+        """``lines`` (Init or Process lines) run only on the cores of ``kind`` ("AIV" or "AIC") in a
+        kernel whose two kinds run code of their own (mixtaps); as they are otherwise."""
+        if self.core_type != "mixtaps" or not lines:
+            return lines
+        return [f"        if ASCEND_IS_{kind} {{"] + ["    " + line for line in lines] + ["        }"]
+
     def _phase(self, p: A.ParallelFor):
-        if self.core_type == "mix" and not (isinstance(p.extents[0], A.Name) and p.extents[0].id == "CORES"):
+        if self.core_type in ("mix", "mixtaps") and \
+                not (isinstance(p.extents[0], A.Name) and p.extents[0].id == "CORES"):
             # a phase without a product, dealt over every vector core (partition: 2 * CORES): each
             # AIV takes its own, GetBlockIdx() in [0, GetBlockNum() * GetTaskRation())
             self.emit(f"for (int64_t {p.vars[0]} = AscendC::GetBlockIdx(); {p.vars[0]} < {self.scalar(p.extents[0])}; "

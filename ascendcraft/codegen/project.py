@@ -367,7 +367,7 @@ def _launch_call(spec: KernelSpec, mode: str, args: list[str]) -> tuple[str, str
 
 def _core_num(spec: KernelSpec) -> str:
     """The PlatformAscendC query for the block dim: one block per AIV, or per AIC for cube kernels."""
-    return "GetCoreNumAic" if spec.core_type in ("aic", "mix") else "GetCoreNumAiv"
+    return "GetCoreNumAic" if spec.core_type in ("aic", "mix", "mixtaps") else "GetCoreNumAiv"
 
 
 def _host_field_lines(spec: KernelSpec, attr_variable) -> list[str]:

@@ -71,7 +71,7 @@ class KernelSpec:
     tiling_fields: tuple[TilingField, ...]
     kernel_source: str              # the kernel .cpp: `extern "C" __global__ __aicore__ void <op_name>(
                                     #   GM_ADDR <inputs>..., GM_ADDR <outputs>..., GM_ADDR workspace, GM_ADDR tiling)`
-    core_type: str = "aiv"          # "aiv" (vector only) or "aic" (cube only)
+    core_type: str = "aiv"          # "aiv" (vector only), "aic" (cube only), "mix" or "mixtaps" (codegen/emit_common.py)
     workspace_bytes: str = "0"      # C++ expression over tiling field names and CORES (the block dim,
                                     # AscendC::GetBlockNum() in the kernel): user workspace (scratch tensors)
     dsl_lines: tuple[tuple[int, int], ...] = ()  # (kernel_source line, the DSL line it was emitted for)

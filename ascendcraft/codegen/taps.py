@@ -9,6 +9,7 @@ BPATH 0 / 1), with m = 1 as GEMV. A mixin of ``kernel._Emitter``.
 """
 from __future__ import annotations
 
+from ascendcraft.lowering_passes.base import is_phase_loop
 from ascendcraft.lowering_passes.cube_taps import TAP_SLOTS
 
 from ..dsl import ast as A
@@ -162,5 +163,69 @@ class TapsEmitter:
         self.emit("tapC.FreeTensor(c_);")
         self.depth -= 1
         self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    def _phases_by_kind(self, body):
+        """A kernel of vector phases and tap products (core type mixtaps): the AIVs run the vector
+        phases (SyncAll between them), the AICs the tap phases. Before a tap phase that vector phases
+        precede, every AIV reaches a barrier and each block's two then set a mode-2 flag their AIC
+        waits for (the image is written); after one that vector phases follow, the AIC sets a mode-2
+        flag its two AIVs wait for, and a barrier then orders every AIC's tiles before every AIV's
+        next phase. Two tap phases in a row meet at a mode-0 round of the AICs. Flag ids: 2j and
+        2j + 1 for the j-th tap phase, 15 for the AICs' rounds (docs/simulator.md, "Mixed launches
+        and cross-core flags")."""
+        units: list[tuple[str, list]] = []          # ("aic" | "aiv", statements of one group)
+        for s in body:
+            taps = any(isinstance(n, A.Store) and is_taps(n.value) for n in A.walk(s))
+            if taps and not isinstance(s, A.ParallelFor):
+                from .emit_common import unsupported
+                raise unsupported("tap products in a loop of phases", s)
+            if isinstance(s, A.ParallelFor) or is_phase_loop(s):
+                units.append(("aic" if taps else "aiv", [s]))
+            elif units and units[-1][0] == "aiv" and not isinstance(units[-1][1][0], A.ParallelFor) and \
+                    not is_phase_loop(units[-1][1][0]):
+                units[-1][1].append(s)              # consecutive statements on core 0: one group
+            else:
+                units.append(("aiv", [s]))
+        kinds = [k for k, _ in units]
+        tap_index = {i: j for j, i in enumerate(i for i, k in enumerate(kinds) if k == "aic")}
+
+        def vector_before(i):
+            return "aiv" in kinds[:i]
+
+        def vector_after(i):
+            return "aiv" in kinds[i + 1:]
+        self.emit("if ASCEND_IS_AIV {")
+        self.depth += 1
+        for i, (kind, group) in enumerate(units):
+            if kind == "aic":
+                j = tap_index[i]
+                if vector_before(i):
+                    self.emit("AscendC::SyncAll();")
+                    self.emit(f"AscendC::CrossCoreSetFlag<2, PIPE_MTE3>({2 * j});   // the image is written")
+                if vector_after(i):
+                    self.emit(f"AscendC::CrossCoreWaitFlag({2 * j + 1});   // this block's AIC wrote its tiles")
+                    self.emit("AscendC::SyncAll();")
+                continue
+            self._group(group)
+            if i + 1 < len(units) and units[i + 1][0] == "aiv" and not is_phase_loop(group[0]):
+                self.emit("AscendC::SyncAll();")
+        self.depth -= 1
+        self.emit("}")
+        self.emit("if ASCEND_IS_AIC {")
+        self.depth += 1
+        for i, (kind, group) in enumerate(units):
+            if kind != "aic":
+                continue
+            j = tap_index[i]
+            if i > 0 and kinds[i - 1] == "aic":      # the tap phase before: every AIC's tiles written
+                self.emit("AscendC::CrossCoreSetFlag<0, PIPE_FIX>(15);")
+                self.emit("AscendC::CrossCoreWaitFlag(15);")
+            if vector_before(i):
+                self.emit(f"AscendC::CrossCoreWaitFlag({2 * j});")
+            self._phase(group[0])
+            if vector_after(i):
+                self.emit(f"AscendC::CrossCoreSetFlag<2, PIPE_FIX>({2 * j + 1});")
         self.depth -= 1
         self.emit("}")

@@ -275,16 +275,17 @@ def taps_rewrite(g) -> list:
 
 
 def refuse_mixed_taps(kernel: A.Kernel):
-    """A kernel with tap products runs on the cube cores alone: a phase of vector work or of other
-    products beside them (which run on the vector cores) is refused, naming it."""
-    taps = [s for s in kernel.body if isinstance(s, A.ParallelFor) and any(
-        isinstance(n, A.Call) and n.func == "Matmul" and n.kwarg("taps") is not None for n in A.walk(s))]
-    if not taps:
+    """Tap products run on the cube cores by the low-level API, vector phases on the vector cores
+    beside them (codegen/taps.py); a product through the Matmul API (which the vector cores drive) in
+    the same kernel is refused, naming its phase."""
+    def has_taps(s):
+        return any(isinstance(n, A.Call) and n.func == "Matmul" and n.kwarg("taps") is not None for n in A.walk(s))
+    if not any(has_taps(s) for s in kernel.body):
         return
     for s in kernel.body:
-        if s not in taps and any(isinstance(n, (A.Load, A.Store)) for n in A.walk(s)):
+        if not has_taps(s) and any(map(A.is_product, A.walk(s))):
             from ascendcraft.errors import DSLError
-            raise DSLError("cube: a kernel with tap products has no other phases yet: it runs on the cube cores "
-                           "alone, and a phase beside it (vector work, another product) would run on the vector "
-                           "cores, which it does not hand its tiles to (not built): tap products read an image that is "
-                           "already channel-last in GM; preparing it in the same kernel is not built yet", s.span, kind="lowering error", hint=TAPS)
+            raise DSLError("cube: a kernel with tap products has no other products yet (they reach the cube "
+                           "through the Matmul API, which the tap products' low-level code does not share the "
+                           "cube cores with): write this product as tap products too, or the convolution as "
+                           "im2col phases", s.span, kind="lowering error", hint=TAPS)

@@ -117,6 +117,29 @@ SHIFTED_OP = CONV1D_OP.replace("return torch.nn.functional.conv1d(x.permute(0, 2
 SHIFTED = CONV1D.replace("x[n, q:q + TN, :]", "x[n, q + 1:q + 1 + TN, :]").replace("q + t:q + t + TN", "q + t + 1:q + t + 1 + TN")
 
 
+# vector phases on the AIVs before and after the taps on the AICs: the weights doubled into a
+# scratch, the taps, then relu over y (a barrier and mode-2 flags between the kinds)
+MIXED = (NCL.replace("load(wt[", "load(w2[")
+         .replace("kernel conv1d_taps(x: gm f32[N, CI, L], wt: gm f32[KW, CO, CI]) -> (y: gm f32[N, CO, LO]):",
+                  "kernel conv1d_taps(x: gm f32[N, CI, L], wt: gm f32[KW, CO, CI]) -> (y: gm f32[N, CO, LO]):\n"
+                  "    scratch w2: f32[KW, CO, CI]\n"
+                  "    for t, co in parallel(KW, CO):\n"
+                  "        store(w2[t, co, :], load(wt[t, co, :]) * 2.0)")
+         + "    for n, co in parallel(N, CO):\n"
+           "        for l in range(0, LO, 64):\n"
+           "            store(y[n, co, l:l + 64], relu(load(y[n, co, l:l + 64])))\n")
+MIXED_OP = NCL_OP.replace("return torch.nn.functional.conv1d(x, wt.permute(1, 2, 0))",
+                          "return torch.relu(torch.nn.functional.conv1d(x, 2.0 * wt.permute(1, 2, 0)))")
+
+
+def test_vector_phases_before_and_after_the_taps_run_on_the_vector_cores(tmp_path):
+    k = compile_verified(tmp_path, MIXED, MIXED_OP, trials=2)
+    src = k.source
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in src and "if ASCEND_IS_AIC {" in src and "if ASCEND_IS_AIV {" in src
+    assert "AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);" in src and "AscendC::CrossCoreWaitFlag(0);" in src
+    assert "AscendC::CrossCoreSetFlag<2, PIPE_FIX>(1);" in src and "AscendC::CrossCoreWaitFlag(1);" in src
+
+
 def test_a_channel_first_image_is_read_as_stored(tmp_path):
     """B [CI, TN] as stored (its rows the channels, L apart): copied to L1 16 rows a matrix and
     transposed on the way to L0B."""
@@ -135,8 +158,23 @@ def test_a_channel_first_image_is_read_as_stored(tmp_path):
      CONV1D_OP.replace("return torch.nn", "return torch.relu(torch.nn").replace("wt.permute(1, 2, 0))", "wt.permute(1, 2, 0)))"),
      "stores its tile as it is"),
     (SHIFTED, SHIFTED_OP, "leave x"),
-    (CONV1D.replace("    for n, i, j in parallel", "    for r in parallel(N):\n        store(y[r, 0, 0], 0.0)\n"
-                    "    for n, i, j in parallel"), CONV1D_OP, "no other phases yet"),
+    # a product through the Matmul API beside the taps
+    (CONV1D.replace("kernel conv1d_taps(x: gm f32[N, L, CI], wt: gm f32[KW, CO, CI]) -> (y: gm f32[N, CO, LO]):",
+                    "kernel conv1d_taps(x: gm f32[N, L, CI], wt: gm f32[KW, CO, CI]) -> (y: gm f32[N, CO, LO]):\n"
+                    "    const R = KW * CO\n"
+                    "    scratch g: f32[R, R]\n"
+                    "    w2d = view(wt, (R, CI))")
+     .replace("        store(y[n, m:m + TM, q:q + TN], acc)\n",
+              "        store(y[n, m:m + TM, q:q + TN], acc)\n"
+              "    for i, j in parallel(cdiv(R, 16), cdiv(R, 16)):\n"
+              "        ga = load(w2d[i * 16:i * 16 + 16, 0:16], space=l1, pad=0.0)\n"
+              "        gacc = matmul(ga, load(w2d[j * 16:j * 16 + 16, 0:16], space=l1, pad=0.0), transpose_b=True)\n"
+              "        for kk in range(16, CI, 16):\n"
+              "            ga = load(w2d[i * 16:i * 16 + 16, kk:kk + 16], space=l1, pad=0.0)\n"
+              "            gacc = gacc + matmul(ga, load(w2d[j * 16:j * 16 + 16, kk:kk + 16], space=l1, pad=0.0), "
+              "transpose_b=True)\n"
+              "        store(g[i * 16:i * 16 + 16, j * 16:j * 16 + 16], gacc)\n"),
+     CONV1D_OP, "no other products yet"),
 ])
 def test_forms_the_tap_lowering_does_not_take_are_refused_with_the_reason(tmp_path, kernel, op, why):
     """Each kernel verifies against its op in the interpreter; the lowering names what it does not take."""
