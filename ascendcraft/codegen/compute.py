@@ -131,6 +131,8 @@ class ComputeEmitter:
             tile = emit_row_reduce(self, target, e, op, ct, out)
         elif form == "triangle":
             tile = self._triangle(target, e, op, ct, out)
+        elif form == "transpose":
+            tile = self._transpose(target, e, ct, out)
         elif form == "selectrows":
             tile = self._select_rows(target, e, ct, out)
         elif form == "copy" and isinstance(args[0], A.Index):
@@ -348,6 +350,35 @@ class ComputeEmitter:
         else:                        # j:j + T: at most T, at most the source's columns
             length = f"AcMin<int64_t>({self.scalar(ext)}, {cols})"
         return f"AcAlignUp({length}, {per_block})"
+
+    def _transpose(self, target: str, e, ct: str, out: str) -> Tile:
+        """``Transpose(t)`` of a 2-D tile [r, c]: output row k is column k of t, one Gather of its r
+        elements by the byte offsets of a column (row i at i * pitch), from column k (the Gather's base
+        offset). The output's rows are the static row extent rounded to 32 bytes apart; the gaps of a
+        shorter run-time tile are zeroed first, so element-wise ops over whole rows read defined values."""
+        src = self.tiles[e.args[0].id]
+        name = e.args[0].id
+        size = D.ITEMSIZE[src.dtype]
+        per_block = 32 // size
+        gidx = self.work["gidx"]
+        bound = e.kwarg("rows")
+        pitch = f"AcAlignUp({self.scalar(bound) if bound is not None else src.rows}, {per_block})"
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t r_ = {src.rows}, c_ = {src.cols}, p_ = {pitch};")
+        self.emit(f"if (c_ > 1 && r_ < p_) {{ AcZeroFill({target}, (c_ - 1) * p_); AscendC::PipeBarrier<PIPE_V>(); }}")
+        self._gather_table(gidx, "r_", src.pitch, size)
+        self.emit("for (int64_t k_ = 0; k_ < c_; ++k_) {")
+        self.emit(f"    AscendC::Gather({target}[k_ * p_], {name}, {gidx}.ReinterpretCast<uint32_t>(), "
+                  f"static_cast<uint32_t>(k_ * {size}), static_cast<uint32_t>(r_));")
+        self.emit("}")
+        # the extents are locals of this block: freeze them before it closes
+        self.tiles[target] = Tile(ct, src.dtype, "c_", "r_", "p_", out)
+        self._freeze(target)
+        self._pitch_exprs()[f"{target}_pitch"] = pitch
+        self.depth -= 1
+        self.emit("}")
+        return self.tiles[target]
 
     def _slice(self, target: str, ix: A.Index, t, ct: str, out: str) -> Tile:
         """A slice of a tile (``t[a:b]``, ``t[:, a:b]``, ``t[i]``, ``t[a:b, j]``): whole rows of the tile,

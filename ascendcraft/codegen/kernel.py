@@ -240,9 +240,11 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
         for i, g in enumerate(self.gemms):
             decls.append(f"    {self._matmul_type(g)} mm{i};")
             decls.append(f"    TCubeTiling cubeTiling{i};")
-        gets = [f"        AscendC::LocalTensor<{UB_CTYPES[b.type.dtype]}> {b.name} = {b.name}Buf.Get<"
-                f"{UB_CTYPES[b.type.dtype]}>();" for b in self.buffers.values()
-                if b.type.space == "veccalc" and b.name not in (self.work.get("xwork"), self.work.get("xidx"))]
+        work_bufs = [b for b in self.buffers.values()
+                     if b.type.space == "veccalc" and b.name not in (self.work.get("xwork"), self.work.get("xidx"))]
+        # declared for the whole of Process; taken from their buffers on the vector cores
+        tensors = [f"        AscendC::LocalTensor<{UB_CTYPES[b.type.dtype]}> {b.name};" for b in work_bufs]
+        gets = [f"        {b.name} = {b.name}Buf.Get<{UB_CTYPES[b.type.dtype]}>();" for b in work_bufs]
         if "xidx" in self.work:   # the byte offsets 32 * i of strided copies' Gathers, once
             gets.append(f"        {{ AscendC::LocalTensor<int32_t> xi_ = {self.work['xidx']}Buf.Get<int32_t>(); "
                         f"const int32_t n_ = static_cast<int32_t>(({self._buffer_elems(self.work['xwork'])}) / 8); "
@@ -250,7 +252,7 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
                         f"AscendC::Muls(xi_, xi_, static_cast<int32_t>(32), n_); }}")
         if self.core_type != "aic":
             gets.append("        scalarTmp = scalarBuf.Get<float>();")
-        gets = self._on_kind("AIV", gets)
+        gets = tensors + self._on_kind("AIV", gets)
         local_decls = [f"        {ct} {n} = 0;" for n, ct in self.scalars.items()]
         local_decls += [f"        AscendC::LocalTensor<{t}> {n};" for n, t in self._tile_decls.items()]
         local_decls += [f"        [[maybe_unused]] int64_t {n}_rows = 0, {n}_cols = 0, {n}_pitch = 0;"

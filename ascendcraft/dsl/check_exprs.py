@@ -345,6 +345,14 @@ class ExpressionChecker:
     def _scatter(self, op, e):      # scatter / scatter_add(t, idx, v, axis=...): ascendcraft/dsl/indexing.py
         return indexing.check_scatter(self, op, e)
 
+    def _transpose(self, op, e):
+        """transpose(x) of a 2-D on-chip tile: [R, C] -> [C, R]."""
+        t = self._tile_arg(e.args[0], op.name)
+        if len(t.shape) != 2:
+            raise check_error(f"transpose swaps the two axes of a 2-D tile, got {t.describe()}", e.args[0],
+                              kind="shape error")
+        return TTile(t.dtype, (t.shape[1], t.shape[0]), t.space)
+
     def _triangle(self, op, e):
         """tril/triu(x, diagonal=d) of a tile of rank >= 2 (its trailing two axes), on chip or the cube's
         accumulator (stored as the cube lowering's masked product); d an integer scalar."""

@@ -177,6 +177,12 @@ class LoweredFormsChecker:
                 if not isinstance(t, TTile):
                     scalar(i, values[0].dtype)
             return self._placed(out.id if out is not None else None, values[0], e)
+        if form == "transpose":
+            t = tile(0)
+            dtype_ok(t, args[0])
+            if len(t.shape) != 2:
+                raise check_error(f"{op.name} swaps the axes of a 2-D tile, got {t.describe()}", args[0], kind="shape error")
+            return self._placed(out.id if out is not None else None, TTile(t.dtype, t.shape[::-1], t.space), e)
         if form == "triangle":   # (tile, diagonal)
             t = tile(0)
             dtype_ok(t, args[0])

@@ -82,6 +82,14 @@ class CallInterpreter:
             return Tile(np.ascontiguousarray(out), t.dtype, on_vector(t.space))
         return run
 
+    def _k_transpose(self, op, e):
+        arg = self.expr(e.args[0])
+
+        def run(env):
+            t = arg(env)
+            return Tile(np.ascontiguousarray(t.data.T), t.dtype, on_vector(t.space))
+        return run
+
     def _k_triangle(self, op, e):
         arg = self.expr(e.args[0])
         d = e.kwarg("diagonal")
@@ -260,6 +268,9 @@ class CallInterpreter:
             return self._k_window(OPS[op.of], e)
         if form == "triangle":
             return self._triangle_of(op.of, args[0], args[1])
+        if form == "transpose":
+            fx = args[0]
+            return lambda env: Tile(np.ascontiguousarray(fx(env).data.T), fx(env).dtype, "ub")
         if form == "rowreduce":
             fn, keep = OPS[op.of].numpy, self._const_kw(e, "keepdims", False)
 

@@ -143,6 +143,9 @@ OPS["gather"] = OpDef("gather", "gather", 2, _ALL, None,
                       {"axis": -1})
 # Triangles of the trailing two axes (torch.tril/triu): ``diagonal`` is a scalar (a loop variable's
 # expression), so a tile of a larger matrix passes its own offset, e.g. tril(t, diagonal=m - n + d)
+# The axes of a 2-D tile swapped: a channel-first block laid out channel-last (torch's t.T)
+OPS["transpose"] = OpDef("transpose", "transpose", 1, _ALL, None,
+                         "transpose(x): the 2-D tile x with its two axes swapped ([R, C] -> [C, R])")
 OPS["tril"] = OpDef("tril", "triangle", 1, _ALL, None,
                     "tril(x, diagonal=0): x with the elements above the diagonal (column - row > diagonal) zeroed",
                     {"diagonal": 0})
@@ -252,6 +255,8 @@ _API = [
     # composite: tril/triu of a 2-D tile (tile, diagonal): a copy and, per row, a Duplicate of zeros or a
     # Muls by 1 over the row's leading elements (a row's start is 32-byte aligned; its kept part need not be)
     ("Tril", "triangle", "tril", frozenset({"f16", "f32", "i16", "i32"})),
+    # transpose of a 2-D tile: per output row, a Gather of the input's column (2- and 4-byte elements)
+    ("Transpose", "transpose", "transpose", frozenset({"f16", "f32", "i16", "i32"})),
     ("Triu", "triangle", "triu", frozenset({"f16", "f32", "i16", "i32"})),
     ("Duplicate", "duplicate", "full", frozenset({"f16", "f32", "i16", "i32"})),
     ("GetValue", "getvalue", None, _ALL),
@@ -274,12 +279,14 @@ for _name, _form, _of, _dt in _API:
         _kw.update(kernel=None, stride=None, dilation=None)
     if _form == "rowreduce":
         _kw["keepdims"] = False
+    if _form == "transpose":
+        _kw["rows"] = None     # the source's static row bound (bufferize): the output's row pitch
     if _form == "gemm":
         _kw = {"transpose_a": False, "transpose_b": False, "base": None, "out": None, "strip": None, "workspace": None,
                "staged": None, "ahead": None, "defer": False, "taps": None}
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
                                       "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1, "outer": 2,
-                                      "triangle": 2, "selectrows": 3, "axpy": 3,
+                                      "triangle": 2, "selectrows": 3, "axpy": 3, "transpose": 1,
                                       "gemm": 2}[_form],
                        _dt, None, f"AscendC {_name}", _kw, "bool" if _form == "compare" else None,
                        form=_form, of=_of, api=_name)

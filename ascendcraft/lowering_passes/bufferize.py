@@ -189,6 +189,11 @@ class _Bufferizer:
                 if func in ("Tril", "Triu"):
                     # the output is zeroed (Tril) or copied whole before rows are patched from the input
                     self.apart.append((s.value.args[0].id, s.target))
+                if func == "Transpose":
+                    # gathered column by column from its source (never in place); gidx holds a column's
+                    # offsets, one per source row
+                    self.apart.append((s.value.args[0].id, s.target))
+                    self.gathers.append(self.shape[s.value.args[0].id][0])
                 if func == "Copy" and isinstance(s.value.args[0], A.Index):
                     # a slice is gathered from its tile: never in place
                     self.apart.append((s.value.args[0].base.id, s.target))
@@ -256,6 +261,8 @@ class _Bufferizer:
             from .indexing import arg_buffer_elems
             rows, cols = self.shape[e.args[0].id][:2]
             return (arg_buffer_elems(op.form, rows, cols),)
+        if op.form == "transpose":   # [R, C] -> [C, R]
+            return tuple(self.shape[e.args[0].id][::-1])
         if op.form == "duplicate":
             shape = e.args[0]
             return tuple(shape.items) if isinstance(shape, A.Tuple) else (shape,)
@@ -410,7 +417,11 @@ class _Bufferizer:
         out = []
         for s in stmts:
             if isinstance(s, A.Assign) and s.target in placement and tile_value(s.value):
-                out.append(replace(s, value=with_out(s.value, placement[s.target])))
+                value = with_out(s.value, placement[s.target])
+                if isinstance(value, A.Call) and value.func == "Transpose":
+                    # the output's rows are the source's static row bound long, as its buffer was sized
+                    value = replace(value, kwargs=value.kwargs + (A.Keyword("rows", self.shape[s.target][-1]),))
+                out.append(replace(s, value=value))
             elif isinstance(s, (A.For, A.ParallelFor)):
                 out.append(replace(s, body=tuple(self._place(s.body, placement))))
             else:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.ops import BINARY_OPERATORS, OPS, UNARY_OPERATORS
 from ascendcraft.dsl.types import TScalar, TTile
@@ -336,6 +337,11 @@ class _Selector(WhereRules):
             value = lit(0.0 if self.ctx.type_of(e).dtype in ("f16", "bf16", "f32") else 0) if op == "zeros" \
                 else args[1]
             return [call("Duplicate", args[0], value, dtype)]
+        if op == "transpose" and tiles[0]:
+            t = self.ctx.type_of(args[0])
+            if D.ITEMSIZE[t.dtype] not in (2, 4):
+                raise NoRule(f"`{_dsl_text(e)}` (transpose of a {t.dtype} tile: its Gathers move 2- and 4-byte elements)")
+            return [call("Transpose", args[0])]
         if op in ("tril", "triu") and tiles[0] and isinstance(e, A.Call):
             d = e.kwarg("diagonal")
             return [call(op.capitalize(), args[0], d if d is not None else A.Int(0))]

@@ -185,3 +185,75 @@ def test_forms_the_tap_lowering_does_not_take_are_refused_with_the_reason(tmp_pa
         ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=1)
     text = render(info.value)
     assert why in text and "lowering error" in text, text
+
+
+# transpose: a channel-first block of x [N, C, L] written channel-last, with tails on both axes
+TRANSPOSE_OP = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x.permute(0, 2, 1).contiguous() * 2.0
+
+
+N = 2
+C = 20
+L = 150
+
+
+def get_inputs():
+    return [torch.randn(N, C, L)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+TRANSPOSE = """
+kernel tr(x: gm f32[N, C, L]) -> (y: gm f32[N, L, C]):
+    const TL = 64
+    for n, lb in parallel(N, cdiv(L, TL)):
+        l = lb * TL
+        t = load(x[n, :, l:l + TL])
+        store(y[n, l:l + TL, :], transpose(t) * 2.0)
+"""
+
+
+def test_transpose_of_a_tile_is_a_gather_per_output_row(tmp_path):
+    k = compile_verified(tmp_path, TRANSPOSE, TRANSPOSE_OP, trials=2)
+    assert "Transpose(t, out=" in k.lowered.run.levels[-1].text and "AscendC::Gather(" in k.source
+
+
+# MultiKernelBench's conv_standard_1d form at the example's shapes: the channel-first sequence laid out
+# channel-last by transposed blocks, the weights as [KW, CO, CI], then tap products (three phases of
+# two kinds in one kernel)
+CONV1D_NCL_TAPS = """
+kernel conv_standard_1d(x: gm f32[N, CI, L], conv1d_weight: gm f32[CO, CI, KW]) -> (y: gm f32[N, CO, LO]):
+    const TL = 128
+    const TM = 64
+    const TN = 96
+    scratch xt: f32[N, L, CI]
+    scratch wt: f32[KW, CO, CI]
+    for co, kw in parallel(CO, KW):
+        store(wt[kw, co, :], load(conv1d_weight[co, :, kw]))
+    for n, lb in parallel(N, cdiv(L, TL)):
+        l = lb * TL
+        store(xt[n, l:l + TL, :], transpose(load(x[n, :, l:l + TL])))
+    for n, i, j in parallel(N, cdiv(CO, TM), cdiv(LO, TN)):
+        m = i * TM
+        q = j * TN
+        a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)
+        acc = matmul(a, load(xt[n, q:q + TN, :], space=l1, pad=0.0), transpose_b=True)
+        for t in range(1, KW):
+            a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)
+            acc = acc + matmul(a, load(xt[n, q + t:q + t + TN, :], space=l1, pad=0.0), transpose_b=True)
+        store(y[n, m:m + TM, q:q + TN], acc)
+"""
+
+
+def test_a_channel_first_convolution_laid_out_channel_last_then_tap_products(tmp_path):
+    from pathlib import Path
+    op = (Path(__file__).resolve().parents[2] / "examples" / "convolution" / "conv_standard_1d" / "op.py").read_text()
+    k = compile_verified(tmp_path, CONV1D_NCL_TAPS, op, trials=2)
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in k.source and "TapStep<float, true>(" in k.source
