@@ -1,9 +1,9 @@
 # MultiKernelBench 2026 (reference/convolution/conv_standard_1d.py): nn.Conv1d(64, 128, 3) (stride 1,
 # no padding, no bias) over x f32[32, 64, 131072] -> y f32[32, 128, 131070].
 # MKB 2026 shapes: batch_size=32, in_channels=64, out_channels=128, kernel_size=3, length=131072
-# Here: 2 sequences of 70 channels (K = 210: a K tail) and 10,000 steps into 150 channels (a row
-# tail), 9,998 outputs per channel (a column tail on the product; the im2col in chunks of 8,192 and
-# 1,806).
+# Here: 2 sequences of 60 channels (each tap's K, not a multiple of the cube's 8) and 10,000 steps
+# into 150 channels (a row tail), 9,998 outputs per channel (a column tail; the layout in blocks of
+# 128 steps, the last of 16).
 import torch
 import torch.nn as nn
 
@@ -20,7 +20,7 @@ class Model(nn.Module):
 
 
 batch_size = 2
-in_channels = 70
+in_channels = 60
 out_channels = 150
 kernel_size = 3
 length = 10000
