@@ -295,7 +295,7 @@ class GemmEmitter:
         self.pending[-1].add(target)
 
     def _gemm_store(self, s: A.Store):
-        if s.value.kwarg("taps") is not None:     # low-level cube code (codegen/taps.py)
+        if A.is_tap_product(s.value):     # low-level cube code (codegen/taps.py)
             self._taps_store(s)
             return
         e, i = s.value, next(k for k, g in enumerate(self.gemms) if g is s)

@@ -44,7 +44,7 @@ from .emit_common import (
     unsupported,
 )
 from .gemm import GemmEmitter
-from .taps import TAP_STEP, TapsEmitter, is_taps
+from .taps import TAP_STEP, TapsEmitter
 from .scalar_expr import ScalarEmitter
 from .snippets import (
     HELPERS,
@@ -108,9 +108,9 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
         self.deque_at_use = {home for home, targets in loads.items() if len(targets) == 1}
         # Matmul API stores (the cube pass's output): one Matmul object and TCubeTiling each
         self.gemms = [n for n in A.walk(kernel) if isinstance(n, (A.Store, A.Assign)) and is_gemm(n.value)
-                      and not is_taps(n.value)]
+                      and not A.is_tap_product(n.value)]
         # tap products (cube_taps.py): low-level cube code, on the AIC of a kernel of its own
-        self.taps = [n for n in A.walk(kernel) if isinstance(n, A.Store) and is_taps(n.value)]
+        self.taps = [n for n in A.walk(kernel) if isinstance(n, A.Store) and A.is_tap_product(n.value)]
         # GM tensors (by root: a view is its base's memory) this core has stored to earlier in the
         # current phase: a later read of them waits for the copies out (read_after_own_stores)
         self.stored_in_phase: set[str] = set()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ascendcraft.lowering_passes.base import is_phase_loop
 from ascendcraft.lowering_passes.cube_taps import TAP_SLOTS
 
+from .. import dtypes as D
 from ..dsl import ast as A
 from .emit_common import UB_CTYPES
 
@@ -88,10 +89,6 @@ TAP_STEP = """
 """
 
 
-def is_taps(e) -> bool:
-    return isinstance(e, A.Call) and e.func == "Matmul" and e.kwarg("taps") is not None
-
-
 class TapsEmitter:
     def _taps_dtype(self) -> str:
         dtypes = {self._gm_dtype(s.value.args[0]) for s in self.taps}
@@ -105,7 +102,7 @@ class TapsEmitter:
         product's tile at the kernel's dims (base=(M, N, K): the tiles' extents before clipping)."""
         dtype = self._taps_dtype()
         ct = UB_CTYPES[dtype]
-        c0 = 32 // (4 if dtype == "f32" else 2)
+        c0 = 32 // D.ITEMSIZE[dtype]
 
         def largest(parts) -> str:
             out = None
@@ -177,7 +174,7 @@ class TapsEmitter:
         and cross-core flags")."""
         units: list[tuple[str, list]] = []          # ("aic" | "aiv", statements of one group)
         for s in body:
-            taps = any(isinstance(n, A.Store) and is_taps(n.value) for n in A.walk(s))
+            taps = any(isinstance(n, A.Store) and A.is_tap_product(n.value) for n in A.walk(s))
             if taps and not isinstance(s, A.ParallelFor):
                 from .emit_common import unsupported
                 raise unsupported("tap products in a loop of phases", s)

@@ -360,6 +360,11 @@ def is_product(node) -> bool:
     return isinstance(node, Call) and node.func in ("matmul", "Matmul")
 
 
+def is_tap_product(node) -> bool:
+    """A ``Matmul(..., taps=...)``: the cube pass's tap products (lowering_passes/cube_taps.py)."""
+    return isinstance(node, Call) and node.func == "Matmul" and node.kwarg("taps") is not None
+
+
 def walk(node):
     """``node`` and every IR node below it, depth first, in source order.
 

@@ -83,8 +83,11 @@ class CallInterpreter:
         return run
 
     def _k_transpose(self, op, e):
-        arg = self.expr(e.args[0])
+        return self._transposed(self.expr(e.args[0]))
 
+    @staticmethod
+    def _transposed(arg):
+        """transpose / Transpose: the 2-D tile's axes swapped, on the vector unit."""
         def run(env):
             t = arg(env)
             return Tile(np.ascontiguousarray(t.data.T), t.dtype, on_vector(t.space))
@@ -269,8 +272,7 @@ class CallInterpreter:
         if form == "triangle":
             return self._triangle_of(op.of, args[0], args[1])
         if form == "transpose":
-            fx = args[0]
-            return lambda env: Tile(np.ascontiguousarray(fx(env).data.T), fx(env).dtype, "ub")
+            return self._transposed(args[0])
         if form == "rowreduce":
             fn, keep = OPS[op.of].numpy, self._const_kw(e, "keepdims", False)
 

@@ -83,7 +83,7 @@ class Interpreter(CallInterpreter):
             {n.var for n in A.walk(checked.kernel) if isinstance(n, A.For)} | \
             {v for n in A.walk(checked.kernel) if isinstance(n, A.ParallelFor) for v in n.vars} | \
             {n.kwarg("taps").items[0].id for n in A.walk(checked.kernel)   # a tap product's variable (cube_taps)
-             if isinstance(n, A.Call) and n.func == "Matmul" and n.kwarg("taps") is not None}
+             if A.is_tap_product(n)}
         try:
             self.code = self._block(checked.kernel.body)
         except DSLError as err:

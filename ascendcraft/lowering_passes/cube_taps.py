@@ -39,6 +39,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+from ascendcraft import dtypes as D
 from ascendcraft.dsl import ast as A
 from ascendcraft.dsl.symbols import evaluate
 
@@ -120,14 +121,15 @@ def match_taps(g):
     # the tiles' extents before clipping (A's rows, B's rows, K), which size the cube core's buffers
     g.nominal = (region_extents(g.a0.src, ctx)[-2], region_extents(g.b0.src, ctx)[-2 if tb else -1],
                  region_extents(g.a0.src, ctx)[-1])
-    for env in shape_set_values(g.kernel, ctx):
+    envs = shape_set_values(g.kernel, ctx)
+    for env in envs:
         _inside(g, env, start, stop, step)
         _fits(g, env, dtype)
     # the operands' row strides: Nd2NzParams.srcDValue is 16-bit, and B as stored is copied 16 rows a
     # matrix (srcNdMatrixStride = 16 rows, also 16-bit)
     for region, cap in ((g.a0.src, 65535), (g.b0.src, 65535 if tb else 65535 // 16)):
         stride = ctx.symbols.strides(region.base.id)[-2]
-        for env in shape_set_values(g.kernel, ctx):
+        for env in envs:
             ld = 1
             for d in stride:
                 ld *= env[d] if isinstance(d, str) else d
@@ -165,11 +167,10 @@ def _inside(g, env: dict, start, stop, step):
     extents = [evaluate(g.resolve(e), env) for e in g.phase.extents]
     for values in itertools.product(*[sorted({0, max(0, n - 1)}) for n in extents]):
         at = dict(env, **dict(zip(g.phase.vars, values)))
-        (m0, m1), (n0, n1) = (_span(g, g.store.dst, axis, at) for axis in (-2, -1))
-        clipped = {-2: None, -1: None}
-        for axis, (lo, hi) in ((-2, (m0, m1)), (-1, (n0, n1))):
-            dim = _extent(ctx, g.store.dst, axis, at)
-            clipped[axis] = max(0, min(hi, dim) - lo)
+        clipped = {}      # the C tile's rows (-2) and columns (-1), clipped at C's edges
+        for axis in (-2, -1):
+            lo, hi = _span(g, g.store.dst, axis, at)
+            clipped[axis] = max(0, min(hi, _extent(ctx, g.store.dst, axis, at)) - lo)
         if not clipped[-2] or not clipped[-1]:
             continue                         # an empty tile: nothing to compute
         b_axis = -2 if g.flags[1] else -1        # B's N axis: its rows when stored [N, K], else its columns
@@ -184,8 +185,8 @@ def _fits(g, env: dict, dtype: str):
     slots), in L0A / L0B (2 each), the f32 C tile in L0C (2), each rounded to the cube's fractals."""
     ctx = g.ctx
     m, n, k = (evaluate(g.resolve(e), env) for e in g.nominal)
-    c0 = 32 // (4 if dtype == "f32" else 2)
-    size = 4 if dtype == "f32" else 2
+    size = D.ITEMSIZE[dtype]
+    c0 = 32 // size
     a = -(-m // 16) * 16 * -(-k // c0) * c0 * size
     b = -(-n // 16) * 16 * -(-k // 16) * 16 * size      # K rounded to 16 for B as stored (Zz)
     c = -(-m // 16) * 16 * -(-n // 16) * 16 * 4
@@ -279,7 +280,7 @@ def refuse_mixed_taps(kernel: A.Kernel):
     beside them (codegen/taps.py); a product through the Matmul API (which the vector cores drive) in
     the same kernel is refused, naming its phase."""
     def has_taps(s):
-        return any(isinstance(n, A.Call) and n.func == "Matmul" and n.kwarg("taps") is not None for n in A.walk(s))
+        return any(map(A.is_tap_product, A.walk(s)))
     if not any(has_taps(s) for s in kernel.body):
         return
     for s in kernel.body:
