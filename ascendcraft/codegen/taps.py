@@ -10,21 +10,21 @@ BPATH 0 / 1), with m = 1 as GEMV. A mixin of ``kernel._Emitter``.
 from __future__ import annotations
 
 from ascendcraft.lowering_passes.base import is_phase_loop
-from ascendcraft.lowering_passes.cube_taps import TAP_SLOTS
+from ascendcraft.lowering_passes.cube_taps import TAP_AHEAD, TAP_SLOTS
 
 from .. import dtypes as D
 from ..dsl import ast as A
 from .emit_common import UB_CTYPES
 
-# One tap: its tiles to L0 and their product into (first) or onto the C tile in L0C.
+# One tap in two steps: TapCopy brings its tiles GM -> L1 (queued); TapCompute takes the oldest
+# queued tiles to L0 and their product into (first) or onto the C tile in L0C. The C tile's loop
+# issues TAP_AHEAD copies before it computes, so the copies' GM latency overlaps earlier taps' work.
 TAP_STEP = """
     template <typename T, bool BT>
-    __aicore__ inline void TapStep(const AscendC::GlobalTensor<T>& aG, const AscendC::GlobalTensor<T>& bG, int64_t m,
-                                   int64_t n, int64_t k, int64_t lda, int64_t ldb, bool first,
-                                   const AscendC::LocalTensor<float>& c)
+    __aicore__ inline void TapCopy(const AscendC::GlobalTensor<T>& aG, const AscendC::GlobalTensor<T>& bG, int64_t m,
+                                   int64_t n, int64_t k, int64_t lda, int64_t ldb)
     {
-        constexpr int64_t C0 = 32 / sizeof(T), FRAC = 16 * C0;
-        const int64_t m16 = AcCdiv(m, 16), n16 = AcCdiv(n, 16), kC = AcCdiv(k, C0);
+        const int64_t m16 = AcCdiv(m, 16), n16 = AcCdiv(n, 16);
         AscendC::LocalTensor<T> a1 = tapA1.AllocTensor<T>();
         AscendC::DataCopy(a1, aG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(m), static_cast<uint16_t>(k), 0,
                                                        static_cast<uint16_t>(lda),
@@ -49,8 +49,15 @@ TAP_STEP = """
             }
         }
         tapB1.EnQue(b1);
-        a1 = tapA1.DeQue<T>();
-        b1 = tapB1.DeQue<T>();
+    }
+
+    template <typename T, bool BT>
+    __aicore__ inline void TapCompute(int64_t m, int64_t n, int64_t k, bool first, const AscendC::LocalTensor<float>& c)
+    {
+        constexpr int64_t C0 = 32 / sizeof(T), FRAC = 16 * C0;
+        const int64_t m16 = AcCdiv(m, 16), n16 = AcCdiv(n, 16), kC = AcCdiv(k, C0), k16 = AcCdiv(k, 16);
+        AscendC::LocalTensor<T> a1 = tapA1.DeQue<T>();
+        AscendC::LocalTensor<T> b1 = tapB1.DeQue<T>();
         AscendC::LocalTensor<T> a2 = tapA2.AllocTensor<T>();
         AscendC::LocalTensor<T> b2 = tapB2.AllocTensor<T>();
         if (m == 1) {   // GEMV: A is one contiguous row in L0A
@@ -133,25 +140,29 @@ class TapsEmitter:
 
         bt = bool(self._kw(e, "transpose_b", False))
 
-        def step_call(a, b, first: bool) -> str:
+        targs = f"<{ct}, {'true' if bt else 'false'}>"
+        k = self._region(e.args[0])[2][-1][0]
+
+        def copy_call(a, b) -> str:
             (a_name, a_off, a_axes), (b_name, b_off, b_axes) = self._region(a), self._region(b)
-            (_, lda), (k, _) = a_axes[-2:]
-            ldb = b_axes[-2][1]
-            return (f"TapStep<{ct}, {'true' if bt else 'false'}>({a_name}Gm[{a_off}], {b_name}Gm[{b_off}], m_, n_, "
-                    f"{k}, {lda}, {ldb}, "
-                    f"{'true' if first else 'false'}, c_);")
+            return (f"TapCopy{targs}({a_name}Gm[{a_off}], {b_name}Gm[{b_off}], m_, n_, k_, {a_axes[-2][1]}, "
+                    f"{b_axes[-2][1]}); ++issued_;")
+        compute = f"TapCompute{targs}(m_, n_, k_, done_ == 0, c_); ++done_;"
         self.emit("{")
         self.depth += 1
-        self.emit(f"const int64_t m_ = {m}, n_ = {n};")
+        self.emit(f"const int64_t m_ = {m}, n_ = {n}, k_ = {k};")
         self.emit("if (m_ > 0 && n_ > 0) {")
         self.depth += 1
         self.emit("AscendC::LocalTensor<float> c_ = tapC.AllocTensor<float>();")
-        self.emit(step_call(e.args[0], e.args[1], True))
+        self.emit("int64_t issued_ = 0, done_ = 0;   // taps copied in, taps multiplied")
+        self.emit(copy_call(e.args[0], e.args[1]))
         self._for_header(A.For(var.id, start, stop, step, ()))
         self.depth += 1
-        self.emit(step_call(a_t, b_t, False))
+        self.emit(f"if (issued_ - done_ >= {TAP_AHEAD}) {{ {compute} }}")
+        self.emit(copy_call(a_t, b_t))
         self.depth -= 1
         self.emit("}")
+        self.emit(f"while (done_ < issued_) {{ {compute} }}")
         self.emit("tapC.EnQue(c_);")
         self.emit("c_ = tapC.DeQue<float>();")
         self.emit(f"AscendC::Fixpipe({c_name}Gm[{c_off}], c_, AscendC::FixpipeParamsV220{{static_cast<uint16_t>(n_), "

@@ -3,6 +3,7 @@ shapes and the linear forms that bound slice extents."""
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 
 from ..errors import DSLError
 from . import ast as A
@@ -31,6 +32,12 @@ def broadcast_shapes(shapes, node):
                        kind="shape error")
         out.append(dims.pop() if dims else 1)
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Atom:
+    """A term of index arithmetic that is not linear, as an unknown of a :class:`Linear` form."""
+    expr: object
 
 
 class Linear:
@@ -62,7 +69,10 @@ class Linear:
                 a, b = b, a
             if set(b) == {""}:
                 return {k: v * b[""] for k, v in a.items()}
-        return None
+        # Any other term (t % KW, t // KW, i * j, a call) is an unknown of its own: the same
+        # expression twice is the same value (index expressions have no side effects), so
+        # s - t % KW : s - t % KW + T has the constant length T.
+        return {_Atom(e): 1, "": 0}
 
     @staticmethod
     def difference(stop, start, env) -> int | None:

@@ -3,8 +3,9 @@ whose every C tile is the sum of products of tiles the tap moves, on the cube co
 
 * ``taps1d`` a 1-D convolution y[n, co, l] = sum over t, ci of wt[t, co, ci] * x[n, l + t, ci], C in
   TM x TN tiles with tails on both axes (``pad=0.0`` loads keep a tail tile's extents);
-* ``taps2d`` a 2-D one over KH x KW taps of an image, one output row a tile, the taps moving by
-  ``t // KW`` rows and ``t % KW`` columns, C through a view of y.
+* ``taps2d`` a 2-D one over KH x KW taps of an image, the taps moving by ``t // KW`` rows and
+  ``t % KW`` columns: one output row a tile, C through a view of y, or TN columns of one output
+  row a tile, C's rows (its channels) a plane of y apart.
 """
 from __future__ import annotations
 
@@ -49,16 +50,29 @@ def _taps2d(draw, opts: Options) -> FuzzCase:
     k.inp("wt", "T, CO, CI", (kh * kw, co, ci))
     k.out("y", "N, CO, OH, OW", (n, co, h - kh + 1, w - kw + 1))
     k.const("KW", kw)
-    k.const("P", "OH * OW")
-    k.line(1, "yv = view(y, (N, CO, P))")
-    k.line(1, "for n, oh in parallel(N, OH):")
-    k.line(2, "q = oh * OW")
+    if draw(st.booleans()):     # one output row a tile, C through a view of y
+        k.const("P", "OH * OW")
+        k.line(1, "yv = view(y, (N, CO, P))")
+        k.line(1, "for n, oh in parallel(N, OH):")
+        k.line(2, "q = oh * OW")
+        k.line(2, "a = load(wt[0, :, :], space=l1)")
+        k.line(2, "acc = matmul(a, load(x[n, oh, 0:OW, :], space=l1), transpose_b=True)")
+        k.line(2, "for t in range(1, T):")
+        k.line(3, "a = load(wt[t, :, :], space=l1)")
+        k.line(3, "acc = acc + matmul(a, load(x[n, oh + t // KW, t % KW:t % KW + OW, :], space=l1), transpose_b=True)")
+        k.line(2, "store(yv[n, :, q:q + OW], acc)")
+        return k.case("taps2d")
+    # TN columns of one output row a tile, stored to y itself: C's rows a channel plane apart
+    k.const("TN", draw(st.sampled_from((8, 16, 24))))
+    k.line(1, "for n, oh, j in parallel(N, OH, cdiv(OW, TN)):")
+    k.line(2, "q = j * TN")
     k.line(2, "a = load(wt[0, :, :], space=l1)")
-    k.line(2, "acc = matmul(a, load(x[n, oh, 0:OW, :], space=l1), transpose_b=True)")
+    k.line(2, "acc = matmul(a, load(x[n, oh, q:q + TN, :], space=l1, pad=0.0), transpose_b=True)")
     k.line(2, "for t in range(1, T):")
     k.line(3, "a = load(wt[t, :, :], space=l1)")
-    k.line(3, "acc = acc + matmul(a, load(x[n, oh + t // KW, t % KW:t % KW + OW, :], space=l1), transpose_b=True)")
-    k.line(2, "store(yv[n, :, q:q + OW], acc)")
+    k.line(3, "acc = acc + matmul(a, load(x[n, oh + t // KW, q + t % KW:q + t % KW + TN, :], space=l1, pad=0.0), "
+              "transpose_b=True)")
+    k.line(2, "store(y[n, :, oh, q:q + TN], acc)")
     return k.case("taps2d")
 
 

@@ -52,9 +52,12 @@ from .pipeline import shape_set_values
 #: the most taps a loop may have (a 3-D convolution's 3 x 3 x 3 is 27)
 MAX_TAPS = 64
 
-#: slots of the cube core's queues for a tap product (codegen/taps.py): each tap's image tile waits
-#: out the GM latency in L1, so B1 is deeper
-TAP_SLOTS = {"A1": 2, "B1": 4, "A2": 2, "B2": 2, "CO1": 2}
+#: taps whose tiles a C tile's loop copies into L1 before it multiplies the first of them
+#: (codegen/taps.py): their copies' GM latency overlaps the taps before them
+TAP_AHEAD = 3
+
+#: slots of the cube core's queues for a tap product: the L1 queues hold the TAP_AHEAD tiles in flight
+TAP_SLOTS = {"A1": TAP_AHEAD, "B1": TAP_AHEAD, "A2": 2, "B2": 2, "CO1": 2}
 
 TAPS = ("tap products (a convolution as an implicit GEMM) are: `acc = matmul(a, b, transpose_b=True)` of l1 "
         "loads of a weight tile [M, K] and an image block stored [N, K], `for t in range(...)` loading the "
@@ -128,7 +131,7 @@ def match_taps(g):
     # the operands' row strides: Nd2NzParams.srcDValue is 16-bit, and B as stored is copied 16 rows a
     # matrix (srcNdMatrixStride = 16 rows, also 16-bit)
     for region, cap in ((g.a0.src, 65535), (g.b0.src, 65535 if tb else 65535 // 16)):
-        stride = ctx.symbols.strides(region.base.id)[-2]
+        stride = ctx.symbols.strides(region.base.id)[row_axis(region)]
         for env in envs:
             ld = 1
             for d in stride:
@@ -142,15 +145,23 @@ def match_taps(g):
 
 
 def _region(x, ctx, what: str) -> A.Index:
+    sliced = [i for i, s in enumerate(getattr(x, "subscripts", ())) if isinstance(s, A.Slice)]
     if not (isinstance(x, A.Index) and isinstance(x.base, A.Name) and ctx.symbols.is_tensor(x.base.id)
             and len(x.subscripts) == len(ctx.tensor(x.base.id).dims) >= 2
-            and all(isinstance(s, A.Slice) and not s.stepped() for s in x.subscripts[-2:])
-            and not any(isinstance(s, A.Slice) for s in x.subscripts[:-2])):
-        raise _refused(f"{what} is a 2-D region of a tensor's last two axes (without a step), every leading axis "
-                       f"indexed", x)
+            and len(sliced) == 2 and sliced[1] == len(x.subscripts) - 1
+            and not any(x.subscripts[i].stepped() for i in sliced)):
+        raise _refused(f"{what} is a 2-D region: two axes sliced (without a step), the tensor's last one of them, "
+                       f"every other axis indexed", x)
     if ctx.symbols.tensor(x.base.id).perm is not None:
         raise _refused(f"{x.base.id} is a permuted view: a tap's tile is read from a tensor in memory order", x)
     return x
+
+
+def row_axis(region: A.Index) -> int:
+    """The axis (negative, from the end) of a tap region's rows: its sliced axis other than the last
+    (``y[n, :, oh, q:q + TN]``'s channels, each row of the tile one channel plane apart)."""
+    n = len(region.subscripts)
+    return next(i - n for i, s in enumerate(region.subscripts[:-1]) if isinstance(s, A.Slice))
 
 
 def _inside(g, env: dict, start, stop, step):
@@ -167,15 +178,17 @@ def _inside(g, env: dict, start, stop, step):
     extents = [evaluate(g.resolve(e), env) for e in g.phase.extents]
     for values in itertools.product(*[sorted({0, max(0, n - 1)}) for n in extents]):
         at = dict(env, **dict(zip(g.phase.vars, values)))
-        clipped = {}      # the C tile's rows (-2) and columns (-1), clipped at C's edges
-        for axis in (-2, -1):
+        clipped = {}      # the C tile's rows (m) and columns (n), clipped at C's edges
+        for side, axis in (("m", row_axis(g.store.dst)), ("n", -1)):
             lo, hi = _span(g, g.store.dst, axis, at)
-            clipped[axis] = max(0, min(hi, _extent(ctx, g.store.dst, axis, at)) - lo)
-        if not clipped[-2] or not clipped[-1]:
+            clipped[side] = max(0, min(hi, _extent(ctx, g.store.dst, axis, at)) - lo)
+        if not clipped["m"] or not clipped["n"]:
             continue                         # an empty tile: nothing to compute
-        b_axis = -2 if g.flags[1] else -1        # B's N axis: its rows when stored [N, K], else its columns
-        for region, t, rows, axis in [(g.a0.src, None, clipped[-2], -2), (g.b0.src, None, clipped[-1], b_axis)] + \
-                [(x.src, t, c, ax) for t in taps for x, c, ax in ((g.a1, clipped[-2], -2), (g.b1, clipped[-1], b_axis))]:
+        for region, t, side, is_b in [(g.a0.src, None, "m", False), (g.b0.src, None, "n", True)] + \
+                [(x.src, t, side, is_b) for t in taps for x, side, is_b in ((g.a1, "m", False), (g.b1, "n", True))]:
+            # A's M axis is its rows; B's N axis its rows when stored [N, K] (transpose_b), else its columns
+            axis = -1 if is_b and not g.flags[1] else row_axis(region)
+            rows = clipped[side]
             here = at if t is None else dict(at, **{g.loop.var: t})
             _check_inside(g, region, here, rows, axis)
 
@@ -215,12 +228,14 @@ def _extent(ctx, region: A.Index, axis: int, env: dict) -> int:
     return env[dim] if isinstance(dim, str) else dim
 
 
-def _check_inside(g, region: A.Index, env: dict, rows: int, axis: int = -2):
+def _check_inside(g, region: A.Index, env: dict, rows: int, axis: int):
     """The region's M or N axis (``axis``) ``lo:lo + rows`` (the C tile's, clipped) and its whole K
-    (the other of its last two axes) inside."""
+    (its other sliced axis) inside, and every indexed axis's index."""
     ctx = g.ctx
     shown = ", ".join(f"{k}={v}" for k, v in env.items() if k in g.phase.vars or k == g.loop.var)
-    for lead, sub in enumerate(region.subscripts[:-2]):
+    for lead, sub in enumerate(region.subscripts):
+        if isinstance(sub, A.Slice):
+            continue
         try:
             i = evaluate(g.resolve(sub), env)
         except KeyError:
@@ -230,7 +245,7 @@ def _check_inside(g, region: A.Index, env: dict, rows: int, axis: int = -2):
         if not 0 <= i < extent:
             raise _refused(f"this tile's index {i} on axis {lead} of {region.base.id} is outside 0..{extent - 1} at "
                            f"{shown}", region)
-    k_axis = -1 if axis == -2 else -2
+    k_axis = row_axis(region) if axis == -1 else -1
     lo, _ = _span(g, region, axis, env)
     k0, k1 = _span(g, region, k_axis, env)
     extent, k_extent = _extent(ctx, region, axis, env), _extent(ctx, region, k_axis, env)
@@ -261,9 +276,9 @@ def taps_rewrite(g) -> list:
         subs[axis] = A.Slice(start, binary("+", start, c_extent(c_axis)))
         return replace(region, subscripts=tuple(subs))
     tb = g.flags[1]
-    b_axis = -2 if tb else -1
-    a0, a1 = rows_of(g.a0.src, -2, -2), rows_of(g.a1.src, -2, -2)
-    b0, b1 = rows_of(g.b0.src, -1, b_axis), rows_of(g.b1.src, -1, b_axis)
+    c_rows = row_axis(g.store.dst)
+    a0, a1 = (rows_of(x.src, c_rows, row_axis(x.src)) for x in (g.a0, g.a1))
+    b0, b1 = (rows_of(x.src, -1, row_axis(x.src) if tb else -1) for x in (g.b0, g.b1))
     kwargs = {"transpose_b": name("True")} if tb else {}
     product = call("Matmul", a0, b0, **kwargs, base=A.Tuple(g.nominal),
                    taps=A.Tuple((name(g.loop.var), g.loop.start, g.loop.stop, g.loop.step, a1, b1)))

@@ -194,3 +194,14 @@ def test_a_slice_start_plus_a_minimum_is_bounded_by_the_minimum():
     ck = check(parse(src, "k.dsl"), Binding({"L": 200, "LO": 198}, {}), load_chip("910B2"))
     shapes = {tuple(t.shape) for t in ck.expr_types.values() if getattr(t, "space", None) == "ub"}
     assert (64,) in shapes and (66,) in shapes      # the slice [64] of the loaded [66]
+
+
+def test_a_padded_slice_whose_bounds_share_a_non_linear_term_has_a_constant_length():
+    # t % 3 and t // 3 are unknowns of their own: start and stop differ by 64 whatever they are
+    body = ("    for r in parallel(R):\n        for t in range(9):\n"
+            "            u = load(x[r, t % 3 - t // 3:t % 3 - t // 3 + 64], pad=0.0)\n"
+            "            store(y[r, 0:64], u)\n")
+    ck = run_check(body)
+    assert ck is not None
+    # different terms do not cancel: t % 3 against t % 4 has no constant length
+    rejects(body.replace("t % 3 - t // 3 + 64", "t % 4 - t // 3 + 64"), "each slice needs a constant length", line=4)

@@ -96,7 +96,7 @@ def test_a_1d_convolution_over_a_channel_last_image_runs_on_the_cube_cores(tmp_p
     k = compile_verified(tmp_path, CONV1D, CONV1D_OP, trials=2)
     final = k.lowered.run.levels[-1].text
     assert "taps=(t, 1, KW, 1, wt[t, " in final and "load(" not in final.split("taps=")[0].split("parallel")[-1]
-    assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapStep<float, true>(" in k.source
+    assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapCopy<float, true>(" in k.source
     assert "AscendC::Fixpipe(y_uGm[" in k.source and "Matmul<" not in k.source
 
 
@@ -104,6 +104,31 @@ def test_a_2d_convolution_taps_move_by_rows_and_columns(tmp_path):
     """Nine taps, each a block of the channel-last image shifted by (t // 3, t % 3); C written through
     a view of y, one output row a tile."""
     compile_verified(tmp_path, CONV2D, CONV2D_OP, trials=2)
+
+
+# the same convolution in tiles of 16 output columns (19 = 16 + 3), each written straight to y: C's
+# rows are its channels, a channel plane (OH * OW) apart, and its columns part of one output row
+CONV2D_ROWS = """
+kernel conv2d_rows(x: gm f32[N, H, W, CI], wt: gm f32[T9, CO, CI]) -> (y: gm f32[N, CO, OH, OW]):
+    const TN = 16
+    for n, oh, j in parallel(N, OH, cdiv(OW, TN)):
+        q = j * TN
+        a = load(wt[0, :, :], space=l1)
+        acc = matmul(a, load(x[n, oh, q:q + TN, :], space=l1, pad=0.0), transpose_b=True)
+        for t in range(1, 9):
+            a = load(wt[t, :, :], space=l1)
+            acc = acc + matmul(a, load(x[n, oh + t // 3, q + t % 3:q + t % 3 + TN, :], space=l1, pad=0.0),
+                               transpose_b=True)
+        store(y[n, :, oh, q:q + TN], acc)
+"""
+
+
+def test_a_tap_tile_of_c_takes_its_rows_from_any_axis_but_the_last(tmp_path):
+    """C's tile is y[n, :, oh, q:q + TN]: its rows the channels (a plane apart), its columns a tail of
+    3 in the last tile of each output row; the taps' column starts q + t % 3 have the constant
+    length TN (pad=) though t % 3 is not linear."""
+    k = compile_verified(tmp_path, CONV2D_ROWS, CONV2D_OP, trials=2)
+    assert "AscendC::Fixpipe(y_uGm[" in k.source
 
 
 # the same convolution over a channel-first image [N, CI, L]: each tap's B is [CI, TN] as stored
@@ -144,7 +169,7 @@ def test_a_channel_first_image_is_read_as_stored(tmp_path):
     """B [CI, TN] as stored (its rows the channels, L apart): copied to L1 16 rows a matrix and
     transposed on the way to L0B."""
     k = compile_verified(tmp_path, NCL, NCL_OP, trials=2)
-    assert "TapStep<float, false>(" in k.source
+    assert "TapCopy<float, false>(" in k.source
 
 
 @pytest.mark.parametrize("kernel,op,why", [
@@ -256,4 +281,4 @@ def test_a_channel_first_convolution_laid_out_channel_last_then_tap_products(tmp
     from pathlib import Path
     op = (Path(__file__).resolve().parents[2] / "examples" / "convolution" / "conv_standard_1d" / "op.py").read_text()
     k = compile_verified(tmp_path, CONV1D_NCL_TAPS, op, trials=2)
-    assert "KERNEL_TYPE_MIX_AIC_1_2" in k.source and "TapStep<float, true>(" in k.source
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in k.source and "TapCopy<float, true>(" in k.source

@@ -1,40 +1,39 @@
-# A transposed 2-D convolution (stride 1, no padding, no bias) as one product per image on the
-# cube, over an im2col matrix in GM. Output pixel (oh, ow) weighs input pixel (oh - kh, ow - kw)
-# by tap (kh, kw), 0.0 where that pixel is outside the image, so col[n] is [CI * KH * KW, OH * OW],
-# row (ci, kh, kw) holding channel ci shifted down by kh and right by kw, and y[n] = wt @ col[n]
-# with wt[co, (ci, kh, kw)] = weight[ci, co, kh, kw]: the weight's first two axes swapped, once,
-# into a scratch (a transposed convolution's weight is stored [CI, CO, KH, KW]).
-# im2col: each (image, channel, kernel row, block of TH output rows) loads the TH input rows those
-# outputs read, widened by KW - 1 zero columns on each side (pad=), once; tap kw is the slice of
-# that tile starting KW - 1 - kw columns in, stored as TH rows of col through a view.
+# A transposed 2-D convolution (stride 1, no padding, no bias) as tap products on the cube: output
+# pixel (oh, ow) weighs input pixel (oh - kh, ow - kw) by tap (kh, kw), 0.0 outside the image.
+# The image comes channel-first ([N, CI, H, W]: its channels a 1024 x 1024 plane apart at the MKB
+# shape, past what the cube's copies take), so vector phases first lay it out channel-last in a
+# scratch with a border of KH - 1 zero rows and KW - 1 zero columns on each side (xt[n, hp, wp, :]
+# is input pixel (hp - KH + 1, wp - KW + 1)), the rows inside by transposed [CI, TL] blocks, and
+# the weight as [KH * KW, CO, CI] (a transposed convolution's weight is stored [CI, CO, KH, KW]).
+# Then each tile of y, TM channels by TN columns of one output row (its rows a channel plane apart),
+# is the nine taps' products of a weight tile and the block of xt the tap shifts, accumulated in L0C
+# on the cube cores (docs/dsl.md, "Tap products"): no im2col matrix.
 kernel conv_transposed_2d(x: gm f32[N, CI, H, W], conv_transpose2d_weight: gm f32[CI, CO, KH, KW]) -> (
         y: gm f32[N, CO, OH, OW]):
     const KK = KH * KW
-    const K = CI * KK
-    const P = OH * OW
-    const TH = 8
+    const HP = H + 2 * KH - 2
+    const WP = W + 2 * KW - 2
+    const TL = 128
     const TM = 128
-    const TN = 256
-    const TK = 64
-    scratch wt: f32[CO, K]
-    scratch col: f32[N, K, P]
-    colv = view(col, (N, K, OH, OW))
+    const TN = 128
+    scratch xt: f32[N, HP, WP, CI]
+    scratch wt: f32[KK, CO, CI]
     wv = view(conv_transpose2d_weight, (CI, CO, KK))
-    yv = view(y, (N, CO, P))
-    for ci in parallel(CI):
-        store(wt[:, ci * KK:ci * KK + KK], load(wv[ci, :, :]))
-    for n, ci, kh, hb in parallel(N, CI, KH, cdiv(OH, TH)):
-        oh = hb * TH
-        t = load(x[n, ci, oh - kh:oh - kh + TH, 1 - KW:W + KW - 1], pad=0.0)
-        for kw in range(KW):
-            k = (ci * KH + kh) * KW + kw
-            store(colv[n, k, oh:oh + TH, :], t[:, KW - 1 - kw:KW - 1 - kw + OW])
-    for n, i, j in parallel(N, cdiv(CO, TM), cdiv(P, TN)):
+    for co, t in parallel(CO, KK):
+        store(wt[t, co, :], load(wv[:, co, t]))
+    for n, r, wb in parallel(N, 2 * KH - 2, cdiv(WP, TL)):
+        wp = wb * TL
+        store(xt[n, r + r // (KH - 1) * H, wp:wp + TL, :], full((TL, CI), 0.0, f32))
+    for n, h, wb in parallel(N, H, cdiv(WP, TL)):
+        wp = wb * TL
+        store(xt[n, h + KH - 1, wp:wp + TL, :], transpose(load(x[n, :, h, wp + 1 - KW:wp + 1 - KW + TL], pad=0.0)))
+    for n, oh, i, j in parallel(N, OH, cdiv(CO, TM), cdiv(OW, TN)):
         m = i * TM
         q = j * TN
-        a = load(wt[m:m + TM, 0:TK], space=l1)
-        acc = matmul(a, load(col[n, 0:TK, q:q + TN], space=l1))
-        for k in range(TK, K, TK):
-            a = load(wt[m:m + TM, k:k + TK], space=l1)
-            acc = acc + matmul(a, load(col[n, k:k + TK, q:q + TN], space=l1))
-        store(yv[n, m:m + TM, q:q + TN], acc)
+        a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)
+        acc = matmul(a, load(xt[n, oh + KH - 1, q + KW - 1:q + KW - 1 + TN, :], space=l1, pad=0.0), transpose_b=True)
+        for t in range(1, KK):
+            a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)
+            acc = acc + matmul(a, load(xt[n, oh + KH - 1 - t // KW, q + KW - 1 - t % KW:q + KW - 1 - t % KW + TN, :],
+                                       space=l1, pad=0.0), transpose_b=True)
+        store(y[n, m:m + TM, oh, q:q + TN], acc)
