@@ -10,7 +10,7 @@ BPATH 0 / 1), with m = 1 as GEMV. A mixin of ``kernel._Emitter``.
 from __future__ import annotations
 
 from ascendcraft.lowering_passes.base import is_phase_loop
-from ascendcraft.lowering_passes.cube_taps import TAP_AHEAD, TAP_SLOTS
+from ascendcraft.lowering_passes.cube_taps import MAX_TAPS, TAP_AHEAD, TAP_SLOTS
 
 from .. import dtypes as D
 from ..dsl import ast as A
@@ -19,17 +19,45 @@ from .emit_common import UB_CTYPES
 # One tap in two steps: TapCopy brings its tiles GM -> L1 (queued); TapCompute takes the oldest
 # queued tiles to L0 and their product into (first) or onto the C tile in L0C. The C tile's loop
 # issues TAP_AHEAD copies before it computes, so the copies' GM latency overlaps earlier taps' work.
+# With RA (resident A: every tap's weight tile fits L1 beside the image tiles) tap i's A tile stays
+# in slot i of tapARes across C tiles and is copied again only when its GM address or rows change
+# (the first tile of a core, a new block of output channels): a flag orders that copy after the L0
+# loads of the slot's old tile, and B's queue (its copy enqueued after it) before those of the new.
 TAP_STEP = """
-    template <typename T, bool BT>
+    __aicore__ inline static int64_t TapCount(int64_t start, int64_t stop, int64_t step)
+    {
+        if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
+        return start > stop ? (start - stop - step - 1) / (-step) : 0;
+    }
+
+    template <AscendC::HardEvent E> __aicore__ inline void TapSync()
+    {
+        auto e = static_cast<event_t>(AscendC::GetTPipePtr()->FetchEventID(E));
+        AscendC::SetFlag<E>(e);
+        AscendC::WaitFlag<E>(e);
+    }
+
+    template <typename T, bool BT, bool RA>
     __aicore__ inline void TapCopy(const AscendC::GlobalTensor<T>& aG, const AscendC::GlobalTensor<T>& bG, int64_t m,
-                                   int64_t n, int64_t k, int64_t lda, int64_t ldb)
+                                   int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t slot)
     {
         const int64_t m16 = AcCdiv(m, 16), n16 = AcCdiv(n, 16);
-        AscendC::LocalTensor<T> a1 = tapA1.AllocTensor<T>();
-        AscendC::DataCopy(a1, aG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(m), static_cast<uint16_t>(k), 0,
-                                                       static_cast<uint16_t>(lda),
-                                                       static_cast<uint16_t>(m == 1 ? 1 : m16 * 16), 1, 0});
-        tapA1.EnQue(a1);
+        const AscendC::Nd2NzParams aParams{1, static_cast<uint16_t>(m), static_cast<uint16_t>(k), 0,
+                                           static_cast<uint16_t>(lda), static_cast<uint16_t>(m == 1 ? 1 : m16 * 16), 1, 0};
+        if constexpr (RA) {
+            const uint64_t key = reinterpret_cast<uint64_t>(aG.GetPhyAddr());
+            if (tapAKey[slot] != key || tapARows[slot] != m) {
+                TapSync<AscendC::HardEvent::MTE1_MTE2>();   // the slot's old tile is in L0 already
+                // its L0 loads wait for it through B's queue: the B copy below is enqueued after it on MTE2
+                AscendC::DataCopy(tapARes.Get<T>()[slot * tapASlot], aG, aParams);
+                tapAKey[slot] = key;
+                tapARows[slot] = m;
+            }
+        } else {
+            AscendC::LocalTensor<T> a1 = tapA1.AllocTensor<T>();
+            AscendC::DataCopy(a1, aG, aParams);
+            tapA1.EnQue(a1);
+        }
         AscendC::LocalTensor<T> b1 = tapB1.AllocTensor<T>();
         const int64_t k16 = AcCdiv(k, 16), nAl = n16 * 16;
         if constexpr (BT) {   // B stored [n, k]: NZ, as A
@@ -51,12 +79,18 @@ TAP_STEP = """
         tapB1.EnQue(b1);
     }
 
-    template <typename T, bool BT>
-    __aicore__ inline void TapCompute(int64_t m, int64_t n, int64_t k, bool first, const AscendC::LocalTensor<float>& c)
+    template <typename T, bool BT, bool RA>
+    __aicore__ inline void TapCompute(int64_t m, int64_t n, int64_t k, bool first, const AscendC::LocalTensor<float>& c,
+                                      int64_t slot)
     {
         constexpr int64_t C0 = 32 / sizeof(T), FRAC = 16 * C0;
         const int64_t m16 = AcCdiv(m, 16), n16 = AcCdiv(n, 16), kC = AcCdiv(k, C0), k16 = AcCdiv(k, 16);
-        AscendC::LocalTensor<T> a1 = tapA1.DeQue<T>();
+        AscendC::LocalTensor<T> a1;
+        if constexpr (RA) {
+            a1 = tapARes.Get<T>()[slot * tapASlot];
+        } else {
+            a1 = tapA1.DeQue<T>();
+        }
         AscendC::LocalTensor<T> b1 = tapB1.DeQue<T>();
         AscendC::LocalTensor<T> a2 = tapA2.AllocTensor<T>();
         AscendC::LocalTensor<T> b2 = tapB2.AllocTensor<T>();
@@ -82,7 +116,9 @@ TAP_STEP = """
                                                                                   static_cast<uint16_t>(n16 - 1)});
             }
         }
-        tapA1.FreeTensor(a1);
+        if constexpr (!RA) {
+            tapA1.FreeTensor(a1);
+        }
         tapB1.FreeTensor(b1);
         tapA2.EnQue(a2);
         tapB2.EnQue(b2);
@@ -123,12 +159,29 @@ class TapsEmitter:
             b.append(f"AcCdiv({n}, 16) * 16 * AcCdiv({k}, 16) * 16")   # K to 16: B as stored is Zz
             c.append(f"AcCdiv({m}, 16) * 16 * AcCdiv({n}, 16) * 16")
         decls, init = [], []
-        for q, pos, size, elem in (("tapA1", "A1", largest(a), ct), ("tapB1", "B1", largest(b), ct),
-                                   ("tapA2", "A2", largest(a), ct), ("tapB2", "B2", largest(b), ct),
-                                   ("tapC", "CO1", largest(c), "float")):
+        resident = self._taps_resident()
+        queues = (("tapB1", "B1", largest(b), ct), ("tapA2", "A2", largest(a), ct), ("tapB2", "B2", largest(b), ct),
+                  ("tapC", "CO1", largest(c), "float"))
+        for q, pos, size, elem in (("tapA1", "A1", largest(a), ct),) + queues:
             decls.append(f"    AscendC::TQue<AscendC::TPosition::{pos}, {TAP_SLOTS[pos]}> {q};")
-            init.append(f"        pipe.InitBuffer({q}, {TAP_SLOTS[pos]}, ({size}) * sizeof({elem}));")
+            if not (resident and q == "tapA1"):
+                init.append(f"        pipe.InitBuffer({q}, {TAP_SLOTS[pos]}, ({size}) * sizeof({elem}));")
+        # declared for both branches of TapCopy / TapCompute, made only when used
+        decls += ["    AscendC::TBuf<AscendC::TPosition::A1> tapARes;",
+                  f"    uint64_t tapAKey[{MAX_TAPS}];   // the GM address and rows of the tile in each slot",
+                  f"    int64_t tapARows[{MAX_TAPS}];", "    int64_t tapASlot;"]
+        if resident:     # a slot per tap of the longest tap loop, each the largest A tile
+            taps = largest(f"(1 + TapCount({', '.join(self.scalar(x) for x in s.value.kwarg('taps').items[1:4])}))"
+                           for s in self.taps)
+            init += [f"        tapASlot = {largest(a)};",
+                     f"        pipe.InitBuffer(tapARes, ({taps}) * tapASlot * sizeof({ct}));",
+                     f"        for (int64_t i = 0; i < {MAX_TAPS}; ++i) {{ tapAKey[i] = 0; tapARows[i] = -1; }}"]
         return decls, init
+
+    def _taps_resident(self) -> bool:
+        """Whether every tap product of the kernel keeps its weight tiles in L1 (``resident=True``,
+        cube_taps.py: they fit beside the image tiles at every shape set); else none does."""
+        return all(self._kw(s.value, "resident", False) for s in self.taps)
 
     def _taps_store(self, s: A.Store):
         """One C tile: the first tap's product, then one per tap of the loop, into L0C; Fixpipe to C."""
@@ -140,14 +193,14 @@ class TapsEmitter:
 
         bt = bool(self._kw(e, "transpose_b", False))
 
-        targs = f"<{ct}, {'true' if bt else 'false'}>"
+        targs = f"<{ct}, {'true' if bt else 'false'}, {'true' if self._taps_resident() else 'false'}>"
         k = self._region(e.args[0])[2][-1][0]
 
         def copy_call(a, b) -> str:
             (a_name, a_off, a_axes), (b_name, b_off, b_axes) = self._region(a), self._region(b)
             return (f"TapCopy{targs}({a_name}Gm[{a_off}], {b_name}Gm[{b_off}], m_, n_, k_, {a_axes[-2][1]}, "
-                    f"{b_axes[-2][1]}); ++issued_;")
-        compute = f"TapCompute{targs}(m_, n_, k_, done_ == 0, c_); ++done_;"
+                    f"{b_axes[-2][1]}, issued_); ++issued_;")
+        compute = f"TapCompute{targs}(m_, n_, k_, done_ == 0, c_, done_); ++done_;"
         self.emit("{")
         self.depth += 1
         self.emit(f"const int64_t m_ = {m}, n_ = {n}, k_ = {k};")

@@ -278,7 +278,8 @@ class LoweredFormsChecker:
         """``Matmul(a0, b0, transpose_b=True, taps=(t, start, stop, step, a_t, b_t))``: the first tiles'
         product plus, for each t of range(start, stop, step), the product of the regions a_t and b_t
         (their indices may use t, bound only there): tap products, on the cube core (cube_taps.py);
-        ``base=(M, N, K)``, the tiles' extents before clipping, sizes the cube core's buffers."""
+        ``base=(M, N, K)``, the tiles' extents before clipping, sizes the cube core's buffers;
+        ``resident=True`` keeps every tap's A tile in L1 across C tiles (the emitter's choice of memory)."""
         if to_ub or e.kwarg("out") is not None or any(e.kwarg(k) is not None for k in
                                                        ("strip", "ahead", "workspace", "staged")):
             raise check_error("Matmul(..., taps=...) is a store's value alone: tap products go from the cube to GM", e)
@@ -321,6 +322,8 @@ class LoweredFormsChecker:
         if taps is not None:
             self._taps(taps, a, b, e, to_ub)
             return TTile("f32", (m, n), "gm")
+        if self._kw_const(e, "resident", False):
+            raise check_error("Matmul(..., resident=True) keeps tap products' weight tiles in L1: only with taps=", e)
         base = self._kw_const(e, "base", None)
         if not (isinstance(base, tuple) and len(base) == 3 and all(v > 0 and v % 16 == 0 for v in base[:2])
                 and base[2] > 0):

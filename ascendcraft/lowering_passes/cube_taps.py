@@ -53,11 +53,13 @@ from .pipeline import shape_set_values
 MAX_TAPS = 64
 
 #: taps whose tiles a C tile's loop copies into L1 before it multiplies the first of them
-#: (codegen/taps.py): their copies' GM latency overlaps the taps before them
-TAP_AHEAD = 3
+#: (codegen/taps.py): their copies' GM latency (gm_latency, 1000 cycles) overlaps the taps before
+#: them, about 400 cycles each for 128 x 128 f32 tiles
+TAP_AHEAD = 4
 
 #: slots of the cube core's queues for a tap product: the L1 queues hold the TAP_AHEAD tiles in flight
-TAP_SLOTS = {"A1": TAP_AHEAD, "B1": TAP_AHEAD, "A2": 2, "B2": 2, "CO1": 2}
+#: and the next one, whose copy starts before the L0 loads of the oldest have freed its slot
+TAP_SLOTS = {"A1": TAP_AHEAD + 1, "B1": TAP_AHEAD + 1, "A2": 2, "B2": 2, "CO1": 2}
 
 TAPS = ("tap products (a convolution as an implicit GEMM) are: `acc = matmul(a, b, transpose_b=True)` of l1 "
         "loads of a weight tile [M, K] and an image block stored [N, K], `for t in range(...)` loading the "
@@ -125,9 +127,10 @@ def match_taps(g):
     g.nominal = (region_extents(g.a0.src, ctx)[-2], region_extents(g.b0.src, ctx)[-2 if tb else -1],
                  region_extents(g.a0.src, ctx)[-1])
     envs = shape_set_values(g.kernel, ctx)
+    g.resident = True
     for env in envs:
-        _inside(g, env, start, stop, step)
-        _fits(g, env, dtype)
+        taps = _inside(g, env, start, stop, step)
+        g.resident &= _fits(g, env, dtype, 1 + len(taps))
     # the operands' row strides: Nd2NzParams.srcDValue is 16-bit, and B as stored is copied 16 rows a
     # matrix (srcNdMatrixStride = 16 rows, also 16-bit)
     for region, cap in ((g.a0.src, 65535), (g.b0.src, 65535 if tb else 65535 // 16)):
@@ -191,11 +194,14 @@ def _inside(g, env: dict, start, stop, step):
             rows = clipped[side]
             here = at if t is None else dict(at, **{g.loop.var: t})
             _check_inside(g, region, here, rows, axis)
+    return taps
 
 
-def _fits(g, env: dict, dtype: str):
-    """The cube core's buffers for these tiles fit at this shape set: A and B tiles in L1 (2 and 4
-    slots), in L0A / L0B (2 each), the f32 C tile in L0C (2), each rounded to the cube's fractals."""
+def _fits(g, env: dict, dtype: str, taps: int) -> bool:
+    """The cube core's buffers for these tiles fit at this shape set (TAP_SLOTS: A and B tiles in
+    L1, in L0A / L0B, the f32 C tile in L0C, each rounded to the cube's fractals), else refused.
+    Returns whether every one of the ``taps`` weight tiles fits in L1 beside B's slots instead of
+    A's: then they stay there across C tiles (``resident=True``, codegen/taps.py)."""
     ctx = g.ctx
     m, n, k = (evaluate(g.resolve(e), env) for e in g.nominal)
     size = D.ITEMSIZE[dtype]
@@ -210,6 +216,7 @@ def _fits(g, env: dict, dtype: str):
             shown = ", ".join(f"{d}={env[d]}" for d in ctx.checked.binding.dims if d in env)
             raise _refused(f"the tap products' tiles ({m} x {k} by {k} x {n}) need {need:,} bytes of {space.upper()} "
                            f"at {shown}, which holds {cap:,}: make the C tile's rows or columns fewer", g.a0)
+    return taps <= MAX_TAPS and taps * a + TAP_SLOTS["B1"] * b <= ctx.chip.capacity("l1")
 
 
 def _span(g, region: A.Index, axis: int, env: dict) -> tuple[int, int]:
@@ -280,13 +287,16 @@ def taps_rewrite(g) -> list:
     a0, a1 = (rows_of(x.src, c_rows, row_axis(x.src)) for x in (g.a0, g.a1))
     b0, b1 = (rows_of(x.src, -1, row_axis(x.src) if tb else -1) for x in (g.b0, g.b1))
     kwargs = {"transpose_b": name("True")} if tb else {}
+    if g.resident:
+        kwargs["resident"] = name("True")
     product = call("Matmul", a0, b0, **kwargs, base=A.Tuple(g.nominal),
                    taps=A.Tuple((name(g.loop.var), g.loop.start, g.loop.stop, g.loop.step, a1, b1)))
     store = replace(g.store, value=product)
     tm, tn, tk = g.tile
     g.ctx.notes.append(f"cube: {g.store.dst.base.id} = sum over {g.loop.var} of {g.a_name} @ {g.b_name}^T, tap "
                        f"products of {tm} x {tk} by {tk} x {tn} tiles accumulated in L0C on the cube core (an "
-                       f"implicit GEMM: no im2col matrix)")
+                       f"implicit GEMM: no im2col matrix)" + ("; every tap's weight tile kept in L1 across C tiles"
+                                                             if g.resident else ""))
     return [replace(g.phase, body=tuple(g.head) + (store,))]
 
 

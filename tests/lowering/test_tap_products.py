@@ -96,8 +96,27 @@ def test_a_1d_convolution_over_a_channel_last_image_runs_on_the_cube_cores(tmp_p
     k = compile_verified(tmp_path, CONV1D, CONV1D_OP, trials=2)
     final = k.lowered.run.levels[-1].text
     assert "taps=(t, 1, KW, 1, wt[t, " in final and "load(" not in final.split("taps=")[0].split("parallel")[-1]
-    assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapCopy<float, true>(" in k.source
+    assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapCopy<float, true, " in k.source
     assert "AscendC::Fixpipe(y_uGm[" in k.source and "Matmul<" not in k.source
+
+
+def test_weights_stay_in_l1_across_a_cores_tiles_and_are_copied_again_for_other_channels(tmp_path):
+    """Tiles of 16 columns: 2 x 2 x 9 = 36 C tiles over the 24 cube cores, two each on the first 12,
+    so the core of tiles 8 and 9 takes the last columns of the first block of output channels (32
+    rows), then the first of the second (a tail of 8 rows): each tap's weight tile is kept in L1
+    from one tile to the next and copied again when its address or rows change."""
+    k = compile_verified(tmp_path, CONV1D.replace("const TN = 64", "const TN = 16"),
+                         CONV1D_OP.replace("L = 150", "L = 146"), trials=2)
+    assert "TapCopy<float, true, true>(" in k.source and "tapARes" in k.source
+
+
+def test_weights_that_do_not_fit_l1_together_go_through_the_queue(tmp_path):
+    """17 taps of [128, 64] f32 weight tiles (557,056 bytes) do not fit L1 at once: each tap's tile is
+    copied for every C tile, through the A1 queue."""
+    op = CONV1D_OP.replace("L = 150", "L = 60").replace("CI = 20", "CI = 64").replace("KW = 3", "KW = 17")
+    k = compile_verified(tmp_path, CONV1D.replace("const TM = 32", "const TM = 128").replace("const TN = 64",
+                                                                                            "const TN = 32"), op, trials=2)
+    assert "TapCopy<float, true, false>(" in k.source and "pipe.InitBuffer(tapA1," in k.source
 
 
 def test_a_2d_convolution_taps_move_by_rows_and_columns(tmp_path):
@@ -169,7 +188,7 @@ def test_a_channel_first_image_is_read_as_stored(tmp_path):
     """B [CI, TN] as stored (its rows the channels, L apart): copied to L1 16 rows a matrix and
     transposed on the way to L0B."""
     k = compile_verified(tmp_path, NCL, NCL_OP, trials=2)
-    assert "TapCopy<float, false>(" in k.source
+    assert "TapCopy<float, false, " in k.source
 
 
 @pytest.mark.parametrize("kernel,op,why", [
@@ -281,4 +300,4 @@ def test_a_channel_first_convolution_laid_out_channel_last_then_tap_products(tmp
     from pathlib import Path
     op = (Path(__file__).resolve().parents[2] / "examples" / "convolution" / "conv_standard_1d" / "op.py").read_text()
     k = compile_verified(tmp_path, CONV1D_NCL_TAPS, op, trials=2)
-    assert "KERNEL_TYPE_MIX_AIC_1_2" in k.source and "TapCopy<float, true>(" in k.source
+    assert "KERNEL_TYPE_MIX_AIC_1_2" in k.source and "TapCopy<float, true, " in k.source
