@@ -10,7 +10,7 @@ BPATH 0 / 1), with m = 1 as GEMV. A mixin of ``kernel._Emitter``.
 from __future__ import annotations
 
 from ascendcraft.lowering_passes.base import is_phase_loop
-from ascendcraft.lowering_passes.cube_taps import MAX_TAPS, TAP_AHEAD, TAP_SLOTS
+from ascendcraft.lowering_passes.cube_taps import MAX_TAPS, TAP_AHEAD, TAP_SHIFT, TAP_SLOTS
 
 from .. import dtypes as D
 from ..dsl import ast as A
@@ -21,8 +21,8 @@ from .emit_common import UB_CTYPES
 # issues TAP_AHEAD copies before it computes, so the copies' GM latency overlaps earlier taps' work.
 # With RA (resident A: every tap's weight tile fits L1 beside the image tiles) tap i's A tile stays
 # in slot i of tapARes across C tiles and is copied again only when its GM address or rows change
-# (the first tile of a core, a new block of output channels): a flag orders that copy after the L0
-# loads of the slot's old tile, and B's queue (its copy enqueued after it) before those of the new.
+# (the first tile of a core, a new block of output channels): flags order that copy after the L0
+# loads of the slot's old tile and before those of the new one.
 TAP_STEP = """
     __aicore__ inline static int64_t TapCount(int64_t start, int64_t stop, int64_t step)
     {
@@ -37,6 +37,33 @@ TAP_STEP = """
         AscendC::WaitFlag<E>(e);
     }
 
+    // A C tile's image blocks read transposed ([n, k] rows), nt of them at the element offsets
+    // tapBOff[0, nt): consecutive taps whose blocks are the same rows shifted by at most TAP_SHIFT
+    // rows share one window of L1, copied once (a convolution's taps along a row, Load3D's reuse).
+    // Per tap: its window's offset (tapBWin), its first row there (tapBShift), the window's rows
+    // (tapBRows, at the window's first tap) and whether it opens (1) or closes (2) it (tapBEdge).
+    __aicore__ inline void TapWindows(int64_t nt, int64_t ldb, int64_t n)
+    {
+        int64_t i = 0;
+        while (i < nt) {
+            int64_t lo = tapBOff[i], hi = lo, j = i + 1;
+            for (; j < nt; ++j) {
+                const int64_t d = tapBOff[j] - tapBOff[i];
+                const int64_t nlo = AcMin<int64_t>(lo, tapBOff[j]), nhi = AcMax<int64_t>(hi, tapBOff[j]);
+                if (d % ldb != 0 || (nhi - nlo) / ldb > TAP_SHIFT) break;
+                lo = nlo;
+                hi = nhi;
+            }
+            for (int64_t q = i; q < j; ++q) {
+                tapBWin[q] = lo;
+                tapBShift[q] = (tapBOff[q] - lo) / ldb;
+                tapBEdge[q] = (q == i ? 1 : 0) | (q == j - 1 ? 2 : 0);
+            }
+            tapBRows[i] = (hi - lo) / ldb + n;
+            i = j;
+        }
+    }
+
     template <typename T, bool BT, bool RA>
     __aicore__ inline void TapCopy(const AscendC::GlobalTensor<T>& aG, const AscendC::GlobalTensor<T>& bG, int64_t m,
                                    int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t slot)
@@ -48,8 +75,8 @@ TAP_STEP = """
             const uint64_t key = reinterpret_cast<uint64_t>(aG.GetPhyAddr());
             if (tapAKey[slot] != key || tapARows[slot] != m) {
                 TapSync<AscendC::HardEvent::MTE1_MTE2>();   // the slot's old tile is in L0 already
-                // its L0 loads wait for it through B's queue: the B copy below is enqueued after it on MTE2
                 AscendC::DataCopy(tapARes.Get<T>()[slot * tapASlot], aG, aParams);
+                TapSync<AscendC::HardEvent::MTE2_MTE1>();   // (a tap sharing a window copies no B to order it)
                 tapAKey[slot] = key;
                 tapARows[slot] = m;
             }
@@ -58,12 +85,17 @@ TAP_STEP = """
             AscendC::DataCopy(a1, aG, aParams);
             tapA1.EnQue(a1);
         }
-        AscendC::LocalTensor<T> b1 = tapB1.AllocTensor<T>();
         const int64_t k16 = AcCdiv(k, 16), nAl = n16 * 16;
-        if constexpr (BT) {   // B stored [n, k]: NZ, as A
-            AscendC::DataCopy(b1, bG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0,
-                                                           static_cast<uint16_t>(ldb), static_cast<uint16_t>(nAl), 1, 0});
+        if constexpr (BT) {   // B stored [n, k]: the first tap of a window copies its rows, NZ as A
+            if (!(tapBEdge[slot] & 1)) return;
+            AscendC::LocalTensor<T> b1 = tapB1.AllocTensor<T>();
+            AscendC::DataCopy(b1, bG, AscendC::Nd2NzParams{1, static_cast<uint16_t>(tapBRows[slot]),
+                                                           static_cast<uint16_t>(k), 0, static_cast<uint16_t>(ldb),
+                                                           static_cast<uint16_t>(nAl + TAP_SHIFT), 1, 0});
+            tapB1.EnQue(b1);
+            return;
         } else {              // B stored [k, n]: Zz, an NZ matrix per 16 rows of k, for LoadDataWithTranspose
+            AscendC::LocalTensor<T> b1 = tapB1.AllocTensor<T>();
             const int64_t full = k / 16, tail = k % 16;
             if (full > 0) {
                 AscendC::DataCopy(b1, bG, AscendC::Nd2NzParams{static_cast<uint16_t>(full), 16, static_cast<uint16_t>(n),
@@ -75,8 +107,8 @@ TAP_STEP = """
                                   AscendC::Nd2NzParams{1, static_cast<uint16_t>(tail), static_cast<uint16_t>(n), 0,
                                                        static_cast<uint16_t>(ldb), 16, 1, 0});
             }
+            tapB1.EnQue(b1);
         }
-        tapB1.EnQue(b1);
     }
 
     template <typename T, bool BT, bool RA>
@@ -91,7 +123,10 @@ TAP_STEP = """
         } else {
             a1 = tapA1.DeQue<T>();
         }
-        AscendC::LocalTensor<T> b1 = tapB1.DeQue<T>();
+        if (!BT || (tapBEdge[slot] & 1)) {
+            tapBCur = tapB1.DeQue<TapT>();    // B as stored: every tap's tile; transposed: a window's
+        }
+        const AscendC::LocalTensor<T> b1 = tapBCur;
         AscendC::LocalTensor<T> a2 = tapA2.AllocTensor<T>();
         AscendC::LocalTensor<T> b2 = tapB2.AllocTensor<T>();
         if (m == 1) {   // GEMV: A is one contiguous row in L0A
@@ -105,8 +140,11 @@ TAP_STEP = """
             }
         }
         if constexpr (BT) {
-            for (int64_t i = 0; i < kC; ++i) {   // NZ (n x k) -> ZN: the n fractals of each k block
-                AscendC::LoadData(b2[i * n16 * FRAC], b1[i * n16 * FRAC],
+            // NZ (n x k) -> ZN: the n fractals of each k block from the tap's first row in its window
+            // (rows of 32 bytes: L1 sources are 32-byte aligned, LoadData_2D.md)
+            const int64_t wRows = n16 * 16 + TAP_SHIFT;
+            for (int64_t i = 0; i < kC; ++i) {
+                AscendC::LoadData(b2[i * n16 * FRAC], b1[(i * wRows + tapBShift[slot]) * C0],
                                   AscendC::LoadData2DParams{0, static_cast<uint8_t>(n16), 1, 0, 0, false, 0});
             }
         } else {
@@ -119,7 +157,9 @@ TAP_STEP = """
         if constexpr (!RA) {
             tapA1.FreeTensor(a1);
         }
-        tapB1.FreeTensor(b1);
+        if (!BT || (tapBEdge[slot] & 2)) {
+            tapB1.FreeTensor(tapBCur);
+        }
         tapA2.EnQue(a2);
         tapB2.EnQue(b2);
         a2 = tapA2.DeQue<T>();
@@ -152,22 +192,28 @@ class TapsEmitter:
             for p in parts:
                 out = p if out is None else f"AcMax<int64_t>({out}, {p})"
             return out
-        a, b, c = [], [], []
+        a, b, b1, c = [], [], [], []
         for s in self.taps:
             m, n, k = (f"({self.scalar(x)})" for x in s.value.kwarg("base").items)
             a.append(f"AcCdiv({m}, 16) * 16 * AcCdiv({k}, {c0}) * {c0}")
             b.append(f"AcCdiv({n}, 16) * 16 * AcCdiv({k}, 16) * 16")   # K to 16: B as stored is Zz
+            # in L1, TAP_SHIFT rows more: a window of image rows several taps share
+            b1.append(f"(AcCdiv({n}, 16) * 16 + {TAP_SHIFT}) * AcCdiv({k}, 16) * 16")
             c.append(f"AcCdiv({m}, 16) * 16 * AcCdiv({n}, 16) * 16")
         decls, init = [], []
         resident = self._taps_resident()
-        queues = (("tapB1", "B1", largest(b), ct), ("tapA2", "A2", largest(a), ct), ("tapB2", "B2", largest(b), ct),
+        queues = (("tapB1", "B1", largest(b1), ct), ("tapA2", "A2", largest(a), ct), ("tapB2", "B2", largest(b), ct),
                   ("tapC", "CO1", largest(c), "float"))
         for q, pos, size, elem in (("tapA1", "A1", largest(a), ct),) + queues:
             decls.append(f"    AscendC::TQue<AscendC::TPosition::{pos}, {TAP_SLOTS[pos]}> {q};")
             if not (resident and q == "tapA1"):
                 init.append(f"        pipe.InitBuffer({q}, {TAP_SLOTS[pos]}, ({size}) * sizeof({elem}));")
         # declared for both branches of TapCopy / TapCompute, made only when used
-        decls += ["    AscendC::TBuf<AscendC::TPosition::A1> tapARes;",
+        decls += [f"    using TapT = {ct};", f"    static constexpr int64_t TAP_SHIFT = {TAP_SHIFT};",
+                  "    AscendC::LocalTensor<TapT> tapBCur;   // the image block (window) the taps multiply",
+                  f"    int64_t tapBOff[{MAX_TAPS}], tapBWin[{MAX_TAPS}], tapBShift[{MAX_TAPS}], tapBRows[{MAX_TAPS}], "
+                  f"tapBEdge[{MAX_TAPS}];",
+                  "    AscendC::TBuf<AscendC::TPosition::A1> tapARes;",
                   f"    uint64_t tapAKey[{MAX_TAPS}];   // the GM address and rows of the tile in each slot",
                   f"    int64_t tapARows[{MAX_TAPS}];", "    int64_t tapASlot;"]
         if resident:     # a slot per tap of the longest tap loop, each the largest A tile
@@ -198,6 +244,8 @@ class TapsEmitter:
 
         def copy_call(a, b) -> str:
             (a_name, a_off, a_axes), (b_name, b_off, b_axes) = self._region(a), self._region(b)
+            if bt:      # the tap's window of image rows (TapWindows)
+                b_off = "tapBWin[issued_]"
             return (f"TapCopy{targs}({a_name}Gm[{a_off}], {b_name}Gm[{b_off}], m_, n_, k_, {a_axes[-2][1]}, "
                     f"{b_axes[-2][1]}, issued_); ++issued_;")
         compute = f"TapCompute{targs}(m_, n_, k_, done_ == 0, c_, done_); ++done_;"
@@ -207,6 +255,14 @@ class TapsEmitter:
         self.emit("if (m_ > 0 && n_ > 0) {")
         self.depth += 1
         self.emit("AscendC::LocalTensor<float> c_ = tapC.AllocTensor<float>();")
+        if bt:          # every tap's image block, then the windows they share
+            b_axes = self._region(e.args[1])[2]
+            self.emit("int64_t nt_ = 0;")
+            self.emit(f"tapBOff[nt_++] = {self._region(e.args[1])[1]};")
+            self._for_header(A.For(var.id, start, stop, step, ()))
+            self.emit(f"    tapBOff[nt_++] = {self._region(b_t)[1]};")
+            self.emit("}")
+            self.emit(f"TapWindows(nt_, {b_axes[-2][1]}, n_);")
         self.emit("int64_t issued_ = 0, done_ = 0;   // taps copied in, taps multiplied")
         self.emit(copy_call(e.args[0], e.args[1]))
         self._for_header(A.For(var.id, start, stop, step, ()))

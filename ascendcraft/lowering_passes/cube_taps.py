@@ -57,6 +57,10 @@ MAX_TAPS = 64
 #: them, about 400 cycles each for 128 x 128 f32 tiles
 TAP_AHEAD = 4
 
+#: rows by which the image blocks of consecutive taps may be shifted and still share one copy in L1
+#: (codegen/taps.py, TapWindows): each B slot holds that many rows more than a tile
+TAP_SHIFT = 16
+
 #: slots of the cube core's queues for a tap product: the L1 queues hold the TAP_AHEAD tiles in flight
 #: and the next one, whose copy starts before the L0 loads of the oldest have freed its slot
 TAP_SLOTS = {"A1": TAP_AHEAD + 1, "B1": TAP_AHEAD + 1, "A2": 2, "B2": 2, "CO1": 2}
@@ -208,15 +212,16 @@ def _fits(g, env: dict, dtype: str, taps: int) -> bool:
     c0 = 32 // size
     a = -(-m // 16) * 16 * -(-k // c0) * c0 * size
     b = -(-n // 16) * 16 * -(-k // 16) * 16 * size      # K rounded to 16 for B as stored (Zz)
+    b1 = b + TAP_SHIFT * -(-k // 16) * 16 * size        # in L1 a window: TAP_SHIFT rows more
     c = -(-m // 16) * 16 * -(-n // 16) * 16 * 4
-    for space, need in (("l1", TAP_SLOTS["A1"] * a + TAP_SLOTS["B1"] * b), ("l0a", TAP_SLOTS["A2"] * a),
+    for space, need in (("l1", TAP_SLOTS["A1"] * a + TAP_SLOTS["B1"] * b1), ("l0a", TAP_SLOTS["A2"] * a),
                         ("l0b", TAP_SLOTS["B2"] * b), ("l0c", TAP_SLOTS["CO1"] * c)):
         cap = ctx.chip.capacity(space)
         if need > cap:
             shown = ", ".join(f"{d}={env[d]}" for d in ctx.checked.binding.dims if d in env)
             raise _refused(f"the tap products' tiles ({m} x {k} by {k} x {n}) need {need:,} bytes of {space.upper()} "
                            f"at {shown}, which holds {cap:,}: make the C tile's rows or columns fewer", g.a0)
-    return taps <= MAX_TAPS and taps * a + TAP_SLOTS["B1"] * b <= ctx.chip.capacity("l1")
+    return taps <= MAX_TAPS and taps * a + TAP_SLOTS["B1"] * b1 <= ctx.chip.capacity("l1")
 
 
 def _span(g, region: A.Index, axis: int, env: dict) -> tuple[int, int]:

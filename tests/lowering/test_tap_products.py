@@ -98,6 +98,8 @@ def test_a_1d_convolution_over_a_channel_last_image_runs_on_the_cube_cores(tmp_p
     assert "taps=(t, 1, KW, 1, wt[t, " in final and "load(" not in final.split("taps=")[0].split("parallel")[-1]
     assert "KERNEL_TYPE_AIC_ONLY" in k.source and "TapCopy<float, true, " in k.source
     assert "AscendC::Fixpipe(y_uGm[" in k.source and "Matmul<" not in k.source
+    # the three taps' image blocks are the same rows shifted by one: one window of L1 for all three
+    assert "TapWindows(nt_, " in k.source
 
 
 def test_weights_stay_in_l1_across_a_cores_tiles_and_are_copied_again_for_other_channels(tmp_path):
