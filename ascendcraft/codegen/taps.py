@@ -289,16 +289,16 @@ class TapsEmitter:
         precede, every AIV reaches a barrier and each block's two then set a mode-2 flag their AIC
         waits for (the image is written); after one that vector phases follow, the AIC sets a mode-2
         flag its two AIVs wait for, and a barrier then orders every AIC's tiles before every AIV's
-        next phase. Two tap phases in a row meet at a mode-0 round of the AICs. Flag ids: 2j and
-        2j + 1 for the j-th tap phase, 15 for the AICs' rounds (docs/simulator.md, "Mixed launches
-        and cross-core flags")."""
-        units: list[tuple[str, list]] = []          # ("aic" | "aiv", statements of one group)
+        next phase. Two tap phases in a row meet at a mode-0 round of the AICs. A loop of phases
+        whose last phase is tap products hands each iteration over the same way (``_loop_aiv``,
+        ``_loop_aic``). Flag ids: 2j and 2j + 1 for the j-th tap phase, 15 for the AICs' rounds
+        (docs/simulator.md, "Mixed launches and cross-core flags")."""
+        units: list[tuple[str, list]] = []          # ("aic" | "aiv" | "loop", statements of one group)
         for s in body:
-            taps = any(isinstance(n, A.Store) and A.is_tap_product(n.value) for n in A.walk(s))
+            taps = A.is_tap_phase(s)
             if taps and not isinstance(s, A.ParallelFor):
-                from .emit_common import unsupported
-                raise unsupported("tap products in a loop of phases", s)
-            if isinstance(s, A.ParallelFor) or is_phase_loop(s):
+                units.append(("loop", [self._tap_loop(s)]))
+            elif isinstance(s, A.ParallelFor) or is_phase_loop(s):
                 units.append(("aic" if taps else "aiv", [s]))
             elif units and units[-1][0] == "aiv" and not isinstance(units[-1][1][0], A.ParallelFor) and \
                     not is_phase_loop(units[-1][1][0]):
@@ -306,18 +306,21 @@ class TapsEmitter:
             else:
                 units.append(("aiv", [s]))
         kinds = [k for k, _ in units]
-        tap_index = {i: j for j, i in enumerate(i for i, k in enumerate(kinds) if k == "aic")}
+        tap_index = {i: j for j, i in enumerate(i for i, k in enumerate(kinds) if k != "aiv")}
 
         def vector_before(i):
-            return "aiv" in kinds[:i]
+            return any(k != "aic" for k in kinds[:i])
 
         def vector_after(i):
-            return "aiv" in kinds[i + 1:]
+            return any(k != "aic" for k in kinds[i + 1:])
         self.emit("if ASCEND_IS_AIV {")
         self.depth += 1
         for i, (kind, group) in enumerate(units):
+            j = tap_index.get(i)
+            if kind == "loop":
+                self._loop_aiv(group[0], j, vector_after(i))
+                continue
             if kind == "aic":
-                j = tap_index[i]
                 if vector_before(i):
                     self.emit("AscendC::SyncAll();")
                     self.emit(f"AscendC::CrossCoreSetFlag<2, PIPE_MTE3>({2 * j});   // the image is written")
@@ -333,16 +336,75 @@ class TapsEmitter:
         self.emit("if ASCEND_IS_AIC {")
         self.depth += 1
         for i, (kind, group) in enumerate(units):
-            if kind != "aic":
+            if kind == "aiv":
                 continue
             j = tap_index[i]
             if i > 0 and kinds[i - 1] == "aic":      # the tap phase before: every AIC's tiles written
                 self.emit("AscendC::CrossCoreSetFlag<0, PIPE_FIX>(15);")
                 self.emit("AscendC::CrossCoreWaitFlag(15);")
+            if kind == "loop":
+                self._loop_aic(group[0], j)
+                continue
             if vector_before(i):
                 self.emit(f"AscendC::CrossCoreWaitFlag({2 * j});")
             self._phase(group[0])
             if vector_after(i):
                 self.emit(f"AscendC::CrossCoreSetFlag<2, PIPE_FIX>({2 * j + 1});")
+        self.depth -= 1
+        self.emit("}")
+
+    def _tap_loop(self, s) -> A.For:
+        """A loop of phases the mixed kernel can hand over per iteration: vector phases, then one
+        phase of tap products."""
+        from .emit_common import unsupported
+        if not (is_phase_loop(s) and len(s.body) >= 2 and A.is_tap_phase(s.body[-1])
+                and not any(A.is_tap_phase(p) for p in s.body[:-1])):
+            raise unsupported("tap products in a loop of phases other than vector phases then one phase of tap "
+                              "products", s)
+        return s
+
+    def _run_ahead(self, loop: A.For) -> int:
+        """How many iterations of a loop of phases the vector cores may be ahead of the cube cores
+        (``groups=`` on its tap products, cube_taps.py; 1: in lock step)."""
+        product = next(n.value for n in A.walk(loop.body[-1]) if isinstance(n, A.Store) and A.is_tap_product(n.value))
+        return int(self._kw(product, "groups", 1))
+
+    def _loop_aiv(self, loop: A.For, j: int, vector_after: bool):
+        """The vector cores' side of a loop of phases ending in tap products: each iteration's vector
+        phases, a barrier and a mode-2 flag (2j) to their AIC; before iteration i they wait for the
+        AIC to be done with iteration i - ahead (flag 2j + 1, one per iteration) and meet at a barrier
+        (then every AIC is), the rest of the flags after the loop."""
+        ahead = self._run_ahead(loop)
+        self.emit("{")
+        self.depth += 1
+        self.emit("int64_t gi_ = 0;   // iterations handed to the AIC")
+        self._for_header(loop)
+        self.depth += 1
+        # each AIV waits for its own AIC to be done with iteration gi_ - ahead; past the barrier every AIC is
+        self.emit(f"if (gi_ >= {ahead}) {{ AscendC::CrossCoreWaitFlag({2 * j + 1}); AscendC::SyncAll(); }}")
+        for k, p in enumerate(loop.body[:-1]):
+            if k:
+                self.emit("AscendC::SyncAll();")
+            self._phase(p)
+        self.emit("AscendC::SyncAll();")
+        self.emit(f"AscendC::CrossCoreSetFlag<2, PIPE_MTE3>({2 * j});   // this iteration's image is written")
+        self.emit("++gi_;")
+        self.depth -= 1
+        self.emit("}")
+        self.emit(f"for (int64_t r_ = AcMax<int64_t>(gi_ - {ahead}, 0); r_ < gi_; ++r_) {{ "
+                  f"AscendC::CrossCoreWaitFlag({2 * j + 1}); }}")
+        if vector_after:
+            self.emit("AscendC::SyncAll();")
+        self.depth -= 1
+        self.emit("}")
+
+    def _loop_aic(self, loop: A.For, j: int):
+        """The cube cores' side: per iteration, wait for the vector cores' flag, the tap products,
+        then a flag back."""
+        self._for_header(loop)
+        self.depth += 1
+        self.emit(f"AscendC::CrossCoreWaitFlag({2 * j});")
+        self._phase(loop.body[-1])
+        self.emit(f"AscendC::CrossCoreSetFlag<2, PIPE_FIX>({2 * j + 1});")
         self.depth -= 1
         self.emit("}")

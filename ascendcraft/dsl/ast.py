@@ -365,6 +365,11 @@ def is_tap_product(node) -> bool:
     return isinstance(node, Call) and node.func == "Matmul" and node.kwarg("taps") is not None
 
 
+def is_tap_phase(node) -> bool:
+    """A phase (or any statement) that stores tap products."""
+    return any(isinstance(n, Store) and is_tap_product(n.value) for n in walk(node))
+
+
 def walk(node):
     """``node`` and every IR node below it, depth first, in source order.
 

@@ -322,8 +322,9 @@ class LoweredFormsChecker:
         if taps is not None:
             self._taps(taps, a, b, e, to_ub)
             return TTile("f32", (m, n), "gm")
-        if self._kw_const(e, "resident", False):
-            raise check_error("Matmul(..., resident=True) keeps tap products' weight tiles in L1: only with taps=", e)
+        if self._kw_const(e, "resident", False) or e.kwarg("groups") is not None:
+            raise check_error("Matmul(..., resident=True, groups=n) are tap products' (weights kept in L1; the "
+                              "iterations the vector cores may run ahead): only with taps=", e)
         base = self._kw_const(e, "base", None)
         if not (isinstance(base, tuple) and len(base) == 3 and all(v > 0 and v % 16 == 0 for v in base[:2])
                 and base[2] > 0):

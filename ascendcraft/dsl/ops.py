@@ -283,7 +283,7 @@ for _name, _form, _of, _dt in _API:
         _kw["rows"] = None     # the source's static row bound (bufferize): the output's row pitch
     if _form == "gemm":
         _kw = {"transpose_a": False, "transpose_b": False, "base": None, "out": None, "strip": None, "workspace": None,
-               "staged": None, "ahead": None, "defer": False, "taps": None, "resident": False}
+               "staged": None, "ahead": None, "defer": False, "taps": None, "resident": False, "groups": None}
     OPS[_name] = OpDef(_name, "api", {"unary": 1, "binary": 2, "scalar": 2, "reduce": 1, "compare": 2,
                                       "select": 3, "cast": 2, "duplicate": 3, "getvalue": 1, "copy": 1, "rows": 1, "scan": 1, "window": 1, "rowvec": 2, "colvec": 2, "rowreduce": 1, "outer": 2,
                                       "triangle": 2, "selectrows": 3, "axpy": 3, "transpose": 1,

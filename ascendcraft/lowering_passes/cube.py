@@ -67,7 +67,7 @@ from ascendcraft.sim.cost import COST_CONSTANTS, CUBE_RATE
 from ascendcraft.dsl.types import TScalar
 from ascendcraft.errors import DSLError
 
-from .base import LoweringPass, Names, binary, call, map_names, name
+from .base import LoweringPass, Names, binary, call, is_phase_loop, map_names, name
 from .cube_grid import block_extent, choose_grid, choose_k_split, hbm_bytes_per_cycle
 
 
@@ -98,20 +98,19 @@ class Cube(LoweringPass):
         names = Names(kernel)
         body: list = []
         for s in kernel.body:
-            if isinstance(s, A.ParallelFor) and any(isinstance(n, A.Call) and n.func == "matmul" for n in A.walk(s)):
-                from .cube_chain import STREAMED, is_streamed, streamed_rewrite
-                streamed = is_streamed(s, ctx)
-                try:
-                    body += streamed_rewrite(s, kernel, ctx, names) if streamed else _Gemm(s, kernel, ctx).rewrite(names)
-                except _NotGemm as why:
-                    at = why.node.span if why.node is not None and why.node.span is not None else s.span
-                    from .cube_taps import TAPS
-                    what = "streamed products the lowering handles" if streamed else \
-                        "tap products the lowering handles" if why.taps else \
-                        "a K accumulation the Matmul API lowering handles"
-                    hint = STREAMED if streamed else TAPS if why.taps else PRODUCT_PHASE
-                    raise DSLError(f"cube: this phase uses matmul but is not {what}: {why}", at,
-                                   kind="lowering error", hint=hint) from None
+            if isinstance(s, A.ParallelFor) and _has_product(s):
+                body += self._phase(s, kernel, ctx, names)
+            elif is_phase_loop(s) and _has_product(s):
+                # a loop of phases: tap products only (the cube cores take each iteration's tiles
+                # after the vector cores' phases of that iteration, codegen/taps.py)
+                inner: list = []
+                for p in s.body:
+                    inner += self._phase(p, kernel, ctx, names, outer=s) if _has_product(p) else [p]
+                loop = replace(s, body=tuple(inner))
+                if len(inner) >= 2 and A.is_tap_phase(inner[-1]) and not any(map(A.is_tap_phase, inner[:-1])):
+                    from .tap_groups import with_groups
+                    loop = with_groups(loop, kernel, ctx)
+                body.append(loop)
             else:
                 body.append(s)
         out = replace(kernel, body=tuple(body))
@@ -119,12 +118,41 @@ class Cube(LoweringPass):
         refuse_mixed_taps(out)
         return out
 
+    @staticmethod
+    def _phase(s: A.ParallelFor, kernel: A.Kernel, ctx, names, outer: A.For | None = None) -> list:
+        """The phase with its product rewritten (a Matmul API call, streamed or tap products);
+        ``outer``: the loop of phases it is in, where only tap products lower."""
+        from .cube_chain import STREAMED, is_streamed, streamed_rewrite
+        streamed = outer is None and is_streamed(s, ctx)
+        try:
+            if streamed:
+                return streamed_rewrite(s, kernel, ctx, names)
+            g = _Gemm(s, kernel, ctx, outer)
+            if outer is not None and not g.taps:
+                raise _NotGemm("in a loop of phases only tap products lower (a product through the Matmul API is "
+                               "a phase of its own, at the top level)", s)
+            return g.rewrite(names)
+        except _NotGemm as why:
+            at = why.node.span if why.node is not None and why.node.span is not None else s.span
+            from .cube_taps import TAPS
+            what = "streamed products the lowering handles" if streamed else \
+                "tap products the lowering handles" if why.taps else \
+                "a K accumulation the Matmul API lowering handles"
+            hint = STREAMED if streamed else TAPS if why.taps else PRODUCT_PHASE
+            raise DSLError(f"cube: this phase uses matmul but is not {what}: {why}", at,
+                           kind="lowering error", hint=hint) from None
+
+
+def _has_product(s) -> bool:
+    return any(isinstance(n, A.Call) and n.func == "matmul" for n in A.walk(s))
+
 
 class _Gemm:
     """Matches one phase against the accumulate-over-K form and rewrites it."""
 
-    def __init__(self, phase: A.ParallelFor, kernel: A.Kernel, ctx):
+    def __init__(self, phase: A.ParallelFor, kernel: A.Kernel, ctx, outer: A.For | None = None):
         self.phase, self.kernel, self.ctx = phase, kernel, ctx
+        self.outer = outer      # the loop of phases the phase is in (tap products only)
         # extents compare by value at every shape: a const is its definition (scratch dims may be consts)
         self.same = ctx.symbols.same
         self.scalars: dict[str, object] = {}   # index arithmetic, inlined when comparing regions

@@ -183,8 +183,19 @@ def _inside(g, env: dict, start, stop, step):
     if len(taps) > MAX_TAPS:
         raise _refused(f"{len(taps)} taps: a tap loop has at most {MAX_TAPS}", g.loop)
     extents = [evaluate(g.resolve(e), env) for e in g.phase.extents]
-    for values in itertools.product(*[sorted({0, max(0, n - 1)}) for n in extents]):
-        at = dict(env, **dict(zip(g.phase.vars, values)))
+    variables, firsts_lasts = list(g.phase.vars), [sorted({0, max(0, n - 1)}) for n in extents]
+    if g.outer is not None:       # the loop of phases the taps are in: its first and last value too
+        try:
+            values = range(*(evaluate(x, env) for x in (g.outer.start, g.outer.stop, g.outer.step)))
+        except (KeyError, ZeroDivisionError):
+            raise _refused("the loop of phases around tap products has bounds of dims and constants",
+                           g.outer) from None
+        if not values:
+            return taps
+        variables.append(g.outer.var)
+        firsts_lasts.append(sorted({values[0], values[-1]}))
+    for values in itertools.product(*firsts_lasts):
+        at = dict(env, **dict(zip(variables, values)))
         clipped = {}      # the C tile's rows (m) and columns (n), clipped at C's edges
         for side, axis in (("m", row_axis(g.store.dst)), ("n", -1)):
             lo, hi = _span(g, g.store.dst, axis, at)
@@ -244,7 +255,8 @@ def _check_inside(g, region: A.Index, env: dict, rows: int, axis: int):
     """The region's M or N axis (``axis``) ``lo:lo + rows`` (the C tile's, clipped) and its whole K
     (its other sliced axis) inside, and every indexed axis's index."""
     ctx = g.ctx
-    shown = ", ".join(f"{k}={v}" for k, v in env.items() if k in g.phase.vars or k == g.loop.var)
+    shown = ", ".join(f"{k}={v}" for k, v in env.items() if k in g.phase.vars or k == g.loop.var or
+                      g.outer is not None and k == g.outer.var)
     for lead, sub in enumerate(region.subscripts):
         if isinstance(sub, A.Slice):
             continue

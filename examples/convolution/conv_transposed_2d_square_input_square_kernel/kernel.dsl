@@ -7,7 +7,8 @@
 # the weight as [KH * KW, CO, CI] (a transposed convolution's weight is stored [CI, CO, KH, KW]).
 # Then each tile of y, TM channels by TN columns of one output row (its rows a channel plane apart),
 # is the nine taps' products of a weight tile and the block of xt the tap shifts, accumulated in L0C
-# on the cube cores (docs/dsl.md, "Tap products"): no im2col matrix.
+# on the cube cores (docs/dsl.md, "Tap products"): no im2col matrix. One image at a time (a loop of
+# phases): the vector cores lay out the next images while the cube cores compute this one's taps.
 kernel conv_transposed_2d(x: gm f32[N, CI, H, W], conv_transpose2d_weight: gm f32[CI, CO, KH, KW]) -> (
         y: gm f32[N, CO, OH, OW]):
     const KK = KH * KW
@@ -24,16 +25,18 @@ kernel conv_transposed_2d(x: gm f32[N, CI, H, W], conv_transpose2d_weight: gm f3
     for n, r, wb in parallel(N, 2 * KH - 2, cdiv(WP, TL)):
         wp = wb * TL
         store(xt[n, r + r // (KH - 1) * H, wp:wp + TL, :], full((TL, CI), 0.0, f32))
-    for n, h, wb in parallel(N, H, cdiv(WP, TL)):
-        wp = wb * TL
-        store(xt[n, h + KH - 1, wp:wp + TL, :], transpose(load(x[n, :, h, wp + 1 - KW:wp + 1 - KW + TL], pad=0.0)))
-    for n, oh, i, j in parallel(N, OH, cdiv(CO, TM), cdiv(OW, TN)):
-        m = i * TM
-        q = j * TN
-        a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)
-        acc = matmul(a, load(xt[n, oh + KH - 1, q + KW - 1:q + KW - 1 + TN, :], space=l1, pad=0.0), transpose_b=True)
-        for t in range(1, KK):
-            a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)
-            acc = acc + matmul(a, load(xt[n, oh + KH - 1 - t // KW, q + KW - 1 - t % KW:q + KW - 1 - t % KW + TN, :],
-                                       space=l1, pad=0.0), transpose_b=True)
-        store(y[n, m:m + TM, oh, q:q + TN], acc)
+    for n in range(N):
+        for h, wb in parallel(H, cdiv(WP, TL)):
+            wp = wb * TL
+            store(xt[n, h + KH - 1, wp:wp + TL, :], transpose(load(x[n, :, h, wp + 1 - KW:wp + 1 - KW + TL], pad=0.0)))
+        for oh, i, j in parallel(OH, cdiv(CO, TM), cdiv(OW, TN)):
+            m = i * TM
+            q = j * TN
+            a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)
+            acc = matmul(a, load(xt[n, oh + KH - 1, q + KW - 1:q + KW - 1 + TN, :], space=l1, pad=0.0),
+                         transpose_b=True)
+            for t in range(1, KK):
+                a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)
+                acc = acc + matmul(a, load(xt[n, oh + KH - 1 - t // KW, q + KW - 1 - t % KW:q + KW - 1 - t % KW + TN, :],
+                                           space=l1, pad=0.0), transpose_b=True)
+            store(y[n, m:m + TM, oh, q:q + TN], acc)
