@@ -64,25 +64,50 @@ TAP_STEP = """
         }
     }
 
+    // A weight tile [m, k] GM -> L1 in the order L0A takes it (ZZ: each 16-row block's k fractals
+    // together, an NZ matrix per block), so one LoadData moves it; m = 1 (GEMV) as one row.
+    template <typename T>
+    __aicore__ inline void TapCopyA(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& aG, int64_t m,
+                                    int64_t k, int64_t lda)
+    {
+        constexpr int64_t C0 = 32 / sizeof(T), FRAC = 16 * C0;
+        const int64_t kC = AcCdiv(k, C0), full = m == 1 ? 0 : m / 16, tail = m == 1 ? 1 : m % 16;
+        if (full > 0 && 16 * lda <= 65535) {   // srcNdMatrixStride is 16-bit
+            AscendC::DataCopy(dst, aG, AscendC::Nd2NzParams{static_cast<uint16_t>(full), 16, static_cast<uint16_t>(k),
+                                                            static_cast<uint16_t>(16 * lda), static_cast<uint16_t>(lda), 16,
+                                                            1, static_cast<uint16_t>(kC * FRAC)});
+        } else {
+            for (int64_t i = 0; i < full; ++i) {
+                AscendC::DataCopy(dst[i * kC * FRAC], aG[i * 16 * lda],
+                                  AscendC::Nd2NzParams{1, 16, static_cast<uint16_t>(k), 0, static_cast<uint16_t>(lda), 16,
+                                                       1, 0});
+            }
+        }
+        if (tail > 0) {
+            AscendC::DataCopy(dst[full * kC * FRAC], aG[full * 16 * lda],
+                              AscendC::Nd2NzParams{1, static_cast<uint16_t>(tail), static_cast<uint16_t>(k), 0,
+                                                   static_cast<uint16_t>(lda), static_cast<uint16_t>(m == 1 ? 1 : 16), 1,
+                                                   0});
+        }
+    }
+
     template <typename T, bool BT, bool RA>
     __aicore__ inline void TapCopy(const AscendC::GlobalTensor<T>& aG, const AscendC::GlobalTensor<T>& bG, int64_t m,
                                    int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t slot)
     {
-        const int64_t m16 = AcCdiv(m, 16), n16 = AcCdiv(n, 16);
-        const AscendC::Nd2NzParams aParams{1, static_cast<uint16_t>(m), static_cast<uint16_t>(k), 0,
-                                           static_cast<uint16_t>(lda), static_cast<uint16_t>(m == 1 ? 1 : m16 * 16), 1, 0};
+        const int64_t n16 = AcCdiv(n, 16);
         if constexpr (RA) {
             const uint64_t key = reinterpret_cast<uint64_t>(aG.GetPhyAddr());
             if (tapAKey[slot] != key || tapARows[slot] != m) {
                 TapSync<AscendC::HardEvent::MTE1_MTE2>();   // the slot's old tile is in L0 already
-                AscendC::DataCopy(tapARes.Get<T>()[slot * tapASlot], aG, aParams);
+                TapCopyA(tapARes.Get<T>()[slot * tapASlot], aG, m, k, lda);
                 TapSync<AscendC::HardEvent::MTE2_MTE1>();   // (a tap sharing a window copies no B to order it)
                 tapAKey[slot] = key;
                 tapARows[slot] = m;
             }
         } else {
             AscendC::LocalTensor<T> a1 = tapA1.AllocTensor<T>();
-            AscendC::DataCopy(a1, aG, aParams);
+            TapCopyA(a1, aG, m, k, lda);
             tapA1.EnQue(a1);
         }
         const int64_t k16 = AcCdiv(k, 16), nAl = n16 * 16;
@@ -132,11 +157,11 @@ TAP_STEP = """
         if (m == 1) {   // GEMV: A is one contiguous row in L0A
             AscendC::LoadData(a2, a1, AscendC::LoadData2DParams{0, static_cast<uint8_t>(AcCdiv(k, FRAC)), 1, 0, 0, false,
                                                                 0});
-        } else {        // NZ -> ZZ: the k fractals of each 16-row block
-            for (int64_t i = 0; i < m16; ++i) {
-                AscendC::LoadData(a2[i * kC * FRAC], a1[i * FRAC],
-                                  AscendC::LoadData2DParams{0, static_cast<uint8_t>(kC), static_cast<uint16_t>(m16), 0, 0,
-                                                            false, 0});
+        } else {        // ZZ in L1 already (TapCopyA): its fractals in order, 255 a LoadData at most
+            for (int64_t f = 0; f < m16 * kC; f += 255) {
+                AscendC::LoadData(a2[f * FRAC], a1[f * FRAC],
+                                  AscendC::LoadData2DParams{0, static_cast<uint8_t>(AcMin<int64_t>(m16 * kC - f, 255)), 1,
+                                                            0, 0, false, 0});
             }
         }
         if constexpr (BT) {

@@ -5,7 +5,9 @@ whose every C tile is the sum of products of tiles the tap moves, on the cube co
   TM x TN tiles with tails on both axes (``pad=0.0`` loads keep a tail tile's extents);
 * ``taps2d`` a 2-D one over KH x KW taps of an image, the taps moving by ``t // KW`` rows and
   ``t % KW`` columns: one output row a tile, C through a view of y, or TN columns of one output
-  row a tile, C's rows (its channels) a plane of y apart.
+  row a tile, C's rows (its channels) a plane of y apart;
+* ``tapsloop`` a channel-first 1-D convolution in a loop of phases, each sequence laid out
+  channel-last by the vector cores, then its tap products on the cube cores.
 """
 from __future__ import annotations
 
@@ -76,4 +78,44 @@ def _taps2d(draw, opts: Options) -> FuzzCase:
     return k.case("taps2d")
 
 
-TAP_FORMS = {"taps1d": _taps1d, "taps2d": _taps2d}
+def _tapsloop(draw, opts: Options) -> FuzzCase:
+    """A channel-first 1-D convolution, one sequence an iteration of a loop of phases: its layout
+    channel-last (a vector phase, ``transpose``) then its tap products, the vector cores running
+    ahead of the cube cores; or, over one sequence's scratch laid out again every iteration, in lock
+    step (lowering_passes/tap_groups.py). Sometimes a vector phase over y after the loop."""
+    k = KernelBuilder(draw, opts)
+    n, ci, co, kw = draw(st.integers(1, 4)), draw(st.integers(1, 24)), draw(st.integers(1, 40)), draw(st.integers(1, 4))
+    length = draw(st.integers(kw, 80))
+    tm, tn = draw(st.sampled_from(_TILES))
+    tl = draw(st.sampled_from((8, 16, 32)))
+    shared = draw(st.booleans())
+    k.inp("x", "N, CI, L", (n, ci, length))
+    k.inp("wt", "KW, CO, CI", (kw, co, ci))
+    k.out("y", "N, CO, LO", (n, co, length - kw + 1))
+    k.const("TM", tm)
+    k.const("TN", tn)
+    k.const("TL", tl)
+    k.scratch.append("    scratch xt: f32[L, CI]" if shared else "    scratch xt: f32[N, L, CI]")
+    at = "" if shared else "n, "
+    k.tag("shared" if shared else "own")
+    k.line(1, "for n in range(N):")
+    k.line(2, "for lb in parallel(cdiv(L, TL)):")
+    k.line(3, "l = lb * TL")
+    k.line(3, f"store(xt[{at}l:l + TL, :], transpose(load(x[n, :, l:l + TL])))")
+    k.line(2, "for i, j in parallel(cdiv(CO, TM), cdiv(LO, TN)):")
+    k.line(3, "m = i * TM")
+    k.line(3, "q = j * TN")
+    k.line(3, "a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)")
+    k.line(3, f"acc = matmul(a, load(xt[{at}q:q + TN, :], space=l1, pad=0.0), transpose_b=True)")
+    k.line(3, "for t in range(1, KW):")
+    k.line(4, "a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)")
+    k.line(4, f"acc = acc + matmul(a, load(xt[{at}q + t:q + t + TN, :], space=l1, pad=0.0), transpose_b=True)")
+    k.line(3, "store(y[n, m:m + TM, q:q + TN], acc)")
+    if draw(st.booleans()):
+        k.tag("epilogue")
+        k.line(1, "for b, co in parallel(N, CO):")
+        k.line(2, "store(y[b, co, :], relu(load(y[b, co, :])))")
+    return k.case("tapsloop")
+
+
+TAP_FORMS = {"taps1d": _taps1d, "taps2d": _taps2d, "tapsloop": _tapsloop}
