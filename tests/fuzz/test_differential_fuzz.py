@@ -89,6 +89,17 @@ def test_lowered_lookup_kernels_agree_with_the_interpreter_on_the_simulator(case
     _agrees_on_the_simulator(case)
 
 
+# tap products on the cube cores: over channel-last images, and in a loop of phases whose vector
+# phases lay each sequence out while the cube cores compute the ones before (codegen/taps.py)
+TAPS = settings(max_examples=5, derandomize=True, deadline=None, database=None)
+
+
+@TAPS
+@given(fuzz_cases(("taps1d", "taps2d", "tapsloop"), Options(avoid_known=True)))
+def test_lowered_tap_product_kernels_agree_with_the_interpreter_on_the_simulator(case):
+    _agrees_on_the_simulator(case)
+
+
 # ----------------------------------------------------------------------------- finds
 
 
