@@ -32,15 +32,21 @@ def _taps1d(draw, opts: Options) -> FuzzCase:
     k.const("TM", tm)
     k.const("TN", tn)
     k.line(1, "for n, i, j in parallel(N, cdiv(CO, TM), cdiv(LO, TN)):")
-    k.line(2, "m = i * TM")
-    k.line(2, "q = j * TN")
-    k.line(2, "a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)")
-    k.line(2, "acc = matmul(a, load(x[n, q:q + TN, :], space=l1, pad=0.0), transpose_b=True)")
-    k.line(2, "for t in range(1, KW):")
-    k.line(3, "a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)")
-    k.line(3, "acc = acc + matmul(a, load(x[n, q + t:q + t + TN, :], space=l1, pad=0.0), transpose_b=True)")
-    k.line(2, "store(y[n, m:m + TM, q:q + TN], acc)")
+    _conv1d_tile(k, 2, "x[n, ")
     return k.case("taps1d")
+
+
+def _conv1d_tile(k: KernelBuilder, depth: int, image: str):
+    """The body of a 1-D convolution's tap phase: the C tile (i, j) of sequence n, the sum of the
+    KW taps' products of weight tiles and blocks of the channel-last ``image`` (``x[n, ``)."""
+    k.line(depth, "m = i * TM")
+    k.line(depth, "q = j * TN")
+    k.line(depth, "a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)")
+    k.line(depth, f"acc = matmul(a, load({image}q:q + TN, :], space=l1, pad=0.0), transpose_b=True)")
+    k.line(depth, "for t in range(1, KW):")
+    k.line(depth + 1, "a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)")
+    k.line(depth + 1, f"acc = acc + matmul(a, load({image}q + t:q + t + TN, :], space=l1, pad=0.0), transpose_b=True)")
+    k.line(depth, "store(y[n, m:m + TM, q:q + TN], acc)")
 
 
 def _taps2d(draw, opts: Options) -> FuzzCase:
@@ -103,14 +109,7 @@ def _tapsloop(draw, opts: Options) -> FuzzCase:
     k.line(3, "l = lb * TL")
     k.line(3, f"store(xt[{at}l:l + TL, :], transpose(load(x[n, :, l:l + TL])))")
     k.line(2, "for i, j in parallel(cdiv(CO, TM), cdiv(LO, TN)):")
-    k.line(3, "m = i * TM")
-    k.line(3, "q = j * TN")
-    k.line(3, "a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)")
-    k.line(3, f"acc = matmul(a, load(xt[{at}q:q + TN, :], space=l1, pad=0.0), transpose_b=True)")
-    k.line(3, "for t in range(1, KW):")
-    k.line(4, "a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)")
-    k.line(4, f"acc = acc + matmul(a, load(xt[{at}q + t:q + t + TN, :], space=l1, pad=0.0), transpose_b=True)")
-    k.line(3, "store(y[n, m:m + TM, q:q + TN], acc)")
+    _conv1d_tile(k, 3, f"xt[{at}")
     if draw(st.booleans()):
         k.tag("epilogue")
         k.line(1, "for b, co in parallel(N, CO):")
