@@ -182,20 +182,21 @@ def _inside(g, env: dict, start, stop, step):
         raise _refused("the tap loop's bounds are integer expressions of dims and constants", g.loop) from None
     if len(taps) > MAX_TAPS:
         raise _refused(f"{len(taps)} taps: a tap loop has at most {MAX_TAPS}", g.loop)
-    extents = [evaluate(g.resolve(e), env) for e in g.phase.extents]
-    variables, firsts_lasts = list(g.phase.vars), [sorted({0, max(0, n - 1)}) for n in extents]
+    outer = [{}]
     if g.outer is not None:       # the loop of phases the taps are in: its first and last value too
         try:
             values = range(*(evaluate(x, env) for x in (g.outer.start, g.outer.stop, g.outer.step)))
         except (KeyError, ZeroDivisionError):
             raise _refused("the loop of phases around tap products has bounds of dims and constants",
                            g.outer) from None
-        if not values:
-            return taps
-        variables.append(g.outer.var)
-        firsts_lasts.append(sorted({values[0], values[-1]}))
-    for values in itertools.product(*firsts_lasts):
-        at = dict(env, **dict(zip(variables, values)))
+        outer = [{g.outer.var: v} for v in sorted({values[0], values[-1]})] if values else []
+    points = []                   # the phase's variables at their first and last values
+    for o in outer:
+        extents = [evaluate(g.resolve(e), dict(env, **o)) for e in g.phase.extents]
+        points += [dict(o, **dict(zip(g.phase.vars, values)))
+                   for values in itertools.product(*[sorted({0, max(0, n - 1)}) for n in extents])]
+    for point in points:
+        at = dict(env, **point)
         clipped = {}      # the C tile's rows (m) and columns (n), clipped at C's edges
         for side, axis in (("m", row_axis(g.store.dst)), ("n", -1)):
             lo, hi = _span(g, g.store.dst, axis, at)

@@ -1,47 +1,54 @@
-# A strided 2-D convolution with bias as one product per image on the cube, over an im2col matrix
-# in GM: col[n] is [K + 1, OH * OW], row (ci, kh, kw) holding the input value each output pixel
-# weighs by that tap, and a last row of ones; wb is the weight read as [CO, K] with the bias as
-# its last column, so y[n] = wb @ col[n] is the convolution plus the bias.
-# im2col: each (image, channel, kernel row, block of TH output rows) loads the input rows those
-# outputs read (every S-th row: a strided slice, the copy's row stride) over the padded width,
-# once, 0.0 outside the image (pad=); each of the KW taps is then every S-th column of that tile
-# from column kw (a strided tile slice, a Gather on chip), stored as TH rows of col through a view.
+# A strided 2-D convolution with bias (stride 4, padding 2) as tap products on the cube, one tap per
+# kernel row: no im2col matrix. Output pixel (oh, ow) weighs the padded input row S * oh + kh at the
+# columns S * ow + kw. Each padded input row is laid out once as planes of patches along the width:
+# plane kw * CI + ci of residue r holds, at (i, ow), input channel ci at padded row S * i + r and
+# column S * ow + kw (the width's kernel folded into the channels: 3.3 times the input with the
+# planes below, where the im2col matrix is 7.3 times), then a plane of ones (its weight the bias at
+# kernel row 0) and zero planes up to KC = 40 (the cube's K in whole fractals of 8; no weight of 0
+# meets an input value the convolution does not weigh). Kernel row kh reads the planes of
+# residue kh % S from position (oh + kh // S) * OW + ow: a block of every plane, rows P apart, read
+# by the cube as stored (docs/dsl.md, "Tap products"). The weight is [KH, CO, KC] to match.
+# Per group of G images (a loop of phases) the vector cores lay out the next groups' planes while
+# the cube cores compute this group's tiles of y: 96 channels by 128 output pixels, 11 taps each.
 kernel conv_standard_2d(x: gm f32[N, CI, H, W], conv1_weight: gm f32[CO, CI, KH, KW], conv1_bias: gm f32[CO]) -> (
         y: gm f32[N, CO, OH, OW]):
     const S = 4                     # the layer's stride and padding (fixed in the op's __init__)
     const PD = 2
-    const K = CI * KH * KW
-    const K1 = K + 1
-    const P = OH * OW
-    const SW = S * (OW - 1) + KW    # the input columns one output row reads, halo included
-    const TH = 16
-    const TM = 128
-    const TN = 256
-    const TK = 64
-    scratch wb: f32[CO, K1]
-    scratch col: f32[N, K1, P]
-    colv = view(col, (N, K1, OH, OW))
-    wv = view(conv1_weight, (CO, K))
+    const KC = 40
+    const I = cdiv(H + 2 * PD, S)   # padded rows of one residue
+    const P = I * OW                # positions of a plane
+    const Q = OH * OW
+    const G = 8
+    const TH = 19
+    const TM = 96
+    const TN = 128
+    scratch wt: f32[KH, CO, KC]
+    scratch xt: f32[N, S, KC, P]
+    xtv = view(xt, (N, S, KC, I, OW))
+    yv = view(y, (N, CO, Q))
     bv = view(conv1_bias, (CO, 1))
-    yv = view(y, (N, CO, P))
-    for co in parallel(CO):
-        store(wb[co, 0:K], load(wv[co, :]))
-        store(wb[co, K:K1], load(bv[co, :]))
-    for n in parallel(N):
-        store(col[n, K, :], full((P,), 1.0, f32))
-    for n, ci, kh, hb in parallel(N, CI, KH, cdiv(OH, TH)):
-        oh = hb * TH
-        r = oh * S + kh - PD
-        t = load(x[n, ci, r:r + S * TH:S, 0 - PD:SW - PD], pad=0.0)
+    for kh, co in parallel(KH, CO):
+        store(wt[kh, co, KW * CI:KC], full((KC - KW * CI,), 0.0, f32))
         for kw in range(KW):
-            k = (ci * KH + kh) * KW + kw
-            store(colv[n, k, oh:oh + TH, :], t[:, kw:kw + S * (OW - 1) + 1:S])
-    for n, i, j in parallel(N, cdiv(CO, TM), cdiv(P, TN)):
-        m = i * TM
-        q = j * TN
-        a = load(wb[m:m + TM, 0:TK], space=l1)
-        acc = matmul(a, load(col[n, 0:TK, q:q + TN], space=l1))
-        for k in range(TK, K1, TK):
-            a = load(wb[m:m + TM, k:k + TK], space=l1)
-            acc = acc + matmul(a, load(col[n, k:k + TK, q:q + TN], space=l1))
-        store(yv[n, m:m + TM, q:q + TN], acc)
+            store(wt[kh, co, kw * CI:kw * CI + CI], load(conv1_weight[co, :, kh, kw]))
+    for co in parallel(CO):
+        store(wt[0, co, KW * CI:KW * CI + 1], load(bv[co, :]))
+    for n, r, c in parallel(N, S, KC - KW * CI):    # the plane of ones, then the zero planes
+        store(xt[n, r, KW * CI + c, :], full((P,), 0.0, f32) + cast(1 - minimum(c, 1), f32))
+    for g in range(0, N, G):
+        for gn, ci, r, ib in parallel(minimum(G, N - g), CI, S, cdiv(I, TH)):
+            n = g + gn
+            i0 = ib * TH
+            t = load(x[n, ci, S * i0 + r - PD:S * (i0 + TH) + r - PD:S, 0 - PD:W + PD], pad=0.0)
+            for kw in range(KW):
+                store(xtv[n, r, kw * CI + ci, i0:i0 + TH, :], t[:, kw:kw + S * (OW - 1) + 1:S])
+        for gn, i, j in parallel(minimum(G, N - g), cdiv(CO, TM), cdiv(Q, TN)):
+            n = g + gn
+            m = i * TM
+            q = j * TN
+            a = load(wt[0, m:m + TM, :], space=l1, pad=0.0)
+            acc = matmul(a, load(xt[n, 0, :, q:q + TN], space=l1, pad=0.0))
+            for t in range(1, KH):
+                a = load(wt[t, m:m + TM, :], space=l1, pad=0.0)
+                acc = acc + matmul(a, load(xt[n, t % S, :, q + t // S * OW:q + t // S * OW + TN], space=l1, pad=0.0))
+            store(yv[n, m:m + TM, q:q + TN], acc)
