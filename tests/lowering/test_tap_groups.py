@@ -66,3 +66,18 @@ def test_an_iteration_that_overwrites_what_the_taps_before_it_read_runs_in_lock_
     final = k.lowered.run.levels[-1].text
     assert "groups=1" in final, final
     assert "if (gi_ >= 1) { AscendC::CrossCoreWaitFlag(1); AscendC::SyncAll(); }" in k.source
+
+
+# two images an iteration, the last iteration one (3 images): the phases' extents use the loop's
+# variable, minimum(G, N - g)
+PAIRS = (GROUPED.replace("    for n in range(N):\n", "    for g in range(0, N, 2):\n")
+         .replace("for h, wb in parallel(H, cdiv(WP, TL)):", "for gn, h, wb in parallel(minimum(2, N - g), H, cdiv(WP, TL)):\n"
+                  "            n = g + gn")
+         .replace("for oh, i, j in parallel(OH, cdiv(CO, TM), cdiv(OW, TN)):",
+                  "for gn, oh, i, j in parallel(minimum(2, N - g), OH, cdiv(CO, TM), cdiv(OW, TN)):\n"
+                  "            n = g + gn"))
+
+
+def test_iterations_of_several_images_each_the_last_one_shorter(tmp_path):
+    k = compile_verified(tmp_path, PAIRS, OP.replace("batch_size = 2", "batch_size = 3"), trials=2)
+    assert "groups=4" in k.lowered.run.levels[-1].text
