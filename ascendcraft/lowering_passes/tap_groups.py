@@ -9,7 +9,8 @@ only if none of those overlap in memory: the vector phases of an iteration write
 products of the iterations before it read or write, and read nothing they write. This module
 checks that at every shape set, as the tap pass checks its tiles (the regions are affine in the
 loop variables: their extremes are at the variables' first and last values), and gives the loop
-``ahead`` iterations of slack where it holds, else 1 (lock step), with the reason in the notes.
+``ahead`` iterations of slack where it holds, else 1 (lock step), with the reason in the notes. Only
+distances the shape sets show are taken: a loop of k iterations at most runs at most k - 1 ahead.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ class _Unknown(Exception):
 def with_groups(loop: A.For, kernel: A.Kernel, ctx) -> A.For:
     """``loop`` with ``groups=`` on its tap products: how many iterations the vector cores may be
     ahead (AHEAD where no iteration's vector phases touch memory the tap products of the AHEAD - 1
-    iterations before it use, else 1)."""
+    iterations before it use, fewer where the shape sets have fewer iterations, else 1)."""
     ahead, why = _ahead(loop, kernel, ctx)
     ctx.notes.append(f"cube: the vector cores run up to {ahead - 1} iterations of the loop over {loop.var} ahead "
                      f"of the tap products" + (f" ({why})" if why else ""))
@@ -52,11 +53,13 @@ def with_groups(loop: A.For, kernel: A.Kernel, ctx) -> A.For:
 def _ahead(loop: A.For, kernel: A.Kernel, ctx) -> tuple[int, str]:
     vector = [(p, _accesses(p, ctx)) for p in loop.body[:-1]]
     taps = _accesses(loop.body[-1], ctx)
+    longest = 1          # the most iterations of a shape set: the distances checked are below it
     for env in shape_set_values(kernel, ctx):
         try:
             its = list(range(*(evaluate(x, env) for x in (loop.start, loop.stop, loop.step))))
         except (KeyError, ZeroDivisionError, TypeError, ValueError):
             return 1, "its bounds are not dims and constants"
+        longest = max(longest, len(its))
         boxes: dict = {}
 
         def box(access, i):
@@ -81,6 +84,8 @@ def _ahead(loop: A.For, kernel: A.Kernel, ctx) -> tuple[int, str]:
                             line = phase.span.line if phase.span else "?"
                             return 1, (f"iteration {its[later]}'s vector phase at line {line} touches {v[0]} where "
                                        f"iteration {its[earlier]}'s tap products do")
+    if longest < AHEAD:  # only what was checked: iterations fewer apart than the shape sets have
+        return longest, f"the shapes it was lowered for have at most {longest} iterations"
     return AHEAD, ""
 
 

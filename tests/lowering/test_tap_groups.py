@@ -54,7 +54,7 @@ REUSED = (GROUPED.replace("scratch xt: f32[N, HP, WP, CI]", "scratch xt: f32[HP,
 
 
 def test_the_vector_cores_run_ahead_of_the_tap_products_of_a_loop_of_phases(tmp_path):
-    k = compile_verified(tmp_path, GROUPED, OP, trials=2)
+    k = compile_verified(tmp_path, GROUPED, OP.replace("batch_size = 2", "batch_size = 4"), trials=2)
     final = k.lowered.run.levels[-1].text
     assert "groups=4" in final, final
     assert "KERNEL_TYPE_MIX_AIC_1_2" in k.source and "int64_t gi_ = 0;" in k.source
@@ -79,5 +79,7 @@ PAIRS = (GROUPED.replace("    for n in range(N):\n", "    for g in range(0, N, 2
 
 
 def test_iterations_of_several_images_each_the_last_one_shorter(tmp_path):
+    """Two iterations at the shapes lowered for: the vector cores run at most one ahead (only the
+    distances the shape sets show are checked)."""
     k = compile_verified(tmp_path, PAIRS, OP.replace("batch_size = 2", "batch_size = 3"), trials=2)
-    assert "groups=4" in k.lowered.run.levels[-1].text
+    assert "groups=2" in k.lowered.run.levels[-1].text
