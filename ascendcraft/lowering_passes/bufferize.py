@@ -591,40 +591,51 @@ def bounded_difference(start, stop):
 
 
 def _linear_difference(start, stop):
-    """``stop - start`` of sums and differences of terms when every term of ``start`` cancels
-    against ``stop`` (``h - 1:h + T + 1`` -> ``T + 2``), else None."""
-    def flatten(e, sign, terms, const):
-        if isinstance(e, A.Int):
-            const[0] += sign * e.value
-        elif isinstance(e, A.Binary) and e.op in ("+", "-"):
-            flatten(e.lhs, sign, terms, const)
-            flatten(e.rhs, sign if e.op == "+" else -sign, terms, const)
-        elif isinstance(e, A.Unary) and e.op == "-":
-            flatten(e.operand, -sign, terms, const)
-        elif isinstance(e, A.Binary) and e.op == "*" and isinstance(e.lhs, A.Int) and not isinstance(e.rhs, A.Int):
-            flatten(e.rhs, sign * e.lhs.value, terms, const)    # 2 * j is j * 2
-        elif isinstance(e, A.Binary) and e.op == "*" and isinstance(e.rhs, A.Int):
-            flatten(e.lhs, sign * e.rhs.value, terms, const)
-        else:
-            for t in terms:
-                if t[0] == e:
-                    t[1] += sign
-                    break
-            else:
-                terms.append([e, sign])
-    terms, const = [], [0]
-    flatten(stop, 1, terms, const)
-    flatten(start, -1, terms, const)
-    if any(c < 0 for _, c in terms):
+    """``stop - start`` of sums, differences and products of terms when every term of ``start``
+    cancels against ``stop`` (``h - 1:h + T + 1`` -> ``T + 2``; products distribute over sums, so
+    ``S * i:S * (i + T)`` -> ``S * T``), else None."""
+    terms: dict = {}          # a term's key -> [term, coefficient]; constants under None
+    for sign, side in ((1, stop), (-1, start)):
+        for c, t in _expand(side):
+            key = None if t is None else repr(t)
+            entry = terms.setdefault(key, [t, 0])
+            entry[1] += sign * c
+    const = terms.pop(None, [None, 0])[1]
+    if any(c < 0 for _, c in terms.values()):
         return None
     out = None
-    for e, c in terms:
+    for e, c in terms.values():
         if c:
             term = e if c == 1 else binary("*", e, A.Int(c))
             out = term if out is None else binary("+", out, term)
     if out is None:
-        return A.Int(const[0]) if const[0] > 0 else None
-    if const[0]:
-        out = binary("+" if const[0] > 0 else "-", out, A.Int(abs(const[0])))
+        return A.Int(const) if const > 0 else None
+    if const:
+        out = binary("+" if const > 0 else "-", out, A.Int(abs(const)))
     return out
+
+
+def _expand(e) -> list:
+    """``e`` as (coefficient, term) pairs, the term None for a constant: sums and differences
+    flattened, products of sums distributed (a product's factors in a canonical order)."""
+    if isinstance(e, A.Int):
+        return [(e.value, None)]
+    if isinstance(e, A.Unary) and e.op == "-":
+        return [(-c, t) for c, t in _expand(e.operand)]
+    if isinstance(e, A.Binary) and e.op in ("+", "-"):
+        rhs = _expand(e.rhs)
+        return _expand(e.lhs) + (rhs if e.op == "+" else [(-c, t) for c, t in rhs])
+    if isinstance(e, A.Binary) and e.op == "*":
+        a, b = _expand(e.lhs), _expand(e.rhs)
+        if len(a) * len(b) <= 16:
+            return [(ca * cb, _times(ta, tb)) for ca, ta in a for cb, tb in b]
+    return [(1, e)]
+
+
+def _times(a, b):
+    """The product term of two terms (None: 1)."""
+    if a is None or b is None:
+        return b if a is None else a
+    first, second = sorted((a, b), key=repr)
+    return binary("*", first, second)
 

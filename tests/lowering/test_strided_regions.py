@@ -93,6 +93,14 @@ def test_slice_extents_of_halos_are_exact():
     assert _difference(minus(h, A.Int(1)), plus(plus(h, t), A.Int(1)), dim) == plus(t, A.Int(2))
     assert _difference(h, plus(h, t), dim) == t
     assert _difference(h, plus(A.Name("g"), t), dim) == dim
+    # products distribute: S * i + r - 2 : S * (i + T) + r - 2 -> S * T (it fell back to the dim: a
+    # padded load of every S-th row, T rows long, had its buffer sized by the rows inside the tensor)
+    s, i, r = A.Name("S"), A.Name("i"), A.Name("r")
+    times = (lambda a, b: A.Binary("*", a, b))
+    first = minus(plus(times(s, i), r), A.Int(2))
+    last = minus(plus(times(s, plus(i, t)), r), A.Int(2))
+    assert _difference(first, last, dim) == times(s, t)
+    assert _difference(first, minus(plus(times(s, plus(i, t)), A.Name("q")), A.Int(2)), dim) == dim
 
 
 def test_the_simulator_refuses_more_than_4095_blocks_in_one_datacopypad():

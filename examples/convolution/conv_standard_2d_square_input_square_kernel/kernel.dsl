@@ -18,8 +18,8 @@ kernel conv_standard_2d(x: gm f32[N, CI, H, W], conv1_weight: gm f32[CO, CI, KH,
     const I = cdiv(H + 2 * PD, S)   # padded rows of one residue
     const P = I * OW                # positions of a plane
     const Q = OH * OW
-    const G = 8
-    const TH = 19
+    const G = 16
+    const TH = 57
     const TM = 96
     const TN = 128
     scratch wt: f32[KH, CO, KC]
