@@ -78,8 +78,8 @@ def _ahead(loop: A.For, kernel: A.Kernel, ctx) -> tuple[int, str]:
                             a, b = box(v, later), box(t, earlier)
                         except _Unknown:
                             return 1, f"a region of {v[0]} is not one it can bound from the loop variables"
-                        if a is None or b is None:
-                            return 1, f"{v[0]} is read or written through a view"
+                        if v[1].base.id != t[1].base.id:   # a view and its tensor: their elements' offsets
+                            a, b = _flat(a, v[1].base.id, env, ctx), _flat(b, t[1].base.id, env, ctx)
                         if all(lo <= t_hi and t_lo <= hi for (lo, hi), (t_lo, t_hi) in zip(a, b)):
                             line = phase.span.line if phase.span else "?"
                             return 1, (f"iteration {its[later]}'s vector phase at line {line} touches {v[0]} where "
@@ -125,12 +125,22 @@ WHOLE = 64
 POINTS = 4096
 
 
+def _flat(box, name: str, env: dict, ctx) -> list:
+    """A box of tensor or view ``name`` as the one interval of element offsets in its root's memory
+    it lies within (every stride positive: the least at the low corner, the greatest at the high)."""
+    strides = []
+    for ext in ctx.symbols.strides(name):
+        s = 1
+        for d in ext:
+            s *= env[d] if isinstance(d, str) else d
+        strides.append(s)
+    return [(sum(lo * s for (lo, _), s in zip(box, strides)), sum(hi * s for (_, hi), s in zip(box, strides)))]
+
+
 def _box(region: A.Index, scope: dict, env: dict, ctx):
-    """Per axis of the region's tensor, the least and greatest index the region takes over the
-    scope's ranges, or None for a view (its indices are not its root's)."""
+    """Per axis of the region's tensor (or view), the least and greatest index the region takes over
+    the scope's ranges."""
     base = region.base.id
-    if ctx.symbols.root(base) != base:
-        return None
     dims = [env[d] if isinstance(d, str) else d for d in ctx.tensor(base).dims]
 
     def resolve(e):
@@ -154,7 +164,7 @@ def _box(region: A.Index, scope: dict, env: dict, ctx):
         if len(points) > POINTS:
             raise _Unknown
     if not points:
-        return [(1, 0)] * len(dims)            # no iteration: an empty box
+        return [(1, 0)] * len(dims)            # no iteration: an empty box (flat too: 1 > 0 at every axis)
     for sub in subs:
         for e in (sub.start, sub.stop) if isinstance(sub, A.Slice) else (sub,):
             if e is not None and not _affine(e, sampled):

@@ -83,3 +83,14 @@ def test_iterations_of_several_images_each_the_last_one_shorter(tmp_path):
     distances the shape sets show are checked)."""
     k = compile_verified(tmp_path, PAIRS, OP.replace("batch_size = 2", "batch_size = 3"), trials=2)
     assert "groups=2" in k.lowered.run.levels[-1].text
+
+
+# the layout written through a view of the scratch (of its own shape: the same memory under another
+# name): the regions compare as intervals of the scratch's elements
+THROUGH_VIEW = (GROUPED.replace("    wv = view(", "    xv = view(xt, (N, HP, WP, CI))\n    wv = view(")
+                .replace("store(xt[n, h + KH - 1, wp:wp + TL, :], ", "store(xv[n, h + KH - 1, wp:wp + TL, :], "))
+
+
+def test_a_layout_written_through_a_view_still_runs_ahead(tmp_path):
+    k = compile_verified(tmp_path, THROUGH_VIEW, OP.replace("batch_size = 2", "batch_size = 4"), trials=2)
+    assert "groups=4" in k.lowered.run.levels[-1].text
