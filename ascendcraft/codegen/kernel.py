@@ -47,6 +47,7 @@ from .gemm import GemmEmitter
 from .taps import TAP_STEP, TapsEmitter
 from .scalar_expr import ScalarEmitter
 from .snippets import (
+    EVENT_SYNC,
     HELPERS,
     SCALAR_METHODS,
     SCAN_TABLES,
@@ -287,6 +288,7 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
             "",
             "private:",
             SCALAR_METHODS,
+            EVENT_SYNC if self.taps or "xwork" in self.work else "",
             TAP_STEP if self.taps else "",
             SCAN_TABLES if "sidx" in self.work else "",
             WINDOW_TABLES if "widx" in self.work else "",

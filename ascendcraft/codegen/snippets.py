@@ -204,13 +204,17 @@ WINDOW_TABLES = """    int64_t windowTableKey[6] = {-1, -1, -1, -1, -1, -1};
 # CopyInStrided puts element c of row r at dst[r * pitch + dstCol + c]: dstCol > 0 is a padded
 # load's left halo, whose positions keep their pad value (the first chunk's leading blocks hold
 # the pad value, so the Gather can start on a 32-byte boundary).
-STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void StridedSync()
+# One round of a hardware event: the pipe E waits for returns before the one it orders goes on (a
+# strided copy's reuse of xwork, a tap product's resident weights).
+EVENT_SYNC = """    template <AscendC::HardEvent E> __aicore__ inline void EventSync()
     {
         auto e = static_cast<event_t>(AscendC::GetTPipePtr()->FetchEventID(E));
         AscendC::SetFlag<E>(e);
         AscendC::WaitFlag<E>(e);
     }
-    template <typename T>
+"""
+
+STRIDED_COPIES = """    template <typename T>
     __aicore__ inline void CopyInStrided(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src,
                                          int64_t rows, int64_t cols, int64_t pitch, int64_t dstCol,
                                          int64_t rowStride, int64_t colStride, T pad)
@@ -224,15 +228,15 @@ STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void S
             for (int64_t done = 0; done < cols;) {
                 const int64_t pos = dstCol + done, a0 = pos / epb * epb, lead = vec ? pos - a0 : 0;
                 const int64_t m = AcMin<int64_t>(k - lead, cols - done);
-                StridedSync<AscendC::HardEvent::MTE3_MTE2>();   // a strided store's last read of xwork
-                StridedSync<AscendC::HardEvent::V_MTE2>();      // the last vector pad or Gather of it (any type)
+                EventSync<AscendC::HardEvent::MTE3_MTE2>();   // a strided store's last read of xwork
+                EventSync<AscendC::HardEvent::V_MTE2>();      // the last vector pad or Gather of it (any type)
                 if constexpr (vec) {
-                    StridedSync<AscendC::HardEvent::MTE3_V>();  // a strided store's read, before the vector unit pads it
+                    EventSync<AscendC::HardEvent::MTE3_V>();  // a strided store's read, before the vector unit pads it
                     if (lead > 0) {
                         AscendC::Duplicate(stage, pad, static_cast<int32_t>(lead * epb));
                     }
                 } else {
-                    StridedSync<AscendC::HardEvent::S_MTE2>();
+                    EventSync<AscendC::HardEvent::S_MTE2>();
                 }
                 AscendC::DataCopyPad(stage[lead * epb], src[r * rowStride + done * colStride],
                                      AscendC::DataCopyExtParams{static_cast<uint16_t>(m), static_cast<uint32_t>(sizeof(T)),
@@ -244,10 +248,10 @@ STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void S
                     if (ext > end) {
                         AscendC::Duplicate(stage[end * epb], pad, static_cast<int32_t>((ext - end) * epb));
                     }
-                    StridedSync<AscendC::HardEvent::MTE2_V>();
+                    EventSync<AscendC::HardEvent::MTE2_V>();
                     AscendC::Gather(dst[r * pitch + a0], stage, idx, 0, static_cast<uint32_t>(ext));
                 } else {
-                    StridedSync<AscendC::HardEvent::MTE2_S>();
+                    EventSync<AscendC::HardEvent::MTE2_S>();
                     for (int64_t i = 0; i < m; ++i) {
                         dst.SetValue(r * pitch + pos + i, stage.GetValue(i * epb));
                     }
@@ -273,17 +277,17 @@ STRIDED_COPIES = """    template <AscendC::HardEvent E> __aicore__ inline void S
                 // Brcb takes whole groups of 8 elements; the rest (and other types) go by the scalar unit
                 const int64_t full = (sizeof(T) == 2 || sizeof(T) == 4) ? m / 8 * 8 : 0;
                 if (full > 0) {
-                    StridedSync<AscendC::HardEvent::MTE3_V>();
+                    EventSync<AscendC::HardEvent::MTE3_V>();
                     AscendC::Brcb(stage, src[r * pitch + c0], static_cast<uint8_t>(full / 8),
                                   AscendC::BrcbRepeatParams{1, 8});
-                    StridedSync<AscendC::HardEvent::V_MTE3>();
+                    EventSync<AscendC::HardEvent::V_MTE3>();
                 }
                 if (full < m) {
-                    StridedSync<AscendC::HardEvent::MTE3_S>();
+                    EventSync<AscendC::HardEvent::MTE3_S>();
                     for (int64_t i = full; i < m; ++i) {
                         stage.SetValue(i * epb, src.GetValue(r * pitch + c0 + i));
                     }
-                    StridedSync<AscendC::HardEvent::S_MTE3>();
+                    EventSync<AscendC::HardEvent::S_MTE3>();
                 }
                 AscendC::DataCopyPad(dst[r * rowStride + c0 * colStride], stage,
                                      AscendC::DataCopyExtParams{static_cast<uint16_t>(m), static_cast<uint32_t>(sizeof(T)), 0,

@@ -30,13 +30,6 @@ TAP_STEP = """
         return start > stop ? (start - stop - step - 1) / (-step) : 0;
     }
 
-    template <AscendC::HardEvent E> __aicore__ inline void TapSync()
-    {
-        auto e = static_cast<event_t>(AscendC::GetTPipePtr()->FetchEventID(E));
-        AscendC::SetFlag<E>(e);
-        AscendC::WaitFlag<E>(e);
-    }
-
     // A C tile's image blocks read transposed ([n, k] rows), nt of them at the element offsets
     // tapBOff[0, nt): consecutive taps whose blocks are the same rows shifted by at most TAP_SHIFT
     // rows share one window of L1, copied once (a convolution's taps along a row, Load3D's reuse).
@@ -99,9 +92,9 @@ TAP_STEP = """
         if constexpr (RA) {
             const uint64_t key = reinterpret_cast<uint64_t>(aG.GetPhyAddr());
             if (tapAKey[slot] != key || tapARows[slot] != m) {
-                TapSync<AscendC::HardEvent::MTE1_MTE2>();   // the slot's old tile is in L0 already
+                EventSync<AscendC::HardEvent::MTE1_MTE2>();   // the slot's old tile is in L0 already
                 TapCopyA(tapARes.Get<T>()[slot * tapASlot], aG, m, k, lda);
-                TapSync<AscendC::HardEvent::MTE2_MTE1>();   // (a tap sharing a window copies no B to order it)
+                EventSync<AscendC::HardEvent::MTE2_MTE1>();   // (a tap sharing a window copies no B to order it)
                 tapAKey[slot] = key;
                 tapARows[slot] = m;
             }
@@ -281,9 +274,9 @@ class TapsEmitter:
         self.depth += 1
         self.emit("AscendC::LocalTensor<float> c_ = tapC.AllocTensor<float>();")
         if bt:          # every tap's image block, then the windows they share
-            b_axes = self._region(e.args[1])[2]
+            _, b_off, b_axes = self._region(e.args[1])
             self.emit("int64_t nt_ = 0;")
-            self.emit(f"tapBOff[nt_++] = {self._region(e.args[1])[1]};")
+            self.emit(f"tapBOff[nt_++] = {b_off};")
             self._for_header(A.For(var.id, start, stop, step, ()))
             self.emit(f"    tapBOff[nt_++] = {self._region(b_t)[1]};")
             self.emit("}")

@@ -108,6 +108,20 @@ class Symbols:
         over = self.strides(t.over)
         return [over[p] for p in t.perm]
 
+    def strides_at(self, name: str, env: dict) -> list[int]:
+        """:meth:`strides` of ``name`` in elements, its dims taken from ``env``."""
+        out = []
+        for ext in self.strides(name):
+            s = 1
+            for d in ext:
+                s *= env[d] if isinstance(d, str) else d
+            out.append(s)
+        return out
+
+    def dims_at(self, name: str, env: dict) -> list[int]:
+        """The extents of GM tensor ``name``, its dims taken from ``env``."""
+        return [env[d] if isinstance(d, str) else d for d in self.tensor(name).dims]
+
     def root(self, name: str) -> str:
         """The parameter or scratch tensor whose memory GM tensor ``name`` is (itself, or a view's base)."""
         return self.tensor(name).base or name

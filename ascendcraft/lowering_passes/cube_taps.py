@@ -138,11 +138,8 @@ def match_taps(g):
     # the operands' row strides: Nd2NzParams.srcDValue is 16-bit, and B as stored is copied 16 rows a
     # matrix (srcNdMatrixStride = 16 rows, also 16-bit)
     for region, cap in ((g.a0.src, 65535), (g.b0.src, 65535 if tb else 65535 // 16)):
-        stride = ctx.symbols.strides(region.base.id)[row_axis(region)]
         for env in envs:
-            ld = 1
-            for d in stride:
-                ld *= env[d] if isinstance(d, str) else d
+            ld = ctx.symbols.strides_at(region.base.id, env)[row_axis(region)]
             if ld > cap:
                 raise _refused(f"{region.base.id}'s rows are {ld:,} elements apart: the cube's copy of this tile "
                                f"(DataCopy with Nd2NzParams) takes row strides up to {cap:,} (lay the image out "
@@ -248,8 +245,7 @@ def _span(g, region: A.Index, axis: int, env: dict) -> tuple[int, int]:
 
 
 def _extent(ctx, region: A.Index, axis: int, env: dict) -> int:
-    dim = ctx.tensor(region.base.id).dims[axis]
-    return env[dim] if isinstance(dim, str) else dim
+    return ctx.symbols.dims_at(region.base.id, env)[axis]
 
 
 def _check_inside(g, region: A.Index, env: dict, rows: int, axis: int):

@@ -128,12 +128,7 @@ POINTS = 4096
 def _flat(box, name: str, env: dict, ctx) -> list:
     """A box of tensor or view ``name`` as the one interval of element offsets in its root's memory
     it lies within (every stride positive: the least at the low corner, the greatest at the high)."""
-    strides = []
-    for ext in ctx.symbols.strides(name):
-        s = 1
-        for d in ext:
-            s *= env[d] if isinstance(d, str) else d
-        strides.append(s)
+    strides = ctx.symbols.strides_at(name, env)
     return [(sum(lo * s for (lo, _), s in zip(box, strides)), sum(hi * s for (_, hi), s in zip(box, strides)))]
 
 
@@ -141,7 +136,7 @@ def _box(region: A.Index, scope: dict, env: dict, ctx):
     """Per axis of the region's tensor (or view), the least and greatest index the region takes over
     the scope's ranges."""
     base = region.base.id
-    dims = [env[d] if isinstance(d, str) else d for d in ctx.tensor(base).dims]
+    dims = ctx.symbols.dims_at(base, env)
 
     def resolve(e):
         return map_names(e, lambda n: resolve(scope["scalars"][n.id]) if n.id in scope["scalars"] else n)
