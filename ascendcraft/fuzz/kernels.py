@@ -79,7 +79,8 @@ FIXED_BUGS = {
                       "(codegen/kernel.py: a region keeping a non-last axis was copied as contiguous)",
     "reverse_scan_tail": "a range loop with a negative step whose first tile is the short tail "
                          "(range(LAST, -1, -T) with C % T != 0): the prefetch pass's output is invalid "
-                         "(value tile f32[tail] does not fit region [T])",
+                         "(value tile f32[tail] does not fit region [T]); prefetch skipped such loops, and now "
+                         "moves them ahead with the tile's type joined over the loop (dsl/checker.py _for)",
     "two_scalar_loads": "two loaded one-value tiles read in one statement (load(x[i]) + load(z[i])): "
                         "prefetch._sink_reads swaps the two GetValue reads forever (the lowering hangs)",
     "erf_scalar": "erf of a 0-d tile gives a [1] tile in the interpreter (store then fails: shape (1,) does "

@@ -109,7 +109,8 @@ class _Prefetcher:
         return _sink_reads(out)
 
     def _loop(self, loop: A.For) -> list:
-        if not _has_scalar_reduction(loop.body) or not _counts_up(self.ctx, loop):
+        step = _known_step(self.ctx, loop)
+        if not _has_scalar_reduction(loop.body) or not step:
             return [loop]
         assigned = {n.target for b in loop.body for n in A.walk(b) if isinstance(n, A.Assign)}
         scalars: dict[str, A.Expr] = {}   # integer scalars computed earlier in the body, in order
@@ -131,7 +132,7 @@ class _Prefetcher:
                 first = self._region_at(s.value.src, scalars, loop.var, loop.start)
                 nxt = self._region_at(s.value.src, scalars, loop.var, binary("+", A.Name(loop.var), loop.step))
                 if not (A.names_in(loop.stop) & assigned):
-                    nxt = self._empty_past_end(*nxt, loop.stop)
+                    nxt = self._empty_past_end(*nxt, loop.stop, step > 0)
                 load = s.value
                 if s.target in self.prefetched and self._own_queue(s.value.out):
                     # an inner loop's first tile: from a queue of its own, its inner loop peeled
@@ -240,18 +241,18 @@ class _Prefetcher:
         moved = map_names(src, lambda n: A.Name(renamed[n.id]) if n.id in renamed else n)
         return stmts, self._clamp_indices(moved, set(renamed.values()))
 
-    def _empty_past_end(self, stmts: list, src, stop):
+    def _empty_past_end(self, stmts: list, src, stop, up: bool):
         """The next iteration's region made empty when there is no next iteration: its first slice
-        ``a:a + E`` moved past the tensor's end (``a + D * past : ... + E``, past = 1 once the loop
-        variable's next value reaches ``stop``). Otherwise a core's last iteration would copy in the
+        ``a:a + E`` moved to the tensor's end (``a + past * (D - a) : ... + E``, past = 1 once the loop
+        variable's next value reaches ``stop``, from below when ``up``, else from above). Otherwise a core's last iteration would copy in the
         first tile of the next core's share, HBM bytes read and never used; at a row's end the region
         is clamped away already. A region of integer indices only stays (one element, clamped)."""
         if not isinstance(src, A.Index):
             return stmts, src
         dims = self.ctx.tensor(src.base.id).dims
         nxt = stmts[0].target                       # the loop variable's next value
-        if any(isinstance(sub, A.Slice) and sub.start == A.Name(nxt) and stop == dim_expr(dim)
-               for sub, dim in zip(src.subscripts, dims)):
+        if up and any(isinstance(sub, A.Slice) and sub.start == A.Name(nxt) and stop == dim_expr(dim)
+                      for sub, dim in zip(src.subscripts, dims)):
             return stmts, src                       # x[b, j:j + T] over range(0, N, T): past N already
         for axis, (sub, dim) in enumerate(zip(src.subscripts, dims)):
             if not isinstance(sub, A.Slice):
@@ -262,9 +263,13 @@ class _Prefetcher:
                 continue
             past, moved = self.names.fresh("_past"), self.names.fresh("_from")
             self.made |= {past, moved}
-            over = binary("+", binary("-", A.Name(nxt), copy.deepcopy(stop)), A.Int(1))
+            # the next value reached the stop: at or past it counting up, at or below it counting down
+            ahead = (A.Name(nxt), copy.deepcopy(stop)) if up else (copy.deepcopy(stop), A.Name(nxt))
+            over = binary("+", binary("-", *ahead), A.Int(1))
             stmts = stmts + [A.Assign(past, call("minimum", call("maximum", over, A.Int(0)), A.Int(1))),
-                             A.Assign(moved, binary("+", start, binary("*", dim_expr(dim), A.Name(past))))]
+                             # the axis's end when past (a start counting down may be below 0)
+                             A.Assign(moved, binary("+", start, binary("*", A.Name(past),
+                                                                       binary("-", dim_expr(dim), copy.deepcopy(start)))))]
             subs = list(src.subscripts)
             subs[axis] = replace(sub, start=A.Name(moved), stop=binary("+", A.Name(moved), copy.deepcopy(extent)))
             return stmts, replace(src, subscripts=tuple(subs))
@@ -345,12 +350,12 @@ def _read_later(stmts, name: str) -> bool:
     return read and any(isinstance(s, A.Free) and s.name == name for s in stmts)
 
 
-def _counts_up(ctx, loop: A.For) -> bool:
-    """A loop with a step known to be positive: its first tile is a full one. (Counting down from
-    the tail, the first tile is the short one, and the prefetched tile's type would be the tail's.)"""
+def _known_step(ctx, loop: A.For) -> int:
+    """The loop's step if it is a known constant (its sign says which way the next value passes
+    the stop), else 0."""
     t = ctx.type_of(loop.step)
     value = loop.step.value if isinstance(loop.step, A.Int) else getattr(t, "value", None)
-    return isinstance(value, int) and value > 0
+    return value if isinstance(value, int) else 0
 
 
 def _sink_reads(stmts: list) -> list:

@@ -205,3 +205,14 @@ def test_a_padded_slice_whose_bounds_share_a_non_linear_term_has_a_constant_leng
     assert ck is not None
     # different terms do not cancel: t % 3 against t % 4 has no constant length
     rejects(body.replace("t % 3 - t // 3 + 64", "t % 4 - t // 3 + 64"), "each slice needs a constant length", line=4)
+
+
+def test_a_carried_tile_first_shorter_takes_the_longer_type_of_the_loop():
+    # the tail tile first (counting down), then whole tiles: the body's first pass saw the tail's
+    # type at the store and refused; the pass is taken again with the joined type
+    body = ("    for r in parallel(R):\n        t = load(x[r, 960:1024])\n"
+            "        for j in range(896, -1, -64):\n            u = t\n            t = load(x[r, j:j + 64])\n"
+            "            store(y[r, j + 64:j + 128], u)\n")
+    run_check(body)
+    # a store that holds at no joined type still fails, at its line
+    rejects(body.replace("j + 64:j + 128], u", "j + 64:j + 192], u"), "does not fit region [128]", line=7)
