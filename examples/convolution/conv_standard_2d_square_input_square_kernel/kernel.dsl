@@ -8,8 +8,11 @@
 # meets an input value the convolution does not weigh). Kernel row kh reads the planes of
 # residue kh % S from position (oh + kh // S) * OW + ow: a block of every plane, rows P apart, read
 # by the cube as stored (docs/dsl.md, "Tap products"). The weight is [KH, CO, KC] to match.
-# Per group of G images (a loop of phases) the vector cores lay out the next groups' planes while
-# the cube cores compute this group's tiles of y: 96 channels by 128 output pixels, 11 taps each.
+# The weights are read one output channel a copy and transposed on chip (11 copies of 3 values per
+# channel and kernel row each waited out the GM latency: 250 us before the first tap). Per group of
+# G images (a loop of phases) the vector cores lay out the next groups' planes, the ones and zero
+# planes among them, while the cube cores compute this group's tiles of y: 96 channels by 128
+# output pixels, 11 taps each.
 kernel conv_standard_2d(x: gm f32[N, CI, H, W], conv1_weight: gm f32[CO, CI, KH, KW], conv1_bias: gm f32[CO]) -> (
         y: gm f32[N, CO, OH, OW]):
     const S = 4                     # the layer's stride and padding (fixed in the op's __init__)
@@ -27,14 +30,16 @@ kernel conv_standard_2d(x: gm f32[N, CI, H, W], conv1_weight: gm f32[CO, CI, KH,
     xtv = view(xt, (N, S, KC, I, OW))
     yv = view(y, (N, CO, Q))
     bv = view(conv1_bias, (CO, 1))
-    for kh, co in parallel(KH, CO):
-        store(wt[kh, co, KW * CI:KC], full((KC - KW * CI,), 0.0, f32))
-        for kw in range(KW):
-            store(wt[kh, co, kw * CI:kw * CI + CI], load(conv1_weight[co, :, kh, kw]))
+    const KK = KH * KW
+    wv = view(conv1_weight, (CO, CI, KK))
+    for co in parallel(CO):
+        tt = transpose(load(wv[co, :, :]))
+        for kh in range(KH):
+            store(wt[kh, co, KW * CI:KC], full((KC - KW * CI,), 0.0, f32))
+            for kw in range(KW):
+                store(wt[kh, co, kw * CI:kw * CI + CI], tt[kh * KW + kw, :])
     for co in parallel(CO):
         store(wt[0, co, KW * CI:KW * CI + 1], load(bv[co, :]))
-    for n, r, c in parallel(N, S, KC - KW * CI):    # the plane of ones, then the zero planes
-        store(xt[n, r, KW * CI + c, :], full((P,), 0.0, f32) + cast(1 - minimum(c, 1), f32))
     for g in range(0, N, G):
         for gn, ci, r, ib in parallel(minimum(G, N - g), CI, S, cdiv(I, TH)):
             n = g + gn
@@ -42,6 +47,8 @@ kernel conv_standard_2d(x: gm f32[N, CI, H, W], conv1_weight: gm f32[CO, CI, KH,
             t = load(x[n, ci, S * i0 + r - PD:S * (i0 + TH) + r - PD:S, 0 - PD:W + PD], pad=0.0)
             for kw in range(KW):
                 store(xtv[n, r, kw * CI + ci, i0:i0 + TH, :], t[:, kw:kw + S * (OW - 1) + 1:S])
+        for gn, r, c in parallel(minimum(G, N - g), S, KC - KW * CI):   # the plane of ones, then zero planes
+            store(xt[g + gn, r, KW * CI + c, :], full((P,), 0.0, f32) + cast(1 - minimum(c, 1), f32))
         for gn, i, j in parallel(minimum(G, N - g), cdiv(CO, TM), cdiv(Q, TN)):
             n = g + gn
             m = i * TM
