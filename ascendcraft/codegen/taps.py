@@ -113,6 +113,7 @@ TAP_STEP = """
             tapB1.EnQue(b1);
             return;
         } else {              // B stored [k, n]: Zz, an NZ matrix per 16 rows of k, for LoadDataWithTranspose
+            constexpr int64_t C0 = 32 / sizeof(T);
             AscendC::LocalTensor<T> b1 = tapB1.AllocTensor<T>();
             const int64_t full = k / 16, tail = k % 16;
             if (full > 0) {
@@ -121,6 +122,10 @@ TAP_STEP = """
                                                                16, 1, static_cast<uint16_t>(16 * nAl)});
             }
             if (tail > 0) {
+                if (k % C0 != 0) {   // the rows past K, which the cube multiplies (whole fractals): zeros first
+                    AscendC::Fill(b1[full * 16 * nAl], AscendC::InitConstValueParams<T>{
+                        1, static_cast<uint16_t>(16 * nAl * sizeof(T) / 32), 0, static_cast<T>(0)});
+                }
                 AscendC::DataCopy(b1[full * 16 * nAl], bG[full * 16 * ldb],
                                   AscendC::Nd2NzParams{1, static_cast<uint16_t>(tail), static_cast<uint16_t>(n), 0,
                                                        static_cast<uint16_t>(ldb), 16, 1, 0});

@@ -95,6 +95,9 @@ PLANTED = {
                        ["ifTranspose=true on float", "LoadDataWithTranspose"]),
     # A through LoadDataWithTranspose (K aligned to 16 in L0A) read as if aligned to 8: Mmad reads a padding fractal
     "NO_KALIGN": ("uninit-read", "Mmad", "AscendC::Mmad(cl, a2, b2, mp);", ["fm element A[16][0]", "K aligned to 8"]),
+    # B [k x n] through a Zz layout whose rows past K (21 in the second step: 24 with the fractal) are not zeroed
+    "K_PADDING": ("uninit-read", "Mmad", "AscendC::Mmad(cl, a2, b2, mp);", ["filter element B[21][0]", "K padding",
+                                                                          "Fill"]),
     "QUANT": ("dtype", "Fixpipe", "AscendC::Fixpipe(cGM, cd,", ["needs quantPre NoQuant, not F322F16"]),
     "HF32": ("unsupported", "SetHF32Mode", "SetHF32Mode(AscendC::HF32Mode::ENABLE)", ["HF32"]),
 }

@@ -164,6 +164,12 @@ __global__ __aicore__ void conv_dw(GM_ADDR x, GM_ADDR dy, GM_ADDR dw, uint32_t c
             Img2colParams<T>(c, h, wd, kh, kw, strideH, strideW, dilH, dilW, pads, p0, pc, 0, k);
         AscendC::LocalTensor<T> a2 = qA.AllocTensor<T>();
         AscendC::LocalTensor<T> b2 = qB.AllocTensor<T>();
+        // the last pixel tile's K padding (pixels past pc), which img2col does not write and the cube multiplies
+        // (it reads whole fractals): zeros first (Fill, on MTE1 before the loads)
+        AscendC::Fill(a2, AscendC::InitConstValueParams<T>{1, static_cast<uint16_t>(tileP * (TRANS ? k : cout) * sizeof(T) / 512),
+                                                           0, static_cast<T>(0)});
+        AscendC::Fill(b2, AscendC::InitConstValueParams<T>{1, static_cast<uint16_t>(tileP * (TRANS ? cout : k) * sizeof(T) / 512),
+                                                           0, static_cast<T>(0)});
         if constexpr (TRANS) {
             p.enTranspose = true;
             AscendC::LoadData(a2, x1, p);  // A = img2col^T [K x pc]

@@ -53,6 +53,19 @@ struct LoadData2DParams {
         : startIndex(start), repeatTimes(repeat), srcStride(srcStrideIn), sid(sidIn), dstGap(dstGapIn),
           ifTranspose(transpose), addrMode(addrModeIn) {}
 };
+// Fill's parameters (kernel_struct_mm.h; Fill.md, formerly InitConstValue): repeatTimes iterations of blockNum
+// blocks each, dstGap blocks between iterations; a block is 32 bytes in L1, 512 in L0A / L0B.
+template <typename T>
+struct InitConstValueParams {
+    uint16_t repeatTimes = 0;
+    uint16_t blockNum = 0;
+    uint16_t dstGap = 0;
+    T initValue = 0;
+    InitConstValueParams() = default;
+    InitConstValueParams(uint16_t repeat, uint16_t blocks, uint16_t gap, T value)
+        : repeatTimes(repeat), blockNum(blocks), dstGap(gap), initValue(value) {}
+    InitConstValueParams(uint16_t repeat, T value) : repeatTimes(repeat), blockNum(1), initValue(value) {}
+};
 struct LoadData2dTransposeParams {
     uint16_t startIndex = 0;
     uint8_t repeatTimes = 0;
@@ -293,6 +306,46 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
         }
 }
 
+// ---- Fill (Fill.md): a constant into L1 (on MTE2, 32-byte blocks, 32-byte aligned) or L0A / L0B (on MTE1,
+// 512-byte blocks, 512-byte aligned); repeatTimes or blockNum 0 is no operation. The padding of a K tail that
+// Nd2Nz does not write (the rows past K of a Zz layout) is zeroed this way before Mmad reads it.
+template <typename T>
+inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<T>& p, ASC_LOC_PARAM) {
+    const char* api = "Fill";
+    asc_sim::State& s = asc_sim::S();
+    asc_sim::enter(api, asc_loc_);
+    const bool l1 = dst.sp_ == asc_sim::SP_L1;
+    if (!l1 && dst.sp_ != asc_sim::SP_L0A && dst.sp_ != asc_sim::SP_L0B)
+        asc_sim::fail("position", api, asc_loc_,
+                      asc_sim::fmt("Fill: dst is in %s (TPosition %s); it must be in L1 (A1/B1), L0A (A2) or L0B (B2)",
+                                   asc_sim::space_name(dst.sp_), PositionName(dst.pos_)));
+    if (p.repeatTimes > 32767 || p.blockNum > 32767 || p.dstGap > 32767)
+        asc_sim::fail("param-range", api, asc_loc_,
+                      asc_sim::fmt("Fill repeatTimes=%u blockNum=%u dstGap=%u: each must be <= 32767", p.repeatTimes,
+                                   p.blockNum, p.dstGap));
+    if (p.repeatTimes == 0 || p.blockNum == 0) return;
+    const uint64_t blk = l1 ? 32 : 512, per = blk / sizeof(T);
+    const uint64_t ext = ((static_cast<uint64_t>(p.repeatTimes) - 1) * (p.blockNum + p.dstGap) + p.blockNum) * per;
+    asc_sim::use_local(api, asc_loc_, "dst", dst, ext, true, static_cast<uint32_t>(blk));
+    const uint64_t bytes = static_cast<uint64_t>(p.repeatTimes) * p.blockNum * blk;
+    asc_sim::Deps d;
+    d.wr[0] = dst.buf_;
+    if (l1) {
+        asc_sim::schedule(asc_sim::Pipe::MTE2, s.cfg.mte_overhead + static_cast<double>(bytes) / s.cfg.mte2_bpc, d);
+    } else {
+        const double bpc = dst.sp_ == asc_sim::SP_L0A ? s.cfg.l1_l0a_bpc : s.cfg.l1_l0b_bpc;
+        asc_sim::schedule(asc_sim::Pipe::MTE1, s.cfg.cube_overhead + static_cast<double>(bytes) / bpc, d);
+    }
+    if (s.cfg.cost_only) return;
+    T* out = dst.ptr();
+    for (uint64_t r = 0; r < p.repeatTimes; ++r) {
+        const uint64_t first = r * (p.blockNum + p.dstGap) * per;
+        for (uint64_t e = 0; e < p.blockNum * per; ++e) out[first + e] = p.initValue;
+        asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + first * sizeof(T)),
+                              static_cast<uint32_t>(p.blockNum * blk));
+    }
+}
+
 // ---- L1 -> L0A / L0B: repeatTimes fractals of 512 bytes; optional per-fractal transpose (16-bit types only)
 template <typename T>
 inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p, ASC_LOC_PARAM) {
@@ -460,14 +513,23 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
         if (asc_sim::first_unwritten(sp, addr, bytes) < 0) return;
         asc_sim::fail("uninit-read", api, asc_loc_,
                       asc_sim::fmt("Mmad reads %s element %c[%u][%u] (of m=%u, n=%u, k=%u%s; %s address 0x%x), which "
-                                   "nothing wrote since the buffer was allocated", name, mat, r, c, p.m, p.n, p.k,
+                                   "nothing wrote since the buffer was allocated%s", name, mat, r, c, p.m, p.n, p.k,
                                    f32 && mat == 'A' && !gemv ? (p.kDirectionAlign ? ", kDirectionAlign" : ", K aligned to 8") : "",
-                                   asc_sim::space_name(sp), addr));
+                                   asc_sim::space_name(sp), addr,
+                                   (mat == 'A' ? c : r) >= p.k && mat != 'C'
+                                       ? ": it is K padding, which the cube multiplies (it reads whole fractals, "
+                                         "K-方向对齐约束.md); zero it in L1 first (Fill) or give K a whole fractal"
+                                       : ""));
     };
+    // The cube multiplies whole fractals: K runs to the end of the last fractal that holds data, ceil(k / C0) * C0
+    // (K-方向对齐约束.md: for K = 36 float, 5 fractals a row of A are read), so the K padding of A and B takes
+    // part: Nd2Nz writes zeros past a row's dValue, a Zz layout's rows past K must be zeroed (Fill). GEMV reads
+    // A as k contiguous elements (GEMV.md).
+    const uint32_t kpad = kread * c0, ka = gemv ? p.k : kpad;
     for (uint32_t i = 0; i < p.m; ++i)
-        for (uint32_t kk = 0; kk < p.k; ++kk)
+        for (uint32_t kk = 0; kk < ka; ++kk)
             need("fm", 'A', fm.sp_, static_cast<uint32_t>(fm.addr_ + aidx(i, kk) * sizeof(U)), sizeof(U), i, kk);
-    for (uint32_t kk = 0; kk < p.k; ++kk)
+    for (uint32_t kk = 0; kk < ka; ++kk)
         for (uint32_t j = 0; j < p.n; ++j)
             need("filter", 'B', filter.sp_, static_cast<uint32_t>(filter.addr_ + bidx(kk, j) * sizeof(S)), sizeof(S), kk, j);
     for (uint32_t i = 0; i < p.m; ++i)
@@ -477,7 +539,7 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
                 need("dst (accumulated)", 'C', dst.sp_, static_cast<uint32_t>(dst.addr_ + cidx(i, j) * sizeof(T)), sizeof(T), i, j);
                 acc = static_cast<float>(C[cidx(i, j)]);
             }
-            for (uint32_t kk = 0; kk < p.k; ++kk) acc += asc_sim::fv(A[aidx(i, kk)]) * asc_sim::fv(B[bidx(kk, j)]);
+            for (uint32_t kk = 0; kk < ka; ++kk) acc += asc_sim::fv(A[aidx(i, kk)]) * asc_sim::fv(B[bidx(kk, j)]);
             C[cidx(i, j)] = static_cast<T>(acc);
             asc_sim::mark_written(dst.sp_, static_cast<uint32_t>(dst.addr_ + cidx(i, j) * sizeof(T)), sizeof(T));
         }
