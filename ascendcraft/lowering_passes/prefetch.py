@@ -244,7 +244,8 @@ class _Prefetcher:
     def _empty_past_end(self, stmts: list, src, stop, up: bool):
         """The next iteration's region made empty when there is no next iteration: its first slice
         ``a:a + E`` moved to the tensor's end (``a + past * (D - a) : ... + E``, past = 1 once the loop
-        variable's next value reaches ``stop``, from below when ``up``, else from above). Otherwise a core's last iteration would copy in the
+        variable's next value reaches ``stop``, from below when ``up``, else from above; the stop keeps its
+        form at the moved start: ``r:minimum(r + RB, e)`` is ``m:minimum(m + RB, e)``). Otherwise a core's last iteration would copy in the
         first tile of the next core's share, HBM bytes read and never used; at a row's end the region
         is clamped away already. A region of integer indices only stays (one element, clamped)."""
         if not isinstance(src, A.Index):
@@ -258,8 +259,13 @@ class _Prefetcher:
             if not isinstance(sub, A.Slice):
                 continue
             start = sub.start if sub.start is not None else A.Int(0)
-            extent = bounded_difference(start, sub.stop if sub.stop is not None else dim_expr(dim))
+            stop_at = sub.stop if sub.stop is not None else dim_expr(dim)
+            extent = bounded_difference(start, stop_at)
             if extent is None or any(isinstance(n, A.Call) for n in A.walk(extent)):
+                continue
+            # the slice at the moved start keeps its stop's form: r:minimum(r + RB, e) becomes
+            # m:minimum(m + RB, e) (m:m + RB would read past e, the rows of the next core's share)
+            if not isinstance(start, A.Name) and any(isinstance(n, A.Call) for n in A.walk(stop_at)):
                 continue
             past, moved = self.names.fresh("_past"), self.names.fresh("_from")
             self.made |= {past, moved}
@@ -271,7 +277,9 @@ class _Prefetcher:
                              A.Assign(moved, binary("+", start, binary("*", A.Name(past),
                                                                        binary("-", dim_expr(dim), copy.deepcopy(start)))))]
             subs = list(src.subscripts)
-            subs[axis] = replace(sub, start=A.Name(moved), stop=binary("+", A.Name(moved), copy.deepcopy(extent)))
+            new_stop = map_names(copy.deepcopy(stop_at), lambda n: A.Name(moved) if n.id == start.id else n) \
+                if isinstance(start, A.Name) else binary("+", A.Name(moved), copy.deepcopy(extent))
+            subs[axis] = replace(sub, start=A.Name(moved), stop=new_stop)
             return stmts, replace(src, subscripts=tuple(subs))
         return stmts, src
 

@@ -538,3 +538,41 @@ kernel blocksum(x: gm f32[B, N]) -> (y: gm f32[C]):
     prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
     assert any("one iteration ahead" in n for n in prefetch["notes"])
     assert k.report["modeled"]["gm_bytes"] == 96 * 4096 * 4 + 12 * 4
+
+
+_SHARE_SUMS_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.stack([c.sum() for c in torch.split(x, 11)])
+R = 53
+C = 1100
+def get_inputs():
+    return [torch.randn(R, C)]
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_prefetched_slice_ending_at_a_minimum_keeps_its_end(tmp_path):
+    # the next chunk r:minimum(r + RB, e) was prefetched as m:m + RB, which read past e into the next
+    # core's share at a share's short last chunk: lower failed at prefetch (the program computed
+    # something else) for a kernel check passed
+    kernel = """
+kernel share_sums(x: gm f32[R, C]) -> (y: gm f32[S]):
+    const RB = 4
+    const RS = 11
+    for s in parallel(cdiv(R, RS)):
+        e = minimum(s * RS + RS, R)
+        acc = 0.0
+        for r in range(s * RS, e, RB):
+            acc = acc + sum(load(x[r:minimum(r + RB, e), :]))
+        store(y[s], acc)
+"""
+    import ascendcraft
+    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
+    (tmp_path / "op.py").write_text(_SHARE_SUMS_OP)
+    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2)
+    assert k.report["backend_verification"]["verdict"] == "PASS"
+    prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
+    assert any("one iteration ahead" in n for n in prefetch["notes"])
