@@ -243,11 +243,12 @@ class _Prefetcher:
 
     def _empty_past_end(self, stmts: list, src, stop, up: bool):
         """The next iteration's region made empty when there is no next iteration: its first slice
-        ``a:a + E`` moved to the tensor's end (``a + past * (D - a) : ... + E``, past = 1 once the loop
-        variable's next value reaches ``stop``, from below when ``up``, else from above; the stop keeps its
-        form at the moved start: ``r:minimum(r + RB, e)`` is ``m:minimum(m + RB, e)``). Otherwise a core's last iteration would copy in the
-        first tile of the next core's share, HBM bytes read and never used; at a row's end the region
-        is clamped away already. A region of integer indices only stays (one element, clamped)."""
+        ``a:a + E`` moved to the tensor's end (``a + past * (D - a) : ... + E``, past = 1 once the
+        loop variable's next value reaches ``stop``, from below when ``up``, else from above; the stop
+        keeps its form at the moved start: ``r:minimum(r + RB, e)`` is ``m:minimum(m + RB, e)``).
+        Otherwise a core's last iteration would copy in the first tile of the next core's share, HBM
+        bytes read and never used; at a row's end the region is clamped away already. A region of
+        integer indices only stays (one element, clamped)."""
         if not isinstance(src, A.Index):
             return stmts, src
         dims = self.ctx.tensor(src.base.id).dims
@@ -274,8 +275,8 @@ class _Prefetcher:
             over = binary("+", binary("-", *ahead), A.Int(1))
             stmts = stmts + [A.Assign(past, call("minimum", call("maximum", over, A.Int(0)), A.Int(1))),
                              # the axis's end when past (a start counting down may be below 0)
-                             A.Assign(moved, binary("+", start, binary("*", A.Name(past),
-                                                                       binary("-", dim_expr(dim), copy.deepcopy(start)))))]
+                             A.Assign(moved, binary("+", start, binary(
+                                 "*", A.Name(past), binary("-", dim_expr(dim), copy.deepcopy(start)))))]
             subs = list(src.subscripts)
             new_stop = map_names(copy.deepcopy(stop_at), lambda n: A.Name(moved) if n.id == start.id else n) \
                 if isinstance(start, A.Name) else binary("+", A.Name(moved), copy.deepcopy(extent))
@@ -324,6 +325,16 @@ class _Prefetcher:
         self.depth[queue] = 3
         return True
 
+    def _peelable(self, stmts, pf: str) -> bool:
+        """Whether ``pf``, an inner loop's prefetched tile, is that loop's only one and its first
+        statement's (``t = pf``): the loop whose first iteration takes it from a queue of its own."""
+        for s in stmts:
+            if isinstance(s, A.For) and any(isinstance(x, A.Assign) and x.value == A.Name(pf) for x in s.body):
+                aliases = [x for x in s.body if isinstance(x, A.Assign) and isinstance(x.value, A.Name)
+                           and x.value.id in self.prefetched]
+                return len(aliases) == 1 and s.body[0] is aliases[0]
+        return False
+
     def _movable(self, s, loop, assigned, scalars) -> bool:
         if not (isinstance(s, A.Assign) and isinstance(s.value, A.Load) and s.value.out in self.queues):
             return False
@@ -333,8 +344,8 @@ class _Prefetcher:
             return False
         if not any(isinstance(f, A.Free) and f.name == s.target for f in loop.body):
             return False
-        if s.target in self.prefetched and not (self._room_for_own_queue(s.value.out)
-                                                or self._third_slot(s.value.out)):
+        if s.target in self.prefetched and not (self._peelable(loop.body, s.target) and (
+                self._room_for_own_queue(s.value.out) or self._third_slot(s.value.out))):
             return False
         def closure(e) -> set:
             names = A.names_in(e)

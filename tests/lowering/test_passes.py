@@ -576,3 +576,39 @@ kernel share_sums(x: gm f32[R, C]) -> (y: gm f32[S]):
     assert k.report["backend_verification"]["verdict"] == "PASS"
     prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
     assert any("one iteration ahead" in n for n in prefetch["notes"])
+
+
+_ROW_DOTS_OP = """import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, emb, ids, w):
+        return (emb[ids] * w).sum(dim=1)
+V = 13
+D = 300
+K = 90
+def get_inputs():
+    return [torch.randn(V, D), torch.randint(0, V, (K,)), torch.randn(K, D)]
+def get_init_inputs():
+    return []
+"""
+
+
+def test_an_inner_loop_with_two_prefetched_tiles_keeps_its_first_one_in_place(tmp_path):
+    # the inner loop prefetches a row picked by an index (not movable further) and w's row (movable): w's
+    # first tile was moved an outer iteration ahead for a peel that looks only at the loop's first tile,
+    # and lower failed at prefetch (a name of no tile) for a kernel check passed
+    kernel = """
+kernel row_dots(emb: gm f32[V, D], ids: gm i64[K], w: gm f32[K, D]) -> (y: gm f32[K]):
+    const T = 128
+    for k in parallel(K):
+        r = load(ids[k])
+        s = 0.0
+        for j in range(0, D, T):
+            s = s + sum(load(emb[r, j:j + T]) * load(w[k, j:j + T]))
+        store(y[k], s)
+"""
+    import ascendcraft
+    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
+    (tmp_path / "op.py").write_text(_ROW_DOTS_OP)
+    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2)
+    assert k.report["backend_verification"]["verdict"] == "PASS"
