@@ -343,6 +343,16 @@ def test_a_load_indexed_by_an_element_of_a_tile_is_not_prefetched(tmp_path):
     compile_verified(tmp_path, _PICK_BY_INDEX_TILE, _PICK_OP, trials=2)
 
 
+def _verified(tmp_path, kernel: str, op: str, prefetched: bool):
+    """compile_verified with the time modeled; with ``prefetched``, a loop of it loads one iteration ahead."""
+    from compiled import compile_verified
+    k = compile_verified(tmp_path, kernel, op, trials=2, model_time=True)
+    if prefetched:
+        prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
+        assert any("one iteration ahead" in n for n in prefetch["notes"])
+    return k
+
+
 _ROW_SUMS_OP = """import torch
 import torch.nn as nn
 class Model(nn.Module):
@@ -366,13 +376,7 @@ kernel rowsum(x: gm f32[B, N]) -> (y: gm f32[B]):
         s = sum(load(x[b, :]))
         store(y[b], s * s)
 """
-    import ascendcraft
-    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
-    (tmp_path / "op.py").write_text(_ROW_SUMS_OP)
-    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2, model_time=True)
-    assert k.report["backend_verification"]["verdict"] == "PASS"
-    prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
-    assert any("one iteration ahead" in n for n in prefetch["notes"])
+    k = _verified(tmp_path, kernel, _ROW_SUMS_OP, prefetched=True)
     assert k.report["modeled"]["gm_bytes"] == 96 * 8192 * 4 + 96 * 4      # each byte once, no more (was 4,686,208)
 
 
@@ -493,13 +497,7 @@ kernel suffix(x: gm f32[B, N]) -> (y: gm f32[B, N]):
             store(y[b, j:j + T], cumsum(t, reverse=True) + carry)
             carry = carry + sum(t)
 """
-    import ascendcraft
-    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
-    (tmp_path / "op.py").write_text(_SUFFIX_OP)
-    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2, model_time=True)
-    assert k.report["backend_verification"]["verdict"] == "PASS"
-    prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
-    assert any("one iteration ahead" in n for n in prefetch["notes"])
+    k = _verified(tmp_path, kernel, _SUFFIX_OP, prefetched=True)
     assert k.report["modeled"]["gm_bytes"] == 2 * 24 * 5000 * 4      # each byte read once and written once
 
 
@@ -530,13 +528,7 @@ kernel blocksum(x: gm f32[B, N]) -> (y: gm f32[C]):
             s = s + sum(load(x[r:r + T, :]))
         store(y[c], s)
 """
-    import ascendcraft
-    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
-    (tmp_path / "op.py").write_text(_BLOCK_SUMS_OP)
-    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2, model_time=True)
-    assert k.report["backend_verification"]["verdict"] == "PASS"
-    prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
-    assert any("one iteration ahead" in n for n in prefetch["notes"])
+    k = _verified(tmp_path, kernel, _BLOCK_SUMS_OP, prefetched=True)
     assert k.report["modeled"]["gm_bytes"] == 96 * 4096 * 4 + 12 * 4
 
 
@@ -569,13 +561,7 @@ kernel share_sums(x: gm f32[R, C]) -> (y: gm f32[S]):
             acc = acc + sum(load(x[r:minimum(r + RB, e), :]))
         store(y[s], acc)
 """
-    import ascendcraft
-    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
-    (tmp_path / "op.py").write_text(_SHARE_SUMS_OP)
-    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2)
-    assert k.report["backend_verification"]["verdict"] == "PASS"
-    prefetch = next(p for p in k.report["passes"] if p["name"] == "prefetch")
-    assert any("one iteration ahead" in n for n in prefetch["notes"])
+    _verified(tmp_path, kernel, _SHARE_SUMS_OP, prefetched=True)
 
 
 _ROW_DOTS_OP = """import torch
@@ -607,8 +593,4 @@ kernel row_dots(emb: gm f32[V, D], ids: gm i64[K], w: gm f32[K, D]) -> (y: gm f3
             s = s + sum(load(emb[r, j:j + T]) * load(w[k, j:j + T]))
         store(y[k], s)
 """
-    import ascendcraft
-    (tmp_path / "k.dsl").write_text(kernel.lstrip("\n"))
-    (tmp_path / "op.py").write_text(_ROW_DOTS_OP)
-    k = ascendcraft.compile(tmp_path / "k.dsl", tmp_path / "op.py", trials=2)
-    assert k.report["backend_verification"]["verdict"] == "PASS"
+    _verified(tmp_path, kernel, _ROW_DOTS_OP, prefetched=False)
