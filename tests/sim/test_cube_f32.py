@@ -98,6 +98,8 @@ PLANTED = {
     # B [k x n] through a Zz layout whose rows past K (21 in the second step: 24 with the fractal) are not zeroed
     "K_PADDING": ("uninit-read", "Mmad", "AscendC::Mmad(cl, a2, b2, mp);", ["filter element B[21][0]", "K padding",
                                                                           "Fill"]),
+    # Fill of twice an L1 tile's 32-byte blocks
+    "FILL_OVER": ("tensor-overflow", "Fill", "AscendC::Fill(a1,", ["Fill: operand dst needs"]),
     "QUANT": ("dtype", "Fixpipe", "AscendC::Fixpipe(cGM, cd,", ["needs quantPre NoQuant, not F322F16"]),
     "HF32": ("unsupported", "SetHF32Mode", "SetHF32Mode(AscendC::HF32Mode::ENABLE)", ["HF32"]),
 }

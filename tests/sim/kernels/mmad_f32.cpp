@@ -67,8 +67,13 @@ __global__ __aicore__ void mmad_f32(GM_ADDR a, GM_ADDR b, GM_ADDR c, uint32_t m,
 #if !defined(BUG_K_PADDING) && !defined(BUG_NO_KALIGN)   // (NO_KALIGN's misread is found in the unwritten rows)
         // the K padding Nd2Nz does not write (a Zz layout's rows past K; a [k x n] NZ's rows past K) is multiplied
         // by the cube, which reads whole fractals: zero both tiles first (Fill, on MTE2 before the copies)
-        AscendC::Fill(a1, AscendC::InitConstValueParams<T>{1, static_cast<uint16_t>(m16 * kMax16 * sizeof(T) / 2), 0,
-                                                           static_cast<T>(0)});
+#ifdef BUG_FILL_OVER
+        constexpr uint32_t fillTimes = 2;   // twice the tile's 32-byte blocks
+#else
+        constexpr uint32_t fillTimes = 1;
+#endif
+        AscendC::Fill(a1, AscendC::InitConstValueParams<T>{1, static_cast<uint16_t>(m16 * kMax16 * sizeof(T) / 2 * fillTimes),
+                                                           0, static_cast<T>(0)});
         AscendC::Fill(b1, AscendC::InitConstValueParams<T>{1, static_cast<uint16_t>(n16 * kMax16 * sizeof(T) / 2), 0,
                                                            static_cast<T>(0)});
 #endif
