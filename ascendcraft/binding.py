@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .dsl import ast as A
+from .dsl import star_groups
 from .dsl.checker import Binding
 from .dsl.generics import instantiate
 from .dtypes import NUMPY
@@ -41,36 +42,61 @@ def _fmt(spec) -> str:
     return f"{spec.dtype}[{', '.join(map(str, spec.shape))}]"
 
 
-def _bind_dims(param: A.Param, spec, dims: dict, origin: str, stars: tuple[str, ...]) -> tuple[int, ...]:
-    """Bind ``param``'s dims to the op's ``spec``; returns the shape the kernel sees (leading axes
-    flattened into a ``*B`` dim)."""
+def _bind_dims(param: A.Param, spec, dims: dict, origin: str, stars: tuple[str, ...],
+               counts: dict[str, int]) -> tuple[int, ...]:
+    """Bind ``param``'s dims to the op's ``spec``; returns the shape the kernel sees (each star dim's
+    run of axes flattened: ascendcraft.dsl.star_groups). ``counts``: the star dims' runs so far."""
     t = param.type
     if spec.dtype != t.dtype:
         raise DSLError(f"{param.name} is declared {t.dtype} but the op's {origin} is {_fmt(spec)}", param.span,
                        kind="binding error", hint=f"declare {param.name}: gm {spec.dtype}[...]")
     shape = tuple(int(n) for n in spec.shape)
-    if t.shape and t.shape[0] in stars:
-        rest = len(t.shape) - 1
-        if len(shape) < rest:
-            raise DSLError(f"{param.name} is declared with {rest} axes after *{t.shape[0]} but the op's {origin} is "
-                           f"{_fmt(spec)}", param.span, kind="binding error")
-        shape = A.star_view(shape, rest)
+    if any(d in stars for d in t.shape):
+        runs = star_groups.covers(t.shape, stars, counts, len(shape))
+        if runs is None:
+            fixed = [f"*{d}" if d in stars else str(d) for d in t.shape]
+            raise DSLError(f"{param.name} is declared [{', '.join(fixed)}] but the op's {origin} is {_fmt(spec)}: "
+                           f"its axes cannot be split so", param.span, kind="binding error",
+                           hint="a star dim without a count takes the axes the others leave; one with a count "
+                                "(*A(dim)) takes that many")
+        for d, n in zip(t.shape, runs):
+            if d in stars:
+                counts.setdefault(d, n)
+        shape = star_groups.grouped(shape, runs)
     if len(t.shape) != len(shape):
         raise DSLError(f"{param.name} is declared with rank {len(t.shape)} but the op's {origin} is {_fmt(spec)}",
                        param.span, kind="binding error",
-                       hint=f"a first axis *B takes any number of leading axes: {param.name}: gm {t.dtype}[*B, ...]")
+                       hint=f"a star dim takes any number of axes: {param.name}: gm {t.dtype}[*B, ...] (the leading "
+                            f"ones), [*A(dim), D, *B] (around axis dim)")
     for d, n in zip(t.shape, shape):
         if isinstance(d, int):
             if d != n:
                 raise DSLError(f"{param.name} fixes an extent of {d} but the op's {origin} is {_fmt(spec)}",
                                param.span, kind="binding error", hint="use a symbolic dim name instead")
         elif d in dims and dims[d] != n:
-            what = "the product of the leading axes " if d in stars and d == t.shape[0] else ""
+            what = "the product of its axes of " if d in stars else ""
             raise DSLError(f"dim {d} is {dims[d]} elsewhere but {what}{n} in {param.name} ({origin} {_fmt(spec)})",
                            param.span, kind="binding error", hint="use different dim names for different extents")
         else:
             dims[d] = n
     return shape
+
+
+def _star_counts(kernel: A.Kernel, specs: dict, attrs: dict) -> dict[str, int]:
+    """Each counted star dim's run, ``*A(dim)`` with the attribute's value, against the rank of the
+    first kernel input that holds it (``specs``: kernel tensor name -> the op's spec)."""
+    counts = {}
+    for name, count in kernel.star_counts:
+        holder = star_groups.first_input(kernel, name)
+        spec = specs.get(holder.name)
+        if spec is None:            # an optional input left out: the other tensors decide
+            continue
+        value = attrs.get(count) if isinstance(count, str) else count
+        if value is None or isinstance(value, bool) or float(value) != int(value):
+            raise DSLError(f"*{name}({count}) needs an integer, and {count} is {value!r}", holder.span,
+                           kind="binding error", hint=f"bind {count} to the op's integer dim argument")
+        counts[name] = star_groups.normalized_count(int(value), len(spec.shape), name, holder)
+    return counts
 
 
 def _literal(e: A.Expr):
@@ -180,10 +206,10 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
     kernel_shapes: dict[str, tuple[int, ...]] = {}
     stars = kernel.star_dims
 
+    pending: list[tuple[A.Param, object, str]] = []     # bound once the attributes are known (star counts)
+
     def tensor(p: A.Param, spec, origin: str) -> None:
-        shape = _bind_dims(p, spec, dims, origin, stars)
-        if shape != tuple(spec.shape):
-            kernel_shapes[p.name] = shape
+        pending.append((p, spec, origin))
 
     forward, params, absent = [], [], []
     taken = set()
@@ -241,6 +267,11 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
         if not isinstance(p.type, A.TensorType):
             raise DSLError("outputs are GM tensors", p.span, kind="binding error")
         tensor(p, spec, f"output {i}")
+    counts = _star_counts(kernel, {p.name: spec for p, spec, _ in pending}, attrs)
+    for p, spec, origin in pending:
+        shape = _bind_dims(p, spec, dims, origin, stars, counts)
+        if shape != tuple(spec.shape):
+            kernel_shapes[p.name] = shape
     fills = []
     for p in absent:
         shape = []
@@ -296,11 +327,23 @@ def gm_arrays(plan: Plan, inputs: list, outputs: list, parameters: dict) -> dict
     return gm
 
 
-def gm_specs(plan: Plan, shapes) -> dict[str, TensorSpec]:
-    """The GM parameters' specs at ``shapes``, by kernel parameter name, in the kernel's shapes."""
+def _op_specs(plan: Plan, shapes) -> dict[str, TensorSpec]:
+    """The GM parameters' specs at ``shapes`` as the op gives them (an absent optional input in its
+    declared shape)."""
     specs = dict(zip(plan.forward_inputs, [s for s in shapes.input_specs if _is_tensor_spec(s)]))
     specs.update({name: shapes.parameters[name] for name in plan.parameters})
     specs.update(zip(plan.outputs, shapes.output_specs or ()))
     for name, value, dtype in plan.fills:
         specs[name] = TensorSpec(plan.shapes[name], dtype)
+    return specs
+
+
+def gm_op_shapes(plan: Plan, shapes) -> dict[str, tuple[int, ...]]:
+    """The GM parameters' shapes at ``shapes`` before star dims flatten them: what TilingFunc reads."""
+    return {name: tuple(s.shape) for name, s in _op_specs(plan, shapes).items()}
+
+
+def gm_specs(plan: Plan, shapes) -> dict[str, TensorSpec]:
+    """The GM parameters' specs at ``shapes``, by kernel parameter name, in the kernel's shapes."""
+    specs = _op_specs(plan, shapes)
     return {name: TensorSpec(plan.shapes.get(name, tuple(s.shape)), s.dtype) for name, s in specs.items()}

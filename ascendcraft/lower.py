@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .binding import bind, gm_arrays, gm_specs, parameter_arrays
+from .binding import bind, gm_arrays, gm_op_shapes, gm_specs, parameter_arrays
 from .chips import DEFAULT_CHIP, load_chip
 from .codegen.kernel import emit_kernel
 from .codegen.tiling import tiling_values
@@ -442,9 +442,11 @@ def sim_runner(result: Lowered, shapes, *, queue=None, draws: list | None = None
     params = parameter_arrays(plan, shapes)
     cores = result.run.final.real.cores
 
+    op_shapes = gm_op_shapes(plan, shapes)
+
     def launch(inputs, outputs):
         arrays = gm_arrays(plan, inputs, outputs, params)
-        tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, binding.attrs)
+        tiling = tiling_values(spec, {n: op_shapes[n] for n in gm_params}, binding.attrs)
         return start_kernel(result.artifact, [arrays[n] for n in gm_params], tiling=tiling,
                             block_dim=cores, workspace_bytes=_workspace_bytes(spec, tiling, cores),
                             chip=result.chip, outputs=[gm_params.index(n) for n in plan.outputs],
@@ -513,7 +515,8 @@ def start_real_shape_run(result: Lowered, *, trace: int | bool = False):
     spec = result.spec
     gm_params, specs, real_binding, real_plan = _real_gm(result)
     args = [gm(specs[n].shape, NUMPY[specs[n].dtype]) for n in gm_params]
-    tiling = tiling_values(spec, {n: specs[n].shape for n in gm_params}, real_binding.attrs)
+    op_shapes = gm_op_shapes(real_plan, result.check.task.real)
+    tiling = tiling_values(spec, {n: op_shapes[n] for n in gm_params}, real_binding.attrs)
     cores = result.run.final.real.cores
     return start_kernel(result.artifact, args, tiling=tiling, block_dim=cores, cost_only=True,
                         workspace_bytes=_workspace_bytes(spec, tiling, cores), chip=result.chip,

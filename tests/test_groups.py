@@ -306,3 +306,55 @@ def test_a_case_whose_inputs_cannot_be_made_is_set_aside_alone(tmp_path):
     assert [g.index for g in task.groups] == [0, 1, 2]
     ((index, why),) = task.groups_unsupported
     assert index == 3 and why.startswith("get_inputs(row of case 3) failed: RuntimeError")
+
+
+# ----------------------------------------------------------------------------- star dims around an axis
+
+DIM_SUM = """\
+kernel dim_sum[T: (f16, bf16, f32)](x: gm T[*A(dim), D, *B], dim: i32) -> (y: gm f32[*A, *B]):
+    const TB = 256
+    for a, k in parallel(A, cdiv(B, TB)):
+        b = k * TB
+        acc = cast(load(x[a, 0, b:b + TB]), f32)
+        for d in range(1, D):
+            acc = acc + cast(load(x[a, d, b:b + TB]), f32)
+        store(y[a, b:b + TB], acc)
+"""
+
+DIM_GROUPS = [[("t", "f32", [6]), 0], [("t", "f16", [4, 9]), -1], [("t", "f32", [4, 9]), 0],
+              [("t", "bf16", [2, 3, 5]), 1], [("t", "f32", [2, 3, 5, 7]), -3], [("t", "f32", [1, 2, 1, 3, 1, 4]), 3],
+              [("t", "f32", [3, 300]), -2]]
+
+
+def test_a_star_dim_counted_by_dim_reads_any_rank_around_that_axis(tmp_path):
+    op = group_task(tmp_path, "x.float().sum(dim)", DIM_GROUPS, signature="x, dim")
+    result = check_kernel(DIM_SUM, op, trials=2)
+    assert result.passed, result.summary()
+    assert {result.shapes.index} | {o.shapes.index for o in result.groups} == set(range(len(DIM_GROUPS)))
+    assert "ranks 1, 2, 3, 4, 6" in result.summary()
+
+
+def test_a_count_out_of_range_is_a_binding_error_at_its_group(tmp_path):
+    kernel = """\
+kernel double(x: gm f32[*A(2), *B]) -> (y: gm f32[*A, *B]):
+    for a in parallel(A):
+        store(y[a, :], load(x[a, :]) * 2.0)
+"""
+    op = group_task(tmp_path, "x * 2", [[("t", "f32", [4, 5, 6])], [("t", "f32", [3])]])
+    with pytest.raises(DSLError) as e:
+        check_kernel(kernel, op, trials=1)
+    assert "group 1 of 2" in e.value.message and "*A covers 2 axes but x has 1" in e.value.message
+    assert "must be in [-1, 1]" in e.value.hint
+    # a torch dim out of range never gets here: the reference refuses the group first
+    op = group_task(tmp_path, "x.float().sum(dim)", [[("t", "f32", [4, 9]), 1], [("t", "f32", [3]), 2]],
+                    signature="x, dim", name="op2")
+    result = check_kernel(DIM_SUM, op, trials=1)
+    assert result.passed and "Dimension out of range" in dict(result.groups_skipped)[1]
+
+
+def test_star_dims_that_cannot_split_a_tensor_say_so(tmp_path):
+    # D needs one axis after A's dim axes: dim = rank leaves none
+    op = group_task(tmp_path, "x.float().sum(-1)", [[("t", "f32", [4, 9]), 2]], signature="x, dim")
+    with pytest.raises(DSLError, match=r"x is declared \[\*A, D, \*B\] but the op's input 0 is f32\[4, 9\]: its "
+                                       r"axes cannot be split so"):
+        check_kernel(DIM_SUM, op, trials=1)

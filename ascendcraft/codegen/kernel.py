@@ -126,9 +126,9 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
     # ------------------------------------------------------------ output
     def spec(self) -> KernelSpec:
         inputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), p.name in self._parameters(),
-                                 self._star(p), None if p.default is None else float(literal_value(p.default)))
+                                 self._stars(p), None if p.default is None else float(literal_value(p.default)))
                        for p in self.k.inputs if isinstance(p.type, A.TensorType))
-        outputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), star=self._star(p))
+        outputs = tuple(TensorArg(p.name, p.type.dtype, tuple(p.type.shape), stars=self._stars(p))
                         for p in self.k.outputs)
         attrs = tuple(AttrArg(p.name, p.type.dtype, literal_value(p.default)) for p in self.k.inputs
                       if isinstance(p.type, A.ScalarType))
@@ -142,16 +142,17 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
         struct = f"{self.op_type}TilingData"
         source = self._source(fields, struct)
         return KernelSpec(self.op_name, self.op_type, inputs, outputs, attrs, struct, fields, source,
-                          self.core_type, self._workspace_expr(), self._dsl_lines(source), self._scratch_sizes())
+                          self.core_type, self._workspace_expr(), self._dsl_lines(source), self._scratch_sizes(),
+                          star_counts=tuple((d, c) for d, c in self.k.star_counts if d in self.k.star_dims))
 
     def _dsl_lines(self, source: str) -> tuple:
         """(line of the kernel source, DSL line) for each line of Process() the emitter wrote for a
         statement of the writer's kernel (spans are origins: passes.with_origins)."""
         return tuple((self.first_line - 1 + i, o) for i, o in enumerate(self.origins) if o is not None)
 
-    def _star(self, p: A.Param) -> bool:
-        """Whether ``p``'s first axis is a star dim: binding flattens its leading axes into it."""
-        return bool(p.type.shape) and p.type.shape[0] in self.k.star_dims
+    def _stars(self, p: A.Param) -> tuple[str, ...]:
+        """The star dims among ``p``'s axes: binding flattens a run of the op tensor's axes into each."""
+        return tuple(d for d in p.type.shape if d in self.k.star_dims)
 
     def _parameters(self) -> set:
         return set(getattr(self.ck, "parameters", ()) or ())

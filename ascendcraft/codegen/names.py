@@ -208,7 +208,9 @@ def mangle_kernel(kernel: A.Kernel, checked):
     r.alias = {}
     new = replace(kernel, inputs=tuple(r.param(p) for p in kernel.inputs),
                   outputs=tuple(r.param(p) for p in kernel.outputs), body=tuple(body),
-                  star_dims=tuple(cpp_name(d) for d in kernel.star_dims))
+                  star_dims=tuple(cpp_name(d) for d in kernel.star_dims),
+                  star_counts=tuple((cpp_name(d), cpp_name(c) if isinstance(c, str) else c)
+                                    for d, c in kernel.star_counts))
     new = replace(new, source=kernel.source)
     ck = copy.copy(checked)
     types = checked.expr_types
@@ -233,12 +235,17 @@ def unmangle_spec(spec):
     def dims(shape):
         return tuple(d if isinstance(d, int) else dsl_name(d) for d in shape)
 
-    inputs = tuple(replace(t, name=dsl_name(t.name), shape=dims(t.shape)) for t in spec.inputs)
-    outputs = tuple(replace(t, name=dsl_name(t.name), shape=dims(t.shape)) for t in spec.outputs)
+    def tensor(t):
+        return replace(t, name=dsl_name(t.name), shape=dims(t.shape), stars=dims(t.stars))
+
+    inputs = tuple(tensor(t) for t in spec.inputs)
+    outputs = tuple(tensor(t) for t in spec.outputs)
     attrs = tuple(replace(a, name=dsl_name(a.name)) for a in spec.attrs)
     tiling = tuple(replace(f, source=(f.source[0], dsl_name(f.source[1]), *f.source[2:])) for f in spec.tiling_fields)
     scratch = tuple((dsl_name(name), size, elem) for name, size, elem in spec.scratch)   # sizes: C++ field names
-    return replace(spec, inputs=inputs, outputs=outputs, attrs=attrs, tiling_fields=tiling, scratch=scratch)
+    counts = tuple((dsl_name(d), dsl_name(c) if isinstance(c, str) else c) for d, c in spec.star_counts)
+    return replace(spec, inputs=inputs, outputs=outputs, attrs=attrs, tiling_fields=tiling, scratch=scratch,
+                   star_counts=counts)
 
 
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*" + re.escape(SUFFIX) + r"\b")

@@ -26,8 +26,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..errors import UserError
 from ..dtypes import FLOATS, ITEMSIZE
-from .host_shapes import (GertShape, helpers_called, infer_star_output, reads_star, star_source, tiling_shape,
-                          torch_check, torch_extent, torch_star_sizes)
+from .host_shapes import Layout, ShapeAccess, helpers_called, torch_check, torch_label
 from .names import cpp_name, op_arg_name, py_name
 from .spec import GE_DTYPES, TORCH_DTYPES, KernelSpec, TensorArg
 from .tiling import FIELD_SIZES, host_workspace_expr, ordered_fields, render_tiling_header
@@ -111,8 +110,8 @@ class _DimOrigin:
 
     @property
     def star(self) -> bool:
-        """Whether the dim is read as the product of the tensor's leading axes."""
-        return reads_star(self.tensor, self.axis)
+        """Whether the dim is read as the product of a run of the tensor's axes (a star dim there)."""
+        return self.tensor.shape[self.axis] in self.tensor.stars
 
 
 def _check_names(spec: KernelSpec):
@@ -138,7 +137,7 @@ def _dim_origins(spec: KernelSpec) -> dict[str, _DimOrigin]:
     origins: dict[str, _DimOrigin] = {}
     for i, t in enumerate(spec.inputs):
         for axis, d in enumerate(t.shape):
-            if isinstance(d, str) and (d not in origins or reads_star(t, axis) and not origins[d].star):
+            if isinstance(d, str) and (d not in origins or d in t.stars and not origins[d].star):
                 origins[d] = _DimOrigin(t, i, axis)
     for t in spec.outputs:
         for d in t.shape:
@@ -247,45 +246,60 @@ def msopgen_json(spec: KernelSpec) -> list[dict]:
     return [op]
 
 
+def _gert_attr(spec: KernelSpec, name: str) -> str:
+    """An attribute's value in TilingFunc and InferShape."""
+    kind = _attr_kind(spec.attrs[_attr_index(spec, name)].dtype)
+    return f"*context->GetAttrs()->GetAttrPointer<{_ATTR_CPP[kind]}>({_attr_index(spec, name)})"
+
+
+def _with_holders(layout: Layout, tensors: list[TensorArg]) -> list[TensorArg]:
+    """``tensors`` and the inputs their counted star dims take their counts against, in input order."""
+    need = {t.name for t in tensors} | {layout.holder(d).name for d in layout.counted(tensors)}
+    return [t for t in layout.spec.inputs + layout.spec.outputs if t.name in need]
+
+
 def _tiling_func_lines(spec: KernelSpec) -> list[str]:
     """TilingFunc: one ``tiling.set_<field>(...)`` per field, read from the tiling context, after
-    the locals holding the star tensors' shapes."""
-    reads: dict[str, list[str]] = {}
-    lines = []
+    the locals holding the star tensors' shapes and the counted star dims' runs."""
+    def storage(t: TensorArg) -> str:
+        role, i = _tensor_index(spec, t.name)
+        return f"context->{'GetInputShape' if role == 'input' else 'GetOutputShape'}({i})->GetStorageShape()"
+
+    layout = Layout(spec, ShapeAccess("gert", lambda t: f"{cpp_name(t.name)}Shape" if t.star else storage(t),
+                                      lambda name: _gert_attr(spec, name)))
+    lines, read = [], []
     for f in ordered_fields(spec):
         if f.source[0] == "dim":
-            t, (role, i) = _tensor(spec, f.source[1]), _tensor_index(spec, f.source[1])
-            getter = "GetInputShape" if role == "input" else "GetOutputShape"
-            value = tiling_shape(t, f"context->{getter}({i})->GetStorageShape()", reads).extent(t, f.source[2])
+            t = _tensor(spec, f.source[1])
+            read.append(t)
+            value = layout.extent(t, f.source[2])
         else:
-            a = spec.attrs[_attr_index(spec, f.source[1])]
-            kind = _attr_kind(a.dtype)
-            value = f"*context->GetAttrs()->GetAttrPointer<{_ATTR_CPP[kind]}>({_attr_index(spec, a.name)})"
+            value = _gert_attr(spec, f.source[1])
         lines.append(f"tiling.set_{f.name}(static_cast<{f.ctype}>({value}));")
-    return [line for read in reads.values() for line in read] + lines
+    stars = [t for t in _with_holders(layout, read) if t.star]
+    prelude = [f"const gert::Shape& {cpp_name(t.name)}Shape = {storage(t)};" for t in stars]
+    prelude += layout.run_lines(stars, "ge::GRAPH_FAILED")
+    for t in stars:
+        prelude += layout.rank_check(t, "ge::GRAPH_FAILED")
+    return prelude + lines
 
 
 def _infer_shape_lines(spec: KernelSpec) -> list[str]:
-    """Each output's shape from the inputs' shapes; a star output's rank follows its star input's."""
+    """Each output's shape from the inputs' shapes; a star dim's axes are the input's it is read from."""
     origins = _dim_origins(spec)
-    used = sorted({origins[d].index for t in spec.outputs for d in t.shape if isinstance(d, str)})
-
-    def shape(t):
-        return GertShape(f"{cpp_name(t.name)}Shape", pointer=True)
-    lines = [f"const gert::Shape* {shape(spec.inputs[i]).expr} = context->GetInputShape({i});" for i in used]
-    for i in used:
-        lines += shape(spec.inputs[i]).rank_check(spec.inputs[i], "GRAPH_FAILED")
+    layout = Layout(spec, ShapeAccess("gert*", lambda t: f"{cpp_name(t.name)}Shape", lambda name: _gert_attr(spec, name)))
+    used = _with_holders(layout, [origins[d].tensor for t in spec.outputs for d in t.shape if isinstance(d, str)])
+    lines = [f"const gert::Shape* {cpp_name(t.name)}Shape = context->GetInputShape({spec.inputs.index(t)});"
+             for t in used]
+    lines += layout.run_lines(used, "GRAPH_FAILED")
+    for t in used:
+        lines += layout.rank_check(t, "GRAPH_FAILED")
     for j, t in enumerate(spec.outputs):
-        out = shape(t)
-        lines.append(f"gert::Shape* {out.expr} = context->GetOutputShape({j});")
-        values = [str(d) if isinstance(d, int) else shape(origins[d].tensor).extent(origins[d].tensor, origins[d].axis)
+        out = f"{cpp_name(t.name)}Shape"
+        lines.append(f"gert::Shape* {out} = context->GetOutputShape({j});")
+        values = [str(d) if isinstance(d, int) else layout.extent(origins[d].tensor, origins[d].axis)
                   for d in t.shape]
-        source = star_source(origins, t)
-        if source is not None:
-            lines += infer_star_output(out, t, shape(source), source, values[1:])
-        else:
-            lines.append(out.call(f"SetDimNum({len(t.shape)});"))
-            lines += [out.call(f"SetDim({axis}, {value});") for axis, value in enumerate(values)]
+        lines += layout.infer_output(out, t, origins, values)
     return lines
 
 
@@ -423,27 +437,26 @@ def _binding_parts(spec: KernelSpec, reads: list[str]) -> dict:
         default = "" if a.default is None else f" = {_cpp_number(a.default, kind)}"
         pyargs.append(f'py::arg("{py_name(a.name)}"){default}')
     checks = [torch_check(t, ATEN_DTYPES[t.dtype]) for t in spec.inputs]
+    layout = Layout(spec, ShapeAccess("torch", lambda t: c(t.name), c))
+    runs = layout.run_lines(spec.inputs, "") + [line for t in spec.inputs for line in layout.torch_rank_check(t)]
     compared = []
     for t in spec.inputs:
         for axis, d in enumerate(t.shape):
             expected = _dim_literal(d)
             if isinstance(d, int) or origins[d].tensor.name != t.name or origins[d].axis != axis:
-                value, label = torch_extent(t, axis)
+                value, label = layout.extent(t, axis), torch_label(t, axis)
                 compared.append(f'TORCH_CHECK({value} == {expected}, "{label} must be ", {expected}, '
                                 f'", got ", {value});')
     first = c(spec.inputs[0].name)
     outputs = []
     for t in spec.outputs:
-        shape = "{" + ", ".join(_dim_literal(d) for d in t.shape) + "}"
-        source = star_source(origins, t)
-        if source is not None:
-            shape = torch_star_sizes(source, [_dim_literal(d) for d in t.shape[1:]])
+        sizes, shape = layout.torch_output_sizes(t, origins, [_dim_literal(d) for d in t.shape])
         options = f"{first}.options().dtype({ATEN_DTYPES[t.dtype]})"
-        outputs.append(f"at::Tensor {c(t.name)} = at::empty({shape}, {options});")
+        outputs += sizes + [f"at::Tensor {c(t.name)} = at::empty({shape}, {options});"]
     # a star dim only where a line reads it: star outputs are allocated without it
     used = " ".join(compared + outputs + reads)
-    dims = [f"const int64_t {_dim_literal(d)} = {torch_extent(o.tensor, o.axis)[0]};" for d, o in origins.items()
-            if not o.star or re.search(rf"\b{_dim_literal(d)}\b", used)] + compared
+    dims = runs + [f"const int64_t {_dim_literal(d)} = {layout.extent(o.tensor, o.axis)};" for d, o in origins.items()
+                   if not o.star or re.search(rf"\b{_dim_literal(d)}\b", used)] + compared
     if len(spec.outputs) == 1:
         ret_type, ret = "at::Tensor", c(spec.outputs[0].name)
     else:
@@ -477,34 +490,35 @@ def render_aclnn_binding(spec: KernelSpec) -> str:
     return render_template("aclnn_binding.cpp.j2", names=names, spec=spec, aclnn_args=", ".join(args), **parts)
 
 
-def _optional_fill(spec: KernelSpec, t: TensorArg, py) -> str:
+def _optional_fill(spec: KernelSpec, t: TensorArg, py, attr) -> str:
     """The Python expression ModelNew fills optional input ``t`` with when the caller passes None
     (as the binding does on the simulator: ``torch.full`` of its default at the extents the other
-    inputs give its dims). The kernel always receives a tensor, so the operator keeps it REQUIRED."""
+    inputs give its dims; ``attr(name)``: an attribute's value there). The kernel always receives a
+    tensor, so the operator keeps it REQUIRED."""
     sources = [s for s in spec.inputs if s is not t and s.default is None and not s.is_parameter]
+    layout = Layout(spec, ShapeAccess("python", lambda s: py(s.name), attr))
+
+    def find(d, star: bool):
+        return next(((s, axis) for s in sources for axis, e in enumerate(s.shape)
+                     if e == d and (e in s.stars) == star), None)
 
     def extent(d) -> str:
         if isinstance(d, int):
             return str(d)
-        for s in sources:
-            for axis, e in enumerate(s.shape):
-                if e != d:
-                    continue
-                if s.star and axis == 0:
-                    return f"math.prod({py(s.name)}.shape[:{py(s.name)}.dim() - {s.trailing}])"
-                return f"{py(s.name)}.shape[{axis - len(s.shape) if s.star else axis}]"
-        raise UserError(f"optional input {t.name} has extent {d}, which no other forward input has: the exported "
-                        f"model cannot size it when the caller leaves it out",
-                        hint="declare it with dims that a required input carries")
-    if t.star:
-        star = next((s for s in sources if s.star and s.shape[0] == t.shape[0]), None)
-        if star is None:
-            raise UserError(f"optional input {t.name} has a star dim that no required input shares",
-                            hint="declare it with the star dim of a required input")
-        lead = f"tuple({py(star.name)}.shape[:{py(star.name)}.dim() - {star.trailing}])"
-        shape = lead + " + (" + "".join(f"{extent(d)}, " for d in t.shape[1:]) + ")"
-    else:
-        shape = "(" + "".join(f"{extent(d)}, " for d in t.shape) + ")"
+        found = find(d, False) or find(d, True)
+        if found is None:
+            raise UserError(f"optional input {t.name} has extent {d}, which no other forward input has: the exported "
+                            f"model cannot size it when the caller leaves it out",
+                            hint="declare it with dims that a required input carries")
+        return layout.extent(*found)
+
+    def star_source(d):
+        found = find(d, True)
+        if found is None:
+            raise UserError(f"optional input {t.name} has star dim *{d}, which no required input has",
+                            hint="declare it with the star dims of a required input")
+        return found
+    shape = layout.python_output_shape(t, star_source, extent)
     device = py(sources[0].name) + ".device" if sources else "None"
     return f"torch.full({shape}, {t.default!r}, dtype=torch.{TORCH_DTYPES[t.dtype]}, device={device})"
 
@@ -535,7 +549,9 @@ def render_model(spec: KernelSpec, *, module_import: list[str], module: str) -> 
     from_forward = {n for n in spec.forward if n in attr_names}
     call_args = [py(t.name) if not t.is_parameter else f"self.{py(t.name)}" for t in spec.inputs]
     call_args += [py(a.name) if a.name in from_forward else f"self.{py(a.name)}" for a in spec.attrs]
-    fills = [{"var": py(t.name), "value": _optional_fill(spec, t, py)}
+    def attr_value(name):
+        return py(name) if name in from_forward else f"self.{py(name)}"
+    fills = [{"var": py(t.name), "value": _optional_fill(spec, t, py, attr_value)}
              for t in spec.inputs if t.default is not None and not t.is_parameter]
     return render_template("model_new.py.j2", names=names, module_import=module_import, forward=forward, fills=fills,
                            picks=picks, by_position=bool(spec.forward), keywords=repr(set(keywords)) if keywords else None,
@@ -609,7 +625,7 @@ def project_files(spec: KernelSpec) -> dict[str, str]:
                "dims": _dim_symbols(spec), "attrs": [a.name for a in spec.attrs],
                "inputs": [t.name for t in spec.inputs], "outputs": [t.name for t in spec.outputs],
                "tensors": [{"name": t.name, "role": role, "dtype": t.dtype, "numpy": _NUMPY_NAMES[t.dtype],
-                            "shape": "[" + ("*" if t.star else "") + ", ".join(map(str, t.shape)) + "]"}
+                            "shape": "[" + ", ".join(f"*{d}" if d in t.stars else str(d) for d in t.shape) + "]"}
                            for role, group in (("input", spec.inputs), ("output", spec.outputs)) for t in group]}
     return {
         f"{op}.json": json.dumps(msopgen_json(spec), indent=4) + "\n",

@@ -22,20 +22,21 @@ TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "i8": "i
 class TensorArg:
     """A GM tensor of the kernel. ``shape`` holds dim names (bound from the op) or ints.
 
-    A ``star`` tensor's first axis is a star dim (``x: gm f32[*B, N]``): the op's tensor has any
-    number of leading axes (B is their product) before the ``len(shape) - 1`` declared ones."""
+    ``stars``: the dims of ``shape`` that are star dims (``x: gm f32[*A(dim), D, *B]``): each stands
+    for a run of the op tensor's axes, flattened (ascendcraft.dsl.star_groups; the host reads them
+    through codegen/host_shapes.py), so the op's tensor may have any rank."""
 
     name: str
     dtype: str                      # DSL dtype
     shape: tuple[str | int, ...]
     is_parameter: bool = False      # a model parameter (state_dict entry), not a forward() argument
-    star: bool = False
+    stars: tuple[str, ...] = ()
     default: float | None = None    # an optional input: the value that fills it when the op leaves it out
 
     @property
-    def trailing(self) -> int:
-        """How many axes of the op's tensor the declaration names after a star dim."""
-        return len(self.shape) - 1
+    def star(self) -> bool:
+        """Whether the op's tensor may have any rank (a star dim among the axes)."""
+        return bool(self.stars)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class KernelSpec:
     #: the names of those arguments in ``Model.forward`` (parallel to ``forward``): ModelNew takes
     #: them as keywords too; () when unknown (then positional only)
     forward_keywords: tuple[str, ...] = ()
+    #: ``*A(dim)``: star dim -> the attribute (or number) that counts its axes (dsl.star_groups)
+    star_counts: tuple[tuple[str, str | int], ...] = ()
 
     def dsl_line(self, cpp_line: int | None) -> int | None:
         """The line of the writer's DSL kernel that kernel_source line ``cpp_line`` implements."""

@@ -24,7 +24,7 @@ import ast
 import math
 import re
 
-from ..dsl.ast import star_view
+from ..dsl.star_groups import covers, grouped
 from ..errors import UserError
 from .spec import KernelSpec, TensorArg, TilingField
 
@@ -64,6 +64,13 @@ def tiling_values(spec: KernelSpec, shapes: dict[str, tuple[int, ...]],
     attrs = attrs or {}
     defaults = {a.name: a.default for a in spec.attrs}
     tensors = {t.name: t for t in spec.inputs + spec.outputs}
+
+    def attr(name: str):
+        value = attrs.get(name, defaults.get(name))
+        if value is None:
+            raise UserError(f"attribute {name} has no value and no default", hint=f"pass attrs={{'{name}': ...}}")
+        return value
+    runs = _star_runs(spec, shapes, attr)
     values: dict[str, int | float] = {}
     for f in spec.tiling_fields:
         kind = f.source[0]
@@ -73,29 +80,43 @@ def tiling_values(spec: KernelSpec, shapes: dict[str, tuple[int, ...]],
             if shape is None:
                 raise UserError(f"tiling field {f.name} needs the shape of tensor {tensor}, which was not given",
                                 hint="pass shapes for: " + ", ".join(sorted(tensors)))
-            value = _extent(tensors[tensor], tuple(shape), axis) if tensor in tensors else shape[axis]
+            value = _extent(tensors[tensor], tuple(shape), axis, runs) if tensor in tensors else shape[axis]
         elif kind == "attr":
-            name = f.source[1]
-            value = attrs.get(name, defaults.get(name))
-            if value is None:
-                raise UserError(f"attribute {name} has no value and no default", hint=f"pass attrs={{'{name}': ...}}")
+            value = attr(f.source[1])
         else:
             raise UserError(f"tiling field {f.name} has an unknown source {f.source!r}")
         values[f.name] = float(value) if f.ctype == "float" else int(value)
     return values
 
 
-def _extent(t: TensorArg, shape: tuple[int, ...], axis: int) -> int:
-    """Declared axis ``axis`` of ``t`` in the tensor of ``shape``, as TilingFunc reads it: a star
-    tensor takes any rank (the kernel's flattened shape or the op's), its star dim the product of
-    the leading axes and its other axes counted from the end."""
+def _star_runs(spec: KernelSpec, shapes: dict, attr) -> dict[str, int]:
+    """The runs of the counted star dims (``*A(dim)``), as TilingFunc's StarRun takes them: the count
+    against the rank of the first input that holds the star dim."""
+    runs = {}
+    for d, count in spec.star_counts:
+        holder = next((t for t in spec.inputs if d in t.stars and t.name in shapes), None)
+        if holder is None:
+            continue
+        value = int(attr(count)) if isinstance(count, str) else count
+        rank = len(shapes[holder.name])
+        if not -rank <= value <= rank:
+            raise UserError(f"*{d}({count}) is {value}, out of range for {holder.name} of rank {rank}")
+        runs[d] = value + rank if value < 0 else value
+    return runs
+
+
+def _extent(t: TensorArg, shape: tuple[int, ...], axis: int, runs: dict[str, int]) -> int:
+    """Declared axis ``axis`` of ``t`` in the op's tensor of ``shape``, as TilingFunc reads it: a
+    star dim is the product of its run of axes (dsl/star_groups.py), so a star tensor takes any rank."""
     if not t.star:
         if len(t.shape) != len(shape):
             raise UserError(f"tensor {t.name} is declared with rank {len(t.shape)} but has shape {shape}")
         return shape[axis]
-    if len(shape) < t.trailing:
-        raise UserError(f"tensor {t.name} is declared with {t.trailing} axes after *{t.shape[0]} but has shape {shape}")
-    return star_view(shape, t.trailing)[axis]
+    covered = covers(t.shape, t.stars, runs, len(shape))
+    if covered is None:
+        declared = ", ".join(f"*{d}" if d in t.stars else str(d) for d in t.shape)
+        raise UserError(f"tensor {t.name} is declared [{declared}] but has shape {shape}: its axes cannot be split so")
+    return grouped(shape, covered)[axis]
 
 
 def host_workspace_expr(spec: KernelSpec) -> str:

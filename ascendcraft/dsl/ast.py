@@ -292,22 +292,18 @@ class Kernel:
     source: SourceFile | None = field(default=None, compare=False, repr=False)
     #: ``kernel k[T: (f16, f32)](...)``: empty once instantiated
     type_params: tuple[TypeParam, ...] = ()
-    #: dims written ``*B`` as the first axis of a parameter: B binds the product of the leading
-    #: axes the other dims leave (1 for none), so one kernel serves every rank
+    #: dims written ``*B`` in a parameter's shape: B binds the product of a run of the op tensor's
+    #: axes (1 for none), so one kernel serves every rank (ascendcraft.dsl.star_groups)
     star_dims: tuple[str, ...] = ()
+    #: ``*A(dim)``: how many axes star dim A covers, an integer attribute's name or a number (a
+    #: negative one counts from the rank); a star dim without a count covers the axes the others leave
+    star_counts: tuple[tuple[str, Dim], ...] = ()
 
     def param(self, name: str) -> Param | None:
         for p in self.inputs + self.outputs:
             if p.name == name:
                 return p
         return None
-
-
-def star_view(shape: tuple[int, ...], trailing: int) -> tuple[int, ...]:
-    """``shape`` as a parameter whose first axis is a star dim sees it: the product of the leading
-    axes (1 for none), then the ``trailing`` last axes (``shape`` has at least that many)."""
-    lead = len(shape) - trailing
-    return (math.prod(shape[:lead]),) + tuple(shape[lead:])
 
 
 def whole_subscripts(region, rank: int) -> list:

@@ -163,7 +163,9 @@ class ExpressionChecker:
                 out.append(-(-self._extent(sub, dim) // self._step(sub)))
             else:
                 t = self._int_scalar(sub, "an index", one_value_tiles=True)
-                if isinstance(t.value, int) and not 0 <= t.value < dim:
+                # an axis of extent 0 (an empty tensor) is indexed only by code that never runs at these
+                # shapes (a phase with no iteration), or wrongly: the interpreter refuses that when it runs
+                if isinstance(t.value, int) and not 0 <= t.value < dim and dim != 0:
                     raise check_error(f"index {t.value} is out of range for an axis of extent {dim}", sub,
                                kind="shape error")
         out += list(shape[len(e.subscripts):])

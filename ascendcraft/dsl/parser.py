@@ -14,6 +14,7 @@ from ascendcraft.dsl_grammar import grammar_text
 from ..errors import DSLError, SourceFile, Span
 from . import ast as A
 from .generics import validate as validate_generics
+from .star_groups import validate as validate_stars
 
 
 class TileIndenter(Indenter):
@@ -62,14 +63,46 @@ _STATEMENT_CALLS = {"store": False, "atomic_add": True}
 
 
 class _Star(str):
-    """A ``*B`` dim while the kernel's parameters are built: only a parameter's first axis may be one."""
+    """A ``*B`` or ``*A(dim)`` dim while the kernel's parameters are built (``count``: the attribute
+    name or number in parentheses, None without); only a kernel parameter's shape may hold one."""
+
+    count: str | int | None = None
+    span: Span | None = None
 
 
 def _no_star(ty: A.TensorType, what: str) -> None:
     star = next((d for d in ty.shape if isinstance(d, _Star)), None)
     if star is not None:
-        raise DSLError(f"{what} has a fixed rank: *{star} belongs to a kernel parameter's first axis", ty.span,
+        raise DSLError(f"{what} has a fixed rank: *{star} belongs to a kernel parameter's shape", ty.span,
                        kind="syntax error", hint=f"write {star}: the dim a parameter's *{star} binds")
+
+
+def _star_signature(params: list[A.Param]) -> tuple[list[A.Param], tuple[str, ...], tuple]:
+    """The parameters with each ``*B`` written as its name, the star dims in order of appearance and
+    the counts given in parentheses (one per star dim at most; the same count may be repeated)."""
+    stars: list[str] = []
+    counts: dict[str, tuple] = {}
+    out = []
+    for p in params:
+        t = p.type
+        if isinstance(t, A.TensorType) and any(isinstance(d, _Star) for d in t.shape):
+            for d in t.shape:
+                if not isinstance(d, _Star):
+                    continue
+                if str(d) not in stars:
+                    stars.append(str(d))
+                if d.count is None:
+                    continue
+                if str(d) in counts and counts[str(d)][0] != d.count:
+                    raise DSLError(f"*{d} covers {counts[str(d)][0]} axes in {counts[str(d)][1]} but {d.count} in "
+                                   f"{p.name}", t.span, kind="syntax error",
+                                   hint=f"give *{d} its count once (*{d}({counts[str(d)][0]})); other tensors "
+                                        f"write *{d} and cover the same axes")
+                counts.setdefault(str(d), (d.count, p.name))
+            t = replace(t, shape=tuple(str(d) if isinstance(d, _Star) else d for d in t.shape))
+            p = replace(p, type=t)
+        out.append(p)
+    return out, tuple(stars), tuple((name, count) for name, (count, _) in counts.items())
 
 
 @v_args(inline=True, meta=True)
@@ -77,22 +110,11 @@ class _ToIR(Transformer):
     # ---- kernel and types
     def kernel(self, m, name, type_params, inputs, outputs, body):
         inputs, outputs = tuple(inputs or ()), tuple(outputs)
-        stars: list[str] = []
-        params = []
-        for p in inputs + outputs:
-            t = p.type
-            if isinstance(t, A.TensorType) and any(isinstance(d, _Star) for d in t.shape):
-                if any(isinstance(d, _Star) for d in t.shape[1:]):
-                    raise DSLError(f"*{next(d for d in t.shape[1:] if isinstance(d, _Star))} must be the first axis "
-                                   f"of {p.name}: it stands for the leading axes", t.span, kind="syntax error",
-                                   hint="write x: gm T[*B, N]: B binds the product of every axis before N")
-                if t.shape[0] not in stars:
-                    stars.append(str(t.shape[0]))
-                p = replace(p, type=replace(t, shape=(str(t.shape[0]),) + t.shape[1:]))
-            params.append(p)
+        params, stars, counts = _star_signature(list(inputs + outputs))
         kernel = A.Kernel(str(name), tuple(params[:len(inputs)]), tuple(params[len(inputs):]), body, _span(m),
-                          type_params=tuple(type_params or ()), star_dims=tuple(stars))
+                          type_params=tuple(type_params or ()), star_dims=stars, star_counts=counts)
         validate_generics(kernel)
+        validate_stars(kernel)
         return kernel
 
     @v_args(inline=False, meta=False)
@@ -125,8 +147,13 @@ class _ToIR(Transformer):
     def dim_name(self, m, tok):
         return str(tok)
 
-    def star_dim(self, m, tok):
-        return _Star(str(tok))
+    def star_dim(self, m, tok, count):
+        star = _Star(str(tok))
+        star.count, star.span = count, _span(m)
+        return star
+
+    def neg_int(self, m, tok):
+        return -int(tok)
 
     # keywords whose text the IR keeps: dtypes, True/False/inf/nan/CORES, and kernel= (window ops)
     def dtype(self, m, tok):

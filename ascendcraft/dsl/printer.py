@@ -90,10 +90,14 @@ def type_text(t: A.Type) -> str:
     return f"{t.space} {t.dtype}[{', '.join(str(d) for d in t.shape)}]"
 
 
-def _param(p: A.Param, stars: tuple[str, ...] = ()) -> str:
+def _param(p: A.Param, stars: tuple[str, ...] = (), counts: dict | None = None) -> str:
+    """``p`` as declared; ``counts``: the star dims whose count is still to print (the first
+    occurrence prints it and takes it out)."""
     t = p.type
-    if isinstance(t, A.TensorType) and t.shape and t.shape[0] in stars:
-        t = A.TensorType(t.dtype, (f"*{t.shape[0]}",) + t.shape[1:], t.space)
+    if isinstance(t, A.TensorType) and any(d in stars for d in t.shape):
+        counts = {} if counts is None else counts
+        t = A.TensorType(t.dtype, tuple((f"*{d}({counts.pop(d)})" if d in counts else f"*{d}") if d in stars else d
+                                        for d in t.shape), t.space)
     text = f"{p.name}: {type_text(t)}"
     return text if p.default is None else f"{text} = {expr(p.default)}"
 
@@ -138,8 +142,9 @@ def stmt_lines(s, depth: int = 0) -> list[str]:
 
 
 def print_kernel(k: A.Kernel) -> str:
-    ins = ", ".join(_param(p, k.star_dims) for p in k.inputs)
-    outs = ", ".join(_param(p, k.star_dims) for p in k.outputs)
+    counts = dict(k.star_counts)
+    ins = ", ".join(_param(p, k.star_dims, counts) for p in k.inputs)
+    outs = ", ".join(_param(p, k.star_dims, counts) for p in k.outputs)
     generic = ", ".join(f"{t.name}: ({', '.join(t.choices)}{',' if len(t.choices) == 1 else ''})"
                         for t in k.type_params)
     lines = [f"kernel {k.name}{f'[{generic}]' if generic else ''}({ins}) -> ({outs}):"]

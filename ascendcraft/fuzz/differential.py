@@ -200,7 +200,7 @@ def run_case(case: FuzzCase, *, seed: int = 0, trials: int = 1, chip: str | None
 
 def _run(case: FuzzCase, tmp: Path, *, seed: int, trials: int, chip: str | None, timeout_s: float,
          lower: bool, stage: dict) -> DiffResult:
-    from ..binding import bind, gm_arrays
+    from ..binding import bind, gm_arrays, gm_op_shapes
     from ..chips import DEFAULT_CHIP, load_chip
     from ..codegen.kernel import emit_kernel
     from ..codegen.tiling import render_tiling_header, scratch_layout, tiling_values, workspace_size
@@ -315,7 +315,7 @@ def _run(case: FuzzCase, tmp: Path, *, seed: int, trials: int, chip: str | None,
         arrays = gm_arrays(fplan, [np.array(x, copy=True) if isinstance(x, np.ndarray) else x for x in ins],
                            outs, params)
         try:
-            tiling = tiling_values(spec, {n: arrays[n].shape for n in gm_params}, fbinding.attrs)
+            tiling = tiling_values(spec, gm_op_shapes(fplan, shapes), fbinding.attrs)
             sim = run_kernel(art, [arrays[n] for n in gm_params], tiling=tiling, block_dim=cores,
                              workspace_bytes=workspace_size(spec, tiling, cores), chip=chip_profile.name,
                              timeout_s=timeout_s, scratch=scratch_layout(spec, tiling, cores),

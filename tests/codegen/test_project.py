@@ -306,8 +306,8 @@ def test_model_new_fills_an_optional_input_the_caller_leaves_out(export, monkeyp
     base = scale_shift_spec()
     spec = KernelSpec(
         op_name=base.op_name, op_type=base.op_type, outputs=base.outputs, attrs=(),
-        inputs=(TensorArg("x", "f32", ("B", "N"), star=True), TensorArg("weight", "f16", ("N",), default=1.0),
-                TensorArg("mask", "f32", ("B", "N"), star=True, default=0.0)),
+        inputs=(TensorArg("x", "f32", ("B", "N"), stars=("B",)), TensorArg("weight", "f16", ("N",), default=1.0),
+                TensorArg("mask", "f32", ("B", "N"), stars=("B",), default=0.0)),
         tiling_struct=base.tiling_struct, kernel_source=base.kernel_source,
         tiling_fields=(TilingField("B", "int64_t", ("dim", "x", 0)), TilingField("N", "int64_t", ("dim", "x", 1))))
     module, source = _model_new(export, spec, monkeypatch)

@@ -1,4 +1,6 @@
 """Parser golden tests: DSL text -> expected IR, and syntax errors with their locations."""
+import re
+
 import pytest
 
 from ascendcraft.dsl import ast as A
@@ -39,17 +41,35 @@ def test_generic_signature_type_variables_and_star_dims():
     assert instantiate(k, {"T": "bf16", "I": "i64"}) is inst     # one instance per kernel and dtypes
 
 
+def test_star_dims_around_an_axis_with_their_counts_round_trip():
+    from ascendcraft.dsl.printer import print_kernel
+
+    text = ("kernel k(x: gm f32[*A(dim), D, *B], dim: i32, w: gm f32[*C(-1), 4]) "
+            "-> (y: gm f32[*A, *B], z: gm f32[*C]):\n    pass\n")
+    k = parse(text)
+    assert k.star_dims == ("A", "B", "C") and k.star_counts == (("A", "dim"), ("C", -1))
+    assert k.inputs[0].type == A.TensorType("f32", ("A", "D", "B"))
+    printed = print_kernel(k)
+    assert "x: gm f32[*A(dim), D, *B]" in printed and "y: gm f32[*A, *B]" in printed
+    assert "w: gm f32[*C(-1), 4]" in printed
+    assert parse(printed) == k
+
+
 @pytest.mark.parametrize("text, message", [
     ("kernel k[T: (f16, f64)](x: T[N]) -> (y: T[N]):\n    pass\n", "'f64' is not a dtype"),
     ("kernel k[T: (f16,), T: (f32,)](x: T[N]) -> (y: T[N]):\n    pass\n", "declared twice"),
     ("kernel k[T: (f16, f16)](x: T[N]) -> (y: T[N]):\n    pass\n", "lists a dtype twice"),
     ("kernel k[T: (f16,)](x: T[N]) -> (y: T[N]):\n    T = 1\n", "it cannot also name a value"),
     ("kernel k[T: (f16,)](x: T[T]) -> (y: T[N]):\n    pass\n", "not a dim"),
-    ("kernel k(x: f32[N, *B]) -> (y: f32[N]):\n    pass\n", "*B must be the first axis of x"),
+    ("kernel k(x: f32[*A, N, *B]) -> (y: f32[N]):\n    pass\n", "x has two star dims without a count (*A, *B)"),
+    ("kernel k(x: f32[*A(dim), N, *B]) -> (y: f32[N]):\n    pass\n", "*A(dim): dim is not an integer attribute"),
+    ("kernel k(x: f32[*A(dim), N, *B], dim: f32) -> (y: f32[N]):\n    pass\n", "dim is not an integer attribute"),
+    ("kernel k(x: f32[*A(dim), N], dim: i32) -> (y: f32[*A(1), N]):\n    pass\n", "*A covers dim axes in x but 1"),
+    ("kernel k(x: f32[N]) -> (y: f32[*B, N]):\n    pass\n", "*B is in y only: a star dim's axes come from an input"),
     ("kernel k(x: f32[*B]) -> (y: f32[*B]):\n    scratch s: f32[*B]\n", "a scratch tensor has a fixed rank"),
 ])
 def test_generic_signature_errors(text, message):
-    with pytest.raises(DSLError, match=message.replace("*", r"\*").replace("(", r"\(")):
+    with pytest.raises(DSLError, match=re.escape(message)):
         parse(text)
 
 

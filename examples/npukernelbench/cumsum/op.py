@@ -1,4 +1,4 @@
-# Cumulative sum along the last axis.
+# Cumulative sum along axis dim.
 # NPUKernelBench level1 (5_cumsum; MultiKernelBench reference/npukernelbench_level1/5_cumsum.py)
 # gives this op as input groups:
 # float16, float32 and bfloat16 tensors of rank 1 to 4 with the dim to scan.
@@ -15,19 +15,17 @@ class Model(nn.Module):
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 
-# (dtype, shape) of each group
+# (dtype, shape, dim) of each group
 GROUPS = [
-    ("f16", [64]), ("f16", [4, 96]), ("f16", [2, 3, 128]), ("f16", [1, 1, 8]), ("f16", [0, 32]),
-    ("f32", [33]), ("f32", [7, 200]), ("f32", [2, 2, 2, 70]), ("f32", [5, 3]),
-    ("bf16", [40]), ("bf16", [3, 5, 64]), ("bf16", [1, 2, 1, 2, 1, 2, 1, 30])
+    ("f16", [64], 0), ("f16", [4, 96], -1), ("f16", [2, 3, 128], 1), ("f16", [1, 1, 8], -3), ("f16", [0, 32], 1),
+    ("f32", [33], -1), ("f32", [7, 200], 1), ("f32", [2, 2, 2, 70], 2), ("f32", [5, 3], 0), ("f32", [6, 0, 4], 1),
+    ("f32", [3, 600, 5], -2), ("f32", [9000], 0),
+    ("bf16", [40], 0), ("bf16", [3, 5, 64], -2), ("bf16", [1, 2, 1, 2, 1, 2, 1, 30], 4),
 ]
 
 
 def get_input_groups():
-    groups = []
-    for dtype, shape in GROUPS:
-        groups.append([torch.randn(shape, dtype=DTYPES[dtype]), len(shape) - 1])
-    return groups
+    return [[torch.randn(shape, dtype=DTYPES[dtype]), dim] for dtype, shape, dim in GROUPS]
 
 
 def get_init_inputs():

@@ -1,7 +1,7 @@
-# SwiGLU: the last axis split in halves a, b; silu(a) * b.
+# SwiGLU: axis dim split in halves a, b; silu(a) * b.
 # NPUKernelBench level1 (2_swi_glu; MultiKernelBench reference/npukernelbench_level1/2_swi_glu.py)
 # gives this op as input groups:
-# float16, float32 and bfloat16 tensors of rank 1 to 4 split along dim -1.
+# float16, float32 and bfloat16 tensors of rank 1 to 4 split along dim (-1 in every group there).
 # The groups below are ours: the same kinds of case at small sizes (each dtype, the ranks the op
 # takes, dims of 1, an empty tensor where the op allows one).
 import torch
@@ -16,19 +16,17 @@ class Model(nn.Module):
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 
-# (dtype, shape) of each group
+# (dtype, shape, dim) of each group
 GROUPS = [
-    ("f16", [64]), ("f16", [4, 96]), ("f16", [2, 3, 128]), ("f16", [1, 1, 8]), ("f16", [0, 32]),
-    ("f32", [34]), ("f32", [7, 200]), ("f32", [2, 2, 2, 70]), ("f32", [5, 2]),
-    ("bf16", [40]), ("bf16", [3, 5, 64]), ("bf16", [1, 2, 1, 2, 1, 2, 1, 30])
+    ("f16", [64], -1), ("f16", [4, 96], 0), ("f16", [2, 3, 128], -1), ("f16", [1, 1, 8], 2), ("f16", [0, 32], -1),
+    ("f32", [34], 0), ("f32", [7, 200], -1), ("f32", [2, 2, 2, 70], 1), ("f32", [5, 2], 1), ("f32", [6, 10, 3], -2),
+    ("f32", [2, 0, 4], 2), ("f32", [64, 3000], -2),
+    ("bf16", [40], -1), ("bf16", [3, 6, 64], -2), ("bf16", [1, 2, 1, 2, 1, 2, 1, 30], -5)
 ]
 
 
 def get_input_groups():
-    groups = []
-    for dtype, shape in GROUPS:
-        groups.append([torch.randn(shape, dtype=DTYPES[dtype]) * 2, -1])
-    return groups
+    return [[torch.randn(shape, dtype=DTYPES[dtype]) * 2, dim] for dtype, shape, dim in GROUPS]
 
 
 def get_init_inputs():

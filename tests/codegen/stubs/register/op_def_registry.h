@@ -50,6 +50,7 @@ class InferShapeContext {
 public:
     const Shape* GetInputShape(size_t index) const;
     Shape* GetOutputShape(size_t index);
+    const RuntimeAttrs* GetAttrs() const;
 };
 class InferDataTypeContext {
 public:
