@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..codegen.project import SOC_VERSION, ProjectNames, write_project
+from ..codegen.project import SOC_VERSION, write_project
+from ..codegen.project_common import ProjectNames
 from ..codegen.spec import KernelSpec
 from ..errors import UserError
 

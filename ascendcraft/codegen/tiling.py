@@ -50,7 +50,7 @@ def ordered_fields(spec: KernelSpec) -> list[TilingField]:
 
 def render_tiling_header(spec: KernelSpec) -> str:
     """``op_host/<op>_tiling.h``: the BEGIN_TILING_DATA_DEF header of ``spec``."""
-    from .project import render_template
+    from .project_common import render_template
     return render_template("tiling.h.j2", spec=spec, fields=ordered_fields(spec),
                            guard=f"{spec.op_name.upper()}_TILING_H")
 

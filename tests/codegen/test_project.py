@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from ascendcraft.codegen.project import (mkb_direct_launch, project_files, python_string_literal,
-                                         render_direct_kernel, render_mkb_custom_op, write_project)
+from ascendcraft.codegen.project import (mkb_direct_launch, project_files, render_direct_kernel,
+                                         render_mkb_custom_op, write_project)
+from ascendcraft.codegen.project_common import python_string_literal
 from ascendcraft.codegen.spec import TensorArg
 from ascendcraft.codegen.tiling import render_tiling_header
 from ascendcraft.errors import UserError
