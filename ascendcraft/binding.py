@@ -43,9 +43,11 @@ def _fmt(spec) -> str:
 
 
 def _bind_dims(param: A.Param, spec, dims: dict, origin: str, stars: tuple[str, ...],
-               counts: dict[str, int]) -> tuple[int, ...]:
+               counts: dict[str, int], extents: dict) -> tuple[int, ...]:
     """Bind ``param``'s dims to the op's ``spec``; returns the shape the kernel sees (each star dim's
-    run of axes flattened: ascendcraft.dsl.star_groups). ``counts``: the star dims' runs so far."""
+    run of axes flattened: ascendcraft.dsl.star_groups). ``counts``: the star dims' runs so far.
+    An axis named by a top-level const (a key of ``extents``) is not bound: the op's extent there is
+    recorded for the checker, which holds the const to it."""
     t = param.type
     if spec.dtype != t.dtype:
         raise DSLError(f"{param.name} is declared {t.dtype} but the op's {origin} is {_fmt(spec)}", param.span,
@@ -73,6 +75,12 @@ def _bind_dims(param: A.Param, spec, dims: dict, origin: str, stars: tuple[str, 
             if d != n:
                 raise DSLError(f"{param.name} fixes an extent of {d} but the op's {origin} is {_fmt(spec)}",
                                param.span, kind="binding error", hint="use a symbolic dim name instead")
+        elif d in extents:
+            if extents[d] is not None and extents[d][0] != n:
+                raise DSLError(f"const {d} sizes an axis of {extents[d][1]} ({extents[d][0]}) and of {param.name} "
+                               f"({n}, {origin} {_fmt(spec)}), which differ", param.span, kind="binding error",
+                               hint="use different names for different extents")
+            extents[d] = (n, param.name)
         elif d in dims and dims[d] != n:
             what = "the product of its axes of " if d in stars else ""
             raise DSLError(f"dim {d} is {dims[d]} elsewhere but {what}{n} in {param.name} ({origin} {_fmt(spec)})",
@@ -268,8 +276,9 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
             raise DSLError("outputs are GM tensors", p.span, kind="binding error")
         tensor(p, spec, f"output {i}")
     counts = _star_counts(kernel, {p.name: spec for p, spec, _ in pending}, attrs)
+    extents = {s.name: None for s in kernel.body if isinstance(s, A.Const) and s.name not in stars}
     for p, spec, origin in pending:
-        shape = _bind_dims(p, spec, dims, origin, stars, counts)
+        shape = _bind_dims(p, spec, dims, origin, stars, counts, extents)
         if shape != tuple(spec.shape):
             kernel_shapes[p.name] = shape
     fills = []
@@ -295,7 +304,7 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
                 raise DSLError(f"attribute {name} is {value!r}, not an integer", p.span, kind="binding error",
                                hint=f"declare it as {name}: f32")
             attrs[name] = int(value)
-    return Binding(dims, attrs), Plan(tuple(forward), tuple(params), tuple(p.name for p in kernel.outputs),
+    return Binding(dims, attrs, {d: e for d, e in extents.items() if e is not None}), Plan(tuple(forward), tuple(params), tuple(p.name for p in kernel.outputs),
                                       kernel_shapes, tuple(fills))
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..llm.extract import fenced_blocks
-from ..sim.host_project import snake_case
+from ..cann_names import snake_case
 
 #: The strings a reply must define, and the project file each becomes ({op}: the snake-case name).
 FILES = {"host_tiling_src": "op_host/{op}_tiling.h", "host_operator_src": "op_host/{op}.cpp",

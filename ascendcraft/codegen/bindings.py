@@ -9,9 +9,9 @@ import re
 from ..errors import UserError
 from .host_shapes import Layout, ShapeAccess, helpers_called, torch_check, torch_label
 from .names import cpp_name, py_name
-from .project_common import (ATEN_DTYPES, ATTR_BINDING, ProjectNames, attr_kind, core_num_call, cpp_number,
-                             dim_literal, dim_origins, host_field_lines, launch_call, py_number, render_template,
-                             workspace_cpp)
+from .project_common import (ATEN_DTYPES, ATTR_BINDING, ProjectNames, attr_kind, computed_extent, core_num_call,
+                             cpp_number, dim_literal, dim_origins, host_field_lines, launch_call, local_field_value,
+                             py_number, render_template, workspace_cpp)
 from .spec import TORCH_DTYPES, KernelSpec, TensorArg
 
 # ----------------------------------------------------------------------------- bindings
@@ -33,11 +33,14 @@ def _binding_parts(spec: KernelSpec, reads: list[str]) -> dict:
     checks = [torch_check(t, ATEN_DTYPES[t.dtype]) for t in spec.inputs]
     layout = Layout(spec, ShapeAccess("torch", lambda t: c(t.name), c))
     runs = layout.run_lines(spec.inputs, "") + [line for t in spec.inputs for line in layout.torch_rank_check(t)]
+    # an axis a const sizes: computed from the dims and attributes it reads (and checked where an input has it)
+    value = local_field_value(spec, c)
+    computed = [f"const int64_t {dim_literal(d)} = {computed_extent(spec, d, value)};" for d, _ in spec.extents]
     compared = []
     for t in spec.inputs:
         for axis, d in enumerate(t.shape):
             expected = dim_literal(d)
-            if isinstance(d, int) or origins[d].tensor.name != t.name or origins[d].axis != axis:
+            if isinstance(d, int) or d not in origins or origins[d].tensor.name != t.name or origins[d].axis != axis:
                 value, label = layout.extent(t, axis), torch_label(t, axis)
                 compared.append(f'TORCH_CHECK({value} == {expected}, "{label} must be ", {expected}, '
                                 f'", got ", {value});')
@@ -48,9 +51,9 @@ def _binding_parts(spec: KernelSpec, reads: list[str]) -> dict:
         options = f"{first}.options().dtype({ATEN_DTYPES[t.dtype]})"
         outputs += sizes + [f"at::Tensor {c(t.name)} = at::empty({shape}, {options});"]
     # a star dim only where a line reads it: star outputs are allocated without it
-    used = " ".join(compared + outputs + reads)
+    used = " ".join(computed + compared + outputs + reads)
     dims = runs + [f"const int64_t {dim_literal(d)} = {layout.extent(o.tensor, o.axis)};" for d, o in origins.items()
-                   if not o.star or re.search(rf"\b{dim_literal(d)}\b", used)] + compared
+                   if not o.star or re.search(rf"\b{dim_literal(d)}\b", used)] + computed + compared
     if len(spec.outputs) == 1:
         ret_type, ret = "at::Tensor", c(spec.outputs[0].name)
     else:

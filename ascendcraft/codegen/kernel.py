@@ -27,6 +27,7 @@ from .. import dtypes as D
 from ..dsl import ast as A
 from ..dsl.ops import OPS
 from ..dsl.types import TScalar, TTile
+from ..cann_names import snake_case
 from ..errors import DSLError
 from .compute import ComputeEmitter
 from .copies import CopyEmitter
@@ -62,7 +63,8 @@ def emit_kernel(kernel: A.Kernel, checked, *, op_name: str | None = None) -> Ker
     printed in its C++ spelling (codegen/names.py: ``x`` -> ``x_u``); the spec keeps DSL names
     for tensors, attributes and dims, and C++ names for tiling fields."""
     from .names import mangle_kernel, unmangle_spec, unmangle_text
-    op_name = op_name or f"{kernel.name}_custom"
+    # the entry and file name msopgen derives from the op type (conv_2d -> Conv2dCustom -> conv2d_custom)
+    op_name = op_name or snake_case(camel(f"{kernel.name}_custom"))
     mangled, mchecked = mangle_kernel(kernel, checked)
     try:
         return unmangle_spec(_Emitter(mangled, mchecked, op_name).spec())
@@ -132,18 +134,28 @@ class _Emitter(CopyEmitter, GemmEmitter, TapsEmitter, ComputeEmitter, ScalarEmit
                         for p in self.k.outputs)
         attrs = tuple(AttrArg(p.name, p.type.dtype, literal_value(p.default)) for p in self.k.inputs
                       if isinstance(p.type, A.ScalarType))
+        consts = {c.name: c.value for c in self.k.body if isinstance(c, A.Const)}
         dims = []
         for t in inputs + outputs:
             for axis, d in enumerate(t.shape):
-                if isinstance(d, str) and d not in [f.name for f in dims]:
+                if isinstance(d, str) and d not in [f.name for f in dims] and d not in consts:
                     dims.append(TilingField(d, "int64_t", ("dim", t.name, axis)))
+        # an axis a const sizes (an output extent no input carries): the host computes it from the
+        # const's definition (the kernel computes the const itself in Init)
+        extents = []
+        for d in dict.fromkeys(d for t in inputs + outputs for d in t.shape if isinstance(d, str) and d in consts):
+            try:
+                extents.append((d, host_int(A.Name(d), consts)))
+            except DSLError:      # not plain integer arithmetic: no project (project.dim_origins says so)
+                pass
         fields = tuple(dims) + tuple(TilingField(a.name, "float" if a.dtype in D.FLOATS else "int64_t",
                                                  ("attr", a.name)) for a in attrs)
         struct = f"{self.op_type}TilingData"
         source = self._source(fields, struct)
         return KernelSpec(self.op_name, self.op_type, inputs, outputs, attrs, struct, fields, source,
                           self.core_type, self._workspace_expr(), self._dsl_lines(source), self._scratch_sizes(),
-                          star_counts=tuple((d, c) for d, c in self.k.star_counts if d in self.k.star_dims))
+                          star_counts=tuple((d, c) for d, c in self.k.star_counts if d in self.k.star_dims),
+                          extents=tuple(extents))
 
     def _dsl_lines(self, source: str) -> tuple:
         """(line of the kernel source, DSL line) for each line of Process() the emitter wrote for a

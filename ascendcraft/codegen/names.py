@@ -245,7 +245,7 @@ def unmangle_spec(spec):
     scratch = tuple((dsl_name(name), size, elem) for name, size, elem in spec.scratch)   # sizes: C++ field names
     counts = tuple((dsl_name(d), dsl_name(c) if isinstance(c, str) else c) for d, c in spec.star_counts)
     return replace(spec, inputs=inputs, outputs=outputs, attrs=attrs, tiling_fields=tiling, scratch=scratch,
-                   star_counts=counts)
+                   star_counts=counts, extents=tuple((dsl_name(d), e) for d, e in spec.extents))
 
 
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*" + re.escape(SUFFIX) + r"\b")

@@ -17,6 +17,7 @@ jinja2 templates in ``templates/`` hold the fixed skeletons and receive only tho
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ..dtypes import ITEMSIZE
@@ -24,9 +25,9 @@ from .bindings import render_aclnn_binding, render_binding, render_model
 from .host_shapes import Layout, ShapeAccess, helpers_called
 from .names import cpp_name, op_arg_name
 from .project_common import (ATTR_BINDING, ATTR_CPP, ProjectNames, attr_index, attr_kind, attr_variable,
-                             check_names, core_num_call, cpp_number, dim_literal, dim_origins, dim_symbols,
-                             host_field_lines, json_default, launch_call, render_template, tensor_index,
-                             tensor_named, workspace_cpp)
+                             check_names, computed_extent, core_num_call, cpp_number, dim_literal, dim_origins,
+                             dim_symbols, host_field_lines, json_default, launch_call, local_field_value, render_template,
+                             tensor_index, tensor_named, workspace_cpp)
 from .spec import GE_DTYPES, KernelSpec, TensorArg
 from .tiling import FIELD_SIZES, ordered_fields, render_tiling_header
 
@@ -103,10 +104,28 @@ def _tiling_func_lines(spec: KernelSpec) -> list[str]:
 
 
 def _infer_shape_lines(spec: KernelSpec) -> list[str]:
-    """Each output's shape from the inputs' shapes; a star dim's axes are the input's it is read from."""
+    """Each output's shape from the inputs' shapes; a star dim's axes are the input's it is read from,
+    an axis a const sizes is the const's definition over the inputs' dims and the attributes."""
     origins = dim_origins(spec)
     layout = Layout(spec, ShapeAccess("gert*", lambda t: f"{cpp_name(t.name)}Shape", lambda name: _gert_attr(spec, name)))
-    used = _with_holders(layout, [origins[d].tensor for t in spec.outputs for d in t.shape if isinstance(d, str)])
+    computed = dict(spec.extents)
+
+    def field_value(f) -> str:
+        if f.source[0] == "attr":
+            return _gert_attr(spec, f.source[1])
+        o = origins[tensor_named(spec, f.source[1]).shape[f.source[2]]]
+        return layout.extent(o.tensor, o.axis)
+
+    def value(d) -> str:
+        if isinstance(d, int):
+            return str(d)
+        return computed_extent(spec, d, field_value) if d in computed else layout.extent(origins[d].tensor,
+                                                                                          origins[d].axis)
+    named = [d for t in spec.outputs for d in t.shape if isinstance(d, str)]
+    read = [origins[d] for d in named if d not in computed]
+    read += [origins[tensor_named(spec, f.source[1]).shape[f.source[2]]] for d in named if d in computed
+             for f in spec.tiling_fields if f.source[0] == "dim" and re.search(rf"\b{f.name}\b", computed[d])]
+    used = _with_holders(layout, [o.tensor for o in read])
     lines = [f"const gert::Shape* {cpp_name(t.name)}Shape = context->GetInputShape({spec.inputs.index(t)});"
              for t in used]
     lines += layout.run_lines(used, "GRAPH_FAILED")
@@ -115,9 +134,7 @@ def _infer_shape_lines(spec: KernelSpec) -> list[str]:
     for j, t in enumerate(spec.outputs):
         out = f"{cpp_name(t.name)}Shape"
         lines.append(f"gert::Shape* {out} = context->GetOutputShape({j});")
-        values = [str(d) if isinstance(d, int) else layout.extent(origins[d].tensor, origins[d].axis)
-                  for d in t.shape]
-        lines += layout.infer_output(out, t, origins, values)
+        lines += layout.infer_output(out, t, origins, [value(d) for d in t.shape])
     return lines
 
 
@@ -196,7 +213,9 @@ def render_launcher(spec: KernelSpec) -> str:
                       "parse": "ParseInt" if kind != "float" else "ParseFloat"})
     args = [f"buffers[{i}].device" for i in range(len(tensors))] + ["workspaceDevice", "tilingDevice"]
     include, launch = launch_call(spec, "aclrtlaunch", args)
-    return render_template("launcher.cpp.j2", names=names, dims=dims, attrs=attrs, tensors=tensors,
+    computed = [f"const int64_t {dim_literal(d)} = {computed_extent(spec, d, local_field_value(spec, attr_variable))};"
+                for d, _ in spec.extents]
+    return render_template("launcher.cpp.j2", names=names, dims=dims, attrs=attrs, tensors=tensors, computed=computed,
                            field_lines=host_field_lines(spec, attr_variable), launch_include=include, launch=launch,
                            core_num=core_num_call(spec), workspace=workspace_cpp(spec, "tiling.{}"))
 

@@ -110,17 +110,26 @@ def dim_origins(spec: KernelSpec) -> dict[str, DimOrigin]:
     """Each symbolic dim's first occurrence among the inputs: where the host reads it. A star dim
     is read where it is a star if it is anywhere: star outputs take their leading axes from there."""
     origins: dict[str, DimOrigin] = {}
+    computed = dict(spec.extents)
     for i, t in enumerate(spec.inputs):
         for axis, d in enumerate(t.shape):
-            if isinstance(d, str) and (d not in origins or d in t.stars and not origins[d].star):
+            if isinstance(d, str) and d not in computed and (d not in origins or d in t.stars and not origins[d].star):
                 origins[d] = DimOrigin(t, i, axis)
     for t in spec.outputs:
         for d in t.shape:
-            if isinstance(d, str) and d not in origins:
+            if isinstance(d, str) and d not in origins and d not in computed:
                 raise UserError(f"output {t.name} has extent {d}, which no input has: the host cannot know the "
                                 f"output's shape before the kernel runs",
                                 hint="give the kernel an input (or a fixed extent) that carries it")
     return origins
+
+
+def computed_extent(spec: KernelSpec, name: str, field_value) -> str:
+    """An axis a const sizes (``spec.extents``) as host C++: the const's definition with each tiling
+    field it reads replaced by ``field_value(field)``, that field's value where the line stands."""
+    fields = {f.name: f for f in spec.tiling_fields}
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: f"({field_value(fields[m.group(0)])})" if m.group(0) in fields
+                  else m.group(0), dict(spec.extents)[name])
 
 
 def tensor_named(spec: KernelSpec, name: str) -> TensorArg:
@@ -142,10 +151,12 @@ def attr_index(spec: KernelSpec, name: str) -> int:
 
 
 def dim_symbols(spec: KernelSpec) -> list[str]:
+    """The dims a launch is given, in order of appearance (an axis a const sizes is computed)."""
+    computed = dict(spec.extents)
     seen: list[str] = []
     for t in spec.inputs + spec.outputs:
         for d in t.shape:
-            if isinstance(d, str) and d not in seen:
+            if isinstance(d, str) and d not in seen and d not in computed:
                 seen.append(d)
     return seen
 
@@ -217,17 +228,21 @@ def core_num_call(spec: KernelSpec) -> str:
     return "GetCoreNumAic" if spec.core_type in ("aic", "mix", "mixtaps") else "GetCoreNumAiv"
 
 
+def local_field_value(spec: KernelSpec, attr_variable):
+    """A tiling field's value in host code that holds each dim in a local (``B_uDim``) and each
+    attribute in ``attr_variable(name)``."""
+    def value(f) -> str:
+        if f.source[0] == "attr":
+            return attr_variable(f.source[1])
+        return dim_literal(tensor_named(spec, f.source[1]).shape[f.source[2]])
+    return value
+
+
 def host_field_lines(spec: KernelSpec, attr_variable) -> list[str]:
     """``tiling.<field> = ...;`` for the plain struct, from the host's dim locals (``B_uDim``) and its
     attribute variables (``attr_variable(name)``)."""
-    lines = []
-    for f in ordered_fields(spec):
-        if f.source[0] == "dim":
-            value = dim_literal(tensor_named(spec, f.source[1]).shape[f.source[2]])
-        else:
-            value = attr_variable(f.source[1])
-        lines.append(f"tiling.{f.name} = static_cast<{f.ctype}>({value});")
-    return lines
+    value = local_field_value(spec, attr_variable)
+    return [f"tiling.{f.name} = static_cast<{f.ctype}>({value(f)});" for f in ordered_fields(spec)]
 
 
 def workspace_cpp(spec: KernelSpec, accessor: str) -> str:

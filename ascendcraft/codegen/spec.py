@@ -87,6 +87,9 @@ class KernelSpec:
     forward_keywords: tuple[str, ...] = ()
     #: ``*A(dim)``: star dim -> the attribute (or number) that counts its axes (dsl.star_groups)
     star_counts: tuple[tuple[str, str | int], ...] = ()
+    #: axes sized by a const (``const M = N + left + right``, ``y: gm T[*B, M]``): (name, its value as
+    #: host C++ over tiling field names), which the host computes where it needs the extent
+    extents: tuple[tuple[str, str], ...] = ()
 
     def dsl_line(self, cpp_line: int | None) -> int | None:
         """The line of the writer's DSL kernel that kernel_source line ``cpp_line`` implements."""

@@ -23,10 +23,13 @@ from .types import TGM, TRegion, TScalar, TTile
 
 @dataclass(frozen=True)
 class Binding:
-    """Concrete values for a kernel's symbolic dims and scalar attributes."""
+    """Concrete values for a kernel's symbolic dims and scalar attributes. ``extents``: the op's
+    extents on the axes a parameter names by a top-level const (``const M = N + left + right`` and
+    ``y: gm T[*B, M]``), which the checker holds the const's value to."""
 
     dims: dict
     attrs: dict
+    extents: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -104,6 +107,8 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
                 out.append(d)
                 continue
             v = self.env.get(d)
+            if v is None and d in self.binding.extents:     # a const's axis, held to it where it is defined
+                v = TScalar("int", self.binding.extents[d][0])
             if not (isinstance(v, TScalar) and isinstance(v.value, int)):
                 raise check_error(f"dim {d!r} has no value", node, hint="symbolic dims are bound from the op's input and "
                            "output shapes; scratch shapes may use those dims, constants and CORES")
@@ -158,6 +163,12 @@ class Checker(LoweredFormsChecker, ExpressionChecker):
             if not (isinstance(t, TScalar) and t.value is not None):
                 raise check_error("a const needs a value known before the kernel runs", s.value)
             value = TScalar("int" if t.is_int else t.dtype, t.value)
+            if s.name in self.binding.extents and value.value != self.binding.extents[s.name][0]:
+                n, holder = self.binding.extents[s.name]
+                raise check_error(f"const {s.name} is {value.value} here, but it sizes an axis of {holder}, which the "
+                                  f"op gives {n} elements", s, kind="binding error",
+                                  hint=f"define {s.name} as the op computes that extent, from the inputs' dims and "
+                                       f"the attributes")
             self._define(s.name, value, s)
             self.fixed.add(s.name)
             self.consts[s.name] = (value, s.value)

@@ -17,7 +17,8 @@ import numpy as np
 from ..chips import DEFAULT_CHIP, load_chip
 from ..errors import UserError
 from .host_build import HostArtifact, build_host
-from .host_project import Project, dtype, dtype_of_ge_name, format_value, read_project, snake_case
+from ..cann_names import snake_case
+from .host_project import Project, dtype, dtype_of_ge_name, format_value, read_project
 from .host_run import HOST_TIMEOUT_S, HostRunError, platform_lines, run_host
 from .job import to_bf16_bits
 from .runner import GmSpec

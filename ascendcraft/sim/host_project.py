@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cann_names import snake_case
 from ..errors import UserError
 from .signature import strip_comments
 
@@ -85,14 +86,6 @@ def format_value(name) -> int:
     if key not in FORMATS:
         raise UserError(f"unknown tensor format {name!r}", hint="known: " + ", ".join(FORMATS))
     return FORMATS[key]
-
-
-def snake_case(op_type: str) -> str:
-    """The kernel entry and file name msopgen derives from an op type: ``TopKV3`` -> ``top_kv3``,
-    ``AddLayerNorm`` -> ``add_layer_norm`` (all 153 answers of NPUKernelBench follow it)."""
-    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", op_type)
-    s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
-    return s.lower()
 
 
 @dataclass(frozen=True)

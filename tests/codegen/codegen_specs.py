@@ -1,4 +1,6 @@
 """Kernel specs for the codegen tests: a real LeakyReLU kernel and a wider spec for the skeletons."""
+import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 from ascendcraft.codegen.spec import AttrArg, KernelSpec, TensorArg, TilingField
@@ -45,8 +47,8 @@ def scale_shift_spec() -> KernelSpec:
         workspace_bytes="((int64_t)(AscendC::GetBlockNum()) * (int64_t)(N) * 4 + 31) / 32 * 32")
 
 
-def lowered_spec(example: str) -> KernelSpec:
-    """The spec of a bundled example (``category/name``) after the whole pass chain (no build)."""
+def _after_passes(kernel, op: Path) -> KernelSpec:
+    """``kernel`` (text or a path) for the op file ``op`` after the whole pass chain (no build)."""
     from ascendcraft.chips import load_chip
     from ascendcraft.codegen.kernel import emit_kernel
     from ascendcraft.lower import default_passes
@@ -54,13 +56,27 @@ def lowered_spec(example: str) -> KernelSpec:
     from ascendcraft.checking import load_kernel
     from ascendcraft.task import load_task
 
-    d = HERE.parents[1] / "examples" / example
-    task = load_task(d / "op.py")
-    run = run_passes(load_kernel(d / "kernel.dsl"), default_passes(), task=task, shapes=task.shapes(),
+    task = load_task(op)
+    run = run_passes(load_kernel(kernel), default_passes(), task=task, shapes=task.shapes(),
                      chip=load_chip("910B2"), trials=1)
     return emit_kernel(run.final.kernel, run.final.real)
+
+
+def lowered_spec(example: str) -> KernelSpec:
+    """The spec of a bundled example (``category/name``) as the lowering emits it."""
+    d = HERE.parents[1] / "examples" / example
+    return _after_passes(d / "kernel.dsl", d / "op.py")
 
 
 def matmul_bias_relu_spec() -> KernelSpec:
     """A MIX kernel: a Matmul API phase (transposed B) then a vector epilogue."""
     return lowered_spec("fuse/matmul_bias_relu")
+
+
+@lru_cache(maxsize=None)
+def lowered_text_spec(kernel: str, op_source: str) -> KernelSpec:
+    """``kernel`` (DSL text) for an op file of ``op_source`` as the lowering emits it."""
+    with tempfile.TemporaryDirectory() as d:
+        op = Path(d) / "op.py"
+        op.write_text(op_source)
+        return _after_passes(kernel, op)

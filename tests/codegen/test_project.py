@@ -349,3 +349,19 @@ def test_model_new_takes_the_references_forward_arguments_and_picks_the_kernels(
     assert by_keyword[0] is x and by_keyword[1] is w and by_keyword[2] == 3.0
     with pytest.raises(TypeError, match="unexpected keyword arguments: eps"):
         model(x, [4], eps=1e-5)
+
+
+def test_an_op_whose_name_has_a_digit_after_an_underscore_keeps_the_names_msopgen_derives():
+    """msopgen names the kernel entry and op_kernel file after the op type (Conv2dCustom -> conv2d_custom);
+    a kernel named conv_2d took conv_2d_custom before, which a CANN build (and the simulator's reading
+    of the project) does not find."""
+    from ascendcraft.cann_names import snake_case
+    from codegen_specs import lowered_text_spec
+    op = ("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+          "        return x * 2\n\n\ndef get_inputs():\n    return [torch.randn(64)]\n\n\n"
+          "def get_init_inputs():\n    return []\n")
+    spec = lowered_text_spec("kernel scale_2d(x: gm f32[N]) -> (y: gm f32[N]):\n"
+                             "    store(y, load(x) * 2.0)\n", op)
+    assert (spec.op_type, spec.op_name) == ("Scale2dCustom", "scale2d_custom")
+    assert snake_case(spec.op_type) == spec.op_name
+    assert 'void scale2d_custom(' in spec.kernel_source and "op_kernel/scale2d_custom.cpp" in project_files(spec)

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +19,7 @@ from ascendcraft.codegen.project import project_files, render_op_host
 from ascendcraft.codegen.spec import AttrArg, KernelSpec, TensorArg, TilingField
 from ascendcraft.codegen.tiling import render_tiling_header, tiling_values
 from ascendcraft.errors import UserError
-from codegen_specs import leaky_relu_spec, scale_shift_spec
+from codegen_specs import leaky_relu_spec, lowered_text_spec, scale_shift_spec
 from test_project import STUBS, _compile_jobs, _six_strings
 
 ROW_SCALE = """\
@@ -68,23 +66,9 @@ _STAR_STUBS = {
 }
 
 
-@lru_cache(maxsize=1)
 def row_scale_spec() -> KernelSpec:
     """ROW_SCALE through the whole pass chain (no build): a spec as the lowering emits it."""
-    from ascendcraft.checking import load_kernel
-    from ascendcraft.chips import load_chip
-    from ascendcraft.codegen.kernel import emit_kernel
-    from ascendcraft.lower import default_passes
-    from ascendcraft.passes import run_passes
-    from ascendcraft.task import load_task
-
-    with tempfile.TemporaryDirectory() as d:
-        op = Path(d) / "op.py"
-        op.write_text(ROW_SCALE_OP)
-        task = load_task(op)
-        run = run_passes(load_kernel(ROW_SCALE), default_passes(), task=task, shapes=task.shapes(),
-                         chip=load_chip("910B2"), trials=1)
-    return emit_kernel(run.final.kernel, run.final.real)
+    return lowered_text_spec(ROW_SCALE, ROW_SCALE_OP)
 
 
 # A scan along the axis `dim` names: x read as [A, D, B] around it (dsl/star_groups.py).

@@ -7,6 +7,8 @@
 # 8192 values (MKB: 16 rows of 510).
 kernel conv_depthwise_2d(x: gm f32[N, C, H, W], conv2d_weight: gm f32[C, 1, KH, KW], padding: i32) -> (
         y: gm f32[N, C, OH, OW]):
+    const OH = H + 2 * padding - KH + 1
+    const OW = W + 2 * padding - KW + 1
     const TH = maximum(1, 8192 // OW)
     for n, c, hb in parallel(N, C, cdiv(OH, TH)):
         h = hb * TH

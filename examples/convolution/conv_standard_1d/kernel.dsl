@@ -8,6 +8,7 @@
 # 128 x 128 tiles of 64 channels take all of L0A and L0B (two slots each). One sequence at a time
 # (a loop of phases): the vector cores lay out the next sequences while the cube cores compute.
 kernel conv_standard_1d(x: gm f32[N, CI, L], conv1d_weight: gm f32[CO, CI, KW]) -> (y: gm f32[N, CO, LO]):
+    const LO = L - KW + 1
     const TL = 128
     const TM = 128
     const TN = 128

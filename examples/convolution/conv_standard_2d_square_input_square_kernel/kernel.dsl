@@ -17,6 +17,8 @@ kernel conv_standard_2d(x: gm f32[N, CI, H, W], conv1_weight: gm f32[CO, CI, KH,
         y: gm f32[N, CO, OH, OW]):
     const S = 4                     # the layer's stride and padding (fixed in the op's __init__)
     const PD = 2
+    const OH = (H + 2 * PD - KH) // S + 1
+    const OW = (W + 2 * PD - KW) // S + 1
     const KC = 40
     const I = cdiv(H + 2 * PD, S)   # padded rows of one residue
     const P = I * OW                # positions of a plane

@@ -7,6 +7,9 @@
 # output plane of col through a view.
 kernel conv_standard_3d(x: gm f32[N, CI, D, H, W], conv3d_weight: gm f32[CO, CI, KD, KH, KW]) -> (
         y: gm f32[N, CO, OD, OH, OW]):
+    const OD = D - KD + 1
+    const OH = H - KH + 1
+    const OW = W - KW + 1
     const K = CI * KD * KH * KW
     const P = OD * OH * OW
     const TM = 128

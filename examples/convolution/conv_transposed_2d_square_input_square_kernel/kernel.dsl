@@ -11,6 +11,8 @@
 # phases): the vector cores lay out the next images while the cube cores compute this one's taps.
 kernel conv_transposed_2d(x: gm f32[N, CI, H, W], conv_transpose2d_weight: gm f32[CI, CO, KH, KW]) -> (
         y: gm f32[N, CO, OH, OW]):
+    const OH = H + KH - 1           # stride 1, no padding: each input pixel spreads over KH x KW
+    const OW = W + KW - 1
     const KK = KH * KW
     const HP = H + 2 * KH - 2
     const WP = W + 2 * KW - 2

@@ -8,6 +8,7 @@
 # in-tensor part of the result is written.
 kernel avg_pool1d(x: gm f32[N, C, L], kernel_size: i32, stride: i32 = 1, padding: i32 = 0) -> (
         y: gm f32[N, C, LO]):
+    const LO = (L + 2 * padding - kernel_size) // stride + 1
     const TL = minimum(LO, maximum(1, 4096 // stride))
     const IL = (TL - 1) * stride + kernel_size
     const RC = maximum(1, 4096 // IL)

@@ -10,6 +10,8 @@
 # The parallel loop covers (image, channel, row block, column block): 65536 tiles at MKB.
 kernel max_pool2d(x: gm f32[N, C, H, W], kernel_size: i32, stride: i32, padding: i32) -> (
         y: gm f32[N, C, HO, WO]):
+    const HO = (H + 2 * padding - kernel_size) // stride + 1
+    const WO = (W + 2 * padding - kernel_size) // stride + 1
     const TWO = minimum(WO, maximum(1, 512 // stride))
     const TH = maximum(1, 4096 // (TWO * stride * stride))
     const IH = (TH - 1) * stride + kernel_size

@@ -13,6 +13,8 @@
 # column block).
 kernel max_pool2d_f16(x: gm f16[N, C, H, W], kernel_size: i32, stride: i32, padding: i32) -> (
         y: gm f16[N, C, HO, WO]):
+    const HO = (H + 2 * padding - kernel_size) // stride + 1
+    const WO = (W + 2 * padding - kernel_size) // stride + 1
     const TWO = minimum(WO, maximum(1, 1024 // stride))
     const TH = maximum(1, 8192 // (TWO * stride * stride))
     const IH = (TH - 1) * stride + kernel_size

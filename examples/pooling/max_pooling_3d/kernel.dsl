@@ -7,6 +7,9 @@
 # A depth slice is read by the K / S windows that hold it: from L2 after its first read.
 kernel max_pool3d(x: gm f32[N, C, D, H, W], kernel_size: i32, stride: i32, padding: i32) -> (
         y: gm f32[N, C, DO, HO, WO]):
+    const DO = (D + 2 * padding - kernel_size) // stride + 1
+    const HO = (H + 2 * padding - kernel_size) // stride + 1
+    const WO = (W + 2 * padding - kernel_size) // stride + 1
     const TH = minimum(HO, maximum(1, 4096 // (((WO - 1) * stride + kernel_size) * stride)))
     const IH = (TH - 1) * stride + kernel_size
     const IW = (WO - 1) * stride + kernel_size

@@ -9,7 +9,9 @@
 # position times 2S is the integer 2 * oh + 1 - S), so the weights are exact. Each blend is
 # (1 - l) * a + l * b, as torch weighs (a + (b - a) * l would give NaN where a is infinite).
 kernel bilinear_upsample(x: gm f32[N, C, H, W]) -> (y: gm f32[N, C, OH, OW]):
-    const S = OH // H
+    const S = 2                       # the op's scale_factor
+    const OH = H * S
+    const OW = W * S
     const S2 = 2 * S
     const TR = 32
     const RB = TR // S + 2          # input rows a block of TR output rows reads, at most

@@ -4,7 +4,9 @@
 # widened [H, OW] block is stored S times, as the rows h * S + s of y: y viewed as [N, C, H, S, OW]
 # makes each of them one region (rows S * OW apart). x is read once and y written once.
 kernel nearest_neighbor_upsample(x: gm f32[N, C, H, W]) -> (y: gm f32[N, C, OH, OW]):
-    const S = OH // H
+    const S = 4                       # the op's scale_factor
+    const OH = H * S
+    const OW = W * S
     yv = view(y, (N, C, H, S, OW))
     for n, c in parallel(N, C):
         src = cast(floor((iota(OW, f32) + 0.5) * (1.0 / S)), i32)
