@@ -80,3 +80,16 @@ def lowered_text_spec(kernel: str, op_source: str) -> KernelSpec:
         op = Path(d) / "op.py"
         op.write_text(op_source)
         return _after_passes(kernel, op)
+
+
+def lowered_project(root: Path, kernel: str, op_source: str):
+    """``kernel`` for an op file of ``op_source`` (written to ``root/op.py``) lowered and verified on
+    the simulator (lower raises otherwise), its output folder written to ``root/out`` (the CANN
+    project in ``root/out/project``): the lowering."""
+    from ascendcraft.lower import lower
+    from ascendcraft.results import write_lowered
+    (root / "op.py").write_text(op_source)
+    result = lower(kernel, root / "op.py", backend="sim", trials=1, model_time=False)
+    (root / "out").mkdir()
+    write_lowered(result, root / "out")
+    return result

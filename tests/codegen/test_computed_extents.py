@@ -10,6 +10,7 @@ import pytest
 from ascendcraft.checking import check_kernel
 from ascendcraft.codegen.project import project_files
 from ascendcraft.errors import DSLError
+from codegen_specs import lowered_project
 from test_project import _compile_jobs
 from test_star_dims_export import _bindings, _lines, _star_stubs
 
@@ -45,14 +46,8 @@ def get_init_inputs():
 @pytest.fixture(scope="module")
 def pad(tmp_path_factory):
     """PAD lowered and verified on the simulator, its project written: (the lowering, its folder)."""
-    from ascendcraft.lower import lower
-    from ascendcraft.results import write_lowered
     root = tmp_path_factory.mktemp("pad")
-    (root / "op.py").write_text(PAD_OP)
-    result = lower(PAD, root / "op.py", backend="sim", trials=1, model_time=False)
-    (root / "out").mkdir()
-    write_lowered(result, root / "out")
-    return result, root
+    return lowered_project(root, PAD, PAD_OP), root
 
 
 def test_a_const_sizing_an_output_is_held_to_the_ops_extent_at_every_group(tmp_path):

@@ -19,7 +19,7 @@ from ascendcraft.codegen.project import project_files, render_op_host
 from ascendcraft.codegen.spec import AttrArg, KernelSpec, TensorArg, TilingField
 from ascendcraft.codegen.tiling import render_tiling_header, tiling_values
 from ascendcraft.errors import UserError
-from codegen_specs import leaky_relu_spec, lowered_text_spec, scale_shift_spec
+from codegen_specs import leaky_relu_spec, lowered_project, lowered_text_spec, scale_shift_spec
 from test_project import STUBS, _compile_jobs, _six_strings
 
 ROW_SCALE = """\
@@ -109,16 +109,9 @@ def get_init_inputs():
 
 @pytest.fixture(scope="module")
 def dim_scan(tmp_path_factory):
-    """DIM_SCAN lowered and verified on the simulator (lower raises otherwise), its project written:
-    (the lowering, the folder holding op.py and out/project)."""
-    from ascendcraft.lower import lower
-    from ascendcraft.results import write_lowered
+    """DIM_SCAN lowered and verified on the simulator, its project written: (the lowering, its folder)."""
     root = tmp_path_factory.mktemp("dim_scan")
-    (root / "op.py").write_text(DIM_SCAN_OP)
-    result = lower(DIM_SCAN, root / "op.py", backend="sim", trials=1, model_time=False)
-    (root / "out").mkdir()
-    write_lowered(result, root / "out")
-    return result, root
+    return lowered_project(root, DIM_SCAN, DIM_SCAN_OP), root
 
 
 def _spec(name: str, inputs, outputs, fields, attrs=()) -> KernelSpec:
