@@ -105,16 +105,22 @@ def check_project(project: str | Path, op: str | Path, *, trials: int = DEFAULT_
     sig = describe_project(project)
     result = ProjectCheck(str(op), sig.name)
     verify_shape_sets(result, task, seed, max_bytes, say,
-                      lambda shapes: _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say))
+                      lambda shapes: _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say),
+                      lambda shapes: _unregistered(sig, shapes))
     if model_time and result.passed:
         _model_time(result, project, sig, task.real, chip, say)
     return result
 
 
-def verify_shape_sets(result: ProjectCheck, task, seed: int, max_bytes: int, say, verify_at) -> None:
+def verify_shape_sets(result: ProjectCheck, task, seed: int, max_bytes: int, say, verify_at,
+                      set_aside=lambda shapes: None) -> None:
     """``verify_at(shapes)``'s report at each shape set (_shape_sets) in turn, into ``result``, up to the
-    first that fails."""
+    first that fails; a group ``set_aside(shapes)`` gives a reason for is listed as skipped with it."""
     for label, shapes in _shape_sets(task, seed, max_bytes, result.skipped):
+        why = set_aside(shapes) if label.startswith("group") else None
+        if why:
+            result.skipped.append((label, why))
+            continue
         say(f"verifying {result.operator} at {label} ({inputs_text(shapes)})")
         report = verify_at(shapes)
         result.checks.append(ShapeCheck(label, shapes, report))
@@ -146,6 +152,19 @@ def _shape_sets(task, seed: int, max_bytes: int, skipped: list) -> list:
         else:
             sets.append((g.title(), g))
     return sets
+
+
+def _unregistered(sig, shapes) -> str | None:
+    """Why the operator cannot take a group's inputs (a dtype combination its OpDef does not register,
+    as a generic kernel's project for one of its dtypes), or None."""
+    from ..dtypes import NUMPY
+    from ..sim.host_op import unregistered
+    from ..sim.host_project import dtype
+    specs = [s for s in shapes.input_specs if s is None or hasattr(s, "dtype")]
+    given = [None if s is None else dtype("bfloat16" if s.dtype == "bf16" else NUMPY[s.dtype]) for s in specs]
+    if len(given) != len(sig.inputs):
+        return None         # bound by name or with attributes between: bind_case decides
+    return unregistered(sig, given)
 
 
 def _verify_at(project, sig, shapes, trials, seed, chip, inputs, precision, say):

@@ -16,7 +16,7 @@ from ..errors import UserError
 from .build import build_kernel
 from .host import HostTiling, OpSignature, _describe, _signature, tiling_for
 from .host_build import build_host
-from .host_project import DTYPES, FORMATS, Project, dtype, read_project
+from .host_project import DTYPES, FORMATS, Project, dtype, dtype_of_ge_name, read_project
 from .host_run import HOST_TIMEOUT_S
 from .result import SimResult
 from .runner import GmSpec, gm, run_kernel
@@ -77,6 +77,11 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
                 spec["value"] = t
             specs.append(spec)
         case_inputs.append(specs if p.param_type == "DYNAMIC" else specs[0])
+    given = [None if c is None else dtype((c[0] if isinstance(c, list) else c)["dtype"]) for c in case_inputs]
+    why = unregistered(sig, given)
+    if why:         # CANN selects a kernel by the OpDef's dtype combinations: no match, no launch
+        raise UserError(why, hint="pass inputs of a registered combination, or add this one to the OpDef's "
+                                  "DataType lists")
     longest = max((len(c) for c in case_inputs if isinstance(c, list)), default=1)
     if longest > 1 and any(p.param_type == "DYNAMIC" for p in sig.outputs):
         raise UserError(f"{sig.name}: a DYNAMIC output of several tensors is not emulated (its input lists hold "
@@ -121,6 +126,30 @@ def run_op(project_dir, inputs: list, attrs: dict | None = None, outputs=None, c
     after = () if cost_only or not res.outputs else tuple(
         None if v is None else _single(res.outputs[gm_index[i]]) for i, v in enumerate(ins))
     return OpRun(outs, res, ht, sig, decode_tiling(res.tiling_layout, ht.tiling), after)
+
+
+def unregistered(sig: OpSignature, given: list) -> str | None:
+    """Why no dtype combination of the OpDef (column i of every input's DataType list) takes inputs of
+    the dtypes ``given`` (a DType, or None for an absent input), or None when one does (or the OpDef
+    lists none)."""
+    columns = max((len(p.dtypes) for p in sig.inputs), default=0)
+    if not columns:
+        return None
+
+    def takes(i: int) -> bool:
+        return all(d is None or not p.dtypes or dtype_of_ge_name(p.dtypes[i % len(p.dtypes)]) is d
+                   for p, d in zip(sig.inputs, given))
+    if any(takes(i) for i in range(columns)):
+        return None
+    have = ", ".join(f"{p.name} {d.name}" for p, d in zip(sig.inputs, given) if d is not None)
+    combos = "; ".join(", ".join(f"{p.name} {_ge_label(p.dtypes[i % len(p.dtypes)])}" for p in sig.inputs if p.dtypes)
+                       for i in range(columns))
+    return f"{sig.name} registers no dtype combination for its inputs ({have}); its OpDef takes: {combos}"
+
+
+def _ge_label(ge_name: str) -> str:
+    d = dtype_of_ge_name(ge_name)
+    return d.name if d is not None else ge_name
 
 
 def _tensors(p, v) -> list | None:

@@ -204,3 +204,23 @@ def test_an_operator_writing_bool_where_its_reference_gives_floats_is_verified_a
     r = check_project(HERE / "projects" / "is_positive", HERE / "is_positive_op.py", trials=2)
     assert r.passed, r.summary()
     assert r.time_note is None and r.time_us > 0 and r.block_dim == 1
+
+
+def test_inputs_of_a_dtype_the_opdef_does_not_register_are_refused_not_run():
+    """CANN picks a kernel by the OpDef's dtype combinations: f16 data into this f32-only operator is
+    refused by name (before, the f32 kernel read it and went past the end of x)."""
+    from ascendcraft.sim.host_op import run_op
+    with pytest.raises(UserError, match=r"LeakyReluCustom registers no dtype combination for its inputs "
+                                        r"\(x float16\); its OpDef takes: x float32"):
+        run_op(PROJECT, [np.zeros((4, 8), np.float16)], {"negative_slope": 0.2})
+
+
+def test_groups_of_dtypes_the_operator_does_not_register_are_set_aside_with_why(tmp_path):
+    op = tmp_path / "groups_op.py"
+    op.write_text(OP.read_text().replace(
+        "def get_inputs():\n    return [torch.randn(37, 1001)]",
+        "def get_input_groups():\n    return [[torch.randn(37, 1001)], [torch.randn(5, 9).half()], [torch.randn(3, 64)]]"))
+    r = check_project(PROJECT, op, trials=1, model_time=False)
+    assert r.passed and sorted(c.label for c in r.checks) == ["group 0 of 3", "group 2 of 3"]
+    assert r.skipped == [("group 1 of 3", "LeakyReluCustom registers no dtype combination for its inputs "
+                                          "(x float16); its OpDef takes: x float32")]
