@@ -191,7 +191,8 @@ def group_evaluations(mod: OpModule, groups: InputGroups, filename: str) -> tupl
 
 def group_lines(task, limit: int = 16) -> dict:
     """What a prompt says about a group task's groups: how many, the dtypes (with how many groups
-    each), each input's ranks, the groups with an empty tensor, up to ``limit`` groups' arguments
+    each), each input's ranks, the values of the scalar arguments that differ between groups, the
+    groups with an empty tensor, up to ``limit`` groups' arguments
     (one per dtype and rank first, then the largest), and the groups set aside."""
     groups = task.groups
     counts: dict[str, int] = {}
@@ -203,6 +204,13 @@ def group_lines(task, limit: int = 16) -> dict:
         rs = sorted({len(g.input_specs[k].shape) for g in groups if isinstance(g.input_specs[k], TensorSpec)})
         if rs:
             ranks.append(f"{name}: {rs[0]}" + (f" to {rs[-1]}" if len(rs) > 1 else ""))
+    values = []         # scalar arguments that differ between groups (an axis picked per group: dim)
+    for k, name in enumerate(groups[0].input_names):
+        vs = {g.input_specs[k] for g in groups if isinstance(g.input_specs[k], (bool, int, float))}
+        if len(vs) > 1:
+            ordered = sorted(vs)
+            listed = ", ".join(map(str, ordered[:12])) + (f", ... ({len(ordered)} values)" if len(ordered) > 12 else "")
+            values.append(f"{name}: {listed}")
     shown, seen = [], set()
     for g in groups:
         key = tuple((s.dtype, len(s.shape)) if isinstance(s, TensorSpec) else type(s).__name__ for s in g.input_specs)
@@ -217,6 +225,7 @@ def group_lines(task, limit: int = 16) -> dict:
             "lists": ", ".join(f"`{n}`" for n in lists),
             "dtypes": ", ".join(f"{k} ({n})" for k, n in counts.items()),
             "ranks": "; ".join(ranks),
+            "varying": "; ".join(values),
             "empty": sum(any(isinstance(s, TensorSpec) and 0 in s.shape for s in g.input_specs) for g in groups),
             "examples": [g.describe().split(": ", 1)[1] for g in sorted(shown, key=lambda g: g.index)],
             "unsupported": len(task.groups_unsupported)}

@@ -358,3 +358,17 @@ def test_star_dims_that_cannot_split_a_tensor_say_so(tmp_path):
     with pytest.raises(DSLError, match=r"x is declared \[\*A, D, \*B\] but the op's input 0 is f32\[4, 9\]: its "
                                        r"axes cannot be split so"):
         check_kernel(DIM_SUM, op, trials=1)
+
+
+def test_prompt_lists_the_values_of_a_scalar_argument_that_differ_between_groups(tmp_path):
+    from ascendcraft.chips import load_chip
+    from ascendcraft.llm.prompt import build_prompt
+
+    task = load_task(group_task(tmp_path, "x.float().sum(dim)", DIM_GROUPS, signature="x, dim"))
+    text = build_prompt(task, task.shapes(), load_chip("910B2")).messages[-1]["content"]
+    assert "- values that differ between groups: dim: -3, -2, -1, 0, 1, 3 (one kernel takes them all)" in text
+    assert "`x: gm T[*A(dim), D, *B]` with `dim: i32`" in text
+    # a scalar the same in every group is no news
+    same = load_task(group_task(tmp_path, "x * s", [[("t", "f32", [4]), 2.0], [("t", "f32", [5, 6]), 2.0]],
+                                name="op2", signature="x, s"))
+    assert "values that differ" not in build_prompt(same, same.shapes(), load_chip("910B2")).messages[-1]["content"]
