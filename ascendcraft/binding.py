@@ -304,8 +304,9 @@ def _bind(kernel: A.Kernel, shapes) -> tuple[Binding, Plan]:
                 raise DSLError(f"attribute {name} is {value!r}, not an integer", p.span, kind="binding error",
                                hint=f"declare it as {name}: f32")
             attrs[name] = int(value)
-    return Binding(dims, attrs, {d: e for d, e in extents.items() if e is not None}), Plan(tuple(forward), tuple(params), tuple(p.name for p in kernel.outputs),
-                                      kernel_shapes, tuple(fills))
+    binding = Binding(dims, attrs, {d: e for d, e in extents.items() if e is not None})
+    return binding, Plan(tuple(forward), tuple(params), tuple(p.name for p in kernel.outputs), kernel_shapes,
+                         tuple(fills))
 
 
 def parameter_arrays(plan: Plan, shapes) -> dict[str, np.ndarray]:

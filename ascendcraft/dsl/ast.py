@@ -6,7 +6,6 @@ lower-level programs the lowering passes produce.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field, replace
 from typing import Union
 
