@@ -149,8 +149,10 @@ BROKEN = [
      [("bias: gm T[N] = 0.0", "bias: gm T[N] = 1.0")]),
     ("npukernelbench/mish",  # whole tiles only: the groups smaller than a tile are never written
      [("parallel(cdiv(S, TS))", "parallel(S // TS)")]),
-    ("npukernelbench/gather",  # every row picks with the first row's indices
-     [("load(index[r, k:k + TK])", "load(index[0, k:k + TK])")]),
+    ("npukernelbench/gather",  # every row picks with the first row's indices (dim the last axis)
+     [("load(ir[a, k:k + TK])", "load(ir[0, k:k + TK])")]),
+    ("npukernelbench/gather",  # a later chunk of D replaces every pick (only the groups with D > TD show it)
+     [("got = where(rel >= 0, part, got)", "got = part")]),
 ]
 
 
