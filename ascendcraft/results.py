@@ -44,12 +44,15 @@ def write_lowered(result: Lowered, d: Path) -> None:
         (sub / f"{r.spec.op_name}_tiling.h").write_text(r.tiling_header)
     from .binding import forward_names
     from .codegen.project import write_project
+    from .codegen.variants import combine
     try:
         # ModelNew takes the reference's forward arguments as the harness passes them
         shapes = result.check.shapes
         forward = forward_names(result.check.real.kernel, shapes)
-        write_project(dataclasses.replace(result.spec, forward=forward, forward_keywords=shapes.input_names),
-                      d / "project")
+        spec, why = combine(result.spec, [r.spec for r in result.instances])
+        if why:
+            result.project_note = f"CANN project for the {', '.join(input_dtypes(result.check.shapes))} instance only: {why}"
+        write_project(dataclasses.replace(spec, forward=forward, forward_keywords=shapes.input_names), d / "project")
     except UserError as err:   # e.g. an output extent the host cannot derive from the inputs
         import shutil
         shutil.rmtree(d / "project", ignore_errors=True)

@@ -48,8 +48,8 @@ _NUMPY_NAMES = {"f16": "float16", "bf16": "uint16 (bf16 bits)", "f32": "float32"
 def msopgen_json(spec: KernelSpec) -> list[dict]:
     """The msopgen operator description (``msopgen gen -i <op>.json``; MKB project_json_src)."""
     def tensor(t: TensorArg) -> dict:
-        return {"name": op_arg_name(t.name), "param_type": "required", "format": ["ND"],
-                "type": [MSOPGEN_TYPES[t.dtype]]}
+        return {"name": op_arg_name(t.name), "param_type": "required", "format": ["ND"] * len(t.columns),
+                "type": [MSOPGEN_TYPES[d] for d in t.columns]}
 
     attrs = []
     for a in spec.attrs:
@@ -96,7 +96,8 @@ def _tiling_func_lines(spec: KernelSpec) -> list[str]:
             value = _gert_attr(spec, f.source[1])
         lines.append(f"tiling.set_{f.name}(static_cast<{f.ctype}>({value}));")
     stars = [t for t in _with_holders(layout, read) if t.star]
-    prelude = [f"const gert::Shape& {cpp_name(t.name)}Shape = {storage(t)};" for t in stars]
+    prelude = _tiling_key_lines(spec)
+    prelude += [f"const gert::Shape& {cpp_name(t.name)}Shape = {storage(t)};" for t in stars]
     prelude += layout.run_lines(stars, "ge::GRAPH_FAILED")
     for t in stars:
         prelude += layout.rank_check(t, "ge::GRAPH_FAILED")
@@ -138,6 +139,45 @@ def _infer_shape_lines(spec: KernelSpec) -> list[str]:
     return lines
 
 
+def _opdef_columns(t: TensorArg) -> tuple[str, str]:
+    """(DataType list, Format list) of a tensor in the OpDef: one column per dtype the operator serves."""
+    return ", ".join(GE_DTYPES[d] for d in t.columns), ", ".join("ge::FORMAT_ND" for _ in t.columns)
+
+
+def _column_test(spec: KernelSpec, k: int, dtype_of) -> str:
+    """A C++ condition: the inputs' dtypes (``dtype_of(i)``) are those of OpDef column ``k``."""
+    return " && ".join(f"{dtype_of(i)} == {GE_DTYPES[t.columns[k]]}" for i, t in enumerate(spec.inputs)) or "true"
+
+
+def _columns(spec: KernelSpec) -> int:
+    return max((len(t.columns) for t in spec.inputs + spec.outputs), default=1)
+
+
+def _infer_dtype_lines(spec: KernelSpec) -> list[str]:
+    """InferDataType: the outputs' dtypes of the column the inputs' dtypes pick (one column: fixed)."""
+    def sets(k: int, pad: str) -> list[str]:
+        return [f"{pad}context->SetOutputDataType({j}, {GE_DTYPES[t.columns[k]]});" for j, t in enumerate(spec.outputs)]
+    if _columns(spec) == 1:
+        return sets(0, "")
+    lines = []
+    for k in range(_columns(spec)):
+        test = _column_test(spec, k, lambda i: f"context->GetInputDataType({i})")
+        lines += [f"{'if' if k == 0 else '} else if'} ({test}) {{"] + sets(k, "    ")
+    return lines + ["} else {", "    return GRAPH_FAILED;", "}"]
+
+
+def _tiling_key_lines(spec: KernelSpec) -> list[str]:
+    """TilingFunc: the tiling key of the column the inputs' dtypes pick (the combined kernel runs that
+    instance: codegen/variants.py); nothing for an operator of one column."""
+    if _columns(spec) == 1:
+        return []
+    lines = []
+    for k in range(_columns(spec)):
+        test = _column_test(spec, k, lambda i: f"context->GetInputDesc({i})->GetDataType()")
+        lines += [f"{'if' if k == 0 else '} else if'} ({test}) {{", f"    context->SetTilingKey({k});"]
+    return lines + ["} else {", "    return ge::GRAPH_FAILED;", "}"]
+
+
 def _opdef_attr_lines(spec: KernelSpec) -> list[str]:
     lines = []
     for a in spec.attrs:
@@ -158,9 +198,9 @@ def render_op_host(spec: KernelSpec) -> str:
     return render_template(
         "op_host.cpp.j2", spec=spec, names=names, tiling_lines=tiling_lines, infer_shape_lines=infer_shape_lines,
         helpers=helpers_called(tiling_lines + infer_shape_lines),
-        dtype_lines=[f"context->SetOutputDataType({j}, {GE_DTYPES[t.dtype]});" for j, t in enumerate(spec.outputs)],
-        inputs=[(op_arg_name(t.name), GE_DTYPES[t.dtype]) for t in spec.inputs],
-        outputs=[(op_arg_name(t.name), GE_DTYPES[t.dtype]) for t in spec.outputs],
+        dtype_lines=_infer_dtype_lines(spec),
+        inputs=[(op_arg_name(t.name), *_opdef_columns(t)) for t in spec.inputs],
+        outputs=[(op_arg_name(t.name), *_opdef_columns(t)) for t in spec.outputs],
         attr_lines=_opdef_attr_lines(spec), core_num=core_num_call(spec),
         workspace=workspace_cpp(spec, "tiling.get_{}()"), opdef_config=OPDEF_CONFIG)
 
@@ -178,13 +218,15 @@ def render_direct_kernel(spec: KernelSpec, *, inline_body: bool, launch_wrapper:
     """The kernel translation unit of a direct-call build.
 
     ``inline_body`` pastes the kernel source (a self-contained file for MultiKernelBench);
-    otherwise it includes ``op_kernel/<op>.cpp``. ``launch_wrapper`` adds an ``extern "C"``
+    otherwise it includes ``op_kernel/<op>.cpp`` (an operator of several dtype instances pastes its
+    first instance's: codegen/variants.py). ``launch_wrapper`` adds an ``extern "C"``
     host function with the ``<<<>>>`` launch, for builds that compile the file with bisheng
     directly instead of through ``ascendc_library`` (MKB direct launch).
     """
     names = ProjectNames.of(spec)
     gm = [cpp_name(t.name) for t in spec.inputs + spec.outputs] + ["workspace", "tiling"]
-    body = spec.kernel_source if inline_body else f'#include "../op_kernel/{names.op}.cpp"\n'
+    # an operator of several instances launches its first one here: no tiling key picks in a direct call
+    body = spec.instance_source or (spec.kernel_source if inline_body else f'#include "../op_kernel/{names.op}.cpp"\n')
     return render_template("kernel_direct.cpp.j2", names=names, body=body, launch_wrapper=launch_wrapper,
                            wrapper_params=", ".join(f"GM_ADDR {n}" for n in gm), wrapper_args=", ".join(gm))
 

@@ -32,6 +32,14 @@ class TensorArg:
     is_parameter: bool = False      # a model parameter (state_dict entry), not a forward() argument
     stars: tuple[str, ...] = ()
     default: float | None = None    # an optional input: the value that fills it when the op leaves it out
+    #: the dtype of each instance of a generic kernel the operator serves (codegen/variants.py: the
+    #: OpDef's DataType column per instance); () when it serves ``dtype`` alone
+    dtypes: tuple[str, ...] = ()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The dtypes the operator registers for this tensor, one per OpDef column."""
+        return self.dtypes or (self.dtype,)
 
     @property
     def star(self) -> bool:
@@ -90,6 +98,9 @@ class KernelSpec:
     #: axes sized by a const (``const M = N + left + right``, ``y: gm T[*B, M]``): (name, its value as
     #: host C++ over tiling field names), which the host computes where it needs the extent
     extents: tuple[tuple[str, str], ...] = ()
+    #: an operator of several instances (codegen/variants.py): the first instance's own kernel, which
+    #: the direct-call pieces build (they launch one dtype, without a tiling key); "" otherwise
+    instance_source: str = ""
 
     def dsl_line(self, cpp_line: int | None) -> int | None:
         """The line of the writer's DSL kernel that kernel_source line ``cpp_line`` implements."""

@@ -36,8 +36,14 @@ public:
     size_t GetCapacity() const;
     void SetDataSize(size_t size);
 };
+class CompileTimeTensorDesc {
+public:
+    ge::DataType GetDataType() const;
+};
 class TilingContext {
 public:
+    const CompileTimeTensorDesc* GetInputDesc(size_t index) const;
+    ge::graphStatus SetTilingKey(uint64_t key);
     const StorageShape* GetInputShape(size_t index) const;
     const StorageShape* GetOutputShape(size_t index) const;
     const RuntimeAttrs* GetAttrs() const;
@@ -54,6 +60,7 @@ public:
 };
 class InferDataTypeContext {
 public:
+    ge::DataType GetInputDataType(size_t index) const;
     ge::graphStatus SetOutputDataType(size_t index, ge::DataType dtype);
 };
 }  // namespace gert
