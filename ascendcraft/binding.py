@@ -103,7 +103,7 @@ def _star_counts(kernel: A.Kernel, specs: dict, attrs: dict) -> dict[str, int]:
         if value is None or isinstance(value, bool) or float(value) != int(value):
             raise DSLError(f"*{name}({count}) needs an integer, and {count} is {value!r}", holder.span,
                            kind="binding error", hint=f"bind {count} to the op's integer dim argument")
-        counts[name] = star_groups.normalized_count(int(value), len(spec.shape), name, holder)
+        counts[name] = star_groups.normalized_count(int(value), len(spec.shape), name, holder.name, holder.span)
     return counts
 
 

@@ -34,8 +34,8 @@ def _binding_parts(spec: KernelSpec, reads: list[str]) -> dict:
     layout = Layout(spec, ShapeAccess("torch", lambda t: c(t.name), c))
     runs = layout.run_lines(spec.inputs, "") + [line for t in spec.inputs for line in layout.torch_rank_check(t)]
     # an axis a const sizes: computed from the dims and attributes it reads (and checked where an input has it)
-    value = local_field_value(spec, c)
-    computed = [f"const int64_t {dim_literal(d)} = {computed_extent(spec, d, value)};" for d, _ in spec.extents]
+    field_value = local_field_value(spec, c)
+    computed = [f"const int64_t {dim_literal(d)} = {computed_extent(spec, d, field_value)};" for d, _ in spec.extents]
     compared = []
     for t in spec.inputs:
         for axis, d in enumerate(t.shape):

@@ -182,37 +182,38 @@ class Layout:
                 f'" axes here, got ", {rank});']
 
     # ---- outputs
+    def _segments(self, t: TensorArg, origins: dict) -> list:
+        """Per declared axis of output ``t``: (input, start, run) where the axis takes the axes star dim
+        ``d`` stands for in the input it is read from; None where it is one axis of its own extent (a
+        plain dim, or a star dim read as one axis there)."""
+        out = []
+        for d in t.shape:
+            o = origins[d] if d in t.stars else None
+            out.append((o.tensor, self.start(o.tensor, o.axis), self.runs(o.tensor)[o.axis])
+                       if o is not None and o.star else None)
+        return out
+
     def output_rank(self, t: TensorArg, origins: dict) -> Lin:
         """The rank of output ``t``: each star dim's run as in the input it is read from."""
         total = Lin()
-        for d in t.shape:
-            if self._copied(t, d, origins):
-                o = origins[d]
-                total = total + self.runs(o.tensor)[o.axis]
-            else:
-                total = total + Lin(const=1)
+        for seg in self._segments(t, origins):
+            total = total + (seg[2] if seg else Lin(const=1))
         return total
-
-    @staticmethod
-    def _copied(t: TensorArg, d, origins: dict) -> bool:
-        """Whether output ``t``'s axis ``d`` takes the axes star dim ``d`` stands for in the input it is
-        read from (where ``d`` is read as one axis, the output has one axis of that extent)."""
-        return d in t.stars and origins[d].star
 
     def infer_output(self, out: str, t: TensorArg, origins: dict, values: list[str]) -> list[str]:
         """InferShape of output ``t`` (``out``: its ``gert::Shape*``): each star dim's axes copied from
         the input it is read from, each other axis its value (``values``, per declared axis)."""
-        if not any(self._copied(t, d, origins) for d in t.shape):
+        segments = self._segments(t, origins)
+        if not any(segments):
             return [f"{out}->SetDimNum({len(t.shape)});"] + [f"{out}->SetDim({axis}, {v});"
                                                               for axis, v in enumerate(values)]
         at = f"{cpp_name(t.name)}Axis"
         lines = [f"{out}->SetDimNum({self.output_rank(t, origins).text()});", f"size_t {at} = 0;"]
-        for d, v in zip(t.shape, values):
-            if self._copied(t, d, origins):
-                o = origins[d]
-                start, run = self.start(o.tensor, o.axis), self.runs(o.tensor)[o.axis]
+        for seg, v in zip(segments, values):
+            if seg:
+                src, start, run = seg
                 lines += [f"for (size_t axis = 0; axis < {run.text()}; ++axis) {{",
-                          f"    {out}->SetDim({at}++, {self.access.dim(o.tensor, (start + Lin.of('axis')).text())});",
+                          f"    {out}->SetDim({at}++, {self.access.dim(src, (start + Lin.of('axis')).text())});",
                           "}"]
             else:
                 lines.append(f"{out}->SetDim({at}++, {v});")
@@ -220,15 +221,15 @@ class Layout:
 
     def torch_output_sizes(self, t: TensorArg, origins: dict, values: list[str]) -> tuple[list[str], str]:
         """(lines, the sizes expression) of output ``t`` for ``at::empty`` in the torch bindings."""
-        if not any(self._copied(t, d, origins) for d in t.shape):
+        segments = self._segments(t, origins)
+        if not any(segments):
             return [], "{" + ", ".join(values) + "}"
         var = f"{cpp_name(t.name)}Sizes"
         lines = [f"std::vector<int64_t> {var};"]
-        for d, v in zip(t.shape, values):
-            if self._copied(t, d, origins):
-                o = origins[d]
-                start, run = self.start(o.tensor, o.axis), self.runs(o.tensor)[o.axis]
-                lines.append(f"AppendAxes({var}, {self.access.expr(o.tensor)}, {start.text()}, {run.text()});")
+        for seg, v in zip(segments, values):
+            if seg:
+                src, start, run = seg
+                lines.append(f"AppendAxes({var}, {self.access.expr(src)}, {start.text()}, {run.text()});")
             else:
                 lines.append(f"{var}.push_back({v});")
         return lines, var

@@ -17,7 +17,6 @@ jinja2 templates in ``templates/`` hold the fixed skeletons and receive only tho
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from ..dtypes import ITEMSIZE
@@ -111,31 +110,32 @@ def _infer_shape_lines(spec: KernelSpec) -> list[str]:
     layout = Layout(spec, ShapeAccess("gert*", lambda t: f"{cpp_name(t.name)}Shape", lambda name: _gert_attr(spec, name)))
     computed = dict(spec.extents)
 
+    read: list[TensorArg] = []        # the inputs the outputs' extents read, in order of first use
+
+    def extent(o) -> str:
+        read.append(o.tensor)
+        return layout.extent(o.tensor, o.axis)
+
     def field_value(f) -> str:
         if f.source[0] == "attr":
             return _gert_attr(spec, f.source[1])
-        o = origins[tensor_named(spec, f.source[1]).shape[f.source[2]]]
-        return layout.extent(o.tensor, o.axis)
+        return extent(origins[tensor_named(spec, f.source[1]).shape[f.source[2]]])
 
     def value(d) -> str:
         if isinstance(d, int):
             return str(d)
-        return computed_extent(spec, d, field_value) if d in computed else layout.extent(origins[d].tensor,
-                                                                                          origins[d].axis)
-    named = [d for t in spec.outputs for d in t.shape if isinstance(d, str)]
-    read = [origins[d] for d in named if d not in computed]
-    read += [origins[tensor_named(spec, f.source[1]).shape[f.source[2]]] for d in named if d in computed
-             for f in spec.tiling_fields if f.source[0] == "dim" and re.search(rf"\b{f.name}\b", computed[d])]
-    used = _with_holders(layout, [o.tensor for o in read])
+        return computed_extent(spec, d, field_value) if d in computed else extent(origins[d])
+    values = [[value(d) for d in t.shape] for t in spec.outputs]
+    used = _with_holders(layout, read)
     lines = [f"const gert::Shape* {cpp_name(t.name)}Shape = context->GetInputShape({spec.inputs.index(t)});"
              for t in used]
     lines += layout.run_lines(used, "GRAPH_FAILED")
     for t in used:
         lines += layout.rank_check(t, "GRAPH_FAILED")
-    for j, t in enumerate(spec.outputs):
+    for j, (t, vs) in enumerate(zip(spec.outputs, values)):
         out = f"{cpp_name(t.name)}Shape"
         lines.append(f"gert::Shape* {out} = context->GetOutputShape({j});")
-        lines += layout.infer_output(out, t, origins, [value(d) for d in t.shape])
+        lines += layout.infer_output(out, t, origins, vs)
     return lines
 
 
@@ -153,17 +153,23 @@ def _columns(spec: KernelSpec) -> int:
     return max((len(t.columns) for t in spec.inputs + spec.outputs), default=1)
 
 
-def _infer_dtype_lines(spec: KernelSpec) -> list[str]:
-    """InferDataType: the outputs' dtypes of the column the inputs' dtypes pick (one column: fixed)."""
-    def sets(k: int, pad: str) -> list[str]:
-        return [f"{pad}context->SetOutputDataType({j}, {GE_DTYPES[t.columns[k]]});" for j, t in enumerate(spec.outputs)]
-    if _columns(spec) == 1:
-        return sets(0, "")
+def _by_column(spec: KernelSpec, dtype_of, then, failed: str) -> list[str]:
+    """An if-chain over the OpDef's columns: ``then(k)``'s lines where the inputs' dtypes
+    (``dtype_of(i)``) are column k's, ``return failed`` where they are none."""
     lines = []
     for k in range(_columns(spec)):
-        test = _column_test(spec, k, lambda i: f"context->GetInputDataType({i})")
-        lines += [f"{'if' if k == 0 else '} else if'} ({test}) {{"] + sets(k, "    ")
-    return lines + ["} else {", "    return GRAPH_FAILED;", "}"]
+        lines += [f"{'if' if k == 0 else '} else if'} ({_column_test(spec, k, dtype_of)}) {{"]
+        lines += [f"    {line}" for line in then(k)]
+    return lines + ["} else {", f"    return {failed};", "}"]
+
+
+def _infer_dtype_lines(spec: KernelSpec) -> list[str]:
+    """InferDataType: the outputs' dtypes of the column the inputs' dtypes pick (one column: fixed)."""
+    def sets(k: int) -> list[str]:
+        return [f"context->SetOutputDataType({j}, {GE_DTYPES[t.columns[k]]});" for j, t in enumerate(spec.outputs)]
+    if _columns(spec) == 1:
+        return sets(0)
+    return _by_column(spec, lambda i: f"context->GetInputDataType({i})", sets, "GRAPH_FAILED")
 
 
 def _tiling_key_lines(spec: KernelSpec) -> list[str]:
@@ -171,11 +177,8 @@ def _tiling_key_lines(spec: KernelSpec) -> list[str]:
     instance: codegen/variants.py); nothing for an operator of one column."""
     if _columns(spec) == 1:
         return []
-    lines = []
-    for k in range(_columns(spec)):
-        test = _column_test(spec, k, lambda i: f"context->GetInputDesc({i})->GetDataType()")
-        lines += [f"{'if' if k == 0 else '} else if'} ({test}) {{", f"    context->SetTilingKey({k});"]
-    return lines + ["} else {", "    return ge::GRAPH_FAILED;", "}"]
+    return _by_column(spec, lambda i: f"context->GetInputDesc({i})->GetDataType()",
+                      lambda k: [f"context->SetTilingKey({k});"], "ge::GRAPH_FAILED")
 
 
 def _opdef_attr_lines(spec: KernelSpec) -> list[str]:

@@ -24,7 +24,7 @@ import ast
 import math
 import re
 
-from ..dsl.star_groups import covers, grouped
+from ..dsl.star_groups import covers, grouped, normalized_count
 from ..errors import UserError
 from .spec import KernelSpec, TensorArg, TilingField
 
@@ -98,10 +98,7 @@ def _star_runs(spec: KernelSpec, shapes: dict, attr) -> dict[str, int]:
         if holder is None:
             continue
         value = int(attr(count)) if isinstance(count, str) else count
-        rank = len(shapes[holder.name])
-        if not -rank <= value <= rank:
-            raise UserError(f"*{d}({count}) is {value}, out of range for {holder.name} of rank {rank}")
-        runs[d] = value + rank if value < 0 else value
+        runs[d] = normalized_count(value, len(shapes[holder.name]), d, holder.name)
     return runs
 
 

@@ -49,12 +49,12 @@ def validate(kernel: A.Kernel) -> None:
                            kind="syntax error", hint=f"declare an input with *{name}")
 
 
-def normalized_count(count: int, rank: int, name: str, holder: A.Param) -> int:
-    """Count ``count`` of star dim ``name`` against the rank of its first input ``holder``: a negative
-    one counts from the rank, as torch's ``dim`` does."""
+def normalized_count(count: int, rank: int, name: str, holder: str, span=None) -> int:
+    """Count ``count`` of star dim ``name`` against the rank of its first input, named ``holder``: a
+    negative one counts from the rank, as torch's ``dim`` does."""
     n = count + rank if count < 0 else count
     if not 0 <= n <= rank:
-        raise DSLError(f"*{name} covers {count} axes but {holder.name} has {rank}", holder.span, kind="binding error",
+        raise DSLError(f"*{name} covers {count} axes but {holder} has {rank}", span, kind="binding error",
                        hint=f"the count (torch's dim) must be in [-{rank}, {rank}] for a tensor of rank {rank}")
     return n
 
